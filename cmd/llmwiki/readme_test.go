@@ -1,0 +1,57 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/llmwiki/llmwiki/tools"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
+)
+
+// TestReadmeToolTable fails when the README's tool table differs from the
+// registry. Refresh it with: go test ./cmd/llmwiki -run TestReadmeToolTable -update
+func TestReadmeToolTable(t *testing.T) {
+	path := filepath.Join(wikitest.RepoRoot(t), "README.md")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const begin, end = "<!-- tools:begin -->\n", "<!-- tools:end -->"
+	s := string(data)
+	i, j := strings.Index(s, begin), strings.Index(s, end)
+	if i < 0 || j < i {
+		t.Fatal("README.md lacks the tools:begin/tools:end markers")
+	}
+	want := toolTable(tools.Catalogue(tools.Deps{}))
+	got := s[i+len(begin) : j]
+	if got == want {
+		return
+	}
+	if *updateReadme {
+		if err := os.WriteFile(path, []byte(s[:i+len(begin)]+want+s[j:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("README.md's tool table is out of date; run go test ./cmd/llmwiki -run TestReadmeToolTable -update\nwant:\n%s", want)
+}
+
+// TestReadmeCommands checks the README opens with the two commands a
+// newcomer runs, and that .ci/run runs the same test command.
+func TestReadmeCommands(t *testing.T) {
+	root := wikitest.RepoRoot(t)
+	data, _ := os.ReadFile(filepath.Join(root, "README.md"))
+	s := string(data)
+	if !strings.Contains(s[:min(len(s), 1200)], "go run ./cmd/llmwiki serve") {
+		t.Error("README's first lines lack the command that runs the server")
+	}
+	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(ci), "test-command") {
+		t.Error(".ci/run does not take its test command from the README")
+	}
+}

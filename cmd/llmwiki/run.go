@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+)
+
+// exitCode is returned by a command that has already said what it had to and
+// wants the process to exit with this status (lint finding errors: 1).
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// env is what every command gets: the streams and the environment lookup.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+// command is one subcommand of llmwiki.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, e env, args []string) error
+}
+
+// commands lists every subcommand, in the order help shows them.
+func commands() []command {
+	return []command{
+		{"serve", "serve a wiki to an MCP client over stdio", runServe},
+		{"init", "create a wiki's folders and starting files (never overwrites)", runInit},
+		{"tools", "list the MCP tools (--markdown for the README table)", runTools},
+		{"version", "print the version", runVersion},
+	}
+}
+
+// run is the whole program: it parses args and runs one command. It never
+// calls os.Exit, so tests drive it in-process.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	e := env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stdout)
+		return nil
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			err := c.run(ctx, e, args[1:])
+			if errors.Is(err, flag.ErrHelp) {
+				return nil
+			}
+			return err
+		}
+	}
+	usage(stderr)
+	return fmt.Errorf("unknown command %q", args[0])
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "llmwiki keeps an LLM-maintained markdown wiki and serves it to editor agents over MCP.")
+	fmt.Fprintln(w, "\nUsage: llmwiki <command> [flags]\n\nCommands:")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, c := range commands() {
+		fmt.Fprintf(tw, "  %s\t%s\n", c.name, c.summary)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nRun \"llmwiki <command> -h\" for a command's flags. The wiki root is --root, else $LLMWIKI_ROOT, else ~/llmwiki.")
+}
+
+// newFlags returns a flag set that prints its usage to e.stderr.
+func newFlags(e env, name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "Usage: llmwiki %s\n\nFlags:\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// resolveRoot picks the wiki root: the flag, else $LLMWIKI_ROOT, else
+// ~/llmwiki. The result is absolute.
+func resolveRoot(e env, flagValue string) (string, error) {
+	root := flagValue
+	if root == "" {
+		root = e.getenv("LLMWIKI_ROOT")
+	}
+	if root == "" {
+		home := e.getenv("HOME")
+		if home == "" {
+			h, err := os.UserHomeDir()
+			if err != nil {
+				return "", fmt.Errorf("no --root given, $LLMWIKI_ROOT is unset and the home folder is unknown: %w", err)
+			}
+			home = h
+		}
+		root = filepath.Join(home, "llmwiki")
+	}
+	if strings.HasPrefix(root, "~/") {
+		if home := e.getenv("HOME"); home != "" {
+			root = filepath.Join(home, root[2:])
+		}
+	}
+	return filepath.Abs(root)
+}
+
+// newLogger returns the slog logger for stderr; LLMWIKI_LOG=debug|info|warn|error sets the level.
+func newLogger(e env) *slog.Logger {
+	var lvl slog.Level
+	switch strings.ToLower(e.getenv("LLMWIKI_LOG")) {
+	case "debug":
+		lvl = slog.LevelDebug
+	case "warn":
+		lvl = slog.LevelWarn
+	case "error":
+		lvl = slog.LevelError
+	default:
+		lvl = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: lvl}))
+}
+
+func runVersion(_ context.Context, e env, _ []string) error {
+	fmt.Fprintln(e.stdout, "llmwiki", version())
+	return nil
+}

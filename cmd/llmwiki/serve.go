@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/llmwiki/llmwiki/tools"
+	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/mark3labs/mcp-go/server"
+	"golang.org/x/term"
+)
+
+func runServe(ctx context.Context, e env, args []string) error {
+	fs := newFlags(e, "serve", "serve [--root DIR] [--read-only] [--toolsets a,b]")
+	rootFlag := fs.String("root", "", "wiki root (default $LLMWIKI_ROOT, else ~/llmwiki); created with starting files when missing")
+	readOnly := fs.Bool("read-only", false, "register only the read-only tools")
+	toolsets := fs.String("toolsets", "", "comma-separated toolsets to register (default all)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("serve takes no arguments (got %q); use --root DIR", fs.Arg(0))
+	}
+	log := newLogger(e)
+	dir, err := resolveRoot(e, *rootFlag)
+	if err != nil {
+		return err
+	}
+	st, err := openOrCreate(e, dir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	deps := tools.Deps{Store: st, Log: log}
+	opts := tools.Options{ReadOnly: *readOnly}
+	if *toolsets != "" {
+		opts.Toolsets = strings.Split(*toolsets, ",")
+	}
+	srv, names, err := tools.NewServer(deps, opts)
+	if err != nil {
+		return err
+	}
+	if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		printConnectHelp(e, dir)
+	}
+	log.Info("serving over stdio", "root", dir, "tools", len(names))
+	return serveStdio(ctx, srv, e)
+}
+
+// openOrCreate opens the wiki at dir, creating it with init's files first
+// when the folder does not exist or has no schema.md (said on stderr).
+func openOrCreate(e env, dir string) (*wiki.Store, error) {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("wiki root %s is a file, not a folder", dir)
+	}
+	if _, err := os.Stat(dir + "/schema.md"); err != nil {
+		created, err := wiki.Init(dir)
+		if err != nil {
+			return nil, fmt.Errorf("create wiki at %s: %s", dir, wiki.PublicMessage(err))
+		}
+		if len(created) > 0 {
+			fmt.Fprintf(e.stderr, "llmwiki: created a new wiki at %s (%d files and folders)\n", dir, len(created))
+		}
+	}
+	st, err := wiki.Open(dir, wiki.WithLogger(newLogger(e)))
+	if err != nil {
+		return nil, fmt.Errorf("open wiki at %s: %s", dir, wiki.PublicMessage(err))
+	}
+	return st, nil
+}
+
+func printConnectHelp(e env, dir string) {
+	exe, err := os.Executable()
+	if err != nil || strings.Contains(exe, "go-build") {
+		exe = "llmwiki"
+	}
+	fmt.Fprintf(e.stderr, `llmwiki is an MCP server: it speaks JSON-RPC on stdin/stdout, and an editor starts it for you.
+Wiki root: %s
+
+Connect a client:
+  Claude Code:  claude mcp add llmwiki -- %s serve --root %s
+  Cursor:       add to .cursor/mcp.json:
+                {"mcpServers": {"llmwiki": {"command": "%s", "args": ["serve", "--root", "%s"]}}}
+
+Waiting for JSON-RPC on stdin (Ctrl-D or Ctrl-C to quit).
+`, dir, exe, dir, exe, dir)
+}
+
+// newStdioServer wraps srv for stdio; separate so tests can reuse it.
+func newStdioServer(srv *server.MCPServer) *server.StdioServer {
+	return server.NewStdioServer(srv)
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// maxRequestBytes is the longest JSON-RPC line accepted on stdin. Longer
+// lines are answered with a parse error and skipped; the session goes on.
+const maxRequestBytes = 32 << 20
+
+// serveStdio serves srv on e.stdin/e.stdout until EOF or ctx ends. Lines are
+// screened before mcp-go sees them: a line that is not valid UTF-8, or longer
+// than maxRequestBytes, gets a JSON-RPC parse error (-32700) carrying the
+// request's id when it can be read, and the next line is served. stdout
+// carries only JSON-RPC; every write to it is one whole message.
+func serveStdio(ctx context.Context, srv *server.MCPServer, e env) error {
+	out := &lockedWriter{w: e.stdout}
+	pr, pw := io.Pipe()
+	go func() {
+		pw.CloseWithError(screenLines(e.stdin, pw, out))
+	}()
+	ss := newStdioServer(srv)
+	ss.SetErrorLogger(log.New(e.stderr, "llmwiki: mcp: ", 0))
+	err := ss.Listen(ctx, pr, out)
+	pr.Close()
+	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
+		return nil
+	}
+	return err
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// screenLines copies good lines from r to w and answers bad ones on out.
+func screenLines(r io.Reader, w io.Writer, out io.Writer) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, tooLong, err := readLine(br)
+		if len(line) > 0 || tooLong {
+			switch {
+			case tooLong:
+				writeParseError(out, line, "request is larger than 32 MiB")
+			case !utf8.Valid(line):
+				writeParseError(out, line, "request is not valid UTF-8")
+			default:
+				if _, werr := w.Write(line); werr != nil {
+					return werr
+				}
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// readLine reads one line including its newline. For a line longer than
+// maxRequestBytes it returns the first 4 KiB (to find the id), discards the
+// rest up to the newline, and reports tooLong.
+func readLine(br *bufio.Reader) ([]byte, bool, error) {
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(buf)+len(chunk) > maxRequestBytes {
+			head := append(buf, chunk...)
+			if len(head) > 4096 {
+				head = head[:4096]
+			}
+			head = append([]byte(nil), head...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			return head, true, err
+		}
+		buf = append(buf, chunk...)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return buf, false, err
+	}
+}
+
+// writeParseError answers a line that cannot be handed to the server.
+func writeParseError(out io.Writer, line []byte, msg string) {
+	var id any
+	var probe struct {
+		ID json.RawMessage `json:"id"`
+	}
+	clean := bytes.ToValidUTF8(line, []byte("\uFFFD"))
+	if json.Unmarshal(clean, &probe) == nil && len(probe.ID) > 0 {
+		id = probe.ID
+	}
+	resp := map[string]any{
+		"jsonrpc": "2.0",
+		"id":      id,
+		"error":   map[string]any{"code": -32700, "message": "Parse error: " + msg},
+	}
+	b, _ := json.Marshal(resp)
+	out.Write(append(b, '\n'))
+}

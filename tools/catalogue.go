@@ -1,0 +1,101 @@
+package tools
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Catalogue returns every tool llmwiki offers, in the order tools/list shows
+// them. It is the single registry: the server, the README's tool table, the
+// schema snapshots and the agents' allowlists are all generated from it.
+func Catalogue(d Deps) []Tool {
+	return []Tool{
+		LoadProject(d),
+		ReadPage(d),
+		ListPages(d),
+		GatherSources(d),
+		ValidateStructure(d),
+		AtomicWriteContext(d),
+		WritePage(d),
+		ResearchSave(d),
+		SaveSource(d),
+		AppendLog(d),
+		RebuildIndex(d),
+	}
+}
+
+// Options selects which tools [Register] puts on a server.
+type Options struct {
+	// ReadOnly registers only tools annotated read-only.
+	ReadOnly bool
+	// Toolsets, when not empty, registers only tools of these toolsets.
+	Toolsets []string
+}
+
+// Toolsets returns the names of the toolsets in the catalogue, sorted.
+func Toolsets(d Deps) []string {
+	seen := map[string]bool{}
+	for _, t := range Catalogue(d) {
+		seen[t.Toolset] = true
+	}
+	out := make([]string, 0, len(seen))
+	for s := range seen {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Select filters the catalogue by opts. An unknown toolset name is an error
+// that lists the known ones.
+func Select(d Deps, opts Options) ([]Tool, error) {
+	all := Catalogue(d)
+	want := map[string]bool{}
+	if len(opts.Toolsets) > 0 {
+		known := Toolsets(d)
+		isKnown := map[string]bool{"all": true}
+		for _, k := range known {
+			isKnown[k] = true
+		}
+		for _, s := range opts.Toolsets {
+			s = strings.TrimSpace(s)
+			if s == "" {
+				continue
+			}
+			if !isKnown[s] {
+				return nil, fmt.Errorf("unknown toolset %q; known toolsets: all, %s", s, strings.Join(known, ", "))
+			}
+			want[s] = true
+		}
+	}
+	var out []Tool
+	for _, t := range all {
+		if opts.ReadOnly && !t.ReadOnly() {
+			continue
+		}
+		if len(want) > 0 && !want["all"] && !want[t.Toolset] {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// Register adds the selected tools to s and returns their names.
+func Register(s *server.MCPServer, d Deps, opts Options) ([]string, error) {
+	sel, err := Select(d, opts)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(sel))
+	st := make([]server.ServerTool, 0, len(sel))
+	for _, t := range sel {
+		st = append(st, server.ServerTool{Tool: t.Tool, Handler: t.Handler})
+		names = append(names, t.Tool.Name)
+	}
+	s.AddTools(st...)
+	return names, nil
+}

@@ -1,0 +1,145 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the tool schema snapshots in testdata/tools")
+
+// snapshotDir is where each tool's schema is snapshotted.
+var snapshotDir = filepath.Join("..", "testdata", "tools")
+
+// TestToolSchemasGolden compares every tool's published definition (name,
+// description, annotations, input and output schema) with its snapshot.
+// Refresh with: go test ./tools -run TestToolSchemasGolden -update
+func TestToolSchemasGolden(t *testing.T) {
+	seen := map[string]bool{}
+	for _, tool := range Catalogue(Deps{}) {
+		got, err := json.MarshalIndent(tool.Tool, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, '\n')
+		name := tool.Tool.Name + ".json"
+		seen[name] = true
+		path := filepath.Join(snapshotDir, name)
+		if *update {
+			if err := os.MkdirAll(snapshotDir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			if os.IsNotExist(err) && os.Getenv("CI") != "true" {
+				t.Logf("%s: no snapshot yet; run go test ./tools -update", name)
+				continue
+			}
+			t.Fatalf("%s: snapshot missing (run go test ./tools -run TestToolSchemasGolden -update and commit it): %v", name, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: schema differs from its snapshot; if the change is intended, run go test ./tools -update\n--- got\n%s", name, got)
+		}
+	}
+	entries, _ := os.ReadDir(snapshotDir)
+	for _, e := range entries {
+		if !seen[e.Name()] && strings.HasSuffix(e.Name(), ".json") {
+			t.Errorf("snapshot %s belongs to no registered tool; delete it", e.Name())
+		}
+	}
+}
+
+// TestCatalogueChecks: unique verb_noun names, descriptions, all four hints
+// set explicitly, read-only tools annotated so, every required field exists.
+func TestCatalogueChecks(t *testing.T) {
+	names := map[string]bool{}
+	for _, tool := range Catalogue(Deps{}) {
+		tt := tool.Tool
+		if names[tt.Name] {
+			t.Errorf("duplicate tool name %s", tt.Name)
+		}
+		names[tt.Name] = true
+		if !strings.Contains(tt.Name, "_") || strings.HasPrefix(tt.Name, "llmwiki") || strings.ToLower(tt.Name) != tt.Name {
+			t.Errorf("%s: names are verb_noun in lowercase, without a product prefix", tt.Name)
+		}
+		if len(tt.Description) < 60 {
+			t.Errorf("%s: description too short to say when to use it", tt.Name)
+		}
+		a := tt.Annotations
+		if a.ReadOnlyHint == nil || a.DestructiveHint == nil || a.IdempotentHint == nil || a.OpenWorldHint == nil || a.Title == "" {
+			t.Errorf("%s: every annotation hint and the title must be set explicitly", tt.Name)
+			continue
+		}
+		if *a.ReadOnlyHint && *a.DestructiveHint {
+			t.Errorf("%s: read-only and destructive", tt.Name)
+		}
+		if tool.Toolset == "" {
+			t.Errorf("%s: no toolset", tt.Name)
+		}
+		var schema struct {
+			Type       string                     `json:"type"`
+			Properties map[string]json.RawMessage `json:"properties"`
+			Required   []string                   `json:"required"`
+		}
+		if err := json.Unmarshal(tt.RawInputSchema, &schema); err != nil {
+			t.Fatalf("%s: input schema: %v", tt.Name, err)
+		}
+		if schema.Type != "object" {
+			t.Errorf("%s: input schema type %q", tt.Name, schema.Type)
+		}
+		for _, r := range schema.Required {
+			if _, ok := schema.Properties[r]; !ok {
+				t.Errorf("%s: required field %s is not a property", tt.Name, r)
+			}
+		}
+		for p, raw := range schema.Properties {
+			var prop struct {
+				Description string `json:"description"`
+			}
+			json.Unmarshal(raw, &prop)
+			if prop.Description == "" {
+				t.Errorf("%s: argument %s has no description", tt.Name, p)
+			}
+		}
+		if tt.OutputSchema.Type != "object" {
+			t.Errorf("%s: no output schema", tt.Name)
+		}
+	}
+	for _, want := range []string{"gather_sources", "atomic_write_context", "research_save", "append_log"} {
+		if !names[want] {
+			t.Errorf("fixed tool %s is not registered", want)
+		}
+	}
+}
+
+func TestSelect(t *testing.T) {
+	ro, err := Select(Deps{}, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tool := range ro {
+		if !tool.ReadOnly() {
+			t.Errorf("%s is not read-only", tool.Tool.Name)
+		}
+		got = append(got, tool.Tool.Name)
+	}
+	sort.Strings(got)
+	want := "gather_sources list_pages load_project read_page validate_structure"
+	if strings.Join(got, " ") != want {
+		t.Errorf("read-only tools = %v, want %s", got, want)
+	}
+	if _, err := Select(Deps{}, Options{Toolsets: []string{"nope"}}); err == nil || !strings.Contains(err.Error(), "known toolsets") {
+		t.Errorf("unknown toolset error = %v", err)
+	}
+}

@@ -1,0 +1,28 @@
+package tools
+
+import (
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Version is llmwiki's version, reported in initialize.
+var Version = "0.1.0-dev"
+
+// Instructions is the MCP initialize "instructions" text: the workflow in a
+// few lines, for the agent's system prompt.
+const Instructions = `llmwiki keeps a markdown wiki: raw sources/ (immutable), pages/ written by agents, context.md (the synthesis), index.md, guidelines.md and log.md. Reach it only through these tools; every write is validated, locked, snapshotted, atomic and audited.
+Workflow: 1) load_project first (rules, guidelines, synthesis, what is pending). 2) To answer a question, search_wiki or read index.md, then read_page; read sources only when the wiki lacks the answer. 3) To ingest, save_source, then write_page for each topic (read_page first and pass base_sha256 to update). 4) To build, gather_sources until next_cursor is absent, then atomic_write_context with folded_sources. 5) End every workflow with one append_log entry.
+Errors say what to do next (a conflict means read the page again and merge).`
+
+// NewServer builds the MCP server with the selected tools registered.
+func NewServer(d Deps, opts Options) (*server.MCPServer, []string, error) {
+	s := server.NewMCPServer("llmwiki", Version,
+		server.WithInstructions(Instructions),
+		server.WithToolCapabilities(true),
+		server.WithRecovery(),
+	)
+	names, err := Register(s, d, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, names, nil
+}

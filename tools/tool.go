@@ -1,0 +1,305 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// Deps is what tool handlers need.
+type Deps struct {
+	Store *wiki.Store
+	// Log receives internal errors (with details never shown to a model).
+	Log *slog.Logger
+}
+
+func (d Deps) logger() *slog.Logger {
+	if d.Log != nil {
+		return d.Log
+	}
+	return slog.Default()
+}
+
+// Tool is one MCP tool and its handler, with the toolset it belongs to.
+type Tool struct {
+	Tool    mcp.Tool
+	Handler server.ToolHandlerFunc
+	// Toolset groups tools for --toolsets (see [Toolsets]).
+	Toolset string
+}
+
+// ReadOnly reports whether the tool carries the read-only annotation.
+func (t Tool) ReadOnly() bool {
+	return t.Tool.Annotations.ReadOnlyHint != nil && *t.Tool.Annotations.ReadOnlyHint
+}
+
+// Notes is embedded in every tool output: warnings are things that went
+// wrong without failing the call (a derived index marked stale).
+type Notes struct {
+	Warnings []string `json:"warnings,omitempty" jsonschema:"problems that did not fail the call, such as derived state marked stale"`
+}
+
+func (n *Notes) setWarnings(w []string) { n.Warnings = w }
+
+type warner interface{ setWarnings([]string) }
+
+// hints are the four MCP tool annotation hints, always set explicitly
+// (mcp-go's defaults would claim destructive and open-world).
+type hints struct {
+	readOnly, destructive, idempotent, openWorld bool
+}
+
+// readOnlyHints marks a tool that reads the wiki and writes only its audit line.
+var readOnlyHints = hints{readOnly: true, idempotent: true}
+
+func (h hints) options(title string) []mcp.ToolOption {
+	return []mcp.ToolOption{
+		mcp.WithTitleAnnotation(title),
+		mcp.WithReadOnlyHintAnnotation(h.readOnly),
+		mcp.WithDestructiveHintAnnotation(h.destructive),
+		mcp.WithIdempotentHintAnnotation(h.idempotent),
+		mcp.WithOpenWorldHintAnnotation(h.openWorld),
+	}
+}
+
+// newTool builds a tool with typed input In and output Out, its annotations,
+// and a handler running fn through [typed].
+func newTool[In, Out any](d Deps, name, toolset, title, description string, h hints, fn func(context.Context, In) (Out, error)) Tool {
+	opts := append([]mcp.ToolOption{
+		mcp.WithDescription(description),
+		mcp.WithInputSchema[In](),
+		mcp.WithOutputSchema[Out](),
+	}, h.options(title)...)
+	t := mcp.NewTool(name, opts...)
+	return Tool{Tool: t, Handler: typed(d, t, fn), Toolset: toolset}
+}
+
+// typed wraps fn as an MCP handler: strict argument decoding and validation
+// against the tool's own input schema (unknown arguments, wrong types and
+// missing required fields are refused by name), a [wiki.Call] in the context,
+// one audit line, and errors mapped by [toolError].
+func typed[In, Out any](d Deps, t mcp.Tool, fn func(context.Context, In) (Out, error)) server.ToolHandlerFunc {
+	validate := schemaValidator(t)
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw := req.GetRawArguments()
+		call := wiki.NewCall(t.Name, sessionID(ctx, d.Store), raw)
+		fillClient(ctx, call)
+		ctx = wiki.WithCall(ctx, call)
+		var in In
+		err := decodeArgs(raw, &in, validate)
+		var out Out
+		if err == nil {
+			out, err = fn(ctx, in)
+		}
+		if aerr := d.Store.Audit(call, err); aerr != nil {
+			d.logger().Error("audit line not written", "tool", t.Name, "err", aerr)
+		}
+		if err != nil {
+			return toolError(d, t.Name, err), nil
+		}
+		if w, ok := any(&out).(warner); ok {
+			if ws := call.WarningsSnapshot(); len(ws) > 0 {
+				w.setWarnings(ws)
+			}
+		}
+		text, merr := json.Marshal(out)
+		if merr != nil {
+			return toolError(d, t.Name, merr), nil
+		}
+		return mcp.NewToolResultStructured(out, string(text)), nil
+	}
+}
+
+// toolError maps a store error to a tool result the model can act on: the
+// code and the public message, never a host path or a stack trace. Internal
+// causes are logged to stderr.
+func toolError(d Deps, tool string, err error) *mcp.CallToolResult {
+	code := wiki.CodeOf(err)
+	msg := wiki.PublicMessage(err)
+	if code == wiki.CodeInternal {
+		d.logger().Error("tool failed", "tool", tool, "err", err)
+		msg += "; nothing was changed. The server log has details"
+	}
+	return mcp.NewToolResultError(fmt.Sprintf("%s: %s", code, msg))
+}
+
+func sessionID(ctx context.Context, st *wiki.Store) string {
+	if s := server.ClientSessionFromContext(ctx); s != nil {
+		if id := s.SessionID(); id != "" && id != "stdio" {
+			return id
+		}
+	}
+	return st.SessionID()
+}
+
+type remoteKey struct{}
+
+// WithRemoteAddr records the peer address of an HTTP session in ctx, for the
+// audit line.
+func WithRemoteAddr(ctx context.Context, addr string) context.Context {
+	return context.WithValue(ctx, remoteKey{}, addr)
+}
+
+func fillClient(ctx context.Context, c *wiki.Call) {
+	if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+		ci := s.GetClientInfo()
+		if ci.Name != "" {
+			c.Client = strings.TrimSpace(ci.Name + " " + ci.Version)
+		}
+	}
+	if a, ok := ctx.Value(remoteKey{}).(string); ok {
+		c.Remote = a
+	}
+}
+
+// decodeArgs checks raw against the tool's input schema, then decodes it
+// strictly into v.
+func decodeArgs(raw any, v any, validate func(any) error) error {
+	if raw == nil {
+		raw = map[string]any{}
+	}
+	if err := checkUTF8("", raw); err != nil {
+		return err
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return wiki.Errorf(wiki.CodeInvalid, "arguments are not a JSON object")
+	}
+	var generic any
+	if err := json.Unmarshal(b, &generic); err != nil {
+		return wiki.Errorf(wiki.CodeInvalid, "arguments are not a JSON object")
+	}
+	if _, ok := generic.(map[string]any); !ok {
+		return wiki.Errorf(wiki.CodeInvalid, "arguments must be a JSON object")
+	}
+	if validate != nil {
+		if err := validate(generic); err != nil {
+			return err
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
+		msg := err.Error()
+		msg = strings.TrimPrefix(msg, "json: ")
+		if strings.HasPrefix(msg, "unknown field") {
+			msg = "unknown argument " + strings.TrimPrefix(msg, "unknown field ") + "; check the tool's input schema"
+		}
+		return wiki.Errorf(wiki.CodeInvalid, "invalid arguments: %s", msg)
+	}
+	return nil
+}
+
+func checkUTF8(at string, v any) error {
+	switch x := v.(type) {
+	case string:
+		if !utf8.ValidString(x) {
+			return wiki.Errorf(wiki.CodeInvalid, "argument %s is not valid UTF-8 text", strings.TrimPrefix(at, "."))
+		}
+	case map[string]any:
+		for k, v := range x {
+			if !utf8.ValidString(k) {
+				return wiki.Errorf(wiki.CodeInvalid, "an argument name is not valid UTF-8")
+			}
+			if err := checkUTF8(at+"."+k, v); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, v := range x {
+			if err := checkUTF8(fmt.Sprintf("%s[%d]", at, i), v); err != nil {
+				return err
+			}
+		}
+	case []string:
+		for i, v := range x {
+			if err := checkUTF8(fmt.Sprintf("%s[%d]", at, i), v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+var schemaCache sync.Map // tool name+schema -> *jsonschema.Schema
+
+// schemaValidator compiles the tool's input schema (santhosh-tekuri/jsonschema)
+// into a function that reports the first problems in words a model can use.
+func schemaValidator(t mcp.Tool) func(any) error {
+	raw := t.RawInputSchema
+	if len(raw) == 0 {
+		b, err := json.Marshal(t.InputSchema)
+		if err != nil {
+			return nil
+		}
+		raw = b
+	}
+	key := t.Name + "\x00" + string(raw)
+	if v, ok := schemaCache.Load(key); ok {
+		return validatorFunc(v.(*jsonschema.Schema))
+	}
+	c := jsonschema.NewCompiler()
+	url := "mem://tools/" + t.Name + ".json"
+	if err := c.AddResource(url, bytes.NewReader(raw)); err != nil {
+		panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
+	}
+	sch, err := c.Compile(url)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
+	}
+	schemaCache.Store(key, sch)
+	return validatorFunc(sch)
+}
+
+func validatorFunc(sch *jsonschema.Schema) func(any) error {
+	return func(v any) error {
+		err := sch.Validate(v)
+		if err == nil {
+			return nil
+		}
+		var ve *jsonschema.ValidationError
+		if !errors.As(err, &ve) {
+			return wiki.Errorf(wiki.CodeInvalid, "invalid arguments")
+		}
+		var msgs []string
+		var walk func(e *jsonschema.ValidationError)
+		walk = func(e *jsonschema.ValidationError) {
+			if len(e.Causes) == 0 {
+				loc := strings.TrimPrefix(e.InstanceLocation, "/")
+				m := e.Message
+				if strings.HasPrefix(m, "additionalProperties") {
+					m = strings.Replace(strings.TrimPrefix(m, "additionalProperties "), " not allowed", "", 1)
+					m = "unknown argument " + m + "; check the tool's input schema"
+				} else if strings.HasPrefix(m, "missing properties") {
+					m = "missing required argument" + strings.TrimPrefix(m, "missing properties")
+				} else if loc != "" {
+					m = "argument " + strings.ReplaceAll(loc, "/", ".") + ": " + m
+				}
+				msgs = append(msgs, m)
+				return
+			}
+			for _, c := range e.Causes {
+				walk(c)
+			}
+		}
+		walk(ve)
+		sort.Strings(msgs)
+		if len(msgs) > 5 {
+			msgs = msgs[:5]
+		}
+		return wiki.Errorf(wiki.CodeInvalid, "invalid arguments: %s", strings.Join(msgs, "; "))
+	}
+}

@@ -1,0 +1,27 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/llmwiki/llmwiki/wiki"
+)
+
+// ValidateStructureInput takes no arguments.
+type ValidateStructureInput struct{}
+
+// ValidateStructureOutput lists layout problems.
+type ValidateStructureOutput struct {
+	wiki.Structure
+	Notes
+}
+
+// ValidateStructure returns the validate_structure tool.
+func ValidateStructure(d Deps) Tool {
+	return newTool(d, "validate_structure", "lint", "Validate structure",
+		"Check the wiki's layout: missing folders or files, pages whose frontmatter does not parse, files in the wrong layer, one page saved under two names, symlinks leading outside, leftover temp files. Each problem says how to fix it. Run it before and after a build.",
+		readOnlyHints,
+		func(ctx context.Context, _ ValidateStructureInput) (ValidateStructureOutput, error) {
+			s, err := d.Store.ValidateStructure(ctx)
+			return ValidateStructureOutput{Structure: s}, err
+		})
+}

@@ -1,0 +1,37 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/llmwiki/llmwiki/wiki"
+)
+
+// WritePageInput is a page to create or update.
+type WritePageInput struct {
+	Title      string         `json:"title" jsonschema:"the page title; the slug is derived from it unless slug is given"`
+	Body       string         `json:"body" jsonschema:"the markdown after the frontmatter: definition first, then substance, then a Related section with wikilinks"`
+	Slug       string         `json:"slug,omitempty" jsonschema:"the page name, lowercase words joined by -; case and separators are folded"`
+	Summary    string         `json:"summary,omitempty" jsonschema:"one line for index.md; kept from the old version when omitted"`
+	Tags       []string       `json:"tags,omitempty" jsonschema:"one-word tags; omitted keeps the old ones and an empty list clears them"`
+	Aliases    []string       `json:"aliases,omitempty" jsonschema:"other names links may use for this page"`
+	Sources    []string       `json:"sources,omitempty" jsonschema:"paths under sources/ or http(s) URLs the page is based on"`
+	Extra      map[string]any `json:"extra,omitempty" jsonschema:"other frontmatter keys to set (null removes one)"`
+	BaseSHA256 string         `json:"base_sha256,omitempty" jsonschema:"sha256 of the version you read (read_page); required to update an existing page, omit to create"`
+}
+
+// WritePageOutput reports the write.
+type WritePageOutput struct {
+	wiki.PageWrite
+	Notes
+}
+
+// WritePage returns the write_page tool.
+func WritePage(d Deps) Tool {
+	return newTool(d, "write_page", "pages", "Write page",
+		"Create a wiki page (omit base_sha256) or replace one you have read (pass its sha256 as base_sha256; a stale value is a conflict, never a silent overwrite). The server writes the frontmatter (created/updated set for you), snapshots the old version and keeps index.md in step. Names differing only by case, separators or accents are the same page.",
+		hints{destructive: true},
+		func(ctx context.Context, in WritePageInput) (WritePageOutput, error) {
+			w, err := d.Store.WritePage(ctx, wiki.PageInput{Title: in.Title, Slug: in.Slug, Summary: in.Summary, Tags: in.Tags, Aliases: in.Aliases, Sources: in.Sources, Extra: in.Extra, Body: in.Body, BaseSHA256: in.BaseSHA256})
+			return WritePageOutput{PageWrite: w}, err
+		})
+}

@@ -1,0 +1,248 @@
+package wiki
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// AuditDir is the folder of the audit log: one JSON line per tool call or CLI
+// command in <AuditDir>/YYYY-MM-DD.jsonl (UTC date). Lines are only ever
+// appended.
+const AuditDir = ".llmwiki/audit"
+
+// MaxAuditString is the longest string argument kept verbatim in an audit
+// line, in bytes. Longer strings are replaced by {"len": N, "sha256": "..."}.
+const MaxAuditString = 512
+
+// Call is the audit record of one tool call or command while it runs.
+// Create one with [NewCall], put it in the context with [WithCall] before
+// calling store methods (they add what they read and wrote), then finish it
+// with [Store.Audit]. Safe for concurrent use.
+type Call struct {
+	mu sync.Mutex
+	AuditRecord
+}
+
+// AuditRecord is one line of the audit log, as written and as read back.
+type AuditRecord struct {
+	// Time is when the call started (UTC).
+	Time time.Time `json:"time"`
+	// Session identifies the MCP session (or CLI process) that made the call.
+	Session string `json:"session"`
+	// Client is the name and version the client gave in initialize.
+	Client string `json:"client,omitempty"`
+	// Remote is the peer address for HTTP sessions.
+	Remote string `json:"remote,omitempty"`
+	// Tool is the MCP tool name, or "cli:<command>" for the command line.
+	Tool string `json:"tool"`
+	// Args are the call's arguments, large strings replaced (see [MaxAuditString]).
+	Args any `json:"args,omitempty"`
+	// Outcome is "ok" or "error".
+	Outcome string `json:"outcome"`
+	// Code is the error code when Outcome is "error".
+	Code Code `json:"code,omitempty"`
+	// Error is the public error message when Outcome is "error".
+	Error string `json:"error,omitempty"`
+	// Reads lists project-relative paths whose content the call returned.
+	Reads []string `json:"reads,omitempty"`
+	// Writes lists every path the call wrote, with sha256 before and after
+	// ("" for a file that did not exist before or was removed).
+	Writes []WriteRecord `json:"writes,omitempty"`
+	// Snapshots lists the snapshot files made of replaced versions.
+	Snapshots []string `json:"snapshots,omitempty"`
+	// Warnings are things that went wrong without failing the call (a derived
+	// index that could not be updated and is now marked stale).
+	Warnings []string `json:"warnings,omitempty"`
+	// Extra holds tool-specific figures (result counts, model token usage).
+	Extra map[string]any `json:"extra,omitempty"`
+	// DurationMS is the call's wall time in milliseconds.
+	DurationMS float64 `json:"duration_ms"`
+}
+
+// WriteRecord is one path written by a call. Before and After are lowercase
+// hex sha256 of the file's bytes; "" means absent.
+type WriteRecord struct {
+	Path   string `json:"path"`
+	Before string `json:"sha256_before"`
+	After  string `json:"sha256_after"`
+}
+
+// NewCall starts the audit record of a call of tool with the given raw
+// arguments (a JSON object or any JSON-encodable value; may be nil).
+func NewCall(tool, session string, args any) *Call {
+	return &Call{AuditRecord: AuditRecord{Time: time.Now().UTC(), Tool: tool, Session: session, Args: redactArgs(args)}}
+}
+
+type callKey struct{}
+
+// WithCall returns a context carrying c, so store methods record into it.
+func WithCall(ctx context.Context, c *Call) context.Context {
+	return context.WithValue(ctx, callKey{}, c)
+}
+
+// CallFrom returns the call in ctx, or nil.
+func CallFrom(ctx context.Context) *Call {
+	c, _ := ctx.Value(callKey{}).(*Call)
+	return c
+}
+
+// AddRead records that the call returned the content of rel.
+func (c *Call) AddRead(rel string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	c.Reads = append(c.Reads, rel)
+	c.mu.Unlock()
+}
+
+// AddWarning records a problem that did not fail the call.
+func (c *Call) AddWarning(w string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	c.Warnings = append(c.Warnings, w)
+	c.mu.Unlock()
+}
+
+// SetExtra records a tool-specific figure.
+func (c *Call) SetExtra(key string, v any) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	if c.Extra == nil {
+		c.Extra = map[string]any{}
+	}
+	c.Extra[key] = v
+	c.mu.Unlock()
+}
+
+// WarningsSnapshot returns a copy of the warnings recorded so far.
+func (c *Call) WarningsSnapshot() []string {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.Warnings...)
+}
+
+func (c *Call) addWrites(w []WriteRecord, snaps []string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	c.Writes = append(c.Writes, w...)
+	c.Snapshots = append(c.Snapshots, snaps...)
+	c.mu.Unlock()
+}
+
+// Finish sets the outcome from err and the duration.
+func (c *Call) Finish(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.DurationMS = float64(time.Since(c.Time).Microseconds()) / 1000
+	if err == nil {
+		c.Outcome = "ok"
+		return
+	}
+	c.Outcome, c.Code, c.Error = "error", CodeOf(err), PublicMessage(err)
+}
+
+// redactArgs replaces strings longer than MaxAuditString (and invalid UTF-8)
+// with their length and sha256, recursively.
+func redactArgs(v any) any {
+	switch x := v.(type) {
+	case nil, bool, float64, int, int64, json.Number:
+		return x
+	case json.RawMessage:
+		var m any
+		if json.Unmarshal(x, &m) != nil {
+			return map[string]any{"len": len(x), "sha256": SHA256Hex(x)}
+		}
+		return redactArgs(m)
+	case string:
+		if len(x) > MaxAuditString || !utf8.ValidString(x) {
+			return map[string]any{"len": len(x), "sha256": SHA256Hex([]byte(x))}
+		}
+		return x
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, v := range x {
+			out[k] = redactArgs(v)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, v := range x {
+			out[i] = redactArgs(v)
+		}
+		return out
+	case []string:
+		out := make([]any, len(x))
+		for i, v := range x {
+			out[i] = redactArgs(v)
+		}
+		return out
+	default:
+		b, err := json.Marshal(x)
+		if err != nil {
+			return nil
+		}
+		var m any
+		if json.Unmarshal(b, &m) != nil {
+			return nil
+		}
+		switch m.(type) {
+		case map[string]any, []any, string:
+			return redactArgs(m)
+		}
+		return m
+	}
+}
+
+// Audit finishes c with err and appends its line to today's audit file with
+// a single write(2) on an O_APPEND descriptor, so lines from concurrent
+// calls and processes never interleave. It takes no lock.
+func (s *Store) Audit(c *Call, err error) error {
+	c.Finish(err)
+	c.mu.Lock()
+	line, merr := json.Marshal(c.AuditRecord)
+	c.mu.Unlock()
+	if merr != nil {
+		return internal("encode audit line", merr)
+	}
+	line = append(line, '\n')
+	name := AuditDir + "/" + c.Time.Format("2006-01-02") + ".jsonl"
+	if err := s.root.MkdirAll(AuditDir, 0o755); err != nil {
+		return internal("create audit folder", err)
+	}
+	f, err := s.root.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return internal("open audit log", err)
+	}
+	_, werr := f.Write(line)
+	cerr := f.Close()
+	if werr != nil {
+		return internal("append audit line", werr)
+	}
+	if cerr != nil {
+		return internal("close audit log", cerr)
+	}
+	return nil
+}
+
+// newSessionID returns a random id for a process-level session.
+func newSessionID(prefix string) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return prefix + "-" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,283 @@
+package wiki
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// ContextInput is a new context.md for [Store.WriteContext].
+type ContextInput struct {
+	// Content is the markdown body of context.md (no frontmatter: the server
+	// writes the build provenance there).
+	Content string
+	// FoldedSources are the paths under sources/ this synthesis folds in.
+	// Their current sha256 is recorded in context.md's frontmatter, and
+	// gather_sources stops reporting them as pending.
+	FoldedSources []string
+	// OnOverflow is "refuse" (default) or "spill": what to do when Content
+	// has more lines than the cap.
+	OnOverflow string
+	// BaseSHA256, when set, must match the current context.md.
+	BaseSHA256 string
+	// BuiltBy names who built it (client name); recorded in frontmatter.
+	BuiltBy string
+}
+
+// ContextWrite is the result of [Store.WriteContext].
+type ContextWrite struct {
+	SHA256 string `json:"sha256"`
+	// Lines is the number of body lines written; Cap is the line cap.
+	Lines int `json:"lines"`
+	Cap   int `json:"cap"`
+	// Snapshot is where the replaced version was saved.
+	Snapshot string `json:"snapshot,omitempty"`
+	// SpilledTo is the page that received the lines over the cap, and
+	// SpilledLines how many moved, with on_overflow "spill".
+	SpilledTo    string `json:"spilled_to,omitempty"`
+	SpilledLines int    `json:"spilled_lines,omitempty"`
+	// Folded lists the sources recorded as folded, with their sha256.
+	Folded []FoldedSource `json:"folded"`
+}
+
+// FoldedSource is one source recorded in context.md's provenance.
+type FoldedSource struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+// MaxContextBytes is the largest context.md body accepted, in bytes.
+const MaxContextBytes = 2 << 20
+
+// WriteContext replaces context.md through the audited writer.
+//
+// Over the line cap (schema.md's context_max_lines, default 400) it refuses
+// with CodeTooLarge naming the count and the cap, leaving the old file and
+// making no snapshot; with OnOverflow "spill" it keeps what fits (cut at a
+// heading or outside a code fence where possible), moves the rest to a new
+// page pages/context-overflow-<time>.md and ends context.md with a pointer
+// line to it. Nothing is ever cut silently.
+func (s *Store) WriteContext(ctx context.Context, in ContextInput) (ContextWrite, error) {
+	var out ContextWrite
+	if !utf8.ValidString(in.Content) {
+		return out, Errorf(CodeInvalid, "content is not valid UTF-8")
+	}
+	if strings.TrimSpace(in.Content) == "" {
+		return out, Errorf(CodeInvalid, "content is empty; context.md must hold the synthesis")
+	}
+	if len(in.Content) > MaxContextBytes {
+		return out, Errorf(CodeTooLarge, "content is %d bytes; the limit is %d", len(in.Content), MaxContextBytes)
+	}
+	if d, err := ParseDoc("content", []byte(in.Content)); err != nil || d.Format != FormatNone {
+		return out, Errorf(CodeInvalid, "content starts with a frontmatter block; send only the markdown body (the server writes context.md's frontmatter)")
+	}
+	switch in.OnOverflow {
+	case "", "refuse", "spill":
+	default:
+		return out, Errorf(CodeInvalid, "on_overflow must be \"refuse\" or \"spill\"")
+	}
+	if in.BaseSHA256 != "" && !isHexSHA(in.BaseSHA256) {
+		return out, Errorf(CodeInvalid, "base_sha256 must be 64 hex digits, as read_page returns it")
+	}
+	folded := make([]string, 0, len(in.FoldedSources))
+	seen := map[string]bool{}
+	for _, p := range in.FoldedSources {
+		rel, err := CleanPath(p)
+		if err != nil {
+			return out, err
+		}
+		if l := LayerOf(rel); l != LayerSources && l != LayerResearch {
+			return out, Errorf(CodeInvalid, "folded source %s is not under sources/", rel)
+		}
+		if !seen[rel] {
+			seen[rel] = true
+			folded = append(folded, rel)
+		}
+	}
+	cap := s.Config().ContextMaxLines
+	out.Cap = cap
+	body := in.Content
+	if !strings.HasSuffix(body, "\n") {
+		body += "\n"
+	}
+	lines := strings.SplitAfter(body, "\n")
+	lines = lines[:len(lines)-1] // the empty string after the last "\n"
+	var spill []string
+	now := s.Now()
+	spillSlug := ""
+	if len(lines) > cap {
+		if in.OnOverflow != "spill" {
+			return out, Errorf(CodeTooLarge, "content has %d lines; context.md's cap is %d. Shorten it, or pass on_overflow \"spill\" to move the tail to a new page", len(lines), cap)
+		}
+		if cap < 4 {
+			return out, Errorf(CodeTooLarge, "context.md's cap (%d lines) is too small to spill into", cap)
+		}
+		cut := spillCut(lines, cap-2)
+		spill = lines[cut:]
+		lines = append(lines[:cut:cut], "\n")
+		spillSlug = "context-overflow-" + now.Format("20060102-150405")
+	}
+	err := s.Update(ctx, func(tx *Tx) error {
+		cur, exists, err := tx.Read("context.md")
+		if err != nil {
+			return err
+		}
+		if in.BaseSHA256 != "" {
+			if !exists {
+				return Errorf(CodeNotFound, "context.md does not exist; omit base_sha256")
+			}
+			if got := SHA256Hex(cur); got != strings.ToLower(in.BaseSHA256) {
+				return Errorf(CodeConflict, "context.md changed since you read it (base_sha256 %s… does not match the current %s…); read it again and retry", short(in.BaseSHA256), short(got))
+			}
+		}
+		var old *Doc
+		if exists {
+			if d, err := ParseDoc("context.md", cur); err == nil {
+				old = d
+			}
+		}
+		prov := map[string]string{}
+		if old != nil {
+			if m, ok := old.Meta["folded_sources"].(map[string]any); ok {
+				for k, v := range m {
+					if sv, ok := v.(string); ok {
+						prov[k] = sv
+					}
+				}
+			}
+		}
+		out.Folded = out.Folded[:0]
+		for _, rel := range folded {
+			data, ok, err := tx.Read(rel)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return Errorf(CodeNotFound, "folded source %s does not exist; gather_sources lists the sources", rel)
+			}
+			sum := SHA256Hex(data)
+			prov[rel] = sum
+			out.Folded = append(out.Folded, FoldedSource{Path: rel, SHA256: sum})
+		}
+		if spill != nil {
+			slug := spillSlug
+			for i := 2; ; i++ {
+				if _, ok, _ := tx.Read(PagePath(slug)); !ok {
+					break
+				}
+				slug = fmt.Sprintf("%s-%d", spillSlug, i)
+			}
+			pointer := fmt.Sprintf("> The rest of this synthesis (%d lines) moved to [[%s]] because context.md is capped at %d lines.\n", len(spill), slug, cap)
+			lines = append(lines, pointer)
+			page, err := RenderDoc([]Field{
+				{"title", "Context overflow " + now.Format("2006-01-02 15:04:05")},
+				{"summary", fmt.Sprintf("Lines moved out of context.md by atomic_write_context (cap %d lines).", cap)},
+				{"tags", []string{"context-overflow"}},
+				{"created", now.Format(time.RFC3339)},
+				{"updated", now.Format(time.RFC3339)},
+			}, nil, []byte("Continued from [[context]].\n\n"+strings.Join(spill, "")))
+			if err != nil {
+				return err
+			}
+			if err := tx.Create(PagePath(slug), page); err != nil {
+				return err
+			}
+			out.SpilledTo, out.SpilledLines = PagePath(slug), len(spill)
+		}
+		keys := make([]string, 0, len(prov))
+		for k := range prov {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		provNode := map[string]string{}
+		for _, k := range keys {
+			provNode[k] = prov[k]
+		}
+		newBody := strings.Join(lines, "")
+		data, err := RenderDoc([]Field{
+			{"built_at", now.Format(time.RFC3339)},
+			{"built_by", in.BuiltBy},
+			{"folded_sources", provNode},
+		}, old, []byte(newBody))
+		if err != nil {
+			return err
+		}
+		out.Lines = len(lines)
+		out.SHA256 = SHA256Hex(data)
+		return tx.Replace("context.md", data, "")
+	})
+	if err != nil {
+		return ContextWrite{}, err
+	}
+	if c := CallFrom(ctx); c != nil {
+		c.mu.Lock()
+		for _, sn := range c.Snapshots {
+			if strings.HasPrefix(sn, SnapshotDir+"/context.md/") {
+				out.Snapshot = sn
+			}
+		}
+		c.mu.Unlock()
+	}
+	if out.Folded == nil {
+		out.Folded = []FoldedSource{}
+	}
+	return out, nil
+}
+
+// spillCut chooses where to cut lines so at most keep lines stay: at the last
+// heading in the second half of what fits, else at keep; never inside a
+// fenced code block (the cut moves back to the fence's opening line).
+func spillCut(lines []string, keep int) int {
+	fenceStart := -1
+	fence := ""
+	lastHeading := -1
+	for i := 0; i < keep && i < len(lines); i++ {
+		t := strings.TrimSpace(lines[i])
+		if fence != "" {
+			if strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
+				fence = ""
+			}
+			continue
+		}
+		if f := fenceOpen(t); f != "" {
+			fence, fenceStart = f, i
+			continue
+		}
+		if strings.HasPrefix(t, "#") && i >= keep/2 {
+			lastHeading = i
+		}
+	}
+	cut := keep
+	if fence != "" && fenceStart > 0 {
+		cut = fenceStart
+	}
+	if lastHeading > 0 && lastHeading < cut {
+		cut = lastHeading
+	}
+	return cut
+}
+
+// Provenance returns the sources recorded as folded in context.md's
+// frontmatter (path → sha256) and the time of the last build ("" if none).
+func (s *Store) Provenance() (map[string]string, string) {
+	prov := map[string]string{}
+	data, ok, err := s.readRaw("context.md")
+	if err != nil || !ok {
+		return prov, ""
+	}
+	d, err := ParseDoc("context.md", data)
+	if err != nil || d.Meta == nil {
+		return prov, ""
+	}
+	if m, ok := d.Meta["folded_sources"].(map[string]any); ok {
+		for k, v := range m {
+			if sv, ok := v.(string); ok {
+				prov[k] = sv
+			}
+		}
+	}
+	return prov, MetaString(d.Meta, "built_at")
+}

@@ -1,0 +1,81 @@
+package wiki
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code classifies an [Error] so adapters (MCP tools, the command line) can map
+// it to a response without parsing messages.
+type Code string
+
+// The error codes. Every error the store returns to a caller is an *Error with
+// one of these codes (possibly wrapped with %w).
+const (
+	// CodeInvalid: the input is malformed or breaks a rule (bad slug, path
+	// outside the root, write to a protected layer). Fix the input and retry.
+	CodeInvalid Code = "invalid"
+	// CodeNotFound: the named page, source or file does not exist.
+	CodeNotFound Code = "not_found"
+	// CodeConflict: the file changed since the caller read it (base_sha256
+	// mismatch) or already exists where a new one was expected.
+	CodeConflict Code = "conflict"
+	// CodeTooLarge: the input or the result exceeds a limit (context.md line
+	// cap, argument size).
+	CodeTooLarge Code = "too_large"
+	// CodeInternal: an I/O or programming failure. The message is safe to
+	// show; the wrapped error (logged, never shown to a model) has details.
+	CodeInternal Code = "internal"
+)
+
+// Error is the store's error type. Msg is written for the model or person who
+// made the call: it names the problem and the next step, and never contains a
+// host path. Err, when set, carries the underlying cause for logs.
+type Error struct {
+	Code Code
+	Msg  string
+	Err  error
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil && e.Code == CodeInternal {
+		return e.Msg + ": " + e.Err.Error()
+	}
+	return e.Msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error with the given code and a formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+// internal wraps cause as a CodeInternal error whose public message is msg.
+func internal(msg string, cause error) *Error {
+	return &Error{Code: CodeInternal, Msg: msg, Err: cause}
+}
+
+// CodeOf returns the code of the first *Error in err's chain, CodeInternal for
+// any other non-nil error, and "" for nil.
+func CodeOf(err error) Code {
+	if err == nil {
+		return ""
+	}
+	var we *Error
+	if errors.As(err, &we) {
+		return we.Code
+	}
+	return CodeInternal
+}
+
+// PublicMessage returns the part of err that may be shown to a model or a
+// person: the Msg of the first *Error in the chain, or a generic message for
+// errors that did not come from the store (which may carry host paths).
+func PublicMessage(err error) string {
+	var we *Error
+	if errors.As(err, &we) {
+		return we.Msg
+	}
+	return "internal error (details are in the server log)"
+}

@@ -1,0 +1,185 @@
+package wiki
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+)
+
+// RenderIndex renders index.md from the page catalogue: one line per page,
+// "- [[target|Title]] — summary", grouped under "## " headings by the page's
+// first tag, else its folder under pages/, else "Other". Groups are sorted
+// by name ("Other" last) and lines by title, then path, so the same pages
+// always give the same bytes.
+func RenderIndex(pages []PageInfo) []byte {
+	base := map[string]int{}
+	for _, p := range pages {
+		base[strings.ToLower(path.Base(p.Slug))]++
+	}
+	groups := map[string][]PageInfo{}
+	for _, p := range pages {
+		g := "Other"
+		if len(p.Tags) > 0 {
+			g = p.Tags[0]
+		} else if d := path.Dir(p.Slug); d != "." {
+			g = d
+		}
+		groups[g] = append(groups[g], p)
+	}
+	names := make([]string, 0, len(groups))
+	for g := range groups {
+		if g != "Other" {
+			names = append(names, g)
+		}
+	}
+	sort.Slice(names, func(i, j int) bool {
+		a, b := strings.ToLower(names[i]), strings.ToLower(names[j])
+		if a != b {
+			return a < b
+		}
+		return names[i] < names[j]
+	})
+	if _, ok := groups["Other"]; ok {
+		names = append(names, "Other")
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "---\ngenerated_by: llmwiki rebuild_index\npages: %d\n---\n# Index\n\n", len(pages))
+	if len(pages) == 0 {
+		b.WriteString("No pages yet.\n")
+		return b.Bytes()
+	}
+	for _, g := range names {
+		ps := groups[g]
+		sort.Slice(ps, func(i, j int) bool {
+			a, b := strings.ToLower(ps[i].Title), strings.ToLower(ps[j].Title)
+			if a != b {
+				return a < b
+			}
+			return ps[i].Path < ps[j].Path
+		})
+		fmt.Fprintf(&b, "## %s\n\n", oneLine(g))
+		for _, p := range ps {
+			target := path.Base(p.Slug)
+			if base[strings.ToLower(target)] > 1 {
+				target = strings.TrimSuffix(p.Path, path.Ext(p.Path))
+			}
+			title := linkText(p.Title)
+			link := "[[" + target + "]]"
+			if title != target {
+				link = "[[" + target + "|" + title + "]]"
+			}
+			if s := oneLine(p.Summary); s != "" {
+				fmt.Fprintf(&b, "- %s — %s\n", link, s)
+			} else {
+				fmt.Fprintf(&b, "- %s\n", link)
+			}
+		}
+		b.WriteString("\n")
+	}
+	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// linkText makes s safe as the shown text of a wikilink.
+func linkText(s string) string {
+	s = oneLine(s)
+	s = strings.ReplaceAll(s, "|", "-")
+	s = strings.ReplaceAll(s, "]]", "] ]")
+	s = strings.ReplaceAll(s, "[[", "[ [")
+	return s
+}
+
+// autoIndex stages a regenerated index.md when index: auto is set and the
+// transaction changes pages in a way index.md shows.
+func (s *Store) autoIndex(tx *Tx) error {
+	touches := false
+	for _, p := range tx.Staged() {
+		if LayerOf(p) == LayerPages {
+			touches = true
+			break
+		}
+	}
+	if !touches || !s.Config().AutoIndex {
+		return nil
+	}
+	pages, err := s.catalogueWith(tx)
+	if err != nil {
+		return err
+	}
+	return stageIndex(tx, pages)
+}
+
+func stageIndex(tx *Tx, pages []PageInfo) error {
+	data := append(RenderIndex(pages), '\n')
+	cur, ok, err := tx.Read("index.md")
+	if err != nil {
+		return err
+	}
+	if ok && bytes.Equal(cur, data) {
+		return nil
+	}
+	return tx.Replace("index.md", data, "")
+}
+
+// catalogueWith returns the page catalogue as it will be after tx commits.
+func (s *Store) catalogueWith(tx *Tx) ([]PageInfo, error) {
+	pages, err := s.Pages()
+	if err != nil {
+		return nil, err
+	}
+	byPath := make(map[string]PageInfo, len(pages))
+	for _, p := range pages {
+		byPath[p.Path] = p
+	}
+	for _, c := range tx.changes {
+		if LayerOf(c.rel) != LayerPages {
+			continue
+		}
+		if c.op == OpDelete {
+			delete(byPath, c.rel)
+		} else {
+			byPath[c.rel] = pageInfoFrom(c.rel, c.data)
+		}
+	}
+	out := make([]PageInfo, 0, len(byPath))
+	for _, p := range byPath {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// IndexResult is the result of [Store.RebuildIndex].
+type IndexResult struct {
+	Pages   int    `json:"pages"`
+	Changed bool   `json:"changed"`
+	SHA256  string `json:"sha256"`
+}
+
+// RebuildIndex regenerates index.md from every page's frontmatter through
+// the audited writer. Changed is false when index.md already matched.
+func (s *Store) RebuildIndex(ctx context.Context) (IndexResult, error) {
+	var res IndexResult
+	err := s.Update(ctx, func(tx *Tx) error {
+		pages, err := s.Pages()
+		if err != nil {
+			return err
+		}
+		res.Pages = len(pages)
+		before, _, _ := tx.Read("index.md")
+		if err := stageIndex(tx, pages); err != nil {
+			return err
+		}
+		after, _, _ := tx.Read("index.md")
+		res.Changed = !bytes.Equal(before, after)
+		res.SHA256 = SHA256Hex(after)
+		return nil
+	})
+	return res, err
+}

@@ -1,0 +1,102 @@
+package wiki
+
+import (
+	"embed"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+//go:embed templates/*.md
+var templates embed.FS
+
+// LayoutDirs are the folders of a project (DESIGN.md §1), created by [Init].
+var LayoutDirs = []string{
+	"sources", "sources/research", "pages",
+	".llmwiki", AuditDir, SnapshotDir, ".llmwiki/plans", ".llmwiki/lint", ".llmwiki/search",
+}
+
+// LayoutFiles are the top-level files of a project, created by [Init] from
+// the templates in wiki/templates/.
+var LayoutFiles = []string{"schema.md", "context.md", "index.md", "guidelines.md", "log.md"}
+
+// stateIgnore keeps lock and derived search index out of git by default.
+const stateIgnore = "# llmwiki server state: audit/ and snapshots/ are history worth keeping;\n# search/ is derived and rebuilt when missing.\nsearch/\nlock\n"
+
+// Init creates the project layout at dir: the folders of [LayoutDirs] and the
+// starting files of [LayoutFiles]. It is idempotent and never overwrites a
+// file: an existing file is left exactly as it is. It returns the
+// project-relative paths it created, in order.
+func Init(dir string) ([]string, error) {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, Errorf(CodeInvalid, "%s is a file, not a folder", filepath.Base(dir))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, internal("create project folder", err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, internal("open project folder", err)
+	}
+	defer root.Close()
+	var created []string
+	for _, d := range LayoutDirs {
+		if _, err := root.Stat(d); err == nil {
+			continue
+		}
+		if err := root.MkdirAll(d, 0o755); err != nil {
+			return created, internal("create "+d, err)
+		}
+		created = append(created, d+"/")
+	}
+	files := append([]string(nil), LayoutFiles...)
+	for _, name := range files {
+		data, err := templates.ReadFile("templates/" + name)
+		if err != nil {
+			return created, internal("read template", err)
+		}
+		ok, err := createIfMissing(root, name, data)
+		if err != nil {
+			return created, err
+		}
+		if ok {
+			created = append(created, name)
+		}
+	}
+	if ok, err := createIfMissing(root, ".llmwiki/.gitignore", []byte(stateIgnore)); err != nil {
+		return created, err
+	} else if ok {
+		created = append(created, ".llmwiki/.gitignore")
+	}
+	return created, nil
+}
+
+// createIfMissing creates name with data unless it exists (O_EXCL), writing
+// through a temp file so a crash never leaves a half-written starting file.
+func createIfMissing(root *os.Root, name string, data []byte) (bool, error) {
+	if _, err := root.Lstat(name); err == nil {
+		return false, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return false, internal("inspect "+name, err)
+	}
+	tmp := name + tempMarker + "init"
+	if err := root.WriteFile(tmp, data, 0o644); err != nil {
+		return false, internal("create "+name, err)
+	}
+	// Link fails when name appeared meanwhile, so a file is never replaced.
+	if err := root.Link(tmp, name); err != nil {
+		_ = root.Remove(tmp)
+		if errors.Is(err, fs.ErrExist) {
+			return false, nil
+		}
+		return false, internal("create "+name, err)
+	}
+	_ = root.Remove(tmp)
+	return true, nil
+}
+
+// Template returns the starting content of one of [LayoutFiles].
+func Template(name string) ([]byte, error) {
+	return templates.ReadFile("templates/" + name)
+}

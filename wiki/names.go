@@ -1,0 +1,266 @@
+package wiki
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"path"
+	"path/filepath"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// MaxSlugLen is the longest slug, in bytes (slugs are ASCII).
+const MaxSlugLen = 80
+
+// MaxPathLen is the longest project-relative path a caller may name, in bytes.
+const MaxPathLen = 1024
+
+// reservedNames are the Windows device names. A file named like one of them
+// (with any extension) cannot be opened on Windows, so llmwiki refuses them on
+// every OS and maps slugs derived from titles away from them.
+var reservedNames = map[string]bool{
+	"con": true, "prn": true, "aux": true, "nul": true,
+	"com1": true, "com2": true, "com3": true, "com4": true, "com5": true,
+	"com6": true, "com7": true, "com8": true, "com9": true,
+	"lpt1": true, "lpt2": true, "lpt3": true, "lpt4": true, "lpt5": true,
+	"lpt6": true, "lpt7": true, "lpt8": true, "lpt9": true,
+}
+
+// transliterations maps letters that Unicode NFKD does not decompose into an
+// ASCII base letter plus marks.
+var transliterations = map[rune]string{
+	'ß': "ss", 'ẞ': "ss", 'æ': "ae", 'Æ': "ae", 'œ': "oe", 'Œ': "oe",
+	'ø': "o", 'Ø': "o", 'đ': "d", 'Đ': "d", 'ð': "d", 'Ð': "d",
+	'ł': "l", 'Ł': "l", 'þ': "th", 'Þ': "th", 'ı': "i", 'ħ': "h", 'Ħ': "h",
+}
+
+// Slugify derives a page slug from a title or a loose name.
+//
+// The transliteration: Unicode NFKD, drop combining marks (so "Café" →
+// "cafe"), map the few letters NFKD leaves alone (ß→ss, æ→ae, ø→o, ł→l,
+// đ→d, þ→th), lowercase, and turn every run of other characters into one
+// "-". The result is trimmed of "-", cut to [MaxSlugLen] bytes at a "-" where
+// possible, and a Windows device name ("con", "nul", "com1") gets "-page"
+// appended. A title with no ASCII letters or digits left (only CJK, emoji or
+// punctuation) gets "page-" plus the first 10 hex digits of the sha256 of its
+// NFC form: deterministic, so the same title always names the same page.
+//
+// An empty or whitespace-only title is an error (CodeInvalid).
+func Slugify(title string) (string, error) {
+	if !utf8.ValidString(title) {
+		return "", Errorf(CodeInvalid, "title is not valid UTF-8")
+	}
+	if strings.TrimSpace(title) == "" {
+		return "", Errorf(CodeInvalid, "title is empty; give the page a title of at least one letter")
+	}
+	var b strings.Builder
+	dash := false
+	for _, r := range norm.NFKD.String(title) {
+		if unicode.Is(unicode.Mn, r) {
+			continue
+		}
+		if t, ok := transliterations[r]; ok {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteString(t)
+			continue
+		}
+		r = unicode.ToLower(r)
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+			continue
+		}
+		dash = true
+	}
+	s := b.String()
+	if s == "" {
+		sum := sha256.Sum256([]byte(norm.NFC.String(strings.TrimSpace(title))))
+		return "page-" + hex.EncodeToString(sum[:])[:10], nil
+	}
+	if len(s) > MaxSlugLen {
+		s = s[:MaxSlugLen]
+		if i := strings.LastIndexByte(s, '-'); i >= MaxSlugLen/2 {
+			s = s[:i]
+		}
+		s = strings.Trim(s, "-")
+	}
+	if reservedNames[s] {
+		s += "-page"
+	}
+	return s, nil
+}
+
+// NormalizeSlug checks a slug a caller gave and returns its canonical form.
+//
+// Case, separators ("_", " ", "."), and Unicode normal form are folded the way
+// [Slugify] folds them, so "Foo_Bar", "foo bar" and "foo-bar" are one page. A
+// trailing ".md" is dropped. Names that try to be paths are refused
+// (CodeInvalid): "/", "\", "..", ":", NUL and control characters.
+func NormalizeSlug(name string) (string, error) {
+	if !utf8.ValidString(name) {
+		return "", Errorf(CodeInvalid, "slug is not valid UTF-8")
+	}
+	if len(name) > 4*MaxSlugLen {
+		return "", Errorf(CodeInvalid, "slug is %d bytes; the limit is %d", len(name), MaxSlugLen)
+	}
+	if strings.ContainsAny(name, "/\\:") || strings.Contains(name, "..") {
+		return "", Errorf(CodeInvalid, "slug %q must be a plain name like \"my-topic\", not a path: it may not contain '/', '\\', ':' or '..'", name)
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) {
+			return "", Errorf(CodeInvalid, "slug contains a control character")
+		}
+	}
+	name = strings.TrimSuffix(strings.TrimSuffix(name, ".md"), ".MD")
+	return Slugify(name)
+}
+
+// ValidSlug reports whether s is already a canonical slug: 1 to [MaxSlugLen]
+// bytes of [a-z0-9-], not starting or ending with "-", not a device name.
+func ValidSlug(s string) bool {
+	if s == "" || len(s) > MaxSlugLen || s[0] == '-' || s[len(s)-1] == '-' || reservedNames[s] {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-') {
+			return false
+		}
+	}
+	return !strings.Contains(s, "--")
+}
+
+// CleanPath validates a project-relative path a caller named and returns it in
+// canonical form (forward slashes, no "./", no trailing slash).
+//
+// Refused with CodeInvalid: empty names, absolute paths ("/x", "C:\x",
+// "\\host"), backslashes, "..", ":" anywhere (drive letters, NTFS streams),
+// NUL and control characters, components with trailing dots or spaces,
+// Windows device names as a component ("con", "nul.txt"), invalid UTF-8, and
+// paths over [MaxPathLen] bytes. The rules are the same on every OS. The
+// result is also checked with [filepath.IsLocal]; resolution still goes
+// through the store's [os.Root], which refuses symlinks that lead out.
+func CleanPath(p string) (string, error) {
+	if p == "" {
+		return "", Errorf(CodeInvalid, "path is empty")
+	}
+	if !utf8.ValidString(p) {
+		return "", Errorf(CodeInvalid, "path is not valid UTF-8")
+	}
+	if len(p) > MaxPathLen {
+		return "", Errorf(CodeInvalid, "path is %d bytes; the limit is %d", len(p), MaxPathLen)
+	}
+	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") {
+		return "", Errorf(CodeInvalid, "path %q is absolute; name files relative to the wiki root, like \"pages/topic.md\"", p)
+	}
+	if strings.Contains(p, "\\") {
+		return "", Errorf(CodeInvalid, "path %q contains a backslash; use '/' between folders", p)
+	}
+	if strings.Contains(p, ":") {
+		return "", Errorf(CodeInvalid, "path %q contains ':'; drive letters and URLs are not wiki paths", p)
+	}
+	for _, r := range p {
+		if unicode.IsControl(r) {
+			return "", Errorf(CodeInvalid, "path contains a control character")
+		}
+	}
+	p = strings.TrimSuffix(p, "/")
+	for _, c := range strings.Split(p, "/") {
+		switch {
+		case c == "..":
+			return "", Errorf(CodeInvalid, "path %q leaves the wiki root ('..' is not allowed)", p)
+		case c == "" || c == ".":
+			continue
+		case strings.HasSuffix(c, ".") || strings.HasSuffix(c, " ") || strings.HasPrefix(c, " "):
+			return "", Errorf(CodeInvalid, "path component %q starts or ends with a space or ends with a dot", c)
+		case len(c) > 255:
+			return "", Errorf(CodeInvalid, "path component is %d bytes; the limit is 255", len(c))
+		}
+		base := strings.ToLower(c)
+		if i := strings.IndexByte(base, '.'); i >= 0 {
+			base = base[:i]
+		}
+		if reservedNames[strings.TrimSpace(base)] {
+			return "", Errorf(CodeInvalid, "path component %q is a reserved device name on Windows", c)
+		}
+	}
+	clean := path.Clean(p)
+	if clean == "." || !filepath.IsLocal(filepath.FromSlash(clean)) {
+		return "", Errorf(CodeInvalid, "path %q does not name a file inside the wiki", p)
+	}
+	return clean, nil
+}
+
+// Layer is the part of a project a path belongs to; the writer's rules
+// (DESIGN.md §2, invariant 2) depend on it.
+type Layer string
+
+// The layers of a project (DESIGN.md §1).
+const (
+	LayerSchema     Layer = "schema"     // schema.md: human-owned, never written by a tool
+	LayerSources    Layer = "sources"    // sources/: files may be added, never rewritten or deleted
+	LayerResearch   Layer = "research"   // sources/research/: created or appended by research_save only
+	LayerPages      Layer = "pages"      // pages/: agent-written pages
+	LayerContext    Layer = "context"    // context.md: replaced only by atomic_write_context
+	LayerIndex      Layer = "index"      // index.md: generated by rebuild_index
+	LayerGuidelines Layer = "guidelines" // guidelines.md: "## Eval Insights" regenerated, "## My Rules" never touched
+	LayerLog        Layer = "log"        // log.md: append-only, one entry per operation
+	LayerState      Layer = "state"      // .llmwiki/: the server's own state
+	LayerOther      Layer = "other"      // anything else: not part of the wiki layout
+)
+
+// LayerOf classifies a clean project-relative path (see [CleanPath]).
+func LayerOf(p string) Layer {
+	switch {
+	case p == "schema.md":
+		return LayerSchema
+	case p == "context.md":
+		return LayerContext
+	case p == "index.md":
+		return LayerIndex
+	case p == "guidelines.md":
+		return LayerGuidelines
+	case p == "log.md":
+		return LayerLog
+	case strings.HasPrefix(p, "sources/research/"):
+		return LayerResearch
+	case p == "sources" || strings.HasPrefix(p, "sources/"):
+		return LayerSources
+	case p == "pages" || strings.HasPrefix(p, "pages/"):
+		return LayerPages
+	case p == ".llmwiki" || strings.HasPrefix(p, ".llmwiki/"):
+		return LayerState
+	}
+	return LayerOther
+}
+
+// PagePath returns the project-relative path of the page with the given
+// canonical slug: "pages/<slug>.md".
+func PagePath(slug string) string { return "pages/" + slug + ".md" }
+
+// PageKey returns the identity key of a page path: two files whose keys are
+// equal are the same page. Each folder and the base name (without ".md") are
+// slugified, so case, separators and Unicode normal form do not matter:
+// "pages/My Topic.md", "pages/my_topic.md" and "pages/my-topic.md" share the
+// key "pages/my-topic".
+func PageKey(rel string) string {
+	rel = strings.TrimSuffix(rel, path.Ext(rel))
+	parts := strings.Split(rel, "/")
+	for i, c := range parts {
+		s, err := Slugify(c)
+		if err != nil {
+			s = "-"
+		}
+		parts[i] = s
+	}
+	return strings.Join(parts, "/")
+}

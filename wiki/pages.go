@@ -1,0 +1,507 @@
+package wiki
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"net/url"
+	"path"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// MaxPageBytes is the largest page body write_page accepts, in bytes.
+const MaxPageBytes = 1 << 20
+
+// PageInfo is the catalogue entry of one page: what list_pages and index.md
+// show, read from its frontmatter.
+type PageInfo struct {
+	// Path is project-relative: "pages/<slug>.md" or a nested path.
+	Path string `json:"path"`
+	// Slug is the path under pages/ without ".md" ("electron-ipc",
+	// "en/Plugins/Graph view" for a nested vault).
+	Slug string `json:"slug"`
+	// Title is the frontmatter title, else the first "# " heading, else the
+	// file name.
+	Title   string   `json:"title"`
+	Summary string   `json:"summary,omitempty"`
+	Tags    []string `json:"tags,omitempty"`
+	Aliases []string `json:"aliases,omitempty"`
+	Sources []string `json:"sources,omitempty"`
+	// Created and Updated are the frontmatter times (RFC 3339) when set.
+	Created string `json:"created,omitempty"`
+	Updated string `json:"updated,omitempty"`
+	// Error is set when the page's frontmatter cannot be parsed.
+	Error string `json:"error,omitempty"`
+
+	size  int64
+	mtime time.Time
+}
+
+// pageInfoFrom builds the catalogue entry of rel from its content.
+func pageInfoFrom(rel string, data []byte) PageInfo {
+	pi := PageInfo{Path: rel, Slug: strings.TrimSuffix(strings.TrimPrefix(rel, "pages/"), path.Ext(rel))}
+	d, err := ParseDoc(rel, data)
+	if err != nil {
+		pi.Error = PublicMessage(err)
+		pi.Title = path.Base(pi.Slug)
+		return pi
+	}
+	m := d.Meta
+	pi.Title = strings.TrimSpace(MetaString(m, "title"))
+	pi.Summary = MetaString(m, "summary")
+	if pi.Summary == "" {
+		pi.Summary = MetaString(m, "description")
+	}
+	pi.Tags = MetaList(m, "tags")
+	pi.Aliases = MetaList(m, "aliases")
+	pi.Sources = MetaList(m, "sources")
+	pi.Created = MetaString(m, "created")
+	pi.Updated = MetaString(m, "updated")
+	if pi.Title == "" {
+		pi.Title = firstHeading(d.Body)
+	}
+	if pi.Title == "" {
+		pi.Title = path.Base(pi.Slug)
+	}
+	return pi
+}
+
+func firstHeading(body []byte) string {
+	fence := ""
+	for _, l := range strings.SplitN(string(body), "\n", 200) {
+		t := strings.TrimRight(l, "\r")
+		if fence != "" {
+			if strings.HasPrefix(strings.TrimSpace(t), fence) {
+				fence = ""
+			}
+			continue
+		}
+		if f := fenceOpen(strings.TrimSpace(t)); f != "" {
+			fence = f
+			continue
+		}
+		if strings.HasPrefix(t, "# ") {
+			return strings.TrimSpace(t[2:])
+		}
+	}
+	return ""
+}
+
+// Pages returns the catalogue of every page under pages/, sorted by path. It
+// reconciles with the disk by size and modification time, so edits made
+// outside the server (Obsidian, git pull) are seen.
+func (s *Store) Pages() ([]PageInfo, error) {
+	s.catMu.Lock()
+	defer s.catMu.Unlock()
+	if err := s.scanPagesLocked(); err != nil {
+		return nil, err
+	}
+	out := make([]PageInfo, 0, len(s.cat))
+	for _, p := range s.cat {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+func (s *Store) scanPagesLocked() error {
+	old := s.cat
+	next := make(map[string]PageInfo, len(old))
+	err := fs.WalkDir(s.root.FS(), "pages", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == "pages" && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll
+			}
+			return nil // unreadable entries are reported by validate_structure
+		}
+		if d.IsDir() {
+			if p != "pages" && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || !strings.EqualFold(path.Ext(p), ".md") || IsTempName(p) || strings.HasPrefix(d.Name(), ".") {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		if prev, ok := old[p]; ok && prev.size == info.Size() && prev.mtime.Equal(info.ModTime()) {
+			next[p] = prev
+			return nil
+		}
+		data, ok, err := s.readRaw(p)
+		if err != nil || !ok {
+			return nil
+		}
+		pi := pageInfoFrom(p, data)
+		pi.size, pi.mtime = info.Size(), info.ModTime()
+		next[p] = pi
+		return nil
+	})
+	if err != nil {
+		return internal("list pages", err)
+	}
+	s.cat = next
+	return nil
+}
+
+// noteCommitted updates the page catalogue with committed changes.
+func (s *Store) noteCommitted(changes []Change) {
+	s.catMu.Lock()
+	defer s.catMu.Unlock()
+	if s.cat == nil {
+		return
+	}
+	for _, c := range changes {
+		if LayerOf(c.Path) != LayerPages || !strings.EqualFold(path.Ext(c.Path), ".md") {
+			continue
+		}
+		if c.Op == OpDelete {
+			delete(s.cat, c.Path)
+			continue
+		}
+		pi := pageInfoFrom(c.Path, c.Data)
+		if fi, err := s.root.Stat(c.Path); err == nil {
+			pi.size, pi.mtime = fi.Size(), fi.ModTime()
+		}
+		s.cat[c.Path] = pi
+	}
+}
+
+// pageByKey finds the existing page whose identity key ([PageKey]) is key.
+func (s *Store) pageByKey(key string) (PageInfo, bool, error) {
+	s.catMu.Lock()
+	defer s.catMu.Unlock()
+	if err := s.scanPagesLocked(); err != nil {
+		return PageInfo{}, false, err
+	}
+	var found []PageInfo
+	for _, p := range s.cat {
+		if PageKey(p.Path) == key {
+			found = append(found, p)
+		}
+	}
+	if len(found) == 0 {
+		return PageInfo{}, false, nil
+	}
+	sort.Slice(found, func(i, j int) bool { return found[i].Path < found[j].Path })
+	return found[0], true, nil
+}
+
+// ResolvePage turns what a caller named into a page's project-relative path.
+// name may be a path ("pages/topic.md"), a path under pages/ ("topic.md",
+// "en/Plugins/Graph view"), a slug in any case or separator style ("My
+// Topic", "my_topic"), or, failing those, a page title or alias (compared
+// case-insensitively). A name that matches nothing is a CodeNotFound error
+// that tells the caller how to find pages.
+func (s *Store) ResolvePage(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return "", Errorf(CodeInvalid, "page name is empty")
+	}
+	if !utf8.ValidString(name) {
+		return "", Errorf(CodeInvalid, "page name is not valid UTF-8")
+	}
+	candidate := strings.TrimPrefix(name, "./")
+	if !strings.HasPrefix(candidate, "pages/") {
+		candidate = "pages/" + candidate
+	}
+	if !strings.EqualFold(path.Ext(candidate), ".md") {
+		candidate += ".md"
+	}
+	if strings.ContainsAny(name, "/\\:") || strings.Contains(name, "..") {
+		if _, err := CleanPath(candidate); err != nil {
+			return "", err
+		}
+	}
+	if rel, err := CleanPath(candidate); err == nil {
+		if p, ok, err := s.pageByKey(PageKey(rel)); err != nil {
+			return "", err
+		} else if ok {
+			return p.Path, nil
+		}
+	}
+	pages, err := s.Pages()
+	if err != nil {
+		return "", err
+	}
+	for _, p := range pages {
+		if strings.EqualFold(p.Title, name) {
+			return p.Path, nil
+		}
+		for _, a := range p.Aliases {
+			if strings.EqualFold(a, name) {
+				return p.Path, nil
+			}
+		}
+	}
+	return "", Errorf(CodeNotFound, "page %q not found; use search_wiki or list_pages to find the right name", name)
+}
+
+// PageInput is a page to create or update with [Store.WritePage].
+type PageInput struct {
+	// Title is required; the slug is derived from it when Slug is empty.
+	Title string
+	// Slug, when set, names the page; it is normalised ([NormalizeSlug]).
+	Slug string
+	// Summary is one line; "" keeps the existing summary on update.
+	Summary string
+	// Tags, Aliases, Sources: nil keeps the existing value on update, an
+	// empty non-nil slice clears it.
+	Tags, Aliases, Sources []string
+	// Extra holds other frontmatter keys to set.
+	Extra map[string]any
+	// Body is the markdown after the frontmatter.
+	Body string
+	// BaseSHA256 is the sha256 of the version the caller read. Required to
+	// update an existing page; must be empty to create one.
+	BaseSHA256 string
+}
+
+// PageWrite is the result of [Store.WritePage].
+type PageWrite struct {
+	Path    string `json:"path"`
+	Slug    string `json:"slug"`
+	SHA256  string `json:"sha256"`
+	Created bool   `json:"created"`
+	Updated string `json:"updated"`
+	// Snapshot is the snapshot of the replaced version ("" on create).
+	Snapshot string `json:"snapshot,omitempty"`
+}
+
+// knownPageKeys are the frontmatter keys write_page sets from its own fields.
+var knownPageKeys = []string{"title", "summary", "tags", "aliases", "sources", "created", "updated"}
+
+// WritePage creates or updates a page through the audited writer.
+//
+// Create: the page must not exist under any name with the same identity key
+// ([PageKey]: case, separators and Unicode normal form folded); if it does,
+// the error is CodeConflict and names the existing file. Update: BaseSHA256
+// must match the current file. The frontmatter is emitted by a YAML
+// marshaller; created is kept from the old version (or set now), updated is
+// set now (UTC, RFC 3339); keys the page had that the input does not set are
+// kept byte for byte.
+func (s *Store) WritePage(ctx context.Context, in PageInput) (PageWrite, error) {
+	var out PageWrite
+	if err := validatePageInput(&in); err != nil {
+		return out, err
+	}
+	slug := in.Slug
+	var err error
+	if slug != "" {
+		slug, err = NormalizeSlug(slug)
+	} else {
+		slug, err = Slugify(in.Title)
+	}
+	if err != nil {
+		return out, err
+	}
+	rel := PagePath(slug)
+	existing, exists, err := s.pageByKey(PageKey(rel))
+	if err != nil {
+		return out, err
+	}
+	if exists {
+		rel = existing.Path
+	}
+	if exists && in.BaseSHA256 == "" {
+		cur, _, _ := s.readRaw(rel)
+		return out, Errorf(CodeConflict, "page %s already exists (sha256 %s); to update it, read_page it and pass base_sha256, or choose another title or slug", rel, SHA256Hex(cur))
+	}
+	if !exists && in.BaseSHA256 != "" {
+		return out, Errorf(CodeNotFound, "page %s does not exist, so base_sha256 cannot match; omit base_sha256 to create it", rel)
+	}
+	now := s.Now().Format(time.RFC3339)
+	call := CallFrom(ctx)
+	before := 0
+	if call != nil {
+		call.mu.Lock()
+		before = len(call.Snapshots)
+		call.mu.Unlock()
+	}
+	var data []byte
+	err = s.Update(ctx, func(tx *Tx) error {
+		var old *Doc
+		if exists {
+			cur, ok, err := tx.Read(rel)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return Errorf(CodeNotFound, "page %s was removed meanwhile; omit base_sha256 to create it", rel)
+			}
+			if got := SHA256Hex(cur); got != strings.ToLower(in.BaseSHA256) {
+				return Errorf(CodeConflict, "%s changed since you read it (base_sha256 %s… does not match the current %s…); read it again, merge your change, and retry with the new sha256", rel, short(in.BaseSHA256), short(got))
+			}
+			old, err = ParseDoc(rel, cur)
+			if err != nil {
+				return &Error{Code: CodeInvalid, Msg: PublicMessage(err) + "; the page was not changed (fix its frontmatter by hand or restore a snapshot)", Err: err}
+			}
+		}
+		fields := pageFields(in, old, now)
+		data, err = RenderDoc(fields, old, []byte(in.Body))
+		if err != nil {
+			return err
+		}
+		if exists {
+			return tx.Replace(rel, data, in.BaseSHA256)
+		}
+		return tx.Create(rel, data)
+	})
+	if err != nil {
+		return out, err
+	}
+	out = PageWrite{Path: rel, Slug: strings.TrimSuffix(strings.TrimPrefix(rel, "pages/"), ".md"), SHA256: SHA256Hex(data), Created: !exists, Updated: now}
+	if call != nil {
+		call.mu.Lock()
+		if len(call.Snapshots) > before {
+			out.Snapshot = call.Snapshots[len(call.Snapshots)-1]
+		}
+		call.mu.Unlock()
+	}
+	return out, nil
+}
+
+func validatePageInput(in *PageInput) error {
+	for _, f := range []struct{ name, v string }{{"title", in.Title}, {"summary", in.Summary}, {"body", in.Body}, {"slug", in.Slug}, {"base_sha256", in.BaseSHA256}} {
+		if !utf8.ValidString(f.v) {
+			return Errorf(CodeInvalid, "%s is not valid UTF-8", f.name)
+		}
+	}
+	if strings.TrimSpace(in.Title) == "" {
+		return Errorf(CodeInvalid, "title is required; give the page a one-line title")
+	}
+	if len(in.Title) > 300 {
+		return Errorf(CodeInvalid, "title is %d bytes; keep it under 300", len(in.Title))
+	}
+	if strings.ContainsAny(in.Summary, "\r\n") {
+		return Errorf(CodeInvalid, "summary must be one line (index.md shows it on one line)")
+	}
+	if len(in.Summary) > 500 {
+		return Errorf(CodeInvalid, "summary is %d bytes; keep it under 500", len(in.Summary))
+	}
+	if len(in.Body) > MaxPageBytes {
+		return Errorf(CodeTooLarge, "body is %d bytes; the limit is %d. Split the topic into several pages", len(in.Body), MaxPageBytes)
+	}
+	if d, err := ParseDoc("body", []byte(in.Body)); err != nil || d.Format != FormatNone {
+		return Errorf(CodeInvalid, "body starts with a frontmatter block; pass title, summary, tags, aliases and sources as arguments and the markdown after the frontmatter as body")
+	}
+	if in.BaseSHA256 != "" && !isHexSHA(in.BaseSHA256) {
+		return Errorf(CodeInvalid, "base_sha256 must be 64 hex digits, as read_page returns it")
+	}
+	for i, t := range in.Tags {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "#")
+		if t == "" || strings.ContainsAny(t, " \t\r\n,") || !utf8.ValidString(t) {
+			return Errorf(CodeInvalid, "tag %q must be one word without spaces or commas (use my-tag)", in.Tags[i])
+		}
+		in.Tags[i] = t
+	}
+	for _, a := range in.Aliases {
+		if strings.TrimSpace(a) == "" || strings.ContainsAny(a, "\r\n") || !utf8.ValidString(a) {
+			return Errorf(CodeInvalid, "aliases must be non-empty one-line names")
+		}
+	}
+	for _, src := range in.Sources {
+		if err := checkSourceRef(src); err != nil {
+			return err
+		}
+	}
+	for k := range in.Extra {
+		for _, known := range knownPageKeys {
+			if k == known {
+				return Errorf(CodeInvalid, "frontmatter key %q is set by its own argument, not through extra", k)
+			}
+		}
+		if k == "" || strings.ContainsAny(k, "\r\n:") {
+			return Errorf(CodeInvalid, "frontmatter key %q is not a plain name", k)
+		}
+	}
+	return nil
+}
+
+func isHexSHA(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range strings.ToLower(s) {
+		if !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkSourceRef accepts an http(s) URL or a path under sources/.
+func checkSourceRef(src string) error {
+	if u, err := url.Parse(src); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		return nil
+	}
+	rel, err := CleanPath(src)
+	if err != nil || !strings.HasPrefix(rel, "sources/") {
+		return Errorf(CodeInvalid, "source %q must be a path under sources/ (like sources/notes.md) or an http(s) URL", src)
+	}
+	return nil
+}
+
+func pageFields(in PageInput, old *Doc, now string) []Field {
+	var m map[string]any
+	if old != nil {
+		m = old.Meta
+	}
+	pick := func(v []string, key string) []string {
+		if v != nil {
+			return v
+		}
+		return MetaList(m, key)
+	}
+	summary := in.Summary
+	if summary == "" {
+		summary = MetaString(m, "summary")
+	}
+	created := MetaString(m, "created")
+	if created == "" {
+		created = now
+	}
+	fields := []Field{{"title", in.Title}}
+	if summary != "" {
+		fields = append(fields, Field{"summary", summary})
+	}
+	for _, kv := range []struct {
+		k string
+		v []string
+	}{{"tags", pick(in.Tags, "tags")}, {"aliases", pick(in.Aliases, "aliases")}, {"sources", pick(in.Sources, "sources")}} {
+		if len(kv.v) > 0 {
+			fields = append(fields, Field{kv.k, kv.v})
+		} else {
+			fields = append(fields, Field{kv.k, Removed})
+		}
+	}
+	fields = append(fields, Field{"created", created}, Field{"updated", now})
+	keys := make([]string, 0, len(in.Extra))
+	for k := range in.Extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := in.Extra[k]
+		if v == nil {
+			v = Removed
+		}
+		fields = append(fields, Field{k, v})
+	}
+	return fields
+}
+
+// bodyOf returns the body of a markdown file (after any frontmatter).
+func bodyOf(rel string, data []byte) []byte {
+	d, err := ParseDoc(rel, data)
+	if err != nil {
+		return data
+	}
+	return d.Body
+}

@@ -1,0 +1,123 @@
+package wiki
+
+import (
+	"context"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Project is the orientation load_project returns: the rules, the learned
+// guidelines, the synthesis, counts, and what changed since the last build.
+type Project struct {
+	// Name is the project folder's base name (never a full host path).
+	Name       string `json:"name"`
+	Schema     string `json:"schema"`
+	Guidelines string `json:"guidelines"`
+	// Context is context.md's body; ContextLines its line count and
+	// ContextCap the cap.
+	Context      string `json:"context"`
+	ContextLines int    `json:"context_lines"`
+	ContextCap   int    `json:"context_cap"`
+	// LastBuild is context.md's built_at ("" before the first build).
+	LastBuild string       `json:"last_build,omitempty"`
+	Counts    ProjectCount `json:"counts"`
+	// PendingSources lists (up to 50) sources not yet folded into
+	// context.md, or changed since.
+	PendingSources []string `json:"pending_sources"`
+	// PagesUpdatedSinceBuild lists (up to 50) pages updated after LastBuild.
+	PagesUpdatedSinceBuild []string `json:"pages_updated_since_build"`
+	// IndexStale is true when index.md does not match the pages.
+	IndexStale bool `json:"index_stale"`
+	// Stale lists derived state out of step (search index) and why.
+	Stale []StaleState `json:"stale"`
+	// RecentLog is the last few log.md entry headings.
+	RecentLog []string `json:"recent_log"`
+	// Problems are things the person should fix (unreadable schema.md
+	// settings, missing layout files).
+	Problems []string `json:"problems,omitempty"`
+}
+
+// ProjectCount holds the sizes of the project's layers.
+type ProjectCount struct {
+	Pages          int `json:"pages"`
+	Sources        int `json:"sources"`
+	PendingSources int `json:"pending_sources"`
+	ResearchNotes  int `json:"research_notes"`
+}
+
+// LoadProject gathers the orientation an agent needs before any workflow.
+func (s *Store) LoadProject(ctx context.Context) (Project, error) {
+	p := Project{Name: filepath.Base(s.dir), Stale: s.Stale(), PendingSources: []string{}, PagesUpdatedSinceBuild: []string{}}
+	cfg := s.Config()
+	p.ContextCap = cfg.ContextMaxLines
+	if cfg.Err != "" {
+		p.Problems = append(p.Problems, "schema.md settings: "+cfg.Err+" (defaults are in force)")
+	}
+	call := CallFrom(ctx)
+	read := func(name string) string {
+		data, ok, err := s.readRaw(name)
+		if err != nil || !ok {
+			p.Problems = append(p.Problems, name+" is missing; run `llmwiki init` on the project to restore the starting files")
+			return ""
+		}
+		call.AddRead(name)
+		return string(data)
+	}
+	p.Schema = read("schema.md")
+	p.Guidelines = read("guidelines.md")
+	ctxText := read("context.md")
+	if d, err := ParseDoc("context.md", []byte(ctxText)); err == nil {
+		p.Context = string(d.Body)
+	} else {
+		p.Context = ctxText
+		p.Problems = append(p.Problems, PublicMessage(err))
+	}
+	p.ContextLines = countLines([]byte(p.Context))
+	_, p.LastBuild = s.Provenance()
+	pages, err := s.Pages()
+	if err != nil {
+		return p, err
+	}
+	p.Counts.Pages = len(pages)
+	var built time.Time
+	if p.LastBuild != "" {
+		built, _ = time.Parse(time.RFC3339, p.LastBuild)
+	}
+	for _, pg := range pages {
+		if built.IsZero() {
+			break
+		}
+		if t, err := time.Parse(time.RFC3339, pg.Updated); err == nil && t.After(built) && len(p.PagesUpdatedSinceBuild) < 50 {
+			p.PagesUpdatedSinceBuild = append(p.PagesUpdatedSinceBuild, pg.Path)
+		}
+	}
+	sources, err := s.ListSources()
+	if err != nil {
+		return p, err
+	}
+	for _, si := range sources {
+		p.Counts.Sources++
+		if strings.HasPrefix(si.Path, "sources/research/") {
+			p.Counts.ResearchNotes++
+		}
+		if si.Status != "folded" {
+			p.Counts.PendingSources++
+			if len(p.PendingSources) < 50 {
+				p.PendingSources = append(p.PendingSources, si.Path)
+			}
+		}
+	}
+	if idx, ok, _ := s.readRaw("index.md"); ok {
+		p.IndexStale = strings.TrimRight(string(idx), "\n") != strings.TrimRight(string(RenderIndex(pages)), "\n")
+	} else {
+		p.IndexStale = true
+	}
+	p.RecentLog = s.LogEntries(5)
+	if p.RecentLog == nil {
+		p.RecentLog = []string{}
+	}
+	sort.Strings(p.Problems)
+	return p, nil
+}

@@ -1,0 +1,251 @@
+package wiki
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+	"unicode/utf8"
+)
+
+// DefaultReadChars is how many characters read_page returns when the caller
+// sets no limit; MaxReadChars is the most it returns in one call.
+const (
+	DefaultReadChars = 60_000
+	MaxReadChars     = 400_000
+)
+
+// ReadInput names a file for [Store.Read].
+type ReadInput struct {
+	// Path is project-relative ("pages/x.md", "sources/a.pdf", "context.md").
+	Path string
+	// Slug names a page instead of Path (see [Store.ResolvePage]).
+	Slug string
+	// FromLine and ToLine select 1-based file lines, inclusive (0 = from the
+	// start / to the end).
+	FromLine, ToLine int
+	// MaxChars caps the characters returned (default [DefaultReadChars]).
+	MaxChars int
+}
+
+// FileContent is a file as [Store.Read] returns it. Text files carry their
+// parsed frontmatter and body (or the selected lines); binary files are
+// described (size, media type), never dumped.
+type FileContent struct {
+	Path   string `json:"path"`
+	Layer  Layer  `json:"layer"`
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+	// Frontmatter is the parsed frontmatter of a markdown file, if any.
+	Frontmatter map[string]any `json:"frontmatter,omitempty"`
+	// FrontmatterError explains why the frontmatter could not be parsed; the
+	// raw text is then in Body.
+	FrontmatterError string `json:"frontmatter_error,omitempty"`
+	// Body is the text after the frontmatter, or the selected lines when a
+	// line range was asked for.
+	Body string `json:"body"`
+	// FromLine and ToLine are the 1-based file lines Body holds (when a range
+	// was asked for or the text was cut at MaxChars).
+	FromLine int `json:"from_line,omitempty"`
+	ToLine   int `json:"to_line,omitempty"`
+	// TotalLines is the number of lines in the whole file.
+	TotalLines int `json:"total_lines"`
+	// Truncated is true when Body stops before the end; read on from
+	// NextFromLine.
+	Truncated    bool `json:"truncated,omitempty"`
+	NextFromLine int  `json:"next_from_line,omitempty"`
+	// Binary is true for files that are not UTF-8 text.
+	Binary    bool   `json:"binary,omitempty"`
+	MediaType string `json:"media_type,omitempty"`
+	Note      string `json:"note,omitempty"`
+}
+
+// Read returns a file of the wiki: a page, source, context.md, index.md,
+// schema.md, guidelines.md or log.md. Files under .llmwiki/ are refused.
+func (s *Store) Read(ctx context.Context, in ReadInput) (FileContent, error) {
+	var out FileContent
+	rel, err := s.resolveReadTarget(in)
+	if err != nil {
+		return out, err
+	}
+	data, ok, err := s.readRaw(rel)
+	if err != nil {
+		return out, err
+	}
+	if !ok {
+		hint := "use list_pages or search_wiki to find it"
+		if LayerOf(rel) == LayerSources || LayerOf(rel) == LayerResearch {
+			hint = "use gather_sources with mode \"all\" to list sources"
+		}
+		return out, Errorf(CodeNotFound, "%s not found; %s", rel, hint)
+	}
+	CallFrom(ctx).AddRead(rel)
+	out = FileContent{Path: rel, Layer: LayerOf(rel), SHA256: SHA256Hex(data), Size: int64(len(data))}
+	if IsBinary(data) {
+		out.Binary = true
+		out.MediaType = MediaType(rel, data)
+		out.Note = "binary or non-UTF-8 file: described, not shown"
+		return out, nil
+	}
+	out.TotalLines = countLines(data)
+	max := in.MaxChars
+	if max <= 0 {
+		max = DefaultReadChars
+	}
+	if max > MaxReadChars {
+		max = MaxReadChars
+	}
+	if in.FromLine < 0 || in.ToLine < 0 || (in.ToLine > 0 && in.ToLine < in.FromLine) {
+		return out, Errorf(CodeInvalid, "line range %d-%d is not valid; lines are numbered from 1", in.FromLine, in.ToLine)
+	}
+	if in.FromLine == 0 && in.ToLine == 0 && strings.HasSuffix(rel, ".md") {
+		d, perr := ParseDoc(rel, data)
+		if perr == nil {
+			out.Frontmatter = d.Meta
+			if utf8.RuneCount(d.Body) <= max {
+				out.Body = string(d.Body)
+				return out, nil
+			}
+			in.FromLine = d.BodyLine
+		} else {
+			out.FrontmatterError = PublicMessage(perr)
+		}
+	}
+	from := in.FromLine
+	if from == 0 {
+		from = 1
+	}
+	if from > out.TotalLines && out.TotalLines > 0 {
+		return out, Errorf(CodeInvalid, "from_line %d is past the end (%d lines)", from, out.TotalLines)
+	}
+	to := in.ToLine
+	if to == 0 || to > out.TotalLines {
+		to = out.TotalLines
+	}
+	body, last, cut := selectLines(data, from, to, max)
+	out.Body, out.FromLine, out.ToLine = body, from, last
+	if cut || last < out.TotalLines && in.ToLine == 0 {
+		out.Truncated = cut
+		if last < out.TotalLines {
+			out.NextFromLine = last + 1
+			out.Truncated = true
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) resolveReadTarget(in ReadInput) (string, error) {
+	if in.Path == "" && in.Slug == "" {
+		return "", Errorf(CodeInvalid, "give a path (like \"pages/topic.md\" or \"context.md\") or a page slug")
+	}
+	if in.Path == "" {
+		return s.ResolvePage(in.Slug)
+	}
+	rel, err := CleanPath(in.Path)
+	if err != nil {
+		return "", err
+	}
+	switch LayerOf(rel) {
+	case LayerState:
+		return "", Errorf(CodeInvalid, "%s is the server's own state, not part of the wiki", rel)
+	case LayerPages:
+		if _, err := s.root.Lstat(rel); errors.Is(err, fs.ErrNotExist) {
+			if p, err := s.ResolvePage(rel); err == nil {
+				return p, nil
+			}
+		}
+	case LayerOther:
+		if !strings.Contains(rel, "/") && !strings.HasSuffix(rel, ".md") {
+			if p, err := s.ResolvePage(rel); err == nil {
+				return p, nil
+			}
+		}
+	}
+	return rel, nil
+}
+
+// selectLines returns lines from..to of data (1-based, inclusive), cut at max
+// characters on a line boundary (at least one line, itself cut if longer).
+func selectLines(data []byte, from, to, max int) (string, int, bool) {
+	var b strings.Builder
+	line, chars := 1, 0
+	start := 0
+	for start <= len(data) && line <= to {
+		end := len(data)
+		if i := strings.IndexByte(string(data[start:]), '\n'); i >= 0 {
+			end = start + i + 1
+		}
+		if line >= from {
+			seg := string(data[start:end])
+			n := utf8.RuneCountInString(seg)
+			if chars+n > max {
+				if b.Len() == 0 {
+					b.WriteString(truncateRunes(seg, max))
+					return b.String(), line, true
+				}
+				return b.String(), line - 1, true
+			}
+			b.WriteString(seg)
+			chars += n
+		}
+		if end == len(data) {
+			break
+		}
+		start = end
+		line++
+	}
+	if line > to {
+		line = to
+	}
+	return b.String(), line, false
+}
+
+func truncateRunes(s string, n int) string {
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j]
+		}
+		i++
+	}
+	return s
+}
+
+func countLines(data []byte) int {
+	if len(data) == 0 {
+		return 0
+	}
+	n := strings.Count(string(data), "\n")
+	if data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// IsBinary reports whether data should be described rather than shown: it
+// has a NUL byte or is not valid UTF-8 in its first 8 KiB.
+func IsBinary(data []byte) bool {
+	head := data
+	if len(head) > 8192 {
+		head = head[:8192]
+		// Do not count a rune cut at the boundary as invalid.
+		for i := 0; i < 3 && len(head) > 0 && !utf8.Valid(head); i++ {
+			head = head[:len(head)-1]
+		}
+	}
+	if strings.IndexByte(string(head), 0) >= 0 {
+		return true
+	}
+	return !utf8.Valid(head) || (len(data) > len(head) && !utf8.Valid(data))
+}
+
+// MediaType guesses a file's media type from its extension, then its bytes.
+func MediaType(rel string, data []byte) string {
+	if t := mime.TypeByExtension(path.Ext(rel)); t != "" {
+		return t
+	}
+	return http.DetectContentType(data)
+}

@@ -1,0 +1,82 @@
+package wiki
+
+import (
+	"errors"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"time"
+)
+
+// SnapshotDir holds every replaced version of context.md, guidelines.md and
+// each page: <SnapshotDir>/<path>/<UTC time to the ns>-<sha256 prefix><ext>.
+// Files there are never overwritten or deleted by the writer.
+const SnapshotDir = ".llmwiki/snapshots"
+
+const snapshotStamp = "20060102T150405.000000000Z"
+
+// snapshot stores old, the version of rel about to be replaced, and returns
+// the snapshot's project-relative path. The name joins the time to the
+// nanosecond with the first 16 hex digits of the content's sha256, so two
+// snapshots can only share a name when they hold the same bytes.
+func (s *Store) snapshot(rel string, old []byte) (string, error) {
+	sum := SHA256Hex(old)
+	name := path.Join(SnapshotDir, rel, s.now().UTC().Format(snapshotStamp)+"-"+sum[:16]+path.Ext(rel))
+	if err := s.writeState(name, old); err != nil {
+		return "", internal("snapshot "+rel+" (nothing was changed)", err)
+	}
+	return name, nil
+}
+
+// Snapshot describes one stored version of a file.
+type Snapshot struct {
+	// Path is the snapshot's project-relative path (under .llmwiki/snapshots/).
+	Path string `json:"path"`
+	// Of is the path of the file it is a version of.
+	Of string `json:"of"`
+	// Time is when the version was replaced (UTC).
+	Time time.Time `json:"time"`
+	// SHA256Prefix is the first 16 hex digits of the version's sha256.
+	SHA256Prefix string `json:"sha256_prefix"`
+	// Size is the version's size in bytes.
+	Size int64 `json:"size"`
+}
+
+// Snapshots lists the stored versions of rel, newest first.
+func (s *Store) Snapshots(rel string) ([]Snapshot, error) {
+	rel, err := CleanPath(rel)
+	if err != nil {
+		return nil, err
+	}
+	dir := path.Join(SnapshotDir, rel)
+	entries, err := fs.ReadDir(s.root.FS(), dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, internal("list snapshots of "+rel, err)
+	}
+	var out []Snapshot
+	for _, e := range entries {
+		if e.IsDir() || IsTempName(e.Name()) {
+			continue
+		}
+		name := strings.TrimSuffix(e.Name(), path.Ext(rel))
+		i := strings.LastIndexByte(name, '-')
+		if i < 0 {
+			continue
+		}
+		t, err := time.Parse(snapshotStamp, name[:i])
+		if err != nil {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		out = append(out, Snapshot{Path: path.Join(dir, e.Name()), Of: rel, Time: t, SHA256Prefix: name[i+1:], Size: info.Size()})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path > out[j].Path })
+	return out, nil
+}

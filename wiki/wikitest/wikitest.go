@@ -1,0 +1,161 @@
+// Package wikitest holds helpers for tests and benchmarks: finding the shared
+// corpora beside the repository, copying trees, and fingerprinting a folder
+// so a test can prove nothing changed.
+package wikitest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// RepoRoot returns the repository's root folder (where go.mod is).
+func RepoRoot(tb testing.TB) string {
+	tb.Helper()
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		tb.Fatal("cannot locate wikitest source")
+	}
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// SharedDir returns ../shared beside the repository, or skips the test with
+// a clear message when it is absent (a user's clone has none). Set
+// LLMWIKI_SHARED to use another location.
+func SharedDir(tb testing.TB) string {
+	tb.Helper()
+	dir := os.Getenv("LLMWIKI_SHARED")
+	if dir == "" {
+		dir = filepath.Join(RepoRoot(tb), "..", "shared")
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "corpora")); err != nil || !fi.IsDir() {
+		tb.Skipf("skipping: the shared corpora are not at %s (they sit beside the repository in CI; set LLMWIKI_SHARED to point elsewhere)", dir)
+	}
+	return dir
+}
+
+// Corpus returns a folder under shared/corpora, skipping when absent.
+func Corpus(tb testing.TB, rel string) string {
+	tb.Helper()
+	dir := filepath.Join(SharedDir(tb), "corpora", filepath.FromSlash(rel))
+	if _, err := os.Stat(dir); err != nil {
+		tb.Skipf("skipping: corpus %s is missing", dir)
+	}
+	return dir
+}
+
+// CopyTree copies the regular files under src into dst (created), keeping
+// relative paths, as a user drops files into a folder. It returns how many
+// files it copied. Only files whose name has one of exts (e.g. ".md") are
+// copied when exts is not empty.
+func CopyTree(tb testing.TB, src, dst string, exts ...string) int {
+	tb.Helper()
+	n := 0
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || !d.Type().IsRegular() {
+			return nil
+		}
+		if len(exts) > 0 {
+			ok := false
+			for _, e := range exts {
+				ok = ok || strings.EqualFold(filepath.Ext(p), e)
+			}
+			if !ok {
+				return nil
+			}
+		}
+		rel, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		in, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		f, err := os.Create(out)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(f, in); err != nil {
+			f.Close()
+			return err
+		}
+		n++
+		return f.Close()
+	})
+	if err != nil {
+		tb.Fatalf("copy %s: %v", src, err)
+	}
+	return n
+}
+
+// TreeHashes maps every regular file and symlink under dir (relative,
+// slash-separated) to the sha256 of its content (symlinks: of their target
+// text), skipping paths for which skip returns true.
+func TreeHashes(tb testing.TB, dir string, skip func(rel string) bool) map[string]string {
+	tb.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if rel != "." && skip != nil && skip(rel) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			t, _ := os.Readlink(p)
+			out[rel] = "link:" + t
+		case d.Type().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			s := sha256.Sum256(b)
+			out[rel] = hex.EncodeToString(s[:])
+		case d.IsDir() && rel != ".":
+			out[rel+"/"] = "dir"
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatalf("hash tree %s: %v", dir, err)
+	}
+	return out
+}
+
+// DiffHashes lists paths added, removed or changed between two TreeHashes.
+func DiffHashes(before, after map[string]string) []string {
+	var d []string
+	for k, v := range before {
+		if w, ok := after[k]; !ok {
+			d = append(d, "removed "+k)
+		} else if w != v {
+			d = append(d, "changed "+k)
+		}
+	}
+	for k := range after {
+		if _, ok := before[k]; !ok {
+			d = append(d, "added "+k)
+		}
+	}
+	sort.Strings(d)
+	return d
+}

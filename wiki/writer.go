@@ -1,0 +1,656 @@
+package wiki
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+)
+
+// Op is the kind of a staged change in a [Tx].
+type Op string
+
+// The operations a transaction can stage.
+const (
+	OpCreate  Op = "create"  // a new file; fails if it exists
+	OpReplace Op = "replace" // new content for an existing (or, for derived files, missing) file
+	OpAppend  Op = "append"  // bytes added at the end; existing bytes kept
+	OpDelete  Op = "delete"  // remove a page (move_page); the old version is snapshotted
+)
+
+// Change is one committed change, as passed to [Derived] state.
+type Change struct {
+	Path string
+	Op   Op
+	// Data is the file's new content (nil after OpDelete).
+	Data []byte
+}
+
+type change struct {
+	rel     string
+	op      Op
+	data    []byte
+	old     []byte
+	existed bool
+	mode    fs.FileMode
+}
+
+// Tx is a write transaction: changes staged in it are committed together by
+// [Store.Update], all or none. A Tx is used by one goroutine, inside the
+// function passed to Update, while the project lock is held.
+type Tx struct {
+	s       *Store
+	ctx     context.Context
+	changes []*change
+	byPath  map[string]*change
+}
+
+// Update runs fn with a transaction while holding the project lock, then
+// commits what fn staged: every invariant of DESIGN.md §2 holds for each file.
+// If fn returns an error nothing is written. If a step of the commit fails,
+// files already renamed are put back and the error is returned; the old
+// content is byte-identical and no temp file is left.
+//
+// The paths written, with sha256 before and after, and the snapshots made are
+// added to the [Call] in ctx. When ctx has no Call, Update audits the write
+// itself as tool "internal", so no write is ever unaudited.
+func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
+	call := CallFrom(ctx)
+	own := call == nil
+	if own {
+		call = NewCall("internal", s.session, nil)
+		ctx = WithCall(ctx, call)
+	}
+	err := s.update(ctx, call, fn)
+	if own {
+		if aerr := s.Audit(call, err); aerr != nil {
+			s.log.Error("audit line not written", "err", aerr)
+		}
+	}
+	return err
+}
+
+func (s *Store) update(ctx context.Context, call *Call, fn func(*Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return Errorf(CodeConflict, "cancelled before the write started; nothing was written")
+	}
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	tx := &Tx{s: s, ctx: ctx, byPath: map[string]*change{}}
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := s.autoIndex(tx); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return Errorf(CodeConflict, "cancelled before commit; nothing was written")
+	}
+	committed, records, snaps, err := s.commit(tx)
+	if err != nil {
+		return err
+	}
+	call.addWrites(records, snaps)
+	if len(committed) > 0 {
+		s.noteCommitted(committed)
+		s.applyDerived(ctx, call, committed)
+	}
+	return nil
+}
+
+// Context returns the context of the Update call.
+func (tx *Tx) Context() context.Context { return tx.ctx }
+
+// Store returns the store the transaction writes to.
+func (tx *Tx) Store() *Store { return tx.s }
+
+// Read returns the current content of rel as this transaction sees it (staged
+// changes included). exists is false when the file does not exist.
+func (tx *Tx) Read(rel string) (data []byte, exists bool, err error) {
+	rel, err = CleanPath(rel)
+	if err != nil {
+		return nil, false, err
+	}
+	if c, ok := tx.byPath[rel]; ok {
+		if c.op == OpDelete {
+			return nil, false, nil
+		}
+		return c.data, true, nil
+	}
+	return tx.s.readRaw(rel)
+}
+
+// Staged reports the paths staged so far, in order.
+func (tx *Tx) Staged() []string {
+	out := make([]string, len(tx.changes))
+	for i, c := range tx.changes {
+		out[i] = c.rel
+	}
+	return out
+}
+
+// Create stages a new file. It is a CodeConflict error when rel exists.
+func (tx *Tx) Create(rel string, data []byte) error {
+	return tx.stage(rel, OpCreate, data, "")
+}
+
+// Replace stages new content for rel. When baseSHA256 is not "", the file's
+// current sha256 must equal it (CodeConflict otherwise): that is how a
+// caller proves it read the version it is replacing. Derived files
+// (index.md) may be replaced when missing.
+func (tx *Tx) Replace(rel string, data []byte, baseSHA256 string) error {
+	return tx.stage(rel, OpReplace, data, baseSHA256)
+}
+
+// Append stages bytes added at the end of rel (created when missing). The
+// existing bytes are kept exactly; when the file does not end with a newline
+// and data does not start with one, a newline is inserted first.
+func (tx *Tx) Append(rel string, data []byte) error {
+	return tx.stage(rel, OpAppend, data, "")
+}
+
+// Delete stages the removal of a page. baseSHA256, when not "", must match.
+func (tx *Tx) Delete(rel string, baseSHA256 string) error {
+	return tx.stage(rel, OpDelete, nil, baseSHA256)
+}
+
+func (tx *Tx) stage(rel string, op Op, data []byte, base string) error {
+	rel, err := CleanPath(rel)
+	if err != nil {
+		return err
+	}
+	if err := checkLayer(rel, op); err != nil {
+		return err
+	}
+	if IsTempName(rel) {
+		return Errorf(CodeInvalid, "%s is a reserved temp-file name", rel)
+	}
+	if err := tx.s.checkNoLinks(rel); err != nil {
+		return err
+	}
+	cur, exists, err := tx.Read(rel)
+	if err != nil {
+		return err
+	}
+	if base != "" {
+		base = strings.ToLower(strings.TrimSpace(base))
+		if !exists {
+			return Errorf(CodeNotFound, "%s does not exist, so base_sha256 cannot match; omit base_sha256 to create it", rel)
+		}
+		if got := SHA256Hex(cur); got != base {
+			return Errorf(CodeConflict, "%s changed since you read it (base_sha256 %s… does not match the current %s…); read it again, merge your change, and retry with the new sha256", rel, short(base), short(got))
+		}
+	}
+	switch op {
+	case OpCreate:
+		if exists {
+			return Errorf(CodeConflict, "%s already exists; it is never overwritten by a create", rel)
+		}
+	case OpReplace:
+		if !exists && LayerOf(rel) != LayerIndex && LayerOf(rel) != LayerContext && LayerOf(rel) != LayerGuidelines {
+			return Errorf(CodeNotFound, "%s does not exist; create it instead", rel)
+		}
+		if LayerOf(rel) == LayerGuidelines && exists {
+			if err := checkMyRulesKept(cur, data); err != nil {
+				return err
+			}
+		}
+	case OpAppend:
+		joined := make([]byte, 0, len(cur)+len(data)+1)
+		joined = append(joined, cur...)
+		if len(cur) > 0 && cur[len(cur)-1] != '\n' && (len(data) == 0 || data[0] != '\n') {
+			joined = append(joined, '\n')
+		}
+		data = append(joined, data...)
+	case OpDelete:
+		if !exists {
+			return Errorf(CodeNotFound, "%s does not exist", rel)
+		}
+	}
+	if c, ok := tx.byPath[rel]; ok {
+		// A second change to one path in one transaction: fold it in.
+		c.data = data
+		if op == OpDelete {
+			c.op = OpDelete
+		} else if c.op == OpDelete {
+			c.op = OpReplace
+		}
+		return nil
+	}
+	c := &change{rel: rel, op: op, data: data}
+	c.old, c.existed = cur, exists
+	if exists {
+		if fi, err := tx.s.root.Lstat(rel); err == nil {
+			c.mode = fi.Mode().Perm()
+		}
+	}
+	tx.changes = append(tx.changes, c)
+	tx.byPath[rel] = c
+	return nil
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+// checkLayer enforces the layer rules of DESIGN.md §2, invariant 2.
+func checkLayer(rel string, op Op) error {
+	switch LayerOf(rel) {
+	case LayerSchema:
+		return Errorf(CodeInvalid, "schema.md belongs to the person who owns the wiki; no tool writes it")
+	case LayerSources:
+		if op != OpCreate {
+			return Errorf(CodeInvalid, "%s is a raw source: sources are never rewritten, appended to or deleted (save a new file instead)", rel)
+		}
+	case LayerResearch:
+		if op != OpCreate && op != OpAppend {
+			return Errorf(CodeInvalid, "%s is a research note: it only grows by appending (research_save)", rel)
+		}
+	case LayerPages:
+		if !strings.HasSuffix(strings.ToLower(rel), ".md") {
+			return Errorf(CodeInvalid, "%s: pages are markdown files ending in .md", rel)
+		}
+	case LayerContext, LayerIndex, LayerGuidelines:
+		if op == OpDelete || op == OpAppend {
+			return Errorf(CodeInvalid, "%s can only be replaced as a whole", rel)
+		}
+	case LayerLog:
+		if op != OpAppend {
+			return Errorf(CodeInvalid, "log.md is append-only: existing entries are never rewritten")
+		}
+	case LayerState:
+		return Errorf(CodeInvalid, "%s is the server's own state; tools do not write it", rel)
+	default:
+		return Errorf(CodeInvalid, "%s is outside the wiki layout; pages go under pages/, raw documents under sources/", rel)
+	}
+	return nil
+}
+
+// snapshotted reports whether replaced versions of rel are kept as snapshots.
+// index.md is derived from the pages (rebuild_index regenerates it), and an
+// append keeps every old byte as a prefix, so neither needs one.
+func snapshotted(rel string, op Op) bool {
+	if op == OpAppend || op == OpCreate {
+		return false
+	}
+	return LayerOf(rel) != LayerIndex
+}
+
+// checkNoLinks refuses a target that is, or lies under, a symbolic link: the
+// writer never writes through a link, even one that stays inside the root
+// (it could carry a write from pages/ into sources/).
+func (s *Store) checkNoLinks(rel string) error {
+	parts := strings.Split(rel, "/")
+	for i := range parts {
+		p := strings.Join(parts[:i+1], "/")
+		fi, err := s.root.Lstat(p)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			if isEscape(err) {
+				return Errorf(CodeInvalid, "%s resolves outside the wiki root", rel)
+			}
+			return internal("inspect "+rel, err)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return Errorf(CodeInvalid, "%s goes through a symbolic link (%s); llmwiki never writes through links", rel, p)
+		}
+		if i < len(parts)-1 && !fi.IsDir() {
+			return Errorf(CodeInvalid, "%s: %s is a file, not a folder", rel, p)
+		}
+		if i == len(parts)-1 && fi.IsDir() {
+			return Errorf(CodeInvalid, "%s is a folder, not a file", rel)
+		}
+	}
+	return nil
+}
+
+func isEscape(err error) bool {
+	return err != nil && (strings.Contains(err.Error(), "escapes from parent") || strings.Contains(err.Error(), "path escapes"))
+}
+
+// readRaw reads rel through the root. A missing file is (nil, false, nil).
+func (s *Store) readRaw(rel string) ([]byte, bool, error) {
+	b, err := s.root.ReadFile(rel)
+	if err == nil {
+		return b, true, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if isEscape(err) {
+		return nil, false, Errorf(CodeInvalid, "%s resolves outside the wiki root", rel)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "is a directory") {
+		return nil, false, Errorf(CodeInvalid, "%s is a folder, not a file", rel)
+	}
+	return nil, false, internal("read "+rel, err)
+}
+
+// commit writes the staged changes. See Update for the guarantees.
+func (s *Store) commit(tx *Tx) ([]Change, []WriteRecord, []string, error) {
+	var todo []*change
+	for _, c := range tx.changes {
+		if c.op != OpDelete && c.existed && bytes.Equal(c.old, c.data) {
+			continue // nothing changes
+		}
+		todo = append(todo, c)
+	}
+	if len(todo) == 0 {
+		return nil, nil, nil, nil
+	}
+	// 1. Snapshot every version about to be replaced.
+	var snaps []string
+	for _, c := range todo {
+		if c.existed && snapshotted(c.rel, c.op) {
+			name, err := s.snapshot(c.rel, c.old)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			snaps = append(snaps, name)
+		}
+	}
+	// 2. Write every new version to a temp file beside its target.
+	temps := make([]string, len(todo))
+	cleanup := func() {
+		for _, t := range temps {
+			if t != "" {
+				_ = s.root.Remove(t)
+			}
+		}
+	}
+	for i, c := range todo {
+		if c.op == OpDelete {
+			continue
+		}
+		mode := c.mode
+		if mode == 0 {
+			mode = 0o644
+		}
+		t, err := s.writeTemp(c.rel, c.data, mode)
+		if err != nil {
+			cleanup()
+			return nil, nil, nil, err
+		}
+		temps[i] = t
+	}
+	// 3. Rename each into place; on failure put back what was done.
+	for i, c := range todo {
+		var err error
+		if c.op == OpDelete {
+			err = s.step("remove", c.rel)
+			if err == nil {
+				err = s.root.Remove(c.rel)
+			}
+		} else {
+			err = s.renameInto(temps[i], c.rel)
+			if err == nil {
+				temps[i] = ""
+			}
+		}
+		if err != nil {
+			cleanup()
+			s.rollback(todo[:i])
+			return nil, nil, nil, internal("write "+c.rel+" (nothing was changed)", err)
+		}
+	}
+	dirs := map[string]bool{}
+	for _, c := range todo {
+		dirs[path.Dir(c.rel)] = true
+	}
+	for d := range dirs {
+		if err := s.syncDir(d); err != nil {
+			s.log.Warn("fsync of folder failed", "dir", d, "err", err)
+		}
+	}
+	var out []Change
+	var recs []WriteRecord
+	for _, c := range todo {
+		r := WriteRecord{Path: c.rel}
+		if c.existed {
+			r.Before = SHA256Hex(c.old)
+		}
+		if c.op != OpDelete {
+			r.After = SHA256Hex(c.data)
+		}
+		recs = append(recs, r)
+		out = append(out, Change{Path: c.rel, Op: c.op, Data: c.data})
+	}
+	return out, recs, snaps, nil
+}
+
+// rollback restores the files of done changes to their old content.
+func (s *Store) rollback(done []*change) {
+	for i := len(done) - 1; i >= 0; i-- {
+		c := done[i]
+		var err error
+		if c.existed {
+			mode := c.mode
+			if mode == 0 {
+				mode = 0o644
+			}
+			var t string
+			if t, err = s.writeTemp(c.rel, c.old, mode); err == nil {
+				err = s.renameInto(t, c.rel)
+				if err != nil {
+					_ = s.root.Remove(t)
+				}
+			}
+		} else {
+			err = s.root.Remove(c.rel)
+		}
+		if err != nil {
+			s.log.Error("rollback failed; the snapshot holds the old version", "path", c.rel, "err", err)
+		}
+	}
+}
+
+func (s *Store) step(step, rel string) error {
+	if s.fault != nil {
+		return s.fault(step, rel)
+	}
+	return nil
+}
+
+// writeTemp writes data to a new temp file in rel's folder, fsyncs and
+// closes it, and returns the temp file's name.
+func (s *Store) writeTemp(rel string, data []byte, mode fs.FileMode) (string, error) {
+	dir := path.Dir(rel)
+	if err := s.root.MkdirAll(dir, 0o755); err != nil {
+		if isEscape(err) {
+			return "", Errorf(CodeInvalid, "%s resolves outside the wiki root", rel)
+		}
+		return "", internal("create folder for "+rel, err)
+	}
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := path.Join(dir, "."+path.Base(rel)+tempMarker+hex.EncodeToString(rnd[:]))
+	if len(path.Base(tmp)) > 255 {
+		tmp = path.Join(dir, tempMarker+hex.EncodeToString(rnd[:]))
+	}
+	if err := s.step("create", rel); err != nil {
+		return "", internal("create temp file for "+rel, err)
+	}
+	f, err := s.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return "", internal("create temp file for "+rel, err)
+	}
+	fail := func(what string, err error) (string, error) {
+		f.Close()
+		_ = s.root.Remove(tmp)
+		return "", internal(what+" "+rel, err)
+	}
+	if err := s.step("write", rel); err != nil {
+		return fail("write", err)
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail("write", err)
+	}
+	if err := s.step("sync", rel); err != nil {
+		return fail("fsync", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail("fsync", err)
+	}
+	if err := f.Close(); err != nil {
+		_ = s.root.Remove(tmp)
+		return "", internal("close "+rel, err)
+	}
+	return tmp, nil
+}
+
+func (s *Store) renameInto(tmp, rel string) error {
+	if err := s.step("rename", rel); err != nil {
+		return err
+	}
+	return s.root.Rename(tmp, rel)
+}
+
+func (s *Store) syncDir(dir string) error {
+	if err := s.step("syncdir", dir); err != nil {
+		return err
+	}
+	d, err := s.root.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// writeState atomically writes a file under .llmwiki/ (derived state: lint
+// findings, plans, eval results). It takes no snapshot and no audit line of
+// its own; callers hold whatever lock their state needs.
+func (s *Store) writeState(rel string, data []byte) error {
+	if LayerOf(rel) != LayerState {
+		return Errorf(CodeInvalid, "%s is not server state", rel)
+	}
+	t, err := s.writeTemp(rel, data, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := s.renameInto(t, rel); err != nil {
+		_ = s.root.Remove(t)
+		return internal("write "+rel, err)
+	}
+	return s.syncDir(path.Dir(rel))
+}
+
+// WriteState atomically writes derived state under .llmwiki/ (rel must start
+// with ".llmwiki/"). It is for state the server owns (lint findings, plans,
+// eval results); it is not snapshotted.
+func (s *Store) WriteState(rel string, data []byte) error {
+	rel, err := CleanPath(rel)
+	if err != nil {
+		return err
+	}
+	return s.writeState(rel, data)
+}
+
+// ReadState reads a file under .llmwiki/. A missing file is (nil, false, nil).
+func (s *Store) ReadState(rel string) ([]byte, bool, error) {
+	rel, err := CleanPath(rel)
+	if err != nil {
+		return nil, false, err
+	}
+	if LayerOf(rel) != LayerState {
+		return nil, false, Errorf(CodeInvalid, "%s is not server state", rel)
+	}
+	return s.readRaw(rel)
+}
+
+// checkMyRulesKept refuses a new guidelines.md whose "## My Rules" section
+// differs from the old one's.
+func checkMyRulesKept(old, new []byte) error {
+	o, _ := sectionBytes(old, "My Rules")
+	n, _ := sectionBytes(new, "My Rules")
+	if !bytes.Equal(o, n) {
+		return Errorf(CodeInvalid, "guidelines.md: the \"## My Rules\" section belongs to the person and must stay byte-identical")
+	}
+	return nil
+}
+
+// sectionBytes returns the bytes of the level-2 section titled title (its
+// heading line through the line before the next level-1 or level-2 heading),
+// skipping headings inside fenced code.
+func sectionBytes(doc []byte, title string) ([]byte, bool) {
+	start, end := SectionRange(doc, title)
+	if start < 0 {
+		return nil, false
+	}
+	return doc[start:end], true
+}
+
+// SectionRange returns the byte range [start, end) of the level-2 section
+// titled title in doc: from its "## title" line to the next "# " or "## "
+// heading outside fenced code, or the end. start is -1 when there is none.
+// Headings are matched after trimming; a heading like "## Eval Insights
+// (auto-generated ...)" matches the title "Eval Insights".
+func SectionRange(doc []byte, title string) (int, int) {
+	start := -1
+	fence := ""
+	off := 0
+	for off < len(doc) {
+		end := bytes.IndexByte(doc[off:], '\n')
+		next := len(doc)
+		if end >= 0 {
+			next = off + end + 1
+		}
+		line := strings.TrimRight(string(doc[off:next]), "\r\n")
+		t := strings.TrimLeft(line, " ")
+		if fence != "" {
+			if strings.HasPrefix(t, fence) && strings.TrimSpace(strings.TrimLeft(t, fence[:1])) == "" {
+				fence = ""
+			}
+		} else if f := fenceOpen(t); f != "" && len(line)-len(t) < 4 {
+			fence = f
+		} else if strings.HasPrefix(line, "# ") || strings.HasPrefix(line, "## ") {
+			if start >= 0 {
+				return start, off
+			}
+			if h := strings.TrimSpace(strings.TrimPrefix(line, "## ")); strings.HasPrefix(line, "## ") &&
+				(h == title || strings.HasPrefix(h, title+" ")) {
+				start = off
+			}
+		}
+		off = next
+	}
+	if start >= 0 {
+		return start, len(doc)
+	}
+	return -1, -1
+}
+
+// fenceOpen returns the fence ("```" or "~~~", at its full length) that line
+// opens, or "".
+func fenceOpen(line string) string {
+	for _, ch := range []string{"`", "~"} {
+		n := 0
+		for n < len(line) && line[n] == ch[0] {
+			n++
+		}
+		if n >= 3 {
+			if ch == "`" && strings.Contains(line[n:], "`") {
+				return ""
+			}
+			return line[:n]
+		}
+	}
+	return ""
+}
+
+var _ = fmt.Sprintf
