@@ -92,14 +92,16 @@ func newTool[In, Out any](d Deps, name, toolset, title, description string, h hi
 // missing required fields are refused by name), a [wiki.Call] in the context,
 // one audit line, and errors mapped by [toolError].
 func typed[In, Out any](d Deps, t mcp.Tool, fn func(context.Context, In) (Out, error)) server.ToolHandlerFunc {
-	validate := schemaValidator(t)
+	// Compiled on first call: start-up cost matters to editors that spawn
+	// the server for every session.
+	validate := sync.OnceValue(func() func(any) error { return schemaValidator(t) })
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		raw := req.GetRawArguments()
 		call := wiki.NewCall(t.Name, sessionID(ctx, d.Store), raw)
 		fillClient(ctx, call)
 		ctx = wiki.WithCall(ctx, call)
 		var in In
-		err := decodeArgs(raw, &in, validate)
+		err := decodeArgs(raw, &in, validate())
 		var out Out
 		if err == nil {
 			out, err = fn(ctx, in)
@@ -177,6 +179,9 @@ func decodeArgs(raw any, v any, validate func(any) error) error {
 	b, err := json.Marshal(raw)
 	if err != nil {
 		return wiki.Errorf(wiki.CodeInvalid, "arguments are not a JSON object")
+	}
+	if string(b) == "null" {
+		b = []byte("{}")
 	}
 	var generic any
 	if err := json.Unmarshal(b, &generic); err != nil {

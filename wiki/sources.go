@@ -287,8 +287,11 @@ type SourceWrite struct {
 // exactly as given (after base64 decoding when asked).
 func (s *Store) SaveSource(ctx context.Context, in SourceInput) (SourceWrite, error) {
 	var out SourceWrite
-	p := strings.TrimPrefix(in.Path, "./")
-	if p != "" && !strings.HasPrefix(p, "sources/") {
+	p, err := CleanPath(in.Path)
+	if err != nil {
+		return out, err
+	}
+	if !strings.HasPrefix(p, "sources/") {
 		p = "sources/" + p
 	}
 	rel, err := CleanPath(p)

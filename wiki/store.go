@@ -29,6 +29,7 @@ type Store struct {
 	log     *slog.Logger
 	now     func() time.Time
 	session string
+	bg      sync.WaitGroup // background work started by Open
 
 	// fault, when set (tests only), is called before each step of an atomic
 	// write ("create", "write", "sync", "rename", "syncdir") and can fail it.
@@ -100,14 +101,22 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		return nil, internal("create lock file", err)
 	}
 	s.flock = flock.New(filepath.Join(abs, filepath.FromSlash(LockFile)))
-	if err := s.removeStaleTemps(context.Background()); err != nil {
-		s.log.Warn("could not clean temp files", "err", err)
-	}
+	// Temp files of a crashed writer are removed in the background, under
+	// the lock, so opening a large wiki stays fast.
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		if err := s.removeStaleTemps(context.Background()); err != nil {
+			s.log.Warn("could not clean temp files", "err", err)
+		}
+	}()
 	return s, nil
 }
 
-// Close releases the root and the lock file handle.
+// Close waits for background work, then releases the root and the lock
+// file handle.
 func (s *Store) Close() error {
+	s.bg.Wait()
 	s.closeDerived()
 	if s.flock != nil {
 		_ = s.flock.Close()

@@ -46,7 +46,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 		printConnectHelp(e, dir)
 	}
 	log.Info("serving over stdio", "root", dir, "tools", len(names))
-	return serveStdio(ctx, srv, e)
+	return serveStdio(ctx, srv, e, st)
 }
 
 // openOrCreate opens the wiki at dir, creating it with init's files first

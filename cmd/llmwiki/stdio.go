@@ -11,6 +11,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -21,13 +22,18 @@ const maxRequestBytes = 32 << 20
 // serveStdio serves srv on e.stdin/e.stdout until EOF or ctx ends. Lines are
 // screened before mcp-go sees them: a line that is not valid UTF-8, or longer
 // than maxRequestBytes, gets a JSON-RPC parse error (-32700) carrying the
-// request's id when it can be read, and the next line is served. stdout
-// carries only JSON-RPC; every write to it is one whole message.
-func serveStdio(ctx context.Context, srv *server.MCPServer, e env) error {
+// request's id when it can be read, the rejection is audited (tool
+// "protocol", or the tool the request named), and the next line is served.
+// stdout carries only JSON-RPC; every write to it is one whole message.
+func serveStdio(ctx context.Context, srv *server.MCPServer, e env, st *wiki.Store) error {
 	out := &lockedWriter{w: e.stdout}
 	pr, pw := io.Pipe()
+	reject := func(line []byte, msg string) {
+		writeParseError(out, line, msg)
+		auditRejected(st, line, msg)
+	}
 	go func() {
-		pw.CloseWithError(screenLines(e.stdin, pw, out))
+		pw.CloseWithError(screenLines(e.stdin, pw, reject))
 	}()
 	ss := newStdioServer(srv)
 	ss.SetErrorLogger(log.New(e.stderr, "llmwiki: mcp: ", 0))
@@ -50,17 +56,17 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// screenLines copies good lines from r to w and answers bad ones on out.
-func screenLines(r io.Reader, w io.Writer, out io.Writer) error {
+// screenLines copies good lines from r to w and passes bad ones to reject.
+func screenLines(r io.Reader, w io.Writer, reject func(line []byte, msg string)) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, tooLong, err := readLine(br)
 		if len(line) > 0 || tooLong {
 			switch {
 			case tooLong:
-				writeParseError(out, line, "request is larger than 32 MiB")
+				reject(line, "request is larger than 32 MiB")
 			case !utf8.Valid(line):
-				writeParseError(out, line, "request is not valid UTF-8")
+				reject(line, "request is not valid UTF-8")
 			default:
 				if _, werr := w.Write(line); werr != nil {
 					return werr
@@ -100,6 +106,26 @@ func readLine(br *bufio.Reader) ([]byte, bool, error) {
 		}
 		return buf, false, err
 	}
+}
+
+// auditRejected writes the audit line of a request the screen refused.
+func auditRejected(st *wiki.Store, line []byte, msg string) {
+	if st == nil {
+		return
+	}
+	var probe struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	json.Unmarshal(bytes.ToValidUTF8(line, []byte("\uFFFD")), &probe)
+	tool := "protocol"
+	if probe.Method == "tools/call" && probe.Params.Name != "" && utf8.ValidString(probe.Params.Name) && len(probe.Params.Name) < 64 {
+		tool = probe.Params.Name
+	}
+	c := wiki.NewCall(tool, st.SessionID(), map[string]any{"method": probe.Method, "bytes": len(line)})
+	st.Audit(c, wiki.Errorf(wiki.CodeInvalid, "parse error: %s", msg))
 }
 
 // writeParseError answers a line that cannot be handed to the server.

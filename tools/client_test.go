@@ -1,0 +1,268 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// harness is a wiki served to mcp-go's in-process client.
+type harness struct {
+	t      *testing.T
+	dir    string
+	parent string
+	store  *wiki.Store
+	c      *client.Client
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "wiki")
+	if _, err := wiki.Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	st, err := wiki.Open(dir, wiki.WithLogger(quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, _, err := NewServer(Deps{Store: st, Log: quiet}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.NewInProcessClient(srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "go-test", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(); st.Close() })
+	return &harness{t: t, dir: dir, parent: parent, store: st, c: c}
+}
+
+func (h *harness) call(name string, args map[string]any) *mcp.CallToolResult {
+	h.t.Helper()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	r, err := h.c.CallTool(context.Background(), req)
+	if err != nil {
+		h.t.Fatalf("%s: protocol error %v", name, err)
+	}
+	return r
+}
+
+// ok calls a tool that must succeed and decodes its structured result.
+func (h *harness) ok(name string, args map[string]any) map[string]any {
+	h.t.Helper()
+	r := h.call(name, args)
+	if r.IsError {
+		h.t.Fatalf("%s failed: %s", name, text(r))
+	}
+	b, _ := json.Marshal(r.StructuredContent)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	return m
+}
+
+func text(r *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range r.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func (h *harness) auditCount() int {
+	files, _ := filepath.Glob(filepath.Join(h.dir, ".llmwiki", "audit", "*.jsonl"))
+	n := 0
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		n += strings.Count(string(b), "\n")
+	}
+	return n
+}
+
+// state fingerprints everything under the parent folder except the audit log.
+func (h *harness) state() map[string]string {
+	out := map[string]string{}
+	filepath.WalkDir(h.parent, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(h.parent, p)
+		if strings.Contains(filepath.ToSlash(rel), ".llmwiki/audit/") {
+			return nil
+		}
+		b, _ := os.ReadFile(p)
+		out[rel] = wiki.SHA256Hex(b)
+		return nil
+	})
+	return out
+}
+
+// TestBadInput: each bad input is a clear tool error that names the problem
+// without a host path, writes nothing but its one audit line, and leaves the
+// session usable.
+func TestBadInput(t *testing.T) {
+	h := newHarness(t)
+	outside := filepath.Join(h.parent, "outside")
+	os.MkdirAll(outside, 0o755)
+	os.WriteFile(filepath.Join(outside, "secret.md"), []byte("secret\n"), 0o644)
+	os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(h.dir, "pages", "leak.md"))
+	os.Symlink(outside, filepath.Join(h.dir, "pages", "outdir"))
+	os.MkdirAll(h.dir+"-evil", 0o755)
+	os.WriteFile(filepath.Join(h.dir+"-evil", "keep.md"), []byte("keep\n"), 0o644)
+	os.WriteFile(filepath.Join(h.dir, "sources", "raw.md"), []byte("raw\n"), 0o644)
+	page := h.ok("write_page", map[string]any{"title": "Topic", "body": "v1\n"})
+	h.ok("write_page", map[string]any{"title": "Topic", "body": "v2\n", "base_sha256": page["sha256"]})
+
+	cases := []struct {
+		name, tool string
+		args       map[string]any
+		want       string
+	}{
+		{"slug with ../", "write_page", map[string]any{"title": "x", "slug": "../escape", "body": "x"}, "invalid: slug"},
+		{"absolute path (read)", "read_page", map[string]any{"path": "/etc/passwd"}, "invalid: path \"/etc/passwd\" is absolute"},
+		{"absolute path (save)", "save_source", map[string]any{"path": "/tmp/evil.md", "content": "x"}, "invalid:"},
+		{"symlinked page leading out (read)", "read_page", map[string]any{"path": "pages/leak.md"}, "outside the wiki root"},
+		{"symlinked page leading out (write)", "write_page", map[string]any{"title": "leak", "body": "x"}, "invalid:"},
+		{"symlinked folder leading out", "save_source", map[string]any{"path": "../pages/outdir/x.md", "content": "x"}, "invalid:"},
+		{"sibling with the root's name as prefix", "read_page", map[string]any{"path": "../wiki-evil/keep.md"}, "invalid:"},
+		{"overwrite a source", "save_source", map[string]any{"path": "sources/raw.md", "content": "changed"}, "conflict: sources/raw.md already exists"},
+		{"stale base_sha256", "write_page", map[string]any{"title": "Topic", "body": "v3", "base_sha256": page["sha256"]}, "conflict: pages/topic.md changed since you read it"},
+		{"context over the cap", "atomic_write_context", map[string]any{"content": strings.Repeat("line\n", 401)}, "too_large: content has 401 lines; context.md's cap is 400"},
+		{"unknown argument", "read_page", map[string]any{"path": "index.md", "pth": "x"}, "unknown argument 'pth'"},
+		{"wrong type", "list_pages", map[string]any{"limit": "ten"}, "argument limit: expected integer"},
+		{"missing required argument", "save_source", map[string]any{"content": "x"}, "missing required argument"},
+		{"unknown page", "read_page", map[string]any{"slug": "nothing here"}, "not_found: page \"nothing here\" not found; use search_wiki or list_pages"},
+		{"bad log op", "append_log", map[string]any{"op": "rm", "title": "x"}, "invalid:"},
+		{"frontmatter in body", "write_page", map[string]any{"title": "x", "body": "---\ntitle: y\n---\nz"}, "invalid: body starts with a frontmatter block"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before, audits := h.state(), h.auditCount()
+			r := h.call(c.tool, c.args)
+			msg := text(r)
+			if !r.IsError {
+				t.Fatalf("succeeded: %s", msg)
+			}
+			if !strings.Contains(msg, c.want) {
+				t.Errorf("message %q lacks %q", msg, c.want)
+			}
+			if strings.Contains(msg, h.parent) || strings.Contains(msg, "goroutine") {
+				t.Errorf("message leaks a host path or a stack: %q", msg)
+			}
+			after := h.state()
+			for k, v := range before {
+				if after[k] != v {
+					t.Errorf("%s changed", k)
+				}
+			}
+			for k := range after {
+				if _, ok := before[k]; !ok {
+					t.Errorf("%s was created", k)
+				}
+			}
+			if n := h.auditCount(); n != audits+1 {
+				t.Errorf("%d audit lines written, want 1", n-audits)
+			}
+			// The session goes on.
+			h.ok("load_project", nil)
+		})
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "secret.md")); string(b) != "secret\n" {
+		t.Error("the file outside the root changed")
+	}
+}
+
+// TestAuditPerCall: every call, read or write, good or bad, leaves one line
+// carrying the client's identity.
+func TestAuditPerCall(t *testing.T) {
+	h := newHarness(t)
+	h.ok("load_project", nil)
+	h.ok("list_pages", nil)
+	h.ok("write_page", map[string]any{"title": "A", "body": "a"})
+	h.call("read_page", map[string]any{"slug": "missing"})
+	files, _ := filepath.Glob(filepath.Join(h.dir, ".llmwiki", "audit", "*.jsonl"))
+	var lines []wiki.AuditRecord
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			var r wiki.AuditRecord
+			if err := json.Unmarshal([]byte(l), &r); err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, r)
+		}
+	}
+	if len(lines) != 4 {
+		t.Fatalf("%d audit lines, want 4", len(lines))
+	}
+	tools := []string{lines[0].Tool, lines[1].Tool, lines[2].Tool, lines[3].Tool}
+	if strings.Join(tools, ",") != "load_project,list_pages,write_page,read_page" {
+		t.Errorf("tools = %v", tools)
+	}
+	for _, l := range lines {
+		if l.Client != "go-test 1" || l.Session == "" {
+			t.Errorf("line lacks identity: %+v", l)
+		}
+	}
+	if lines[3].Outcome != "error" || lines[3].Code != wiki.CodeNotFound {
+		t.Errorf("error line: %+v", lines[3])
+	}
+	if len(lines[2].Writes) != 2 { // the page and index.md
+		t.Errorf("write_page writes: %+v", lines[2].Writes)
+	}
+	if len(lines[0].Reads) == 0 {
+		t.Errorf("load_project recorded no reads")
+	}
+}
+
+// TestInvalidUTF8Argument calls the handler directly: JSON transports turn
+// invalid bytes into U+FFFD before a handler runs (the stdio screen answers
+// them with a parse error), so only an in-process caller can deliver them.
+func TestInvalidUTF8Argument(t *testing.T) {
+	h := newHarness(t)
+	var wp Tool
+	for _, tool := range Catalogue(Deps{Store: h.store}) {
+		if tool.Tool.Name == "write_page" {
+			wp = tool
+		}
+	}
+	before, audits := h.state(), h.auditCount()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "write_page"
+	req.Params.Arguments = map[string]any{"title": "bad \xff byte", "body": "x"}
+	r, err := wp.Handler(context.Background(), req)
+	if err != nil || !r.IsError || !strings.Contains(text(r), "invalid: argument title is not valid UTF-8") {
+		t.Fatalf("result %v %v", text(r), err)
+	}
+	if n := h.auditCount(); n != audits+1 {
+		t.Errorf("%d audit lines, want 1", n-audits)
+	}
+	after := h.state()
+	if len(after) != len(before) {
+		t.Error("files changed")
+	}
+}

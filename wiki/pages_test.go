@@ -1,0 +1,172 @@
+package wiki
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSlugify(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"Electron IPC patterns", "electron-ipc-patterns"},
+		{"Café au lait", "cafe-au-lait"},
+		{"Straße & Größe", "strasse-grosse"},
+		{"  --Hello__World--  ", "hello-world"},
+		{"C++ in 2026: a review", "c-in-2026-a-review"},
+		{"con", "con-page"},
+		{"NUL", "nul-page"},
+		{"Ærø Łódź", "aero-lodz"},
+	}
+	for _, c := range cases {
+		got, err := Slugify(c.in)
+		if err != nil || got != c.want {
+			t.Errorf("Slugify(%q) = %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+	// No ASCII left: a deterministic hash slug.
+	a, _ := Slugify("グラフビュー")
+	b, _ := Slugify("グラフビュー")
+	if a != b || !strings.HasPrefix(a, "page-") || !ValidSlug(a) {
+		t.Errorf("CJK title slug = %q, %q", a, b)
+	}
+	e, _ := Slugify("🎉🎉")
+	if e == a || !ValidSlug(e) {
+		t.Errorf("emoji slug = %q", e)
+	}
+	for _, bad := range []string{"", "   ", "\t\n"} {
+		if _, err := Slugify(bad); CodeOf(err) != CodeInvalid {
+			t.Errorf("Slugify(%q) err = %v", bad, err)
+		}
+	}
+	long := strings.Repeat("word ", 40)
+	if s, _ := Slugify(long); len(s) > MaxSlugLen || strings.HasSuffix(s, "-") {
+		t.Errorf("long slug = %q", s)
+	}
+}
+
+func TestNormalizeSlug(t *testing.T) {
+	for _, in := range []string{"My Topic", "my_topic", "MY-TOPIC", "my-topic.md", "My\u00a0Topic"} {
+		if got, err := NormalizeSlug(in); err != nil || got != "my-topic" {
+			t.Errorf("NormalizeSlug(%q) = %q, %v", in, got, err)
+		}
+	}
+	// NFC and NFD spellings of one name are one page.
+	nfc, _ := NormalizeSlug("Caf\u00e9")
+	nfd, _ := NormalizeSlug("Cafe\u0301")
+	if nfc != nfd {
+		t.Errorf("NFC %q != NFD %q", nfc, nfd)
+	}
+	for _, bad := range []string{"../x", "a/b", `a\b`, "c:x", "..", "a\x00b"} {
+		if _, err := NormalizeSlug(bad); CodeOf(err) != CodeInvalid {
+			t.Errorf("NormalizeSlug(%q) err = %v, want invalid", bad, err)
+		}
+	}
+}
+
+func TestCleanPath(t *testing.T) {
+	good := map[string]string{
+		"pages/x.md":        "pages/x.md",
+		"pages//x.md":       "pages/x.md",
+		"./pages/x.md":      "pages/x.md",
+		"sources/a b/c.pdf": "sources/a b/c.pdf",
+	}
+	for in, want := range good {
+		if got, err := CleanPath(in); err != nil || got != want {
+			t.Errorf("CleanPath(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "/etc/passwd", "../x", "pages/../../x", `pages\x.md`, "C:/x", "pages/con.md", "pages/aux", "pages/x.md.", "pages/x ", "a\x01b", "~/x", "pages/a:b.md", "\xff"} {
+		if _, err := CleanPath(bad); CodeOf(err) != CodeInvalid {
+			t.Errorf("CleanPath(%q) err = %v, want invalid", bad, err)
+		}
+	}
+}
+
+// Titles and values that break naive frontmatter templates round-trip
+// exactly through write_page and read_page.
+func TestFrontmatterRoundTrip(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	titles := []string{
+		"Key: value", `He said "hi"`, "It's `code`", "*bold* claim", "true", "null", "123",
+		"line one\nline two", "- dash start", "# hash start", "[brackets]", "{braces}", "@at", "  padded  ", "trailing:",
+		"colon: and # hash", "ünïcödé ✓", "'single'", "multi\n\nparagraph\n",
+	}
+	for i, title := range titles {
+		w, err := s.WritePage(ctx, PageInput{Title: title, Slug: "t" + fmtInt(i), Summary: "s: " + string([]rune(title)[0:1]), Tags: []string{"true", "a:b"}, Body: "body\n"})
+		if err != nil {
+			t.Fatalf("%q: %v", title, err)
+		}
+		fc, err := s.Read(ctx, ReadInput{Path: w.Path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fc.Frontmatter["title"]; got != title {
+			t.Errorf("title %q came back as %q", title, got)
+		}
+		if tags := MetaList(fc.Frontmatter, "tags"); len(tags) != 2 || tags[0] != "true" || tags[1] != "a:b" {
+			t.Errorf("tags came back as %v", tags)
+		}
+		if fc.Body != "body\n" {
+			t.Errorf("body came back as %q", fc.Body)
+		}
+	}
+}
+
+// Unknown frontmatter keys are kept byte for byte on update, comments and
+// quoting included; created is kept and updated moves.
+func TestUnknownKeysKept(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := t0
+	s, dir := newTestStore(t, WithClock(func() time.Time { return now }))
+	ctx := context.Background()
+	raw := "---\ntitle: Old\npermalink: 'kept/as-is'   # a comment\ncssclasses:\n  - wide\n  -   narrow\ncreated: 2020-05-01T10:00:00Z\n---\n# Old\n"
+	os.WriteFile(filepath.Join(dir, "pages", "old.md"), []byte(raw), 0o644)
+	fc, err := s.Read(ctx, ReadInput{Slug: "old"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now = t0.Add(time.Hour)
+	if _, err := s.WritePage(ctx, PageInput{Title: "New title", Slug: "old", Body: "# New\n", BaseSHA256: fc.SHA256}); err != nil {
+		t.Fatal(err)
+	}
+	got := readFile(t, dir, "pages/old.md")
+	for _, want := range []string{"permalink: 'kept/as-is'   # a comment\n", "cssclasses:\n  - wide\n  -   narrow\n", "title: New title\n", "created: \"2020-05-01T10:00:00Z\"\n", "updated: \"2026-01-01T01:00:00Z\"\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("page lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Count(got, "---\n") != 2 {
+		t.Errorf("more than one frontmatter block:\n%s", got)
+	}
+}
+
+// One page under many names: case, separators and Unicode form.
+func TestPageIdentity(t *testing.T) {
+	s, dir := newTestStore(t)
+	ctx := context.Background()
+	os.WriteFile(filepath.Join(dir, "pages", "My Topic.md"), []byte("# My Topic\n"), 0o644)
+	for _, name := range []string{"my topic", "MY_TOPIC", "my-topic"} {
+		_, err := s.WritePage(ctx, PageInput{Title: "x", Slug: name, Body: "y"})
+		wantCode(t, err, CodeConflict)
+		if err != nil && !strings.Contains(err.Error(), "pages/My Topic.md") {
+			t.Errorf("conflict does not name the existing file: %v", err)
+		}
+		p, err := s.ResolvePage(name)
+		if err != nil || p != "pages/My Topic.md" {
+			t.Errorf("ResolvePage(%q) = %q, %v", name, p, err)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "pages"))
+	if len(entries) != 1 {
+		t.Errorf("pages/ holds %d files, want 1", len(entries))
+	}
+	_, err := s.ResolvePage("no such page")
+	wantCode(t, err, CodeNotFound)
+	if !strings.Contains(err.Error(), "search_wiki") {
+		t.Errorf("not-found error gives no next step: %v", err)
+	}
+}
