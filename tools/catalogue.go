@@ -2,7 +2,6 @@ package tools
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -35,17 +34,35 @@ type Options struct {
 	Toolsets []string
 }
 
-// Toolsets returns the names of the toolsets in the catalogue, sorted.
-func Toolsets(d Deps) []string {
-	seen := map[string]bool{}
-	for _, t := range Catalogue(d) {
-		seen[t.Toolset] = true
+// ToolsetDoc documents one toolset: a group of tools a client can load on
+// its own with serve --toolsets, so a client with a small context budget (a
+// local 3B model, an editor with a tool cap) loads only what its workflow
+// needs. Every tool belongs to exactly one toolset.
+type ToolsetDoc struct {
+	Name string
+	// Summary says what the group is for, in one line (README, --help).
+	Summary string
+}
+
+// ToolsetDocs lists the toolsets, in the order help shows them. A tool whose
+// Toolset is not listed here fails TestCatalogueChecks: add a line when a
+// new group is needed, and keep the README table in step (it is generated).
+var ToolsetDocs = []ToolsetDoc{
+	{"core", "orientation, reading, searching and the log: enough to answer questions from the wiki"},
+	{"build", "folding sources into context.md and regenerating index.md"},
+	{"pages", "writing, editing, moving and restoring pages"},
+	{"sources", "adding raw documents and research notes under sources/"},
+	{"lint", "checking the wiki's layout and content"},
+	{"plans", "plans a model proposes and a person approves before they run"},
+}
+
+// Toolsets returns the names of the documented toolsets, in [ToolsetDocs]
+// order. "all" selects every one.
+func Toolsets(Deps) []string {
+	out := make([]string, 0, len(ToolsetDocs))
+	for _, t := range ToolsetDocs {
+		out = append(out, t.Name)
 	}
-	out := make([]string, 0, len(seen))
-	for s := range seen {
-		out = append(out, s)
-	}
-	sort.Strings(out)
 	return out
 }
 

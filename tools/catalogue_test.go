@@ -83,8 +83,12 @@ func TestCatalogueChecks(t *testing.T) {
 		if *a.ReadOnlyHint && *a.DestructiveHint {
 			t.Errorf("%s: read-only and destructive", tt.Name)
 		}
-		if tool.Toolset == "" {
-			t.Errorf("%s: no toolset", tt.Name)
+		documented := false
+		for _, ts := range ToolsetDocs {
+			documented = documented || ts.Name == tool.Toolset
+		}
+		if !documented {
+			t.Errorf("%s: toolset %q is not one of ToolsetDocs in tools/catalogue.go; use one or document a new one there", tt.Name, tool.Toolset)
 		}
 		var schema struct {
 			Type       string                     `json:"type"`

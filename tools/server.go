@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"github.com/llmwiki/llmwiki/prompts"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -11,18 +12,34 @@ var Version = "0.1.0-dev"
 // few lines, for the agent's system prompt.
 const Instructions = `llmwiki keeps a markdown wiki: raw sources/ (immutable), pages/ written by agents, context.md (the synthesis), index.md, guidelines.md and log.md. Reach it only through these tools; every write is validated, locked, snapshotted, atomic and audited.
 Workflow: 1) load_project first (rules, guidelines, synthesis, what is pending). 2) To answer a question, search_wiki or read index.md, then read_page; read sources only when the wiki lacks the answer. 3) To ingest, save_source, then write_page for each topic (read_page first and pass base_sha256 to update). 4) To build, gather_sources until next_cursor is absent, then atomic_write_context with folded_sources. 5) End every workflow with one append_log entry.
+The prompts ingest, build, query, lint and research spell each workflow out step by step.
 Errors say what to do next (a conflict means read the page again and merge).`
 
-// NewServer builds the MCP server with the selected tools registered.
+// NewServer builds the MCP server with the selected tools registered, and
+// the workflow prompts (package prompts) whose tools are all there, with
+// completions for their arguments (page slugs, source paths). Every
+// transport (stdio, HTTP) serves what this returns.
 func NewServer(d Deps, opts Options) (*server.MCPServer, []string, error) {
-	s := server.NewMCPServer("llmwiki", Version,
-		server.WithInstructions(Instructions),
-		server.WithToolCapabilities(true),
-		server.WithRecovery(),
-	)
-	names, err := Register(s, d, opts)
+	sel, err := Select(d, opts)
 	if err != nil {
 		return nil, nil, err
 	}
+	names := make([]string, 0, len(sel))
+	for _, t := range sel {
+		names = append(names, t.Tool.Name)
+	}
+	pv := prompts.NewProvider(d.Store, names, d.logger())
+	s := server.NewMCPServer("llmwiki", Version,
+		server.WithInstructions(Instructions),
+		server.WithToolCapabilities(true),
+		server.WithPromptCapabilities(false),
+		server.WithCompletions(),
+		server.WithPromptCompletionProvider(pv),
+		server.WithRecovery(),
+	)
+	if _, err := Register(s, d, opts); err != nil {
+		return nil, nil, err
+	}
+	s.AddPrompts(pv.ServerPrompts()...)
 	return s, names, nil
 }

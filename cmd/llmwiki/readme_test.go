@@ -18,24 +18,33 @@ func TestReadmeToolTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const begin, end = "<!-- tools:begin -->\n", "<!-- tools:end -->"
 	s := string(data)
-	i, j := strings.Index(s, begin), strings.Index(s, end)
-	if i < 0 || j < i {
-		t.Fatal("README.md lacks the tools:begin/tools:end markers")
+	list := tools.Catalogue(tools.Deps{})
+	changed := false
+	for _, block := range []struct{ name, want string }{
+		{"tools", toolTable(list)},
+		{"toolsets", toolsetTable(list)},
+	} {
+		begin, end := "<!-- "+block.name+":begin -->\n", "<!-- "+block.name+":end -->"
+		i, j := strings.Index(s, begin), strings.Index(s, end)
+		if i < 0 || j < i {
+			t.Fatalf("README.md lacks the %s:begin/%s:end markers", block.name, block.name)
+		}
+		if s[i+len(begin):j] == block.want {
+			continue
+		}
+		if *updateReadme {
+			s = s[:i+len(begin)] + block.want + s[j:]
+			changed = true
+			continue
+		}
+		t.Errorf("README.md's %s table is out of date; run go test ./cmd/llmwiki -run TestReadmeToolTable -update\nwant:\n%s", block.name, block.want)
 	}
-	want := toolTable(tools.Catalogue(tools.Deps{}))
-	got := s[i+len(begin) : j]
-	if got == want {
-		return
-	}
-	if *updateReadme {
-		if err := os.WriteFile(path, []byte(s[:i+len(begin)]+want+s[j:]), 0o644); err != nil {
+	if changed {
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		return
 	}
-	t.Errorf("README.md's tool table is out of date; run go test ./cmd/llmwiki -run TestReadmeToolTable -update\nwant:\n%s", want)
 }
 
 // TestReadmeCommands checks the README opens with the two commands a

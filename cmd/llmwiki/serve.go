@@ -16,7 +16,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 	fs := newFlags(e, "serve", "serve [--root DIR] [--read-only] [--toolsets a,b]")
 	rootFlag := fs.String("root", "", "wiki root (default $LLMWIKI_ROOT, else ~/llmwiki); created with starting files when missing")
 	readOnly := fs.Bool("read-only", false, "register only the read-only tools")
-	toolsets := fs.String("toolsets", "", "comma-separated toolsets to register (default all)")
+	toolsets := fs.String("toolsets", "", "comma-separated toolsets to register: "+strings.Join(tools.Toolsets(tools.Deps{}), ", ")+" or all (default all)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

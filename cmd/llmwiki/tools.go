@@ -52,6 +52,27 @@ func toolTable(list []tools.Tool) string {
 	return b.String()
 }
 
+// toolsetTable renders the README's toolset table from the registry: each
+// toolset, what it is for, and its tools.
+func toolsetTable(list []tools.Tool) string {
+	var b strings.Builder
+	b.WriteString("| toolset | for | tools |\n|---|---|---|\n")
+	for _, ts := range tools.ToolsetDocs {
+		var names []string
+		for _, t := range list {
+			if t.Toolset == ts.Name {
+				names = append(names, "`"+t.Tool.Name+"`")
+			}
+		}
+		in := strings.Join(names, ", ")
+		if in == "" {
+			in = "(none yet)"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", ts.Name, mdCell(ts.Summary), in)
+	}
+	return b.String()
+}
+
 func firstSentence(s string) string {
 	if i := strings.Index(s, ". "); i > 0 {
 		return s[:i+1]
