@@ -39,6 +39,7 @@ func commands() []command {
 		{"serve", "serve a wiki to an MCP client over stdio", runServe},
 		{"init", "create a wiki's folders and starting files (never overwrites)", runInit},
 		{"tools", "list the MCP tools (--markdown for the README table)", runTools},
+		{"agents", "list the sub-agents and the tools each may call", runAgents},
 		{"version", "print the version", runVersion},
 	}
 }

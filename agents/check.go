@@ -1,0 +1,61 @@
+package agents
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// CheckFiles compares generated files (repository-relative paths) with the
+// copies under root. With write, it rewrites the ones that differ and
+// removes generated-folder files nothing generates any more; without, it
+// returns an error listing every difference and the command that fixes it.
+func CheckFiles(root string, files map[string][]byte, write bool) error {
+	var diffs []string
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		have, err := os.ReadFile(full)
+		if err == nil && bytes.Equal(have, files[p]) {
+			continue
+		}
+		if write {
+			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(full, files[p], 0o644); err != nil {
+				return err
+			}
+			continue
+		}
+		diffs = append(diffs, p)
+	}
+	// Files in the plugin folder that nothing generates.
+	dir := filepath.Join(root, filepath.FromSlash(PluginDir))
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if _, ok := files[rel]; ok {
+			return nil
+		}
+		if write {
+			return os.Remove(path)
+		}
+		diffs = append(diffs, rel+" (not generated any more)")
+		return nil
+	})
+	if len(diffs) > 0 {
+		return fmt.Errorf("generated files are out of date: %s\nrun: go generate ./agents (or go test ./tools -run TestToolSchemasGolden -update) and commit them", strings.Join(diffs, ", "))
+	}
+	return nil
+}
