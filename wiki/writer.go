@@ -654,3 +654,37 @@ func fenceOpen(line string) string {
 }
 
 var _ = fmt.Sprintf
+
+// Locked runs fn while holding the project lock (the in-process mutex and
+// the file lock on [LockFile]). It is for server state under .llmwiki/ that
+// needs a read-check-write step across processes, such as plan slug
+// reservations. fn must not call [Store.Update] or another Locked: the lock
+// is not re-entrant. fn's error is returned as it is.
+func (s *Store) Locked(ctx context.Context, fn func() error) error {
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return fn()
+}
+
+// RemoveState deletes a file under .llmwiki/ (rel must start with
+// ".llmwiki/"), such as a plan that is no longer needed. A missing file is not
+// an error. Audit lines and snapshots are history and cannot be removed.
+func (s *Store) RemoveState(rel string) error {
+	rel, err := CleanPath(rel)
+	if err != nil {
+		return err
+	}
+	if LayerOf(rel) != LayerState {
+		return Errorf(CodeInvalid, "%s is not server state", rel)
+	}
+	if strings.HasPrefix(rel, AuditDir+"/") || strings.HasPrefix(rel, SnapshotDir+"/") || rel == LockFile {
+		return Errorf(CodeInvalid, "%s is history and is never removed", rel)
+	}
+	if err := s.root.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return internal("remove "+rel, err)
+	}
+	return nil
+}

@@ -1,0 +1,293 @@
+package model_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/model"
+	"github.com/llmwiki/llmwiki/wiki/model/modeltest"
+)
+
+func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestResolveDefaultsAndKeyBinding(t *testing.T) {
+	tests := []struct {
+		name                string
+		env                 map[string]string
+		flags               model.Flags
+		wantBase, wantModel string
+		wantKey, wantOrigin string
+		wantNote            string
+	}{
+		{name: "defaults", wantBase: model.DefaultBaseURL, wantModel: model.DefaultModel},
+		{name: "openai key never goes to the local default", env: map[string]string{"OPENAI_API_KEY": "sk-openai"},
+			wantBase: model.DefaultBaseURL, wantModel: model.DefaultModel, wantNote: "$OPENAI_API_KEY is configured for https://api.openai.com"},
+		{name: "openai key goes to openai", env: map[string]string{"OPENAI_API_KEY": "sk-openai", "LLMWIKI_BASE_URL": "https://api.openai.com/v1"},
+			wantBase: "https://api.openai.com/v1", wantModel: model.DefaultOpenAIModel, wantKey: "sk-openai", wantOrigin: "https://api.openai.com"},
+		{name: "env key bound to env base url", env: map[string]string{"LLMWIKI_API_KEY": "k1", "LLMWIKI_BASE_URL": "https://llm.example.com/v1/"},
+			wantBase: "https://llm.example.com/v1", wantModel: model.DefaultModel, wantKey: "k1", wantOrigin: "https://llm.example.com:443"},
+		{name: "a --base-url elsewhere does not get the env key", env: map[string]string{"LLMWIKI_API_KEY": "k1", "LLMWIKI_BASE_URL": "https://llm.example.com/v1"},
+			flags:    model.Flags{BaseURL: "https://evil.example.net/v1"},
+			wantBase: "https://evil.example.net/v1", wantModel: model.DefaultModel, wantNote: "$LLMWIKI_API_KEY is configured for https://llm.example.com:443, not https://evil.example.net:443"},
+		{name: "--api-key goes with --base-url", flags: model.Flags{BaseURL: "http://10.0.0.5:8000/v1", APIKey: "k2", Model: "qwen3:14b"},
+			wantBase: "http://10.0.0.5:8000/v1", wantModel: "qwen3:14b", wantKey: "k2", wantOrigin: "http://10.0.0.5:8000", wantNote: "travels unencrypted"},
+		{name: "env key without env base url is for the default", env: map[string]string{"LLMWIKI_API_KEY": "k3"},
+			wantBase: model.DefaultBaseURL, wantModel: model.DefaultModel, wantKey: "k3", wantOrigin: "http://localhost:11434"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := model.Resolve(envOf(tc.env), tc.flags)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.BaseURL != tc.wantBase || c.Model != tc.wantModel || c.APIKey != tc.wantKey || c.KeyOrigin != tc.wantOrigin {
+				t.Errorf("got base %q model %q key %q origin %q", c.BaseURL, c.Model, c.APIKey, c.KeyOrigin)
+			}
+			notes := strings.Join(c.Notes, "\n")
+			if tc.wantNote == "" && notes != "" || !strings.Contains(notes, tc.wantNote) {
+				t.Errorf("notes %q, want %q", notes, tc.wantNote)
+			}
+			if strings.Contains(notes, "sk-openai") || strings.Contains(notes, "k1") && tc.wantKey == "" {
+				t.Errorf("a note shows a key: %q", notes)
+			}
+			if c.Timeout != model.DefaultTimeout || c.ResponseFormat != model.FormatJSONObject {
+				t.Errorf("timeout %v format %q", c.Timeout, c.ResponseFormat)
+			}
+		})
+	}
+}
+
+func TestResolveRejectsBadValues(t *testing.T) {
+	for _, f := range []model.Flags{
+		{BaseURL: "ftp://x/v1"}, {BaseURL: "http://user:pw@host/v1"}, {BaseURL: "localhost:11434"},
+		{ResponseFormat: "xml"}, {BaseURL: "http://h/v1?x=1"},
+	} {
+		if _, err := model.Resolve(envOf(nil), f); err == nil {
+			t.Errorf("%+v accepted", f)
+		}
+	}
+	if _, err := model.Resolve(envOf(map[string]string{"LLMWIKI_MODEL_TIMEOUT": "soon"}), model.Flags{}); err == nil {
+		t.Error("bad timeout accepted")
+	}
+	c, err := model.Resolve(envOf(map[string]string{"LLMWIKI_MODEL_TIMEOUT": "90s"}), model.Flags{})
+	if err != nil || c.Timeout != 90*time.Second {
+		t.Errorf("timeout %v %v", c.Timeout, err)
+	}
+}
+
+func client(t *testing.T, cfg model.Config) *model.Client {
+	t.Helper()
+	c, err := model.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestKeySentOnlyToItsOrigin(t *testing.T) {
+	srv := modeltest.New(t, `{"ok":true}`, `{"ok":true}`)
+	cfg, err := model.Resolve(envOf(nil), model.Flags{BaseURL: srv.BaseURL(), APIKey: "secret-key", Model: "test-model"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client(t, cfg)
+	if _, err := c.Complete(context.Background(), model.Request{System: "s", User: "u"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.Requests()[0].Authorization; got != "Bearer secret-key" {
+		t.Errorf("configured host got Authorization %q", got)
+	}
+	// The same key, configured for another origin, is not sent to this one.
+	other := cfg
+	other.KeyOrigin = "https://api.openai.com"
+	c2 := client(t, other)
+	if _, err := c2.Complete(context.Background(), model.Request{System: "s", User: "u"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.Requests()[1].Authorization; got != "" {
+		t.Errorf("a host the key is not for got Authorization %q", got)
+	}
+}
+
+func TestRedirectToAnotherHostIsRefused(t *testing.T) {
+	var gotAuth []string
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotAuth = append(gotAuth, r.Header.Get("Authorization"))
+		w.WriteHeader(500)
+	}))
+	defer evil.Close()
+	redir := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, evil.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer redir.Close()
+	cfg, _ := model.Resolve(envOf(nil), model.Flags{BaseURL: redir.URL + "/v1", APIKey: "secret-key"})
+	_, err := client(t, cfg).Complete(context.Background(), model.Request{System: "s", User: "u"}, nil)
+	if err == nil || !strings.Contains(wiki.PublicMessage(err), "redirected to another host") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(gotAuth) != 0 {
+		t.Errorf("the other host was contacted: %q", gotAuth)
+	}
+}
+
+func TestEndpointDown(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cfg, _ := model.Resolve(envOf(nil), model.Flags{BaseURL: "http://" + addr + "/v1"})
+	_, err = client(t, cfg).Complete(context.Background(), model.Request{System: "s", User: "u"}, nil)
+	msg := wiki.PublicMessage(err)
+	for _, want := range []string{"cannot reach the model endpoint " + addr, "connection refused", "ollama serve", "llmwiki doctor"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q lacks %q", msg, want)
+		}
+	}
+}
+
+func TestSlowEndpointTimesOut(t *testing.T) {
+	srv := modeltest.New(t, `{"ok":true}`)
+	srv.Delay = 3 * time.Second
+	cfg, _ := model.Resolve(envOf(nil), model.Flags{BaseURL: srv.BaseURL(), Timeout: 150 * time.Millisecond})
+	start := time.Now()
+	_, err := client(t, cfg).Complete(context.Background(), model.Request{System: "s", User: "u"}, nil)
+	if time.Since(start) > 2*time.Second {
+		t.Errorf("the timeout did not cut the call short (%v)", time.Since(start))
+	}
+	if msg := wiki.PublicMessage(err); !strings.Contains(msg, "did not answer within 150ms") || !strings.Contains(msg, "--timeout") {
+		t.Errorf("message %q", msg)
+	}
+}
+
+func TestRequestShapeAndResponseFormatFallback(t *testing.T) {
+	srv := modeltest.New(t, `{"a":1}`)
+	srv.RejectResponseFormat = true
+	cfg, _ := model.Resolve(envOf(nil), model.Flags{BaseURL: srv.BaseURL(), Model: "m1"})
+	comp, err := client(t, cfg).Complete(context.Background(), model.Request{System: "sys", User: "usr"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if comp.Content != `{"a":1}` || comp.PromptTokens != 120 || comp.CompletionTokens != 45 {
+		t.Errorf("completion %+v", comp)
+	}
+	r := srv.Requests()[0]
+	if r.Model != "m1" || r.Temperature != 0.2 || len(r.Messages) != 2 || r.Messages[0].Content != "sys" {
+		t.Errorf("request %+v", r)
+	}
+	if len(r.ResponseFormat) != 0 && string(r.ResponseFormat) != "null" {
+		t.Errorf("the retry still carried response_format %s", r.ResponseFormat)
+	}
+
+	srv2 := modeltest.New(t, `{"a":1}`)
+	cfg.BaseURL = srv2.BaseURL()
+	if _, err := client(t, cfg).Complete(context.Background(), model.Request{System: "s", User: "u"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(srv2.Requests()[0].ResponseFormat); got != `{"type":"json_object"}` {
+		t.Errorf("response_format %s", got)
+	}
+}
+
+func TestAskRetriesOnceThenShowsBothErrors(t *testing.T) {
+	srv := modeltest.New(t, "not json", `{"n": 2}`, `{"n": 3}`)
+	cfg, _ := model.Resolve(envOf(nil), model.Flags{BaseURL: srv.BaseURL()})
+	c := client(t, cfg)
+	call := wiki.NewCall("test", "s", nil)
+	ctx := wiki.WithCall(context.Background(), call)
+	check := func(b []byte) error {
+		v, err := model.DecodeJSON(b)
+		if err != nil {
+			return err
+		}
+		if v.(map[string]any)["n"].(interface{ String() string }).String() != "3" {
+			return wiki.Errorf(wiki.CodeInvalid, "n must be 3")
+		}
+		return nil
+	}
+	_, u, err := c.Ask(ctx, model.Request{System: "s", User: "u"}, check)
+	var rej *model.RejectedError
+	if !errors.As(err, &rej) {
+		t.Fatalf("err = %v", err)
+	}
+	msg := wiki.PublicMessage(err)
+	if !strings.Contains(msg, "the reply is not valid JSON") || !strings.Contains(msg, "n must be 3") {
+		t.Errorf("message does not show both errors: %q", msg)
+	}
+	if u.Completions != 2 || u.PromptTokens != 240 || u.CompletionTokens != 90 || !u.Retried {
+		t.Errorf("usage %+v", u)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want exactly 2 (one retry)", len(reqs))
+	}
+	if last := reqs[1].Last(); !strings.Contains(last, "Your reply was rejected: the reply is not valid JSON") || !strings.Contains(last, "ONLY the corrected JSON") {
+		t.Errorf("retry message %q", last)
+	}
+	if reqs[1].Messages[2].Role != "assistant" || reqs[1].Messages[2].Content != "not json" {
+		t.Errorf("the retry does not carry the rejected reply: %+v", reqs[1].Messages)
+	}
+	if got, ok := call.Extra["model"].(model.Usage); !ok || got.Completions != 2 {
+		t.Errorf("audit extra = %#v", call.Extra)
+	}
+}
+
+func TestCleanReply(t *testing.T) {
+	for in, want := range map[string]string{
+		"```json\n{\"a\":1}\n```":                 `{"a":1}`,
+		"  {\"a\":1}\n":                           `{"a":1}`,
+		"<think>hmm</think>\n```\n{\"a\":1}\n```": `{"a":1}`,
+		"```{\"a\":1}```":                         `{"a":1}`,
+		"Sure! {\"a\":1}":                         `Sure! {"a":1}`,
+	} {
+		if got := string(model.CleanReply(in)); got != want {
+			t.Errorf("CleanReply(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestDecodeJSON(t *testing.T) {
+	for in, want := range map[string]string{
+		"":              "empty",
+		"{":             "cut off",
+		`{"a":1} extra`: "text after the JSON",
+		"{\n\"a\": x}":  "line 2",
+	} {
+		_, err := model.DecodeJSON([]byte(in))
+		if err == nil || !strings.Contains(wiki.PublicMessage(err), want) {
+			t.Errorf("DecodeJSON(%q) = %v, want %q", in, err, want)
+		}
+	}
+}
+
+func TestDoctor(t *testing.T) {
+	srv := modeltest.New(t, `{"ok": true}`)
+	srv.Models = []string{"llama3.2:3b", "other"}
+	cfg, _ := model.Resolve(envOf(nil), model.Flags{BaseURL: srv.BaseURL()})
+	d := client(t, cfg).Doctor(context.Background())
+	if !d.OK || len(d.Checks) != 3 {
+		t.Fatalf("%+v", d)
+	}
+	srv2 := modeltest.New(t, `{"ok": true}`)
+	cfg.BaseURL = srv2.BaseURL()
+	d = client(t, cfg).Doctor(context.Background())
+	if !d.OK || !strings.Contains(d.Checks[1].Detail, "not listed") {
+		t.Errorf("unlisted but answering model: %+v", d)
+	}
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := l.Addr().String()
+	l.Close()
+	cfg.BaseURL = "http://" + addr + "/v1"
+	d = client(t, cfg).Doctor(context.Background())
+	if d.OK || len(d.Checks) != 1 || !strings.Contains(d.Checks[0].Fix, "ollama serve") {
+		t.Errorf("down endpoint: %+v", d)
+	}
+}

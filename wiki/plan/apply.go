@@ -1,0 +1,350 @@
+package plan
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/llmwiki/llmwiki/wiki"
+)
+
+// ParseSelection reads action numbers as a person types them: "1,3",
+// "1 3", "2-4", "all" (every action of a plan with n actions) or "none"
+// ("" too). Numbers are 1-based and must lie in 1..n.
+func ParseSelection(s string, n int) ([]int, error) {
+	s = strings.TrimSpace(strings.ToLower(s))
+	switch s {
+	case "all", "a", "y", "yes":
+		out := make([]int, n)
+		for i := range out {
+			out[i] = i + 1
+		}
+		return out, nil
+	case "", "none", "n", "no":
+		return []int{}, nil
+	}
+	var out []int
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == ';' }) {
+		lo, hi, isRange := strings.Cut(f, "-")
+		var a, b int
+		if _, err := fmt.Sscanf(lo, "%d", &a); err != nil || fmt.Sprint(a) != lo {
+			return nil, wiki.Errorf(wiki.CodeInvalid, "%q is not an action number; give numbers like 1,3 or 2-4, \"all\" or \"none\"", f)
+		}
+		b = a
+		if isRange {
+			if _, err := fmt.Sscanf(hi, "%d", &b); err != nil || fmt.Sprint(b) != hi || b < a {
+				return nil, wiki.Errorf(wiki.CodeInvalid, "%q is not a range of action numbers like 2-4", f)
+			}
+		}
+		for i := a; i <= b; i++ {
+			out = append(out, i)
+		}
+	}
+	return out, checkSelection(out, n)
+}
+
+func checkSelection(sel []int, n int) error {
+	seen := map[int]bool{}
+	for _, i := range sel {
+		if i < 1 || i > n {
+			if n == 0 {
+				return wiki.Errorf(wiki.CodeInvalid, "action %d does not exist: the plan has no actions", i)
+			}
+			return wiki.Errorf(wiki.CodeInvalid, "action %d does not exist: the plan's actions are numbered 1 to %d", i, n)
+		}
+		if seen[i] {
+			return wiki.Errorf(wiki.CodeInvalid, "action %d is selected twice", i)
+		}
+		seen[i] = true
+	}
+	return nil
+}
+
+// Apply runs the approved actions of a pending plan, and only those.
+//
+// selected holds 1-based action numbers as the checklist shows them; an
+// empty selection discards the plan. Under the project lock the plan is
+// claimed (so it can be applied once): it must be pending and not expired
+// (an expired plan is CodeConflict, nothing written). The plan is then
+// re-validated against the schema and re-checked against the wiki as it is
+// now ([Check]); any problem fails the apply before anything is written.
+// The actions run in plan order through the audited writers
+// ([wiki.Store.WritePage], [wiki.Store.WriteContext]); the first failure
+// stops the rest (reported as not_run) and the plan ends "failed". One log.md
+// entry records the outcome. The returned plan carries Results either way.
+func Apply(ctx context.Context, s *wiki.Store, id string, selected []int) (*Plan, error) {
+	b := NewBook(s)
+	var p *Plan
+	err := s.Locked(ctx, func() error {
+		var err error
+		if p, err = b.Load(id); err != nil {
+			return err
+		}
+		now := s.Now()
+		switch {
+		case p.Status != StatusPending:
+			return wiki.Errorf(wiki.CodeConflict, "plan %s is %s, not pending; it cannot be applied again", id, p.Status)
+		case p.Expired(now):
+			return wiki.Errorf(wiki.CodeConflict, "plan %s expired at %s UTC (plans can be approved for %s); nothing was written: propose a new one", id, p.Expires.Format("2006-01-02 15:04:05"), TTL)
+		}
+		if err := checkSelection(selected, len(p.Actions)); err != nil {
+			return err
+		}
+		p.Selected = slices.Sorted(slices.Values(selected))
+		p.Status = StatusApplying
+		if len(selected) == 0 {
+			p.Status = StatusDiscarded
+			p.Finished = &now
+		}
+		return b.write(p)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if p.Status == StatusDiscarded {
+		return p, nil
+	}
+	fail := func(err error) (*Plan, error) {
+		now := s.Now()
+		p.Status, p.Finished = StatusFailed, &now
+		if werr := b.write(p); werr != nil {
+			s.Logger().Error("could not record the plan's outcome", "plan", p.ID, "err", werr)
+		}
+		return p, err
+	}
+	// Re-validate: the plan file is state on disk, so treat it as input.
+	raw, _ := json.Marshal(Proposal{Takeaways: p.Takeaways, Actions: p.Actions})
+	if _, err := Parse(raw); err != nil {
+		return fail(wiki.Errorf(wiki.CodeInvalid, "plan %s no longer validates, so nothing was written: %s", id, wiki.PublicMessage(err)))
+	}
+	w, err := LoadWorld(s, b.Reserved(id))
+	if err != nil {
+		return fail(err)
+	}
+	selIdx := map[int]bool{}
+	for _, n := range p.Selected {
+		selIdx[n-1] = true
+	}
+	if err := Check(&Proposal{Actions: p.Actions}, w, CheckOptions{Except: id, Selected: selIdx}); err != nil {
+		return fail(&wiki.Error{Code: wiki.CodeOf(err), Msg: "nothing was written: " + wiki.PublicMessage(err) + " (the wiki changed since the plan was proposed: propose a new one)", Err: err})
+	}
+	var firstErr error
+	for _, n := range p.Selected {
+		a := p.Actions[n-1]
+		r := Result{N: n, Kind: a.Kind, Target: a.Target(), Status: "ok"}
+		if firstErr != nil {
+			r.Status = "not_run"
+			p.Results = append(p.Results, r)
+			continue
+		}
+		sha, notes, err := execute(ctx, s, p, a)
+		r.SHA256, r.Notes = sha, notes
+		if err != nil {
+			r.Status, r.Error = "failed", wiki.PublicMessage(err)
+			firstErr = err
+		}
+		p.Results = append(p.Results, r)
+	}
+	now := s.Now()
+	p.Status, p.Finished = StatusApplied, &now
+	if firstErr != nil {
+		p.Status = StatusFailed
+	}
+	if err := b.write(p); err != nil {
+		s.Logger().Error("could not record the plan's outcome", "plan", p.ID, "err", err)
+	}
+	logOutcome(ctx, s, p)
+	if firstErr != nil {
+		ran := 0
+		for _, r := range p.Results {
+			if r.Status == "ok" {
+				ran++
+			}
+		}
+		return p, &wiki.Error{Code: wiki.CodeOf(firstErr), Err: firstErr, Msg: fmt.Sprintf("action %d failed after %d action(s) ran: %s", failedN(p), ran, wiki.PublicMessage(firstErr))}
+	}
+	return p, nil
+}
+
+func failedN(p *Plan) int {
+	for _, r := range p.Results {
+		if r.Status == "failed" {
+			return r.N
+		}
+	}
+	return 0
+}
+
+// execute runs one action through the store's writers and returns the
+// sha256 of the file written.
+func execute(ctx context.Context, s *wiki.Store, p *Plan, a Action) (string, []string, error) {
+	if !slices.Contains(Kinds, a.Kind) {
+		return "", nil, wiki.Errorf(wiki.CodeInvalid, "%q is not an action", a.Kind)
+	}
+	if a.Kind != KindUpdateContext && a.Kind != KindAppendContextSection {
+		// Belt and braces: the schema and Check said so; say it again here.
+		if err := canonicalSlug(a.Slug); err != nil {
+			return "", nil, err
+		}
+		if wiki.LayerOf(wiki.PagePath(a.Slug)) != wiki.LayerPages {
+			return "", nil, wiki.Errorf(wiki.CodeInvalid, "%s is not a page", a.Slug)
+		}
+	}
+	var sources []string
+	if p.Source != "" {
+		sources = []string{p.Source}
+	}
+	switch a.Kind {
+	case KindCreatePage:
+		w, err := s.WritePage(ctx, wiki.PageInput{Title: a.Title, Slug: a.Slug, Summary: a.Summary, Tags: cloneTags(a.Tags), Sources: sources, Body: a.Markdown})
+		return w.SHA256, nil, err
+	case KindUpdatePage:
+		cur, err := readPage(s, a.Slug)
+		if err != nil {
+			return "", nil, err
+		}
+		title := a.Title
+		if title == "" {
+			title = cur.info.Title
+		}
+		w, err := s.WritePage(ctx, wiki.PageInput{Title: title, Slug: a.Slug, Summary: a.Summary, Tags: cloneTags(a.Tags), Sources: mergeSources(cur.info.Sources, sources), Body: a.Markdown, BaseSHA256: a.BaseSHA256})
+		return w.SHA256, nil, err
+	case KindAppendPageSection, KindAddLinks:
+		cur, err := readPage(s, a.Slug)
+		if err != nil {
+			return "", nil, err
+		}
+		var body string
+		var notes []string
+		if a.Kind == KindAppendPageSection {
+			body = appendSection(cur.body, a.Heading, a.Markdown)
+		} else {
+			w, err := LoadWorld(s, nil)
+			if err != nil {
+				return "", nil, err
+			}
+			var links []string
+			for _, l := range a.Links {
+				if _, ok := w.page(l); ok {
+					links = append(links, l)
+				} else {
+					notes = append(notes, fmt.Sprintf("[[%s]] skipped: that page was not created (its create_page was not approved)", l))
+				}
+			}
+			had := map[string]bool{}
+			for _, t := range wikiLinkTargets(cur.body) {
+				if pt, ok := pageTarget(t); ok && pt != "" {
+					if k, err := wiki.NormalizeSlug(pt); err == nil {
+						had[k] = true
+					}
+				}
+			}
+			var added []string
+			body, added = addRelated(cur.body, links, func(l string) bool { return had[l] })
+			if len(added) < len(links) {
+				notes = append(notes, fmt.Sprintf("%d link(s) already present", len(links)-len(added)))
+			}
+			if len(added) == 0 {
+				return cur.sha, notes, nil
+			}
+		}
+		w, err := s.WritePage(ctx, wiki.PageInput{Title: cur.info.Title, Slug: a.Slug, Sources: mergeSources(cur.info.Sources, sources), Body: body, BaseSHA256: cur.sha})
+		return w.SHA256, notes, err
+	case KindUpdateContext:
+		w, err := s.WriteContext(ctx, wiki.ContextInput{Content: a.Markdown, FoldedSources: p.Folded, BaseSHA256: p.ContextSHA256, BuiltBy: builtBy(p)})
+		return w.SHA256, nil, err
+	case KindAppendContextSection:
+		data, _ := s.Root().ReadFile("context.md")
+		base := ""
+		if data != nil {
+			base = wiki.SHA256Hex(data)
+		}
+		body := appendSection(string(contextBody(data)), a.Heading, a.Markdown)
+		w, err := s.WriteContext(ctx, wiki.ContextInput{Content: body, FoldedSources: p.Folded, BaseSHA256: base, BuiltBy: builtBy(p)})
+		return w.SHA256, nil, err
+	}
+	return "", nil, wiki.Errorf(wiki.CodeInvalid, "%q is not an action", a.Kind)
+}
+
+func builtBy(p *Plan) string {
+	s := "llmwiki " + p.Op + " plan " + p.ID
+	if p.Model != nil && p.Model.Model != "" {
+		s += " (" + p.Model.Model + ")"
+	}
+	return s
+}
+
+type pageNow struct {
+	info wiki.PageInfo
+	body string
+	sha  string
+}
+
+func readPage(s *wiki.Store, slug string) (pageNow, error) {
+	w, err := LoadWorld(s, nil)
+	if err != nil {
+		return pageNow{}, err
+	}
+	info, ok := w.page(slug)
+	if !ok {
+		return pageNow{}, wiki.Errorf(wiki.CodeNotFound, "page %s does not exist", wiki.PagePath(slug))
+	}
+	data, err := s.Root().ReadFile(info.Path)
+	if err != nil {
+		return pageNow{}, wiki.Errorf(wiki.CodeNotFound, "page %s cannot be read", info.Path)
+	}
+	d, err := wiki.ParseDoc(info.Path, data)
+	if err != nil {
+		return pageNow{}, &wiki.Error{Code: wiki.CodeInvalid, Msg: wiki.PublicMessage(err) + "; the page was not changed", Err: err}
+	}
+	return pageNow{info: info, body: string(d.Body), sha: wiki.SHA256Hex(data)}, nil
+}
+
+func mergeSources(have, add []string) []string {
+	if len(add) == 0 {
+		return nil // keep what the page has
+	}
+	out := append([]string(nil), have...)
+	for _, a := range add {
+		if !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func cloneTags(t []string) []string {
+	if t == nil {
+		return nil
+	}
+	return append([]string(nil), t...)
+}
+
+// logOutcome appends one log.md entry for an applied plan.
+func logOutcome(ctx context.Context, s *wiki.Store, p *Plan) {
+	op := p.Op
+	if !slices.Contains(wiki.LogOps, op) {
+		op = "edit"
+	}
+	ok := 0
+	var details []string
+	for _, r := range p.Results {
+		if r.Status == "ok" {
+			ok++
+		}
+		line := fmt.Sprintf("- %d. %s %s: %s", r.N, r.Kind, r.Target, r.Status)
+		if r.Error != "" {
+			line += " (" + r.Error + ")"
+		}
+		details = append(details, line)
+	}
+	title := fmt.Sprintf("applied %d of %d approved actions of plan %s", ok, len(p.Selected), p.ID)
+	if p.Source != "" {
+		title += " for " + p.Source
+	}
+	if _, err := s.AppendLog(ctx, wiki.LogInput{Op: op, Title: title, Details: strings.Join(details, "\n")}); err != nil {
+		wiki.CallFrom(ctx).AddWarning("log.md entry not written: " + wiki.PublicMessage(err))
+	}
+}

@@ -1,0 +1,242 @@
+package plan
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/model"
+)
+
+// Dir is where plans are kept: one <id>.json file each.
+const Dir = ".llmwiki/plans"
+
+// Plan statuses.
+const (
+	StatusPending   = "pending"   // awaiting approval until Expires
+	StatusApplying  = "applying"  // claimed by an Apply that is running
+	StatusApplied   = "applied"   // every selected action ran
+	StatusFailed    = "failed"    // an action failed; Results say which ran
+	StatusDiscarded = "discarded" // applied with nothing selected
+)
+
+// keepFinished is how long finished or expired plans stay on disk.
+const keepFinished = 7 * 24 * time.Hour
+
+// Plan is a proposal saved for approval.
+type Plan struct {
+	ID string `json:"id"`
+	// Op is the operation that proposed it: "ingest" or "build".
+	Op      string    `json:"op"`
+	Status  string    `json:"status"`
+	Created time.Time `json:"created"`
+	Expires time.Time `json:"expires"`
+	// Source is the ingested source (ingest), recorded in the frontmatter
+	// of the pages the plan writes.
+	Source string `json:"source,omitempty"`
+	// Folded are the sources a context.md action records as folded.
+	Folded []string `json:"folded,omitempty"`
+	// ContextSHA256 is context.md's sha256 when the plan was proposed; a
+	// context action conflicts if it changed meanwhile.
+	ContextSHA256 string   `json:"context_sha256,omitempty"`
+	Takeaways     []string `json:"takeaways,omitempty"`
+	Actions       []Action `json:"actions"`
+	// Reserved are the slugs the plan creates; no other pending plan may
+	// create them.
+	Reserved []string `json:"reserved,omitempty"`
+	// Model is the usage of the completion(s) that proposed the plan.
+	Model *model.Usage `json:"model,omitempty"`
+	// Selected are the 1-based action numbers approved; Results what each
+	// did; Finished when Apply ended.
+	Selected []int      `json:"selected,omitempty"`
+	Results  []Result   `json:"results,omitempty"`
+	Finished *time.Time `json:"finished,omitempty"`
+}
+
+// Result is what one approved action did.
+type Result struct {
+	N      int    `json:"n"`
+	Kind   string `json:"kind"`
+	Target string `json:"target"`
+	// Status is "ok", "failed" or "not_run" (after an earlier failure).
+	Status string `json:"status"`
+	SHA256 string `json:"sha256,omitempty"`
+	Error  string `json:"error,omitempty"`
+	// Notes are things the executor adjusted (links skipped because their
+	// target page was not selected).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Expired reports whether the plan can no longer be applied at now.
+func (p *Plan) Expired(now time.Time) bool { return !now.Before(p.Expires) }
+
+var idPattern = regexp.MustCompile(`^p-[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$`)
+
+// ValidID reports whether id has the form of a plan id (p-YYYYMMDD-HHMMSS-xxxxxx),
+// so a caller-supplied id can never name another file.
+func ValidID(id string) bool { return idPattern.MatchString(id) }
+
+func newID(now time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return "p-" + now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+func planPath(id string) string { return Dir + "/" + id + ".json" }
+
+// Book stores plans of one wiki.
+type Book struct{ s *wiki.Store }
+
+// NewBook returns the plan store of s.
+func NewBook(s *wiki.Store) *Book { return &Book{s: s} }
+
+// Load reads a plan. An id of the wrong form is CodeInvalid; a missing plan
+// CodeNotFound.
+func (b *Book) Load(id string) (*Plan, error) {
+	id = strings.TrimSpace(id)
+	if !ValidID(id) {
+		return nil, wiki.Errorf(wiki.CodeInvalid, "plan id %q is not of the form p-YYYYMMDD-HHMMSS-xxxxxx; llmwiki plans lists the plans", id)
+	}
+	data, ok, err := b.s.ReadState(planPath(id))
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, wiki.Errorf(wiki.CodeNotFound, "plan %s does not exist (finished plans are removed after a week); propose a new one", id)
+	}
+	var p Plan
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, wiki.Errorf(wiki.CodeInvalid, "plan %s is damaged and cannot be read; propose a new one", id)
+	}
+	if p.ID != id {
+		return nil, wiki.Errorf(wiki.CodeInvalid, "plan file %s names another plan (%s); propose a new one", id, p.ID)
+	}
+	return &p, nil
+}
+
+func (b *Book) write(p *Plan) error {
+	data, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return wiki.Errorf(wiki.CodeInternal, "encode plan: %v", err)
+	}
+	return b.s.WriteState(planPath(p.ID), append(data, '\n'))
+}
+
+// List returns every plan on disk, newest first. Unreadable files are
+// skipped.
+func (b *Book) List() ([]*Plan, error) {
+	entries, err := fs.ReadDir(b.s.Root().FS(), Dir)
+	if err != nil {
+		return nil, nil // no plans yet
+	}
+	var out []*Plan
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !ValidID(id) || !e.Type().IsRegular() {
+			continue
+		}
+		p, err := b.Load(id)
+		if err != nil {
+			continue
+		}
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Created.After(out[j].Created) || out[i].Created.Equal(out[j].Created) && out[i].ID > out[j].ID
+	})
+	return out, nil
+}
+
+// Reserved returns the slugs reserved by pending, unexpired plans other than
+// except, each with the id of the plan that holds it.
+func (b *Book) Reserved(except string) map[string]string {
+	out := map[string]string{}
+	list, _ := b.List()
+	now := b.s.Now()
+	for _, p := range list {
+		if p.ID == except || p.Status != StatusPending || p.Expired(now) {
+			continue
+		}
+		for _, s := range p.Reserved {
+			if _, ok := out[s]; !ok {
+				out[s] = p.ID
+			}
+		}
+	}
+	return out
+}
+
+// Save stores a new pending plan: it sets ID, Status, Created, Expires and
+// Reserved, and under the project lock refuses (CodeConflict) when another
+// pending plan reserved one of its slugs meanwhile. Finished plans older than
+// a week are removed.
+func (b *Book) Save(ctx context.Context, p *Plan) error {
+	now := b.s.Now()
+	p.ID = newID(now)
+	p.Status = StatusPending
+	p.Created, p.Expires = now, now.Add(TTL)
+	p.Reserved = nil
+	for _, a := range p.Actions {
+		if a.Kind == KindCreatePage {
+			p.Reserved = append(p.Reserved, a.Slug)
+		}
+	}
+	return b.s.Locked(ctx, func() error {
+		held := b.Reserved(p.ID)
+		for _, s := range p.Reserved {
+			if other, ok := held[s]; ok {
+				return wiki.Errorf(wiki.CodeConflict, "page %s is reserved by pending plan %s; apply or let it expire (at most %s) first", s, other, TTL)
+			}
+		}
+		b.prune(now)
+		return b.write(p)
+	})
+}
+
+// prune removes plans that ended or expired more than a week ago.
+func (b *Book) prune(now time.Time) {
+	list, _ := b.List()
+	for _, p := range list {
+		end := p.Expires
+		if p.Finished != nil {
+			end = *p.Finished
+		}
+		if (p.Status != StatusPending || p.Expired(now)) && now.Sub(end) > keepFinished {
+			if err := b.s.RemoveState(planPath(p.ID)); err != nil {
+				b.s.Logger().Warn("could not remove an old plan", "plan", p.ID, "err", err)
+			}
+		}
+	}
+}
+
+// Pending returns the plans awaiting approval, newest first.
+func (b *Book) Pending() []*Plan {
+	list, _ := b.List()
+	now := b.s.Now()
+	var out []*Plan
+	for _, p := range list {
+		if p.Status == StatusPending && !p.Expired(now) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// StatusLine says where a plan stands, for listings.
+func (p *Plan) StatusLine(now time.Time) string {
+	switch {
+	case p.Status == StatusPending && p.Expired(now):
+		return "expired " + p.Expires.Format("2006-01-02 15:04") + " UTC"
+	case p.Status == StatusPending:
+		return fmt.Sprintf("pending, expires in %s", p.Expires.Sub(now).Round(time.Second))
+	}
+	return p.Status
+}
