@@ -40,6 +40,8 @@ func commands() []command {
 		{"init", "create a wiki's folders and starting files (never overwrites)", runInit},
 		{"tools", "list the MCP tools (--markdown for the README table)", runTools},
 		{"agents", "list the sub-agents and the tools each may call", runAgents},
+		{"orient", "print the wiki's orientation for a starting agent session (SessionStart hook)", runOrient},
+		{"capture", "save a Claude Code session as a source under sources/sessions/ (SessionEnd hook)", runCapture},
 		{"version", "print the version", runVersion},
 	}
 }

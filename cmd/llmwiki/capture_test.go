@@ -1,0 +1,259 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
+)
+
+const capSession = "5b1c9a2e-7f3d-4c1a-9e2b-0d4f6a8c1e37"
+
+// runIn runs the program in-process with stdin and env, returning stdout,
+// stderr and the error.
+func runIn(t *testing.T, stdin string, envv map[string]string, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb, getenv: func(k string) string { return envv[k] }}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			err := c.run(context.Background(), e, args[1:])
+			return out.String(), errb.String(), err
+		}
+	}
+	t.Fatalf("no command %s", args[0])
+	return "", "", nil
+}
+
+// captureFixture makes a wiki and a Claude Code home holding the fixture
+// transcript at the path Claude Code uses.
+func captureFixture(t *testing.T) (root, home, transcriptPath string) {
+	t.Helper()
+	dir := t.TempDir()
+	root = filepath.Join(dir, "wiki")
+	initWiki(t, root)
+	home = filepath.Join(dir, "home")
+	transcriptPath = filepath.Join(home, ".claude", "projects", "-home-dev-shop-api", capSession+".jsonl")
+	os.MkdirAll(filepath.Dir(transcriptPath), 0o755)
+	data, err := os.ReadFile(filepath.Join(wikitest.RepoRoot(t), "testdata", "transcripts", "session.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(transcriptPath, data, 0o644)
+	return root, home, transcriptPath
+}
+
+func hookJSON(session, transcript string) string {
+	b, _ := json.Marshal(map[string]string{"session_id": session, "transcript_path": transcript, "cwd": "/home/dev/shop-api", "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"})
+	return string(b)
+}
+
+func TestCaptureSavesOneSourcePerSession(t *testing.T) {
+	root, home, tp := captureFixture(t)
+	envv := map[string]string{"HOME": home}
+	_, stderr, err := runIn(t, hookJSON(capSession, tp), envv, "capture", "--root", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := "sources/sessions/2026-11-20-" + capSession + ".md"
+	if !strings.Contains(stderr, "saved "+rel+" (2 turns)") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("stderr = %q", stderr)
+	}
+	got, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(filepath.Join(wikitest.RepoRoot(t), "testdata", "transcripts", "session.md"))
+	// The same rendering as the golden, but for the capture time.
+	strip := func(b []byte) string {
+		var keep []string
+		for _, l := range strings.Split(string(b), "\n") {
+			if !strings.HasPrefix(l, "captured: ") {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	if strip(got) != strip(want) {
+		t.Errorf("saved source differs from testdata/transcripts/session.md:\n%s", got)
+	}
+	calls := auditLines(t, root)
+	last := calls[len(calls)-1]
+	if last.Tool != "cli:capture" || last.Outcome != "ok" || len(last.Writes) != 1 || last.Writes[0].Path != rel || last.Writes[0].Before != "" {
+		t.Errorf("audit = %+v", last)
+	}
+
+	// Idempotent: the second run changes nothing but its audit line.
+	before := wikitest.TreeHashes(t, root, func(r string) bool { return strings.HasPrefix(r, ".llmwiki") })
+	_, stderr, _ = runIn(t, hookJSON(capSession, tp), envv, "capture", "--root", root)
+	if !strings.Contains(stderr, "already captured (2 turns)") {
+		t.Errorf("second run: %q", stderr)
+	}
+	if d := wikitest.DiffHashes(before, wikitest.TreeHashes(t, root, func(r string) bool { return strings.HasPrefix(r, ".llmwiki") })); len(d) > 0 {
+		t.Errorf("second capture changed %v", d)
+	}
+
+	// The session went on (resumed): only the new turn is saved, as part 2.
+	f, _ := os.OpenFile(tp, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"type":"user","sessionId":"` + capSession + `","timestamp":"2026-11-21T08:00:00Z","message":{"role":"user","content":"And the refund path?"}}` + "\n")
+	f.WriteString(`{"type":"assistant","sessionId":"` + capSession + `","timestamp":"2026-11-21T08:00:05Z","message":{"role":"assistant","content":[{"type":"text","text":"Refunds never retry."}]}}` + "\n")
+	f.Close()
+	_, stderr, _ = runIn(t, hookJSON(capSession, tp), envv, "capture", "--root", root)
+	part2 := "sources/sessions/2026-11-20-" + capSession + "-part2.md"
+	if !strings.Contains(stderr, "saved "+part2+" (1 turns)") {
+		t.Errorf("continued session: %q", stderr)
+	}
+	p2, _ := os.ReadFile(filepath.Join(root, filepath.FromSlash(part2)))
+	if !strings.Contains(string(p2), "Refunds never retry.") || strings.Contains(string(p2), "checkout handler") || !strings.Contains(string(p2), "turns_from: 3") {
+		t.Errorf("part 2:\n%s", p2)
+	}
+	// The first part is untouched.
+	if again, _ := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel))); !bytes.Equal(again, got) {
+		t.Error("part 1 was rewritten")
+	}
+}
+
+// TestCaptureFindsThatSession: without transcript_path the file named after
+// the session is used, never the newest transcript.
+func TestCaptureFindsThatSession(t *testing.T) {
+	root, home, tp := captureFixture(t)
+	newer := filepath.Join(filepath.Dir(tp), "ffffffff-0000-4000-8000-000000000000.jsonl")
+	os.WriteFile(newer, []byte(`{"type":"user","sessionId":"ffffffff-0000-4000-8000-000000000000","message":{"role":"user","content":"the newest session"}}`+"\n"), 0o644)
+	_, stderr, err := runIn(t, `{"session_id":"`+capSession+`"}`, map[string]string{"HOME": home}, "capture", "--root", root)
+	if err != nil || !strings.Contains(stderr, "saved ") {
+		t.Fatalf("err %v stderr %q", err, stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "sources", "sessions", "*.md"))
+	if len(files) != 1 || !strings.Contains(files[0], capSession) {
+		t.Fatalf("saved %v", files)
+	}
+	data, _ := os.ReadFile(files[0])
+	if strings.Contains(string(data), "the newest session") {
+		t.Error("captured another session's transcript")
+	}
+}
+
+// TestCaptureFailsQuietly: every failure exits 0 with one stderr line, writes
+// no source, and (when the wiki exists) leaves an audit line saying why.
+func TestCaptureFailsQuietly(t *testing.T) {
+	root, home, tp := captureFixture(t)
+	other := filepath.Join(filepath.Dir(tp), "0a0a0a0a-1111-4222-8333-444455556666.jsonl")
+	os.WriteFile(other, []byte("{}\n"), 0o644)
+	cases := []struct {
+		name, stdin string
+		args        []string
+		want        string
+		audited     bool
+	}{
+		{"transcript of another session", hookJSON(capSession, other), nil, "is not the transcript of session", true},
+		{"missing transcript", hookJSON("1111-2222", ""), nil, "no transcript named 1111-2222.jsonl", true},
+		{"malformed session id", hookJSON("../../etc/passwd", tp), nil, "missing or malformed", true},
+		{"not hook JSON", "{not json", nil, "not Claude Code hook JSON", false},
+		{"no wiki", hookJSON(capSession, tp), []string{"--root", filepath.Join(home, "nowiki")}, "no wiki at", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			n := len(auditLines(t, root))
+			args := append([]string{"capture", "--root", root}, c.args...)
+			_, stderr, err := runIn(t, c.stdin, map[string]string{"HOME": home}, args...)
+			if err != nil {
+				t.Errorf("exit error %v: a hook must not fail the editor", err)
+			}
+			if !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "llmwiki capture: ") {
+				t.Errorf("stderr = %q, want one line with %q", stderr, c.want)
+			}
+			files, _ := filepath.Glob(filepath.Join(root, "sources", "sessions", "*"))
+			if len(files) != 0 {
+				t.Errorf("saved %v", files)
+			}
+			calls := auditLines(t, root)
+			if c.audited {
+				if len(calls) != n+1 || calls[len(calls)-1].Outcome != "error" || calls[len(calls)-1].Tool != "cli:capture" || calls[len(calls)-1].Error == "" {
+					t.Errorf("audit: %d -> %d lines, last %+v", n, len(calls), calls[len(calls)-1])
+				}
+			}
+			if _, err := os.Stat(filepath.Join(home, "nowiki")); err == nil {
+				t.Error("capture created a wiki")
+			}
+		})
+	}
+}
+
+func TestCaptureIfEnabled(t *testing.T) {
+	root, home, tp := captureFixture(t)
+	n := len(auditLines(t, root))
+	_, stderr, _ := runIn(t, hookJSON(capSession, tp), map[string]string{"HOME": home}, "capture", "--root", root, "--if-enabled")
+	files, _ := filepath.Glob(filepath.Join(root, "sources", "sessions", "*"))
+	if stderr != "" || len(files) != 0 || len(auditLines(t, root)) != n {
+		t.Errorf("disabled capture did something: %q %v", stderr, files)
+	}
+	// schema.md turns it on.
+	schema := filepath.Join(root, "schema.md")
+	data, _ := os.ReadFile(schema)
+	if _, err := wiki.ParseDoc("schema.md", data); err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	if strings.HasPrefix(s, "---\n") {
+		s = "---\ncapture_sessions: true\n" + s[4:]
+	} else {
+		s = "---\ncapture_sessions: true\n---\n" + s
+	}
+	os.WriteFile(schema, []byte(s), 0o644)
+	_, stderr, _ = runIn(t, hookJSON(capSession, tp), map[string]string{"HOME": home}, "capture", "--root", root, "--if-enabled")
+	if !strings.Contains(stderr, "saved ") {
+		t.Errorf("enabled by schema.md: %q", stderr)
+	}
+	// So does LLMWIKI_CAPTURE=1 (for another wiki without the setting).
+	root2, _, _ := captureFixture(t)
+	_, stderr, _ = runIn(t, hookJSON(capSession, tp), map[string]string{"HOME": home, "LLMWIKI_CAPTURE": "1"}, "capture", "--root", root2, "--if-enabled")
+	if !strings.Contains(stderr, "saved ") {
+		t.Errorf("enabled by LLMWIKI_CAPTURE: %q", stderr)
+	}
+}
+
+func TestOrient(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "wiki")
+	initWiki(t, root)
+	out, _, err := runIn(t, "", nil, "orient", "--root", root, "--hook")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hook struct {
+		Out struct {
+			Event   string `json:"hookEventName"`
+			Context string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(out), &hook); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, want := range []string{"0 pages", "has not been built yet (cap 400 lines)", "wiki-builder (build)", "never edit its files", "Synthesis (context.md, start)"} {
+		if !strings.Contains(hook.Out.Context, want) {
+			t.Errorf("orientation lacks %q:\n%s", want, hook.Out.Context)
+		}
+	}
+	if hook.Out.Event != "SessionStart" {
+		t.Errorf("event %q", hook.Out.Event)
+	}
+	calls := auditLines(t, root)
+	if last := calls[len(calls)-1]; last.Tool != "cli:orient" || last.Outcome != "ok" || len(last.Writes) != 0 {
+		t.Errorf("audit %+v", last)
+	}
+	// No wiki: say so, create nothing, exit 0.
+	missing := filepath.Join(dir, "none")
+	out, _, err = runIn(t, "", nil, "orient", "--root", missing, "--hook")
+	if err != nil || !strings.Contains(out, "no wiki at") {
+		t.Errorf("missing wiki: %v %s", err, out)
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Error("orient created a wiki")
+	}
+}
