@@ -199,11 +199,9 @@ func TestCaptureIfEnabled(t *testing.T) {
 	if _, err := wiki.ParseDoc("schema.md", data); err != nil {
 		t.Fatal(err)
 	}
-	s := string(data)
-	if strings.HasPrefix(s, "---\n") {
-		s = "---\ncapture_sessions: true\n" + s[4:]
-	} else {
-		s = "---\ncapture_sessions: true\n---\n" + s
+	s := strings.Replace(string(data), "capture_sessions: false", "capture_sessions: true", 1)
+	if !strings.Contains(s, "capture_sessions: true") {
+		t.Fatal("schema template lacks capture_sessions")
 	}
 	os.WriteFile(schema, []byte(s), 0o644)
 	_, stderr, _ = runIn(t, hookJSON(capSession, tp), map[string]string{"HOME": home}, "capture", "--root", root, "--if-enabled")
