@@ -23,6 +23,8 @@ func Catalogue(d Deps) []Tool {
 		SaveSource(d),
 		AppendLog(d),
 		RebuildIndex(d),
+		ProposePlan(d),
+		ApplyPlan(d),
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/model"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -24,6 +25,9 @@ type Deps struct {
 	Store *wiki.Store
 	// Log receives internal errors (with details never shown to a model).
 	Log *slog.Logger
+	// Model is the OpenAI-compatible endpoint propose_plan asks (nil: the
+	// tool says none is configured).
+	Model *model.Client
 }
 
 func (d Deps) logger() *slog.Logger {

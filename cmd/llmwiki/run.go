@@ -42,6 +42,10 @@ func commands() []command {
 		{"agents", "list the sub-agents and the tools each may call", runAgents},
 		{"orient", "print the wiki's orientation for a starting agent session (SessionStart hook)", runOrient},
 		{"capture", "save a Claude Code session as a source under sources/sessions/ (SessionEnd hook)", runCapture},
+		{"ingest", "save a source, let a model propose takeaways and a plan, apply what you approve", runIngest},
+		{"build", "let a model propose a new context.md from the pages and pending sources, apply it if you approve", runBuild},
+		{"plans", "list, show or apply plans a model proposed (they expire after 10 minutes)", runPlans},
+		{"doctor", "check that the model endpoint and model answer, and say what to do if not", runDoctor},
 		{"version", "print the version", runVersion},
 	}
 }

@@ -17,6 +17,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 	rootFlag := fs.String("root", "", "wiki root (default $LLMWIKI_ROOT, else ~/llmwiki); created with starting files when missing")
 	readOnly := fs.Bool("read-only", false, "register only the read-only tools")
 	toolsets := fs.String("toolsets", "", "comma-separated toolsets to register: "+strings.Join(tools.Toolsets(tools.Deps{}), ", ")+" or all (default all)")
+	mf := addModelFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -33,7 +34,11 @@ func runServe(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	deps := tools.Deps{Store: st, Log: log}
+	mc, err := mf.client(e) // only propose_plan uses it, and only when called
+	if err != nil {
+		return err
+	}
+	deps := tools.Deps{Store: st, Log: log, Model: mc}
 	opts := tools.Options{ReadOnly: *readOnly}
 	if *toolsets != "" {
 		opts.Toolsets = strings.Split(*toolsets, ",")

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/llmwiki/llmwiki/wiki/model/modeltest"
+	"github.com/llmwiki/llmwiki/wiki/plan"
+)
+
+func runCLI(t *testing.T, stdin string, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+func ingestReply() string {
+	b, _ := json.Marshal(map[string]any{
+		"takeaways": []string{"WAL mode lets readers run during a write."},
+		"actions": []map[string]any{
+			{"kind": "create_page", "slug": "sqlite-wal", "title": "SQLite WAL", "summary": "Write-ahead logging in SQLite.", "markdown": "WAL appends changes to a log; see [[sqlite-checkpoints]].\n", "why": "the source's main topic"},
+			{"kind": "create_page", "slug": "sqlite-checkpoints", "title": "SQLite checkpoints", "markdown": "A checkpoint moves WAL pages into the database.\n"},
+		},
+	})
+	return string(b)
+}
+
+func TestIngestYesAppliesAndAudits(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "wiki")
+	initWiki(t, root)
+	srv := modeltest.New(t, ingestReply())
+	src := filepath.Join(t.TempDir(), "wal.md")
+	os.WriteFile(src, []byte("# WAL\n\nSQLite's write-ahead log lets readers continue while a writer appends.\n"), 0o644)
+	out, stderr, err := runCLI(t, "", "ingest", "--root", root, "--base-url", srv.BaseURL(), "--model", "test-model", src, "--yes")
+	if err != nil {
+		t.Fatalf("%v\n%s\n%s", err, out, stderr)
+	}
+	for _, want := range []string{
+		"Saved the source as sources/wal.md",
+		"Takeaways:\n  - WAL mode lets readers run during a write.",
+		"[1] create page pages/sqlite-wal.md \"SQLite WAL\"",
+		"[2] create page pages/sqlite-checkpoints.md",
+		"model test-model at 127.0.0.1:",
+		"1 completion(s), 120 prompt + 45 completion tokens",
+		"Applied 2 of 2 approved action(s)",
+		"[1] ok      create_page pages/sqlite-wal.md",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "pages", "sqlite-wal.md")); err != nil {
+		t.Error(err)
+	}
+	calls := auditLines(t, root)
+	last := calls[len(calls)-1]
+	if last.Tool != "cli:ingest" || last.Outcome != "ok" {
+		t.Fatalf("last audit line %+v", last)
+	}
+	m, _ := last.Extra["model"].(map[string]any)
+	if m["total_tokens"] != 165.0 || m["completions"] != 1.0 || m["duration_ms"] == nil {
+		t.Errorf("model usage in audit: %v", last.Extra)
+	}
+	written := map[string]bool{}
+	for _, w := range last.Writes {
+		written[w.Path] = true
+	}
+	for _, p := range []string{"sources/wal.md", "pages/sqlite-wal.md", "pages/sqlite-checkpoints.md", "index.md", "log.md"} {
+		if !written[p] {
+			t.Errorf("audit line lacks write of %s: %+v", p, last.Writes)
+		}
+	}
+	// The same file again reuses the saved source.
+	srv.Push(`{"takeaways":["nothing new"],"actions":[]}`)
+	out, _, err = runCLI(t, "", "ingest", "--root", root, "--base-url", srv.BaseURL(), src)
+	if err != nil || !strings.Contains(out, "Source sources/wal.md is already in the wiki") || !strings.Contains(out, "(none: the model proposes no change)") {
+		t.Errorf("%v\n%s", err, out)
+	}
+}
+
+func TestIngestPendingThenPlansApply(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "wiki")
+	initWiki(t, root)
+	srv := modeltest.New(t, ingestReply())
+	out, stderr, err := runCLI(t, "SQLite keeps a write-ahead log.\n", "ingest", "--root", root, "--base-url", srv.BaseURL(), "--as", "notes/wal.md", "-")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	id := regexp.MustCompile(`p-\d{8}-\d{6}-[0-9a-f]{6}`).FindString(out)
+	if id == "" || !strings.Contains(out, "Saved the source as sources/notes/wal.md") || !strings.Contains(out, "llmwiki plans apply "+id) {
+		t.Fatalf("output:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(root, "pages", "sqlite-wal.md")); err == nil {
+		t.Fatal("written without approval")
+	}
+	out, _, _ = runCLI(t, "", "plans", "--root", root)
+	if !strings.Contains(out, id) || !strings.Contains(out, "pending, expires in") {
+		t.Errorf("plans list:\n%s", out)
+	}
+	out, _, _ = runCLI(t, "", "plans", "show", id, "--root", root, "--show")
+	if !strings.Contains(out, "| WAL appends changes to a log") {
+		t.Errorf("plans show --show:\n%s", out)
+	}
+	if _, _, err := runCLI(t, "", "plans", "apply", id, "--root", root); err == nil || !strings.Contains(err.Error(), "--yes") {
+		t.Errorf("apply without a selection: %v", err)
+	}
+	out, _, err = runCLI(t, "", "plans", "apply", id, "--select", "2", "--root", root)
+	if err != nil || !strings.Contains(out, "Applied 1 of 1") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(root, "pages", "sqlite-checkpoints.md")); err != nil {
+		t.Error("approved action did not run")
+	}
+	if _, err := os.Stat(filepath.Join(root, "pages", "sqlite-wal.md")); err == nil {
+		t.Error("unapproved action ran")
+	}
+	calls := auditLines(t, root)
+	if last := calls[len(calls)-1]; last.Tool != "cli:plans-apply" || last.Outcome != "ok" || len(last.Writes) == 0 {
+		t.Errorf("audit %+v", last)
+	}
+}
+
+func TestIngestBadSelection(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "wiki")
+	initWiki(t, root)
+	srv := modeltest.New(t, ingestReply())
+	src := filepath.Join(t.TempDir(), "wal.md")
+	os.WriteFile(src, []byte("WAL text\n"), 0o644)
+	// --select wins over asking; a bad selection is a clear error and nothing runs.
+	_, _, err := runCLI(t, "", "ingest", "--root", root, "--base-url", srv.BaseURL(), "--select", "3", src)
+	if err == nil || !strings.Contains(err.Error(), "action 3 does not exist: the plan's actions are numbered 1 to 2") {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "pages", "sqlite-wal.md")); err == nil {
+		t.Error("written")
+	}
+}
+
+func TestIngestEndpointDown(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "wiki")
+	initWiki(t, root)
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := l.Addr().String()
+	l.Close()
+	src := filepath.Join(t.TempDir(), "x.md")
+	os.WriteFile(src, []byte("text\n"), 0o644)
+	out, _, err := runCLI(t, "", "ingest", "--root", root, "--base-url", "http://"+addr+"/v1", src, "--yes")
+	if err == nil || !strings.Contains(err.Error(), "cannot reach the model endpoint "+addr+" (connection refused)") {
+		t.Fatalf("err = %v", err)
+	}
+	if !strings.Contains(out, "Saved the source as sources/x.md") {
+		t.Errorf("output:\n%s", out)
+	}
+	calls := auditLines(t, root)
+	if last := calls[len(calls)-1]; last.Tool != "cli:ingest" || last.Outcome != "error" || !strings.Contains(last.Error, "connection refused") {
+		t.Errorf("audit %+v", last)
+	}
+}
+
+func TestBuildYes(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "wiki")
+	initWiki(t, root)
+	os.WriteFile(filepath.Join(root, "sources", "a.md"), []byte("Alpha is the first letter.\n"), 0o644)
+	srv := modeltest.New(t, `{"takeaways":["Folded a.md"],"actions":[{"kind":"update_context","markdown":"# Context\n\nAlpha is first.\n"}]}`)
+	out, _, err := runCLI(t, "", "build", "--root", root, "--base-url", srv.BaseURL(), "--yes")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "records 1 source(s) as folded") || !strings.Contains(out, "[1] ok      update_context context.md") {
+		t.Errorf("output:\n%s", out)
+	}
+	data, _ := os.ReadFile(filepath.Join(root, "context.md"))
+	if !strings.Contains(string(data), "Alpha is first.") || !strings.Contains(string(data), "sources/a.md:") {
+		t.Errorf("context.md:\n%s", data)
+	}
+	if !strings.Contains(srv.Requests()[0].Last(), "Alpha is the first letter.") {
+		t.Error("the pending source was not in the prompt")
+	}
+}
+
+func TestDoctor(t *testing.T) {
+	srv := modeltest.New(t, `{"ok": true}`)
+	srv.Models = []string{"test-model"}
+	out, _, err := runCLI(t, "", "doctor", "--base-url", srv.BaseURL(), "--model", "test-model", "--api-key", "sekrit")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"[ok  ] endpoint", "[ok  ] model", "[ok  ] completion", "API key:  from --api-key, sent only to http://127.0.0.1:", "The model side works"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "sekrit") {
+		t.Error("doctor printed the key")
+	}
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := l.Addr().String()
+	l.Close()
+	out, _, err = runCLI(t, "", "doctor", "--base-url", "http://"+addr+"/v1")
+	var code exitCode
+	if !errors.As(err, &code) || code != 1 || !strings.Contains(out, "[FAIL] endpoint") || !strings.Contains(out, "fix: install Ollama") {
+		t.Errorf("%v\n%s", err, out)
+	}
+}
+
+func TestSelectionAsksUntilValid(t *testing.T) {
+	p := &plan.Plan{Actions: make([]plan.Action, 3)}
+	var out bytes.Buffer
+	e := env{stdin: strings.NewReader("7\n1, 3\n"), stdout: &out, stderr: &out}
+	got, asked, err := selection(e, p, false, "", true)
+	if err != nil || !asked || fmt.Sprint(got) != "[1 3]" || !strings.Contains(out.String(), "action 7 does not exist") {
+		t.Errorf("%v %v %v\n%s", got, asked, err, out.String())
+	}
+	// no answer (EOF): nobody was asked, the plan stays pending
+	e.stdin = strings.NewReader("")
+	if _, asked, _ := selection(e, p, false, "", true); asked {
+		t.Error("EOF counted as an answer")
+	}
+	e.stdin = strings.NewReader("none\n")
+	if got, asked, _ := selection(e, p, false, "", true); !asked || len(got) != 0 {
+		t.Errorf("none: %v %v", got, asked)
+	}
+}

@@ -1,0 +1,53 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/plan"
+)
+
+// ApplyPlanInput names the plan and the approved actions.
+type ApplyPlanInput struct {
+	PlanID   string `json:"plan_id" jsonschema:"the plan_id propose_plan returned"`
+	Selected []int  `json:"selected" jsonschema:"the numbers (n) of the actions your person approved; an empty list discards the plan"`
+}
+
+// ApplyPlanOutput reports what ran.
+type ApplyPlanOutput struct {
+	PlanID string `json:"plan_id"`
+	// Status is applied, failed or discarded.
+	Status  string        `json:"status" jsonschema:"applied, failed (see results) or discarded"`
+	Applied int           `json:"applied" jsonschema:"how many actions ran"`
+	Results []plan.Result `json:"results" jsonschema:"one entry per approved action: ok, failed or not_run, with the file and its new sha256"`
+	Notes
+}
+
+// ApplyPlan returns the apply_plan tool.
+func ApplyPlan(d Deps) Tool {
+	return newTool(d, "apply_plan", "plans", "Apply an approved plan",
+		"Run the actions of a plan from propose_plan that your person approved, by number, and only those; an empty selected discards the plan. Each action goes through the audited writers (validated, locked, snapshotted, atomic). An expired plan (10 minutes), a plan already applied, or a page changed since the proposal is refused with nothing written; on a failure midway, results say which actions ran.",
+		hints{destructive: true},
+		func(ctx context.Context, in ApplyPlanInput) (ApplyPlanOutput, error) {
+			if in.Selected == nil {
+				return ApplyPlanOutput{}, wiki.Errorf(wiki.CodeInvalid, "selected is required: the approved action numbers, or [] to discard")
+			}
+			p, err := plan.Apply(ctx, d.Store, in.PlanID, in.Selected)
+			if p == nil {
+				return ApplyPlanOutput{}, err
+			}
+			out := ApplyPlanOutput{PlanID: p.ID, Status: p.Status, Results: p.Results}
+			if out.Results == nil {
+				out.Results = []plan.Result{}
+			}
+			for _, r := range p.Results {
+				if r.Status == "ok" {
+					out.Applied++
+				}
+			}
+			if err != nil {
+				return out, err
+			}
+			return out, nil
+		})
+}

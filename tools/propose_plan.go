@@ -1,0 +1,93 @@
+package tools
+
+import (
+	"context"
+	"time"
+
+	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/model"
+	"github.com/llmwiki/llmwiki/wiki/plan"
+)
+
+// ProposePlanInput asks the server's model for a plan.
+type ProposePlanInput struct {
+	Operation string `json:"operation" jsonschema:"ingest: fold one source into pages; build: a new context.md from pages and pending sources,enum=ingest,enum=build"`
+	Source    string `json:"source,omitempty" jsonschema:"ingest: the source under sources/ (save it with save_source first)"`
+	Note      string `json:"note,omitempty" jsonschema:"guidance from the person for the model, one or two sentences"`
+}
+
+// PlanAction is one numbered action of a plan, as shown to the person.
+type PlanAction struct {
+	N       int      `json:"n" jsonschema:"the action's number: pass it in apply_plan's selected"`
+	Kind    string   `json:"kind" jsonschema:"create_page, update_page, append_page_section, add_links, update_context or append_context_section"`
+	Target  string   `json:"target" jsonschema:"the file it writes: pages/<slug>.md or context.md"`
+	Summary string   `json:"summary" jsonschema:"one line describing the action, for the checklist"`
+	Title   string   `json:"title,omitempty"`
+	Heading string   `json:"heading,omitempty"`
+	Links   []string `json:"links,omitempty"`
+	Why     string   `json:"why,omitempty"`
+	// Chars is the markdown's length; Preview its first characters.
+	Chars   int    `json:"chars" jsonschema:"length of the markdown in characters"`
+	Preview string `json:"preview,omitempty" jsonschema:"the first 600 characters of the markdown"`
+}
+
+// ProposePlanOutput is a pending plan.
+type ProposePlanOutput struct {
+	PlanID    string       `json:"plan_id"`
+	Operation string       `json:"operation"`
+	Source    string       `json:"source,omitempty"`
+	Expires   string       `json:"expires" jsonschema:"RFC 3339 time after which the plan cannot be applied"`
+	Takeaways []string     `json:"takeaways"`
+	Actions   []PlanAction `json:"actions"`
+	Model     model.Usage  `json:"model" jsonschema:"the endpoint, model, completions, tokens and time the proposal took"`
+	Notes
+}
+
+// ProposePlan returns the propose_plan tool.
+func ProposePlan(d Deps) Tool {
+	return newTool(d, "propose_plan", "plans", "Propose a plan",
+		"Ask the server's own model (an OpenAI-compatible endpoint; a local Ollama by default) to propose a plan: for ingest, takeaways from one source and page actions; for build, a new context.md. Nothing is written to the wiki: show the numbered actions to your person, then call apply_plan with the numbers they approve within 10 minutes. Use it when no editor model should do the work itself; an editor agent can instead write pages with write_page.",
+		hints{openWorld: true},
+		func(ctx context.Context, in ProposePlanInput) (ProposePlanOutput, error) {
+			pr := &plan.Proposer{Store: d.Store, Model: d.Model}
+			var p *plan.Plan
+			var err error
+			switch in.Operation {
+			case "ingest":
+				if in.Source == "" {
+					return ProposePlanOutput{}, wiki.Errorf(wiki.CodeInvalid, "ingest needs source: a file under sources/ (save it with save_source first)")
+				}
+				p, err = pr.Ingest(ctx, plan.IngestInput{Source: in.Source, Note: in.Note})
+			case "build":
+				if in.Source != "" {
+					return ProposePlanOutput{}, wiki.Errorf(wiki.CodeInvalid, "build takes no source: it folds in every pending source")
+				}
+				p, err = pr.Build(ctx, plan.BuildInput{Note: in.Note})
+			default:
+				return ProposePlanOutput{}, wiki.Errorf(wiki.CodeInvalid, "operation must be ingest or build")
+			}
+			if err != nil {
+				return ProposePlanOutput{}, err
+			}
+			return planOutput(p), nil
+		})
+}
+
+func planOutput(p *plan.Plan) ProposePlanOutput {
+	out := ProposePlanOutput{PlanID: p.ID, Operation: p.Op, Source: p.Source, Expires: p.Expires.Format(time.RFC3339), Takeaways: p.Takeaways, Actions: []PlanAction{}}
+	if out.Takeaways == nil {
+		out.Takeaways = []string{}
+	}
+	if p.Model != nil {
+		out.Model = *p.Model
+	}
+	for i, a := range p.Actions {
+		r := []rune(a.Markdown)
+		prev := a.Markdown
+		if len(r) > 600 {
+			prev = string(r[:600]) + "…"
+		}
+		out.Actions = append(out.Actions, PlanAction{N: i + 1, Kind: a.Kind, Target: a.Target(), Summary: a.Describe(), Title: a.Title, Heading: a.Heading, Links: a.Links, Why: a.Why, Chars: len(r), Preview: prev})
+	}
+	return out
+}
