@@ -231,3 +231,43 @@ func TestSelectionAsksUntilValid(t *testing.T) {
 		t.Errorf("none: %v %v", got, asked)
 	}
 }
+
+// TestPlanToolsEndToEnd drives propose_plan and apply_plan in the built
+// binary with the official TypeScript SDK; the binary's go-openai client
+// talks over HTTP to a scripted endpoint.
+func TestPlanToolsEndToEnd(t *testing.T) {
+	bin := binary(t)
+	root := filepath.Join(t.TempDir(), "wiki")
+	initWiki(t, root)
+	srv := modeltest.New(t, ingestReply())
+	out := node(t, "plan_flow.mjs", "--bin", bin, "--root", root, "--base-url", srv.BaseURL())
+	var sum struct {
+		PlanID string `json:"plan_id"`
+		Calls  int    `json:"calls"`
+	}
+	if err := json.Unmarshal(out, &sum); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(root, "pages", "sqlite-wal.md")); err != nil {
+		t.Error("approved action did not run")
+	}
+	if _, err := os.Stat(filepath.Join(root, "pages", "sqlite-checkpoints.md")); err == nil {
+		t.Error("unapproved action ran")
+	}
+	calls := auditLines(t, root)
+	var propose, apply int
+	for _, c := range calls {
+		switch c.Tool {
+		case "propose_plan":
+			propose++
+			if m, _ := c.Extra["model"].(map[string]any); m["total_tokens"] != 165.0 || c.Extra["plan_id"] != sum.PlanID || len(c.Writes) != 0 {
+				t.Errorf("propose_plan audit %+v", c)
+			}
+		case "apply_plan":
+			apply++
+		}
+	}
+	if propose != 1 || apply != 2 || len(calls) != sum.Calls {
+		t.Errorf("audit: %d propose, %d apply, %d lines for %d calls", propose, apply, len(calls), sum.Calls)
+	}
+}

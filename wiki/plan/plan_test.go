@@ -594,3 +594,61 @@ func TestAuditLineCarriesUsage(t *testing.T) {
 		t.Errorf("reads %v", rec.Reads)
 	}
 }
+
+func TestDeepLintClaims(t *testing.T) {
+	good := `{"findings":[{"kind":"contradiction","file":"pages/electron.md","message":"Two runtimes are named.","evidence":[{"file":"pages/electron.md","quote":"Electron runs Chromium and Node.js."},{"file":"pages/other.md","quote":"Electron runs only Chromium."}]}]}`
+	f := newFixture(t, `{"findings":[{"kind":"opinion","message":"x","evidence":[]}]}`, good)
+	r, err := f.pr.DeepLint(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Claims) != 1 || r.Claims[0].Evidence[1].Quote != "Electron runs only Chromium." || r.Pages != 1 || r.Total != 1 {
+		t.Errorf("review %+v", r)
+	}
+	if !r.Usage.Retried || !strings.Contains(r.Usage.FirstError, "findings[0].kind") {
+		t.Errorf("usage %+v", r.Usage)
+	}
+	if !strings.Contains(f.srv.Requests()[0].Last(), "<<<FILE pages/electron.md") {
+		t.Error("the page was not shown")
+	}
+	for _, bad := range []string{`{"findings":[{"kind":"contradiction","message":"m","evidence":[{"file":"a","quote":"short"}]}]}`, `{"findings":[],"extra":1}`, `[]`} {
+		if _, err := plan.ParseClaims([]byte(bad)); err == nil {
+			t.Errorf("accepted %s", bad)
+		}
+	}
+}
+
+func TestOldPlansArePruned(t *testing.T) {
+	f := newFixture(t)
+	book := plan.NewBook(f.store)
+	old := &plan.Plan{Op: "ingest", Actions: []plan.Action{{Kind: plan.KindCreatePage, Slug: "a", Title: "A", Markdown: "x"}}}
+	if err := book.Save(context.Background(), old); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.add(6 * 24 * time.Hour)
+	if err := book.Save(context.Background(), &plan.Plan{Op: "build"}); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := book.List(); len(list) != 2 {
+		t.Fatalf("expired 6 days ago is kept: %d plans", len(list))
+	}
+	f.clock.add(2 * 24 * time.Hour)
+	if err := book.Save(context.Background(), &plan.Plan{Op: "build"}); err != nil {
+		t.Fatal(err)
+	}
+	list, _ := book.List()
+	for _, p := range list {
+		if p.ID == old.ID {
+			t.Error("a plan expired over a week ago was not removed")
+		}
+	}
+	if len(list) != 2 {
+		t.Errorf("%d plans", len(list))
+	}
+	if err := f.store.RemoveState(".llmwiki/audit/x.jsonl"); err == nil {
+		t.Error("RemoveState removed history")
+	}
+	if err := f.store.RemoveState("pages/electron.md"); err == nil {
+		t.Error("RemoveState removed a page")
+	}
+}
