@@ -23,6 +23,7 @@ func runIngest(ctx context.Context, e env, args []string) error {
 	yes := fs.Bool("yes", false, "apply every proposed action without asking")
 	sel := fs.String("select", "", "apply only these actions (\"1,3\", \"2-4\"), without asking")
 	full := fs.Bool("show", false, "print each action's markdown in the checklist")
+	budget := fs.Int("budget", plan.DefaultSourceBudget, "most characters of the source shown to the model (a small local context window needs less)")
 	mf := addModelFlags(fs)
 	pos, err := parseAll(fs, args)
 	if err != nil {
@@ -69,7 +70,7 @@ func runIngest(ctx context.Context, e env, args []string) error {
 	defer st.Close()
 	call := wiki.NewCall("cli:ingest", st.SessionID(), map[string]any{"file": file, "as": *as, "yes": *yes, "select": *sel})
 	ctx = wiki.WithCall(ctx, call)
-	err = ingest(ctx, e, st, &plan.Proposer{Store: st, Model: mc}, ingestArgs{file: file, data: data, as: *as, note: *note, yes: *yes, sel: *sel, full: *full})
+	err = ingest(ctx, e, st, &plan.Proposer{Store: st, Model: mc, SourceBudget: *budget}, ingestArgs{file: file, data: data, as: *as, note: *note, yes: *yes, sel: *sel, full: *full})
 	if aerr := st.Audit(call, err); aerr != nil {
 		fmt.Fprintln(e.stderr, "llmwiki: audit line not written:", wiki.PublicMessage(aerr))
 	}
@@ -110,10 +111,14 @@ func decide(ctx context.Context, e env, st *wiki.Store, p *plan.Plan, yes bool, 
 	if err != nil {
 		return err
 	}
-	if !asked {
-		if len(p.Actions) == 0 {
-			return nil
+	if len(p.Actions) == 0 {
+		if _, err := plan.Apply(ctx, st, p.ID, []int{}); err != nil {
+			return err
 		}
+		fmt.Fprintln(e.stdout, "\nNothing to apply.")
+		return nil
+	}
+	if !asked {
 		pendingHint(e, p)
 		return nil
 	}

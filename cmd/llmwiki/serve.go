@@ -34,9 +34,12 @@ func runServe(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	mc, err := mf.client(e) // only propose_plan uses it, and only when called
+	// Only propose_plan uses the model, and only when called: a bad model
+	// setting leaves that one tool unconfigured rather than stopping serve.
+	mc, err := mf.client(e)
 	if err != nil {
-		return err
+		log.Warn("propose_plan has no model endpoint", "err", err)
+		mc = nil
 	}
 	deps := tools.Deps{Store: st, Log: log, Model: mc}
 	opts := tools.Options{ReadOnly: *readOnly}

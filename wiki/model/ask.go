@@ -27,6 +27,9 @@ type Usage struct {
 	Retried bool `json:"retried,omitempty"`
 	// FirstError is why the first reply was rejected.
 	FirstError string `json:"first_error,omitempty"`
+	// Warning flags a likely problem with the endpoint, such as a prompt
+	// it cut to fit a small context window.
+	Warning string `json:"warning,omitempty"`
 }
 
 // String is a one-line summary for command output.
@@ -35,6 +38,9 @@ func (u Usage) String() string {
 		u.Model, u.Endpoint, u.Completions, u.PromptTokens, u.CompletionTokens, u.DurationMS/1000)
 	if u.Retried {
 		s += " (first reply rejected, retried once)"
+	}
+	if u.Warning != "" {
+		s += "\nwarning: " + u.Warning
 	}
 	return s
 }
@@ -78,6 +84,7 @@ func (c *Client) Ask(ctx context.Context, req Request, check func(reply []byte) 
 	if err != nil {
 		return nil, u, err
 	}
+	u.Warning = truncationWarning(len(req.System)+len(req.User), comp.PromptTokens)
 	reply := CleanReply(comp.Content)
 	first := check(reply)
 	if first == nil {
@@ -102,6 +109,18 @@ func (c *Client) Ask(ctx context.Context, req Request, check func(reply []byte) 
 	second = truncatedHint(second, comp)
 	rej := &RejectedError{First: first, Second: second}
 	return nil, u, &wiki.Error{Code: wiki.CodeInvalid, Msg: rej.Error(), Err: rej}
+}
+
+// truncationWarning compares the prompt's size with the tokens the endpoint
+// says it read. Text runs about 4 bytes a token (less for code and CJK); an
+// endpoint that read under a third of the estimate cut the prompt, as Ollama
+// does silently when it exceeds the model's context window.
+func truncationWarning(promptBytes, promptTokens int) string {
+	est := promptBytes / 4
+	if promptTokens <= 0 || est < 2048 || promptTokens*3 > est {
+		return ""
+	}
+	return fmt.Sprintf("the endpoint read %d prompt tokens of a prompt of about %d: it probably cut the prompt to its context window, so the model did not see everything. With Ollama, raise the window (OLLAMA_CONTEXT_LENGTH=16384 ollama serve) or pass a smaller --budget", promptTokens, est)
 }
 
 func truncatedHint(err error, c Completion) error {

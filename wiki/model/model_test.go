@@ -291,3 +291,20 @@ func TestDoctor(t *testing.T) {
 		t.Errorf("down endpoint: %+v", d)
 	}
 }
+
+func TestAskWarnsWhenTheEndpointCutThePrompt(t *testing.T) {
+	srv := modeltest.New(t, `{}`, `{}`)
+	srv.PromptTokens = 2048 // an Ollama default context window
+	cfg, _ := model.Resolve(envOf(nil), model.Flags{BaseURL: srv.BaseURL()})
+	c := client(t, cfg)
+	ok := func([]byte) error { return nil }
+	_, u, err := c.Ask(context.Background(), model.Request{System: "s", User: strings.Repeat("word ", 10000)}, ok)
+	if err != nil || !strings.Contains(u.Warning, "read 2048 prompt tokens of a prompt of about 12500") || !strings.Contains(u.String(), "OLLAMA_CONTEXT_LENGTH") {
+		t.Errorf("%v %+v", err, u)
+	}
+	srv.PromptTokens = 11000
+	_, u, _ = c.Ask(context.Background(), model.Request{System: "s", User: strings.Repeat("word ", 10000)}, ok)
+	if u.Warning != "" {
+		t.Errorf("false warning %q", u.Warning)
+	}
+}
