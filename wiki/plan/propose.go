@@ -262,6 +262,9 @@ func (pr *Proposer) writeRelated(ctx context.Context, u *strings.Builder, w *Wor
 	}
 	var list []scored
 	for _, p := range w.pages {
+		if !wiki.ValidSlug(strings.TrimPrefix(wiki.PageKey(p.Path), "pages/")) {
+			continue // nested pages cannot be named by a slug, so not updated by a plan
+		}
 		sc := 0
 		seen := map[string]bool{}
 		for _, t := range words(p.Slug + " " + p.Title + " " + p.Summary + " " + strings.Join(p.Tags, " ")) {
