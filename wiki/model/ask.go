@@ -27,6 +27,8 @@ type Usage struct {
 	Retried bool `json:"retried,omitempty"`
 	// FirstError is why the first reply was rejected.
 	FirstError string `json:"first_error,omitempty"`
+	// Each lists every completion in order (one, or two after a retry).
+	Each []CompletionStats `json:"each,omitempty"`
 	// Warning flags a likely problem with the endpoint, such as a prompt
 	// it cut to fit a small context window.
 	Warning string `json:"warning,omitempty"`
@@ -45,7 +47,16 @@ func (u Usage) String() string {
 	return s
 }
 
+// CompletionStats are the figures of one completion.
+type CompletionStats struct {
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	DurationMS       float64 `json:"duration_ms"`
+	FinishReason     string  `json:"finish_reason,omitempty"`
+}
+
 func (u *Usage) add(c Completion) {
+	u.Each = append(u.Each, CompletionStats{c.PromptTokens, c.CompletionTokens, float64(c.Duration.Microseconds()) / 1000, c.FinishReason})
 	u.Completions++
 	u.PromptTokens += c.PromptTokens
 	u.CompletionTokens += c.CompletionTokens

@@ -222,7 +222,7 @@ func TestAskRetriesOnceThenShowsBothErrors(t *testing.T) {
 	if !strings.Contains(msg, "the reply is not valid JSON") || !strings.Contains(msg, "n must be 3") {
 		t.Errorf("message does not show both errors: %q", msg)
 	}
-	if u.Completions != 2 || u.PromptTokens != 240 || u.CompletionTokens != 90 || !u.Retried {
+	if u.Completions != 2 || u.PromptTokens != 240 || u.CompletionTokens != 90 || !u.Retried || len(u.Each) != 2 || u.Each[1].PromptTokens != 120 || u.Each[0].FinishReason != "stop" {
 		t.Errorf("usage %+v", u)
 	}
 	reqs := srv.Requests()
