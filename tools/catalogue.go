@@ -25,6 +25,7 @@ func Catalogue(d Deps) []Tool {
 		RebuildIndex(d),
 		ProposePlan(d),
 		ApplyPlan(d),
+		FileAnswer(d),
 	}
 }
 

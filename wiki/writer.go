@@ -597,12 +597,41 @@ func sectionBytes(doc []byte, title string) ([]byte, bool) {
 
 // SectionRange returns the byte range [start, end) of the level-2 section
 // titled title in doc: from its "## title" line to the next "# " or "## "
-// heading outside fenced code, or the end. start is -1 when there is none.
-// Headings are matched after trimming; a heading like "## Eval Insights
-// (auto-generated ...)" matches the title "Eval Insights".
+// heading outside fenced code and HTML comments, or the end. start is -1
+// when there is none. Headings are matched after trimming; a heading like
+// "## Eval Insights (auto-generated ...)" matches the title "Eval Insights".
 func SectionRange(doc []byte, title string) (int, int) {
-	start := -1
+	hs, _ := Headings(doc)
+	for _, h := range hs {
+		if h.Level == 2 && (h.Title == title || strings.HasPrefix(h.Title, title+" ")) {
+			return h.Start, h.End
+		}
+	}
+	return -1, -1
+}
+
+// Heading is a level-1 ("# ") or level-2 ("## ") heading line of a markdown
+// document, found by [Headings].
+type Heading struct {
+	// Level is 1 or 2.
+	Level int
+	// Title is the heading text, trimmed.
+	Title string
+	// Start is the byte offset of the heading line; End is where its
+	// section ends: the start of the next level-1 or level-2 heading, or
+	// len(doc).
+	Start, End int
+}
+
+// Headings lists the level-1 and level-2 headings of doc that start a line
+// ("# " or "## " in column 0; "\r\n" line ends are fine) and are not inside
+// fenced code (``` or ~~~, closed by a fence of the same character at least
+// as long) or an HTML comment block (a line starting with "<!--" up to the
+// line holding "-->"). open reports whether doc ends inside such a block,
+// where anything appended would not be seen as a heading.
+func Headings(doc []byte) (hs []Heading, open bool) {
 	fence := ""
+	comment := false
 	off := 0
 	for off < len(doc) {
 		end := bytes.IndexByte(doc[off:], '\n')
@@ -612,27 +641,33 @@ func SectionRange(doc []byte, title string) (int, int) {
 		}
 		line := strings.TrimRight(string(doc[off:next]), "\r\n")
 		t := strings.TrimLeft(line, " ")
-		if fence != "" {
+		indent := len(line) - len(t)
+		switch {
+		case comment:
+			if strings.Contains(line, "-->") {
+				comment = false
+			}
+		case fence != "":
 			if strings.HasPrefix(t, fence) && strings.TrimSpace(strings.TrimLeft(t, fence[:1])) == "" {
 				fence = ""
 			}
-		} else if f := fenceOpen(t); f != "" && len(line)-len(t) < 4 {
-			fence = f
-		} else if strings.HasPrefix(line, "# ") || strings.HasPrefix(line, "## ") {
-			if start >= 0 {
-				return start, off
+		case indent < 4 && fenceOpen(t) != "":
+			fence = fenceOpen(t)
+		case indent < 4 && strings.HasPrefix(t, "<!--"):
+			comment = !strings.Contains(t[4:], "-->")
+		case strings.HasPrefix(line, "# ") || strings.HasPrefix(line, "## "):
+			if n := len(hs); n > 0 {
+				hs[n-1].End = off
 			}
-			if h := strings.TrimSpace(strings.TrimPrefix(line, "## ")); strings.HasPrefix(line, "## ") &&
-				(h == title || strings.HasPrefix(h, title+" ")) {
-				start = off
+			level := 1
+			if strings.HasPrefix(line, "## ") {
+				level = 2
 			}
+			hs = append(hs, Heading{Level: level, Title: strings.TrimSpace(line[level+1:]), Start: off, End: len(doc)})
 		}
 		off = next
 	}
-	if start >= 0 {
-		return start, len(doc)
-	}
-	return -1, -1
+	return hs, fence != "" || comment
 }
 
 // fenceOpen returns the fence ("```" or "~~~", at its full length) that line

@@ -38,6 +38,7 @@ func commands() []command {
 	return []command{
 		{"serve", "serve a wiki to an MCP client over stdio", runServe},
 		{"init", "create a wiki's folders and starting files (never overwrites)", runInit},
+		{"eval", "measure how well the wiki answers: hit rate, wasted reads, gaps, citations", runEval},
 		{"tools", "list the MCP tools (--markdown for the README table)", runTools},
 		{"agents", "list the sub-agents and the tools each may call", runAgents},
 		{"orient", "print the wiki's orientation for a starting agent session (SessionStart hook)", runOrient},

@@ -1,0 +1,415 @@
+package eval
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/quote"
+)
+
+// Where the eval loop keeps its state (all under .llmwiki/, written with
+// [wiki.Store.WriteState], never part of the wiki).
+const (
+	// Dir is the eval folder.
+	Dir = ".llmwiki/eval"
+	// AnswersDir holds one JSON file per file_answer call:
+	// <AnswersDir>/<YYYY-MM-DD>/<answer id>.json (UTC date).
+	AnswersDir = Dir + "/answers"
+	// RunsDir holds one JSON summary per eval run, for the trend table.
+	RunsDir = Dir + "/runs"
+	// ReportMD and ReportJSON are the latest report, for people and programs.
+	ReportMD   = Dir + "/eval-report.md"
+	ReportJSON = Dir + "/eval-report.json"
+)
+
+// Limits of a file_answer call.
+const (
+	MaxQuestionChars = 4_000
+	MaxAnswerChars   = 100_000
+	MaxTopicChars    = 120
+	MaxCitations     = 50
+	// MaxCitedFileBytes is the largest file a quote is checked in.
+	MaxCitedFileBytes = 32 << 20
+)
+
+// Citation is one piece of evidence for an answer: a file of the wiki and a
+// passage copied verbatim from it.
+type Citation struct {
+	// Path is project-relative ("pages/x.md", "sources/a.md", "context.md");
+	// a page may also be named by slug or title.
+	Path string `json:"path"`
+	// Quote is 8–300 characters copied from the file (see package quote for
+	// what the comparison ignores).
+	Quote string `json:"quote"`
+}
+
+// CitationCheck is a citation with the result of checking it.
+type CitationCheck struct {
+	// Path is the file checked (resolved from what the caller named).
+	Path  string `json:"path"`
+	Quote string `json:"quote"`
+	// Verified is true when the quote occurs in the file under the
+	// normalisation of package quote.
+	Verified bool `json:"verified"`
+	// Line is the 1-based line where the quote starts (when verified).
+	Line int `json:"line,omitempty"`
+	// SHA256 is the checked file's sha256 ("" when it could not be read).
+	SHA256 string `json:"sha256,omitempty"`
+	// Problem says why the citation did not verify.
+	Problem string `json:"problem,omitempty"`
+}
+
+// AnswerInput is what file_answer records.
+type AnswerInput struct {
+	Question  string
+	Answer    string
+	Citations []Citation
+	// Topic is an optional short subject ("sync conflicts"), used to find
+	// topics asked again and again.
+	Topic string
+	// Replaces is the id of an earlier answer to the same question that this
+	// one corrects.
+	Replaces string
+}
+
+// AnswerRecord is one stored answer (<AnswersDir>/<date>/<ID>.json).
+type AnswerRecord struct {
+	ID        string          `json:"id"`
+	Time      time.Time       `json:"time"`
+	Session   string          `json:"session,omitempty"`
+	Client    string          `json:"client,omitempty"`
+	Question  string          `json:"question"`
+	Topic     string          `json:"topic,omitempty"`
+	Answer    string          `json:"answer"`
+	Replaces  string          `json:"replaces,omitempty"`
+	Citations []CitationCheck `json:"citations"`
+}
+
+// FileAnswerResult is what file_answer returns.
+type FileAnswerResult struct {
+	// AnswerID names the stored answer; pass it as replaces to correct it.
+	AnswerID   string          `json:"answer_id"`
+	Citations  []CitationCheck `json:"citations"`
+	Verified   int             `json:"verified"`
+	Unverified int             `json:"unverified"`
+	// AllVerified is true when there is at least one citation and every one
+	// verified.
+	AllVerified bool `json:"all_verified"`
+	// Advice is the next step for the agent.
+	Advice string `json:"advice"`
+}
+
+// FileAnswer checks every citation of in against the files as they are now,
+// stores the answer in the eval store and returns the verdicts. It writes
+// nothing in the wiki. The answer id and citation counts are added to the
+// [wiki.Call] in ctx (audit line "extra": answer_id, citations, verified).
+//
+// Errors (CodeInvalid): empty question or answer, limits exceeded, a
+// replaces id that names no stored answer.
+func FileAnswer(ctx context.Context, st *wiki.Store, in AnswerInput) (FileAnswerResult, error) {
+	var out FileAnswerResult
+	in.Question = strings.TrimSpace(in.Question)
+	in.Answer = strings.TrimSpace(in.Answer)
+	in.Topic = strings.Join(strings.Fields(in.Topic), " ")
+	in.Replaces = strings.TrimSpace(in.Replaces)
+	switch {
+	case in.Question == "":
+		return out, wiki.Errorf(wiki.CodeInvalid, "question is empty; give the person's question as they asked it")
+	case in.Answer == "":
+		return out, wiki.Errorf(wiki.CodeInvalid, "answer is empty; give the answer you are about to send")
+	case utf8.RuneCountInString(in.Question) > MaxQuestionChars:
+		return out, wiki.Errorf(wiki.CodeTooLarge, "question has %d characters; the limit is %d", utf8.RuneCountInString(in.Question), MaxQuestionChars)
+	case utf8.RuneCountInString(in.Answer) > MaxAnswerChars:
+		return out, wiki.Errorf(wiki.CodeTooLarge, "answer has %d characters; the limit is %d", utf8.RuneCountInString(in.Answer), MaxAnswerChars)
+	case utf8.RuneCountInString(in.Topic) > MaxTopicChars:
+		return out, wiki.Errorf(wiki.CodeInvalid, "topic has %d characters; name the subject in a few words (at most %d characters)", utf8.RuneCountInString(in.Topic), MaxTopicChars)
+	case len(in.Citations) > MaxCitations:
+		return out, wiki.Errorf(wiki.CodeTooLarge, "%d citations; the limit is %d (cite the passages that carry the answer)", len(in.Citations), MaxCitations)
+	}
+	if in.Replaces != "" {
+		if !ValidAnswerID(in.Replaces) {
+			return out, wiki.Errorf(wiki.CodeInvalid, "replaces %q is not an answer id; use the answer_id an earlier file_answer returned", in.Replaces)
+		}
+		if _, ok, err := st.ReadState(answerPath(in.Replaces)); err != nil {
+			return out, err
+		} else if !ok {
+			return out, wiki.Errorf(wiki.CodeNotFound, "no stored answer has id %s; use the answer_id an earlier file_answer returned", in.Replaces)
+		}
+	}
+	v := newVerifier(st)
+	checks := make([]CitationCheck, 0, len(in.Citations))
+	for _, c := range in.Citations {
+		cc := v.check(c.Path, c.Quote)
+		checks = append(checks, cc)
+		if cc.Verified {
+			out.Verified++
+		} else {
+			out.Unverified++
+		}
+	}
+	now := st.Now()
+	rec := AnswerRecord{ID: newAnswerID(now), Time: now, Question: in.Question, Topic: in.Topic, Answer: in.Answer, Replaces: in.Replaces, Citations: checks}
+	call := wiki.CallFrom(ctx)
+	if call != nil {
+		rec.Session, rec.Client = call.Session, call.Client
+	}
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return out, wiki.Errorf(wiki.CodeInternal, "encode the answer record")
+	}
+	if err := st.WriteState(answerPath(rec.ID), append(data, '\n')); err != nil {
+		return out, err
+	}
+	call.SetExtra("answer_id", rec.ID)
+	call.SetExtra("citations", len(checks))
+	call.SetExtra("verified", out.Verified)
+	out.AnswerID, out.Citations = rec.ID, checks
+	out.AllVerified = len(checks) > 0 && out.Unverified == 0
+	switch {
+	case len(checks) == 0:
+		out.Advice = "Recorded, but with no citations: cite the file and a verbatim quote (8-300 characters) for each claim so the answer can be checked, then call file_answer again with replaces=\"" + rec.ID + "\"."
+	case out.Unverified > 0:
+		out.Advice = fmt.Sprintf("%d of %d citations did not verify (see each problem). Re-read the file, copy the passage exactly or drop the claim, then call file_answer again with replaces=%q before you answer.", out.Unverified, len(checks), rec.ID)
+	default:
+		out.Advice = fmt.Sprintf("All %d citations verified.", len(checks))
+	}
+	return out, nil
+}
+
+// ValidAnswerID reports whether id has the shape file_answer gives:
+// "a" + UTC time "20060102T150405Z" + "-" + 8 hex digits.
+func ValidAnswerID(id string) bool {
+	if len(id) != 26 || id[0] != 'a' || id[17] != '-' {
+		return false
+	}
+	if _, err := time.Parse("20060102T150405Z", id[1:17]); err != nil {
+		return false
+	}
+	_, err := hex.DecodeString(id[18:])
+	return err == nil
+}
+
+func newAnswerID(now time.Time) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return "a" + now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}
+
+// answerPath is where the answer with a valid id is stored.
+func answerPath(id string) string {
+	t, _ := time.Parse("20060102T150405Z", id[1:17])
+	return AnswersDir + "/" + t.Format("2006-01-02") + "/" + id + ".json"
+}
+
+// LoadAnswers reads the stored answers made at or after since (zero: all),
+// keyed by id. Unreadable records are counted in bad and skipped.
+func LoadAnswers(st *wiki.Store, since time.Time) (map[string]*AnswerRecord, int, error) {
+	out := map[string]*AnswerRecord{}
+	bad := 0
+	days, err := fs.ReadDir(st.Root().FS(), AnswersDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return out, 0, nil
+	} else if err != nil {
+		return nil, 0, wiki.Errorf(wiki.CodeInternal, "list the eval store")
+	}
+	for _, d := range days {
+		day, err := time.Parse("2006-01-02", d.Name())
+		if !d.IsDir() || err != nil || (!since.IsZero() && day.Add(24*time.Hour).Before(since)) {
+			continue
+		}
+		dir := path.Join(AnswersDir, d.Name())
+		files, err := fs.ReadDir(st.Root().FS(), dir)
+		if err != nil {
+			continue
+		}
+		for _, f := range files {
+			if f.IsDir() || !strings.HasSuffix(f.Name(), ".json") || wiki.IsTempName(f.Name()) {
+				continue
+			}
+			data, ok, err := st.ReadState(path.Join(dir, f.Name()))
+			if err != nil || !ok {
+				bad++
+				continue
+			}
+			var r AnswerRecord
+			if json.Unmarshal(data, &r) != nil || !ValidAnswerID(r.ID) {
+				bad++
+				continue
+			}
+			if !since.IsZero() && r.Time.Before(since) {
+				continue
+			}
+			out[r.ID] = &r
+		}
+	}
+	return out, bad, nil
+}
+
+// verifier checks quotes against files, reading and normalising each file
+// once.
+type verifier struct {
+	st    *wiki.Store
+	files map[string]*citedFile
+}
+
+type citedFile struct {
+	rel     string
+	text    string
+	norm    string
+	sha     string
+	problem string
+}
+
+func newVerifier(st *wiki.Store) *verifier {
+	return &verifier{st: st, files: map[string]*citedFile{}}
+}
+
+// check verifies one citation against the file's current content.
+func (v *verifier) check(p, q string) CitationCheck {
+	cc := CitationCheck{Path: strings.TrimSpace(p), Quote: q}
+	f := v.file(cc.Path)
+	if f.rel != "" {
+		cc.Path = f.rel
+	}
+	cc.SHA256 = f.sha
+	if f.problem != "" {
+		cc.Problem = f.problem
+		return cc
+	}
+	if msg := quote.Check(q); msg != "" {
+		cc.Problem = msg
+		return cc
+	}
+	line, ok := findQuote(q, f.text, f.norm)
+	if !ok {
+		cc.Problem = "quote not found in " + f.rel + " (case, spacing, line breaks, curly quotes, dashes and markdown markers are ignored; the words must be copied exactly)"
+		return cc
+	}
+	cc.Verified, cc.Line = true, line
+	return cc
+}
+
+// checkText verifies q against a given version of a file (a snapshot).
+func checkText(q, text string) (int, bool) {
+	if quote.Check(q) != "" {
+		return 0, false
+	}
+	return findQuote(q, text, quote.Normalize(text))
+}
+
+// file reads and caches the file a citation names.
+func (v *verifier) file(name string) *citedFile {
+	if f, ok := v.files[name]; ok {
+		return f
+	}
+	f := v.load(name)
+	v.files[name] = f
+	return f
+}
+
+func (v *verifier) load(name string) *citedFile {
+	f := &citedFile{}
+	if name == "" {
+		f.problem = "path is empty; name the file the quote comes from"
+		return f
+	}
+	rel, err := resolveCited(v.st, name)
+	if err != nil {
+		f.problem = wiki.PublicMessage(err)
+		return f
+	}
+	f.rel = rel
+	root := v.st.Root()
+	fi, err := root.Stat(rel)
+	if err != nil {
+		f.problem = rel + " cannot be read"
+		return f
+	}
+	if fi.IsDir() {
+		f.problem = rel + " is a folder; cite a file"
+		return f
+	}
+	if fi.Size() > MaxCitedFileBytes {
+		f.problem = fmt.Sprintf("%s is %d bytes; quotes are checked in files up to %d bytes", rel, fi.Size(), MaxCitedFileBytes)
+		return f
+	}
+	data, err := root.ReadFile(rel)
+	if err != nil {
+		f.problem = rel + " cannot be read"
+		return f
+	}
+	f.sha = wiki.SHA256Hex(data)
+	if wiki.IsBinary(data) {
+		f.problem = rel + " is a binary file; quotes can only be checked in text files"
+		return f
+	}
+	f.text = string(data)
+	f.norm = quote.Normalize(f.text)
+	return f
+}
+
+// resolveCited turns what a citation names into an existing project-relative
+// path: a path, or a page by slug or title. llmwiki's own state is refused.
+func resolveCited(st *wiki.Store, name string) (string, error) {
+	name = strings.TrimSpace(name)
+	name = strings.TrimSuffix(strings.TrimPrefix(name, "[["), "]]")
+	rel, err := wiki.CleanPath(strings.TrimPrefix(name, "./"))
+	if err == nil {
+		if wiki.LayerOf(rel) == wiki.LayerState {
+			return "", wiki.Errorf(wiki.CodeInvalid, "%s is llmwiki's own state, not a wiki file; cite the page or source the answer comes from", rel)
+		}
+		if _, serr := st.Root().Lstat(rel); serr == nil {
+			return rel, nil
+		}
+	}
+	if p, perr := st.ResolvePage(name); perr == nil {
+		return p, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return "", wiki.Errorf(wiki.CodeNotFound, "%s not found; cite a file you read (its path as read_page returned it)", rel)
+}
+
+// findQuote reports whether q occurs in text (whose normalisation is norm)
+// and the 1-based line where it starts. It is [quote.Found] and
+// [quote.Line] with the file normalised once, and finds the line by binary
+// search over line prefixes instead of a linear scan.
+func findQuote(q, text, norm string) (int, bool) {
+	nq := quote.Normalize(q)
+	if nq == "" {
+		return 0, false
+	}
+	idx := strings.Index(norm, nq)
+	if idx < 0 {
+		return 0, false
+	}
+	ends := []int{} // byte offset just past each line
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\n' {
+			ends = append(ends, i+1)
+		}
+	}
+	if len(ends) == 0 || ends[len(ends)-1] != len(text) {
+		ends = append(ends, len(text))
+	}
+	// The first line whose prefix normalises past the match start.
+	i := sort.Search(len(ends), func(i int) bool {
+		return len(quote.Normalize(text[:ends[i]])) > idx
+	})
+	if i == len(ends) {
+		i = len(ends) - 1
+	}
+	return i + 1, true
+}

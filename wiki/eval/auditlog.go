@@ -1,0 +1,118 @@
+package eval
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/llmwiki/llmwiki/wiki"
+)
+
+// LogStats describes what was read from the audit log.
+type LogStats struct {
+	// Files is the number of daily audit files read.
+	Files int `json:"files"`
+	// Lines is the number of lines parsed (in the window or not).
+	Lines int `json:"lines"`
+	// InWindow is the number of lines at or after --since.
+	InWindow int `json:"in_window"`
+	// Torn counts last lines cut short (a process died mid-write, or a
+	// writer is appending right now); they are skipped.
+	Torn int `json:"torn"`
+	// Bad lists lines that are not audit records ("2026-11-29.jsonl:17"),
+	// at most 20; BadCount counts them all.
+	Bad      []string `json:"bad,omitempty"`
+	BadCount int      `json:"bad_count"`
+}
+
+// ReadAudit reads every audit line at or after since (zero: all) from
+// .llmwiki/audit/YYYY-MM-DD.jsonl in date order and calls fn with each. A
+// last line without its newline that does not parse is torn: counted and
+// skipped. Any other line that does not parse is counted in Bad and skipped.
+func ReadAudit(st *wiki.Store, since time.Time, fn func(*wiki.AuditRecord)) (LogStats, error) {
+	var stats LogStats
+	entries, err := fs.ReadDir(st.Root().FS(), wiki.AuditDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return stats, nil
+	} else if err != nil {
+		return stats, wiki.Errorf(wiki.CodeInternal, "list the audit log")
+	}
+	var names []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || !strings.HasSuffix(n, ".jsonl") {
+			continue
+		}
+		day, err := time.Parse("2006-01-02", strings.TrimSuffix(n, ".jsonl"))
+		if err != nil {
+			continue
+		}
+		// A day file holds calls that started that UTC day.
+		if !since.IsZero() && day.Add(24*time.Hour).Before(since) {
+			continue
+		}
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		f, err := st.Root().Open(path.Join(wiki.AuditDir, n))
+		if err != nil {
+			return stats, wiki.Errorf(wiki.CodeInternal, "open audit file %s", n)
+		}
+		stats.Files++
+		err = readAuditFile(f, n, since, &stats, fn)
+		f.Close()
+		if err != nil {
+			return stats, err
+		}
+	}
+	return stats, nil
+}
+
+func readAuditFile(r io.Reader, name string, since time.Time, stats *LogStats, fn func(*wiki.AuditRecord)) error {
+	br := bufio.NewReaderSize(r, 256<<10)
+	lineNo := 0
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) == 0 && err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return wiki.Errorf(wiki.CodeInternal, "read audit file %s", name)
+		}
+		lineNo++
+		complete := line[len(line)-1] == '\n'
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		var rec wiki.AuditRecord
+		if jerr := json.Unmarshal(line, &rec); jerr != nil || rec.Tool == "" || rec.Time.IsZero() {
+			if !complete {
+				stats.Torn++
+			} else {
+				stats.BadCount++
+				if len(stats.Bad) < 20 {
+					stats.Bad = append(stats.Bad, fmt.Sprintf("%s:%d", name, lineNo))
+				}
+			}
+		} else {
+			stats.Lines++
+			if since.IsZero() || !rec.Time.Before(since) {
+				stats.InWindow++
+				fn(&rec)
+			}
+		}
+		if err != nil {
+			return nil
+		}
+	}
+}

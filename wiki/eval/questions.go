@@ -1,0 +1,359 @@
+package eval
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/quote"
+)
+
+// AnswerTool is the tool whose calls close a question.
+const AnswerTool = "file_answer"
+
+// How audited tool calls count (see [Question]):
+//   - orientation: load_project returns schema.md, guidelines.md and
+//     context.md to every workflow whether or not the question needs them, so
+//     its reads are neither wasted nor a sign of needing sources;
+//   - search: search_wiki's query is recorded; paths it returns (in "reads"
+//     or extra "results") are search results, not file reads;
+//   - reading: read_page, gather_sources and any tool named read_*: the
+//     paths in "reads" are file reads;
+//   - every other tool (writes, lint, plans) does not count toward a
+//     question's reads.
+var (
+	orientationTools = map[string]bool{"load_project": true}
+	searchTools      = map[string]bool{"search_wiki": true}
+	readingTools     = map[string]bool{"read_page": true, "gather_sources": true}
+)
+
+func isReadingTool(tool string) bool {
+	return readingTools[tool] || strings.HasPrefix(tool, "read_")
+}
+
+// Kinds of file a question can read, by layer.
+func isPageLayer(rel string) bool {
+	l := wiki.LayerOf(rel)
+	return l == wiki.LayerPages || l == wiki.LayerContext
+}
+
+func isSourceLayer(rel string) bool {
+	l := wiki.LayerOf(rel)
+	return l == wiki.LayerSources || l == wiki.LayerResearch
+}
+
+// Question is one question a session answered, with what it took. Facts
+// come from the audit log (or a transcript); the judged fields (Hit, Wasted,
+// Checks) are set by [Evaluate].
+type Question struct {
+	// ID is the answer id (the latest when the answer was corrected); ""
+	// for a transcript question answered without file_answer.
+	ID string `json:"id,omitempty"`
+	// Source is "audit" or "claude-transcript".
+	Source   string `json:"source"`
+	Session  string `json:"session"`
+	Client   string `json:"client,omitempty"`
+	Question string `json:"question"`
+	Topic    string `json:"topic,omitempty"`
+	Answer   string `json:"answer"`
+	// Start is the first call of the question; End is when its (last)
+	// answer was filed. DurationMS is End-Start in milliseconds.
+	Start      time.Time `json:"start"`
+	End        time.Time `json:"end"`
+	DurationMS float64   `json:"duration_ms"`
+	// Calls is the number of tool calls the question took, file_answer
+	// included.
+	Calls int `json:"calls"`
+	// Searches are the search queries made, in order.
+	Searches []string `json:"searches"`
+	// SearchResults are paths search returned (when the audit line has them).
+	SearchResults []string `json:"search_results,omitempty"`
+	// PagesRead and SourcesRead are the distinct files read, in first-read
+	// order: pages/ and context.md; sources/ (research notes included).
+	PagesRead   []string `json:"pages_read"`
+	SourcesRead []string `json:"sources_read"`
+	// Citations as filed, with the verdict at filing time (Filed false when
+	// only the audit line's arguments were available).
+	Citations []CitationCheck `json:"citations"`
+	Filed     bool            `json:"filed"`
+	// Revisions counts answers that corrected an earlier one (replaces, or
+	// the same question filed again in the session).
+	Revisions int `json:"revisions"`
+
+	// Judged by Evaluate:
+
+	// Checks are the citations checked now (see [CitationResult]).
+	Checks []CitationResult `json:"citation_checks"`
+	// Hit is true when the question was answered without reading or citing
+	// a raw source (a wiki hit).
+	Hit bool `json:"wiki_hit"`
+	// Wasted are the files read but never cited.
+	Wasted []string `json:"wasted_reads"`
+	// TopicKey groups questions on one topic (see topicKey).
+	TopicKey string `json:"topic_key"`
+
+	seq   int
+	seen  []string // every path whose content a call returned (orientation included)
+	cited []string // paths a transcript answer names (no quote to check)
+	// filedQuestion is the question a transcript's file_answer call gave.
+	filedQuestion string
+}
+
+// Unfiled counts work that ended without an answer being filed: the calls
+// a session made after its last file_answer (or in a session that never
+// filed one) that searched or read files.
+type Unfiled struct {
+	Sessions int `json:"sessions"`
+	Calls    int `json:"calls"`
+	Reads    int `json:"reads"`
+}
+
+// call is the compact form of one audit line that grouping needs.
+type call struct {
+	t       time.Time
+	end     time.Time
+	seq     int
+	tool    string
+	query   string
+	reads   []string
+	seen    []string
+	results []string
+	ans     *AnswerRecord
+	filed   bool // ans came from the eval store, not the audit line's args
+}
+
+// grouper builds questions from audit lines and stored answers.
+type grouper struct {
+	answers  map[string]*AnswerRecord
+	used     map[string]bool
+	sessions map[string][]*call
+	client   map[string]string
+	seq      int
+}
+
+func newGrouper(answers map[string]*AnswerRecord) *grouper {
+	return &grouper{answers: answers, used: map[string]bool{}, sessions: map[string][]*call{}, client: map[string]string{}}
+}
+
+// add takes one audit line.
+func (g *grouper) add(r *wiki.AuditRecord) {
+	if r.Tool == "internal" || strings.HasPrefix(r.Tool, "cli:") || r.Session == "" {
+		return
+	}
+	g.seq++
+	c := &call{t: r.Time, end: r.Time.Add(time.Duration(r.DurationMS * float64(time.Millisecond))), seq: g.seq, tool: r.Tool}
+	ok := r.Outcome == "ok"
+	args, _ := r.Args.(map[string]any)
+	switch {
+	case r.Tool == AnswerTool:
+		if !ok {
+			break
+		}
+		id, _ := r.Extra["answer_id"].(string)
+		if a, found := g.answers[id]; found {
+			c.ans, c.filed = a, true
+			g.used[id] = true
+		} else {
+			c.ans = answerFromArgs(id, r, args)
+		}
+	case orientationTools[r.Tool]:
+		if ok {
+			c.seen = r.Reads
+		}
+	case searchTools[r.Tool]:
+		if !ok {
+			break
+		}
+		c.query = argText(args["query"])
+		c.results = append(c.results, r.Reads...)
+		if res, isList := r.Extra["results"].([]any); isList {
+			for _, x := range res {
+				if s, isStr := x.(string); isStr {
+					c.results = append(c.results, s)
+				}
+			}
+		}
+	case isReadingTool(r.Tool):
+		if ok {
+			c.reads = r.Reads
+		}
+	}
+	if r.Client != "" {
+		g.client[r.Session] = r.Client
+	}
+	g.sessions[r.Session] = append(g.sessions[r.Session], c)
+}
+
+// addStoredOnly adds stored answers whose audit line was not seen (a torn
+// or lost line) at their own time.
+func (g *grouper) addStoredOnly() {
+	ids := make([]string, 0, len(g.answers))
+	for id := range g.answers {
+		if !g.used[id] {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		a := g.answers[id]
+		sess := a.Session
+		if sess == "" {
+			sess = "unknown"
+		}
+		g.seq++
+		g.sessions[sess] = append(g.sessions[sess], &call{t: a.Time, end: a.Time, seq: g.seq, tool: AnswerTool, ans: a, filed: true})
+		if a.Client != "" && g.client[sess] == "" {
+			g.client[sess] = a.Client
+		}
+	}
+}
+
+// questions splits every session at its answers.
+func (g *grouper) questions() ([]*Question, Unfiled) {
+	g.addStoredOnly()
+	var out []*Question
+	var unf Unfiled
+	ids := make([]string, 0, len(g.sessions))
+	for s := range g.sessions {
+		ids = append(ids, s)
+	}
+	sort.Strings(ids)
+	for _, sess := range ids {
+		calls := g.sessions[sess]
+		sort.SliceStable(calls, func(i, j int) bool {
+			if !calls[i].t.Equal(calls[j].t) {
+				return calls[i].t.Before(calls[j].t)
+			}
+			return calls[i].seq < calls[j].seq
+		})
+		byID := map[string]*Question{}
+		var last *Question
+		var seg []*call
+		for _, c := range calls {
+			if c.ans == nil {
+				seg = append(seg, c)
+				continue
+			}
+			a := c.ans
+			q := byID[a.Replaces]
+			if q == nil && last != nil && sameQuestion(last.Question, a.Question) {
+				q = last
+			}
+			if q == nil {
+				q = &Question{Source: "audit", Session: sess, Client: g.client[sess], Start: c.t, seq: c.seq}
+				if len(seg) > 0 {
+					q.Start = seg[0].t
+				}
+				out = append(out, q)
+			} else {
+				q.Revisions++
+			}
+			for _, s := range seg {
+				q.absorb(s)
+			}
+			q.Calls++
+			q.ID, q.Question, q.Topic, q.Answer = a.ID, a.Question, a.Topic, a.Answer
+			q.Citations, q.Filed = a.Citations, c.filed
+			if c.end.After(q.End) {
+				q.End = c.end
+			}
+			if a.ID != "" {
+				byID[a.ID] = q
+			}
+			last = q
+			seg = seg[:0]
+		}
+		// What is left after the last answer was never filed.
+		reads := 0
+		n := 0
+		for _, s := range seg {
+			if s.query != "" || len(s.reads) > 0 {
+				n++
+				reads += len(s.reads)
+			}
+		}
+		if n > 0 {
+			unf.Sessions++
+			unf.Calls += n
+			unf.Reads += reads
+		}
+	}
+	for _, q := range out {
+		q.DurationMS = float64(q.End.Sub(q.Start).Microseconds()) / 1000
+	}
+	return out, unf
+}
+
+// absorb adds one call's searches and reads to q.
+func (q *Question) absorb(c *call) {
+	q.Calls++
+	if c.query != "" {
+		q.Searches = append(q.Searches, c.query)
+	}
+	q.SearchResults = addUnique(q.SearchResults, c.results...)
+	q.seen = append(q.seen, c.seen...)
+	for _, r := range c.reads {
+		switch {
+		case isPageLayer(r):
+			q.PagesRead = addUnique(q.PagesRead, r)
+		case isSourceLayer(r):
+			q.SourcesRead = addUnique(q.SourcesRead, r)
+		}
+	}
+}
+
+func addUnique(list []string, items ...string) []string {
+	for _, it := range items {
+		found := false
+		for _, x := range list {
+			if x == it {
+				found = true
+				break
+			}
+		}
+		if !found {
+			list = append(list, it)
+		}
+	}
+	return list
+}
+
+// sameQuestion reports whether two questions are the same text under the
+// quote normalisation (case, spacing, punctuation marks around it).
+func sameQuestion(a, b string) bool {
+	na := strings.TrimRight(quote.Normalize(a), "?!. ")
+	nb := strings.TrimRight(quote.Normalize(b), "?!. ")
+	return na != "" && na == nb
+}
+
+// answerFromArgs rebuilds an answer from file_answer's audit arguments when
+// its stored record is missing. Arguments over the audit size limit were
+// replaced by their length and hash; they are shown as such.
+func answerFromArgs(id string, r *wiki.AuditRecord, args map[string]any) *AnswerRecord {
+	a := &AnswerRecord{ID: id, Time: r.Time, Session: r.Session, Client: r.Client,
+		Question: argText(args["question"]), Answer: argText(args["answer"]),
+		Topic: argText(args["topic"]), Replaces: argText(args["replaces"])}
+	if list, ok := args["citations"].([]any); ok {
+		for _, x := range list {
+			m, _ := x.(map[string]any)
+			a.Citations = append(a.Citations, CitationCheck{Path: argText(m["path"]), Quote: argText(m["quote"])})
+		}
+	}
+	return a
+}
+
+// argText returns a string argument, or a note for one the audit log
+// replaced by its length and hash.
+func argText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case map[string]any:
+		if n, ok := x["len"].(float64); ok {
+			return fmt.Sprintf("(%d bytes, not kept in the audit log)", int(n))
+		}
+	}
+	return ""
+}
