@@ -33,11 +33,26 @@ type LogStats struct {
 	BadCount int      `json:"bad_count"`
 }
 
+// AuditLine is the part of a [wiki.AuditRecord] eval reads. Args and Extra
+// stay raw JSON, decoded only for the few tools whose arguments matter, so
+// a large log is read quickly.
+type AuditLine struct {
+	Time       time.Time       `json:"time"`
+	Session    string          `json:"session"`
+	Client     string          `json:"client"`
+	Tool       string          `json:"tool"`
+	Args       json.RawMessage `json:"args"`
+	Outcome    string          `json:"outcome"`
+	Reads      []string        `json:"reads"`
+	Extra      json.RawMessage `json:"extra"`
+	DurationMS float64         `json:"duration_ms"`
+}
+
 // ReadAudit reads every audit line at or after since (zero: all) from
 // .llmwiki/audit/YYYY-MM-DD.jsonl in date order and calls fn with each. A
 // last line without its newline that does not parse is torn: counted and
 // skipped. Any other line that does not parse is counted in Bad and skipped.
-func ReadAudit(st *wiki.Store, since time.Time, fn func(*wiki.AuditRecord)) (LogStats, error) {
+func ReadAudit(st *wiki.Store, since time.Time, fn func(*AuditLine)) (LogStats, error) {
 	var stats LogStats
 	entries, err := fs.ReadDir(st.Root().FS(), wiki.AuditDir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -77,7 +92,7 @@ func ReadAudit(st *wiki.Store, since time.Time, fn func(*wiki.AuditRecord)) (Log
 	return stats, nil
 }
 
-func readAuditFile(r io.Reader, name string, since time.Time, stats *LogStats, fn func(*wiki.AuditRecord)) error {
+func readAuditFile(r io.Reader, name string, since time.Time, stats *LogStats, fn func(*AuditLine)) error {
 	br := bufio.NewReaderSize(r, 256<<10)
 	lineNo := 0
 	for {
@@ -94,7 +109,7 @@ func readAuditFile(r io.Reader, name string, since time.Time, stats *LogStats, f
 		if len(line) == 0 {
 			continue
 		}
-		var rec wiki.AuditRecord
+		var rec AuditLine
 		if jerr := json.Unmarshal(line, &rec); jerr != nil || rec.Tool == "" || rec.Time.IsZero() {
 			if !complete {
 				stats.Torn++

@@ -399,9 +399,10 @@ func findGaps(st *wiki.Store, qs []*Question) Gaps {
 		}
 		groups[q.TopicKey] = append(groups[q.TopicKey], q)
 	}
+	pages := newPageIndex(st)
 	for _, k := range keys {
 		group := groups[k]
-		if len(group) < MinTopicRepeats || topicCovered(st, group) {
+		if len(group) < MinTopicRepeats || topicCovered(pages, group) {
 			continue
 		}
 		tg := TopicGap{Key: k, Asked: len(group), Topic: topicLabel(group[len(group)-1])}
@@ -424,12 +425,10 @@ func findGaps(st *wiki.Store, qs []*Question) Gaps {
 // topic: a page resolves by the topic's name (title, slug or alias), or a
 // question of the group was a wiki hit that read or cited a page under
 // pages/.
-func topicCovered(st *wiki.Store, group []*Question) bool {
+func topicCovered(pages pageIndex, group []*Question) bool {
 	for _, q := range group {
-		if q.Topic != "" {
-			if _, err := st.ResolvePage(q.Topic); err == nil {
-				return true
-			}
+		if q.Topic != "" && pages.has(q.Topic) {
+			return true
 		}
 		if !q.Hit {
 			continue
@@ -446,6 +445,32 @@ func topicCovered(st *wiki.Store, group []*Question) bool {
 		}
 	}
 	return false
+}
+
+// pageIndex answers "is there a page by this name" the way
+// [wiki.Store.ResolvePage] does (slug in any case or separator style, title
+// or alias, case-insensitive), from one scan of the catalogue.
+type pageIndex map[string]bool
+
+func newPageIndex(st *wiki.Store) pageIndex {
+	idx := pageIndex{}
+	pages, err := st.Pages()
+	if err != nil {
+		return idx
+	}
+	for _, p := range pages {
+		idx["k:"+wiki.PageKey(p.Path)] = true
+		idx["n:"+strings.ToLower(p.Title)] = true
+		for _, a := range p.Aliases {
+			idx["n:"+strings.ToLower(a)] = true
+		}
+	}
+	return idx
+}
+
+func (idx pageIndex) has(name string) bool {
+	name = strings.TrimSpace(name)
+	return idx["k:"+wiki.PageKey("pages/"+name+".md")] || idx["n:"+strings.ToLower(name)]
 }
 
 // topicLabel names a question's topic for people: the topic the agent gave,

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -74,9 +75,10 @@ type Question struct {
 	// order: pages/ and context.md; sources/ (research notes included).
 	PagesRead   []string `json:"pages_read"`
 	SourcesRead []string `json:"sources_read"`
-	// Citations as filed, with the verdict at filing time (Filed false when
-	// only the audit line's arguments were available).
-	Citations []CitationCheck `json:"citations"`
+	// Citations as filed, with the verdict at filing time (not in the JSON
+	// report: Checks has each with eval's verdict). Filed is false when only
+	// the audit line's arguments were available.
+	Citations []CitationCheck `json:"-"`
 	Filed     bool            `json:"filed"`
 	// Revisions counts answers that corrected an earlier one (replaces, or
 	// the same question filed again in the session).
@@ -138,20 +140,24 @@ func newGrouper(answers map[string]*AnswerRecord) *grouper {
 }
 
 // add takes one audit line.
-func (g *grouper) add(r *wiki.AuditRecord) {
+func (g *grouper) add(r *AuditLine) {
 	if r.Tool == "internal" || strings.HasPrefix(r.Tool, "cli:") || r.Session == "" {
 		return
 	}
 	g.seq++
 	c := &call{t: r.Time, end: r.Time.Add(time.Duration(r.DurationMS * float64(time.Millisecond))), seq: g.seq, tool: r.Tool}
 	ok := r.Outcome == "ok"
-	args, _ := r.Args.(map[string]any)
+	var args, extra map[string]any
+	if ok && (r.Tool == AnswerTool || searchTools[r.Tool]) {
+		_ = json.Unmarshal(r.Args, &args)
+		_ = json.Unmarshal(r.Extra, &extra)
+	}
 	switch {
 	case r.Tool == AnswerTool:
 		if !ok {
 			break
 		}
-		id, _ := r.Extra["answer_id"].(string)
+		id, _ := extra["answer_id"].(string)
 		if a, found := g.answers[id]; found {
 			c.ans, c.filed = a, true
 			g.used[id] = true
@@ -168,7 +174,7 @@ func (g *grouper) add(r *wiki.AuditRecord) {
 		}
 		c.query = argText(args["query"])
 		c.results = append(c.results, r.Reads...)
-		if res, isList := r.Extra["results"].([]any); isList {
+		if res, isList := extra["results"].([]any); isList {
 			for _, x := range res {
 				if s, isStr := x.(string); isStr {
 					c.results = append(c.results, s)
@@ -331,7 +337,7 @@ func sameQuestion(a, b string) bool {
 // answerFromArgs rebuilds an answer from file_answer's audit arguments when
 // its stored record is missing. Arguments over the audit size limit were
 // replaced by their length and hash; they are shown as such.
-func answerFromArgs(id string, r *wiki.AuditRecord, args map[string]any) *AnswerRecord {
+func answerFromArgs(id string, r *AuditLine, args map[string]any) *AnswerRecord {
 	a := &AnswerRecord{ID: id, Time: r.Time, Session: r.Session, Client: r.Client,
 		Question: argText(args["question"]), Answer: argText(args["answer"]),
 		Topic: argText(args["topic"]), Replaces: argText(args["replaces"])}

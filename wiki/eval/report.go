@@ -226,9 +226,10 @@ func issueLines(b *strings.Builder, e Issue) {
 	}
 }
 
-// JSON renders the report as indented JSON (eval-report.json).
+// JSON renders the report as compact JSON (eval-report.json; a large log
+// makes a large report, so no indentation).
 func JSON(rep *Report) ([]byte, error) {
-	b, err := json.MarshalIndent(rep, "", "  ")
+	b, err := json.Marshal(rep)
 	if err != nil {
 		return nil, err
 	}

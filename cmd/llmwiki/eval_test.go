@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/llmwiki/llmwiki/wiki/eval"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
+)
+
+// evalFixture copies testdata/eval (a wiki and a synthetic audit log) to a
+// temp folder.
+func evalFixture(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join(wikitest.RepoRoot(t), "testdata", "eval")
+	wikitest.CopyTree(t, filepath.Join(src, "wiki"), dir)
+	wikitest.CopyTree(t, filepath.Join(src, "audit"), filepath.Join(dir, ".llmwiki", "audit"))
+	return dir
+}
+
+func runCLI(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+func TestEvalCommand(t *testing.T) {
+	dir := evalFixture(t)
+	out, errOut, err := runCLI(t, "eval", "--root", dir)
+	if err != nil {
+		t.Fatalf("eval: %v\n%s", err, errOut)
+	}
+	for _, want := range []string{
+		"Queries analyzed: 7 (across 3 sessions)",
+		"Wiki hit rate:    29% (2 of 7 answered without raw sources)",
+		"Wasted reads:     3 of 8 file reads",
+		"Citations:        5 of 6 verified, 1 wrong",
+		"Issues:           1 errors, 2 warnings",
+		"Wiki gaps:        7",
+		"Audit log:        1 torn and 1 unreadable lines skipped",
+		"Report: .llmwiki/eval/eval-report.md",
+		"Guidelines: guidelines.md ## Eval Insights created",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, "Found 7 answered questions across 3 sessions") {
+		t.Errorf("progress on stderr:\n%s", errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".llmwiki", "eval", "eval-report.md")); err != nil {
+		t.Error(err)
+	}
+	// The run is audited, with its write of guidelines.md.
+	// (the fixture's own files hold a bad and a torn line on purpose)
+	for _, f := range []string{"2026-11-20.jsonl", "2026-11-21.jsonl"} {
+		os.Remove(filepath.Join(dir, ".llmwiki", "audit", f))
+	}
+	calls := auditLines(t, dir)
+	last := calls[len(calls)-1]
+	if last.Tool != "cli:eval" || last.Outcome != "ok" || len(last.Writes) != 1 || last.Writes[0].Path != "guidelines.md" {
+		t.Errorf("last audit line = %+v", last)
+	}
+
+	// --json prints the report; --fail-on-error exits 1 on the wrong citation.
+	wikitest.CopyTree(t, filepath.Join(wikitest.RepoRoot(t), "testdata", "eval", "audit"), filepath.Join(dir, ".llmwiki", "audit"))
+	out, _, err = runCLI(t, "eval", "--root", dir, "--json", "--fail-on-error", "--dry-run")
+	var rep eval.Report
+	if jerr := json.Unmarshal([]byte(out), &rep); jerr != nil || rep.Summary.Queries != 7 {
+		t.Errorf("--json output: %v\n%s", jerr, out)
+	}
+	var code exitCode
+	if !errors.As(err, &code) || code != 1 {
+		t.Errorf("--fail-on-error: %v", err)
+	}
+	// The second run's trend has the first; --dry-run wrote no run of its own.
+	if len(rep.Trend) != 2 {
+		t.Errorf("trend = %+v", rep.Trend)
+	}
+	runs, _ := filepath.Glob(filepath.Join(dir, ".llmwiki", "eval", "runs", "*.json"))
+	if len(runs) != 1 {
+		t.Errorf("%d runs stored, want 1 (dry runs store none)", len(runs))
+	}
+
+	if _, _, err := runCLI(t, "eval", "--root", dir, "--since", "last tuesday"); err == nil || !strings.Contains(err.Error(), "--since \"last tuesday\" is not a time") {
+		t.Errorf("bad --since: %v", err)
+	}
+	out, _, err = runCLI(t, "eval", "--root", dir, "--since", "2026-11-21", "--dry-run")
+	if err != nil || !strings.Contains(out, "Queries analyzed: 3 (across 1 sessions)") || !strings.Contains(out, "Dry run: nothing written.") {
+		t.Errorf("--since a date: %v\n%s", err, out)
+	}
+	if _, _, err := runCLI(t, "eval", "--root", filepath.Join(dir, "nope")); err == nil || !strings.Contains(err.Error(), "no wiki at") {
+		t.Errorf("missing root: %v", err)
+	}
+}
+
+// TestEvalEndToEnd: an agent files answers over stdio with the official
+// TypeScript SDK; llmwiki eval then reports them.
+func TestEvalEndToEnd(t *testing.T) {
+	dir := evalFixture(t)
+	os.RemoveAll(filepath.Join(dir, ".llmwiki", "audit"))
+	initWiki(t, dir)
+	bin := binary(t)
+	out := node(t, "eval_flow.mjs", "--bin", bin, "--root", dir)
+	var summary struct {
+		Calls int    `json:"calls"`
+		Fixed string `json:"fixed"`
+	}
+	if err := json.Unmarshal(out, &summary); err != nil {
+		t.Fatalf("flow summary: %v\n%s", err, out)
+	}
+	calls := auditLines(t, dir)
+	if len(calls) != summary.Calls {
+		t.Errorf("%d audit lines for %d calls", len(calls), summary.Calls)
+	}
+	stdout, errOut, err := runCLI(t, "eval", "--root", dir, "--json")
+	if err != nil {
+		t.Fatalf("eval: %v\n%s", err, errOut)
+	}
+	var rep eval.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	s := rep.Summary
+	if s.Queries != 2 || s.Hits != 1 || s.CitationErrors != 0 || s.Citations != 2 || s.WastedReads != 0 || s.FileReads != 2 {
+		t.Errorf("summary = %+v", s)
+	}
+	q := rep.Questions[0]
+	if q.ID != summary.Fixed || q.Revisions != 1 || q.Client != "llmwiki-e2e 1.0.0" || len(q.PagesRead) != 1 || !q.Filed {
+		t.Errorf("first question = %+v", q)
+	}
+	g, _ := os.ReadFile(filepath.Join(dir, "guidelines.md"))
+	if !strings.Contains(string(g), "- Wiki hit rate: 50% (target: 80%+)") || !strings.Contains(string(g), "## My Rules") {
+		t.Errorf("guidelines.md:\n%s", g)
+	}
+}
