@@ -172,8 +172,15 @@ const tempMarker = ".llmwiki-tmp-"
 // IsTempName reports whether a file name is one of the writer's temp files.
 func IsTempName(name string) bool { return strings.Contains(filepath.Base(name), tempMarker) }
 
-// removeStaleTemps deletes writer temp files. A temp file only exists while
-// its writer holds the lock, so under the lock every one found is stale.
+// stateTempGrace is how old a temp file under .llmwiki/ must be before
+// removeStaleTemps deletes it: [Store.WriteState] writes server state
+// without the project lock (plans call it inside [Store.Locked]), so a young
+// one may belong to a write in progress.
+const stateTempGrace = 10 * time.Minute
+
+// removeStaleTemps deletes writer temp files. A temp file of a wiki file
+// only exists while its writer holds the lock, so under the lock every one
+// found is stale; under .llmwiki/ only those older than stateTempGrace are.
 func (s *Store) removeStaleTemps(ctx context.Context) error {
 	unlock, err := s.lock(ctx)
 	if err != nil {
@@ -186,6 +193,11 @@ func (s *Store) removeStaleTemps(ctx context.Context) error {
 		}
 		if d.IsDir() && p == ".llmwiki/search" {
 			return fs.SkipDir
+		}
+		if !d.IsDir() && IsTempName(d.Name()) && LayerOf(p) == LayerState {
+			if fi, ierr := d.Info(); ierr != nil || time.Since(fi.ModTime()) < stateTempGrace {
+				return nil
+			}
 		}
 		if !d.IsDir() && IsTempName(d.Name()) {
 			if rerr := s.root.Remove(p); rerr == nil {
