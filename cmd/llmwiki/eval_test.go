@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -25,16 +23,9 @@ func evalFixture(t *testing.T) string {
 	return dir
 }
 
-func runCLI(t *testing.T, args ...string) (string, string, error) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	err := run(context.Background(), args, strings.NewReader(""), &out, &errb)
-	return out.String(), errb.String(), err
-}
-
 func TestEvalCommand(t *testing.T) {
 	dir := evalFixture(t)
-	out, errOut, err := runCLI(t, "eval", "--root", dir)
+	out, errOut, err := runCLI(t, "", "eval", "--root", dir)
 	if err != nil {
 		t.Fatalf("eval: %v\n%s", err, errOut)
 	}
@@ -72,7 +63,7 @@ func TestEvalCommand(t *testing.T) {
 
 	// --json prints the report; --fail-on-error exits 1 on the wrong citation.
 	wikitest.CopyTree(t, filepath.Join(wikitest.RepoRoot(t), "testdata", "eval", "audit"), filepath.Join(dir, ".llmwiki", "audit"))
-	out, _, err = runCLI(t, "eval", "--root", dir, "--json", "--fail-on-error", "--dry-run")
+	out, _, err = runCLI(t, "", "eval", "--root", dir, "--json", "--fail-on-error", "--dry-run")
 	var rep eval.Report
 	if jerr := json.Unmarshal([]byte(out), &rep); jerr != nil || rep.Summary.Queries != 7 {
 		t.Errorf("--json output: %v\n%s", jerr, out)
@@ -90,14 +81,14 @@ func TestEvalCommand(t *testing.T) {
 		t.Errorf("%d runs stored, want 1 (dry runs store none)", len(runs))
 	}
 
-	if _, _, err := runCLI(t, "eval", "--root", dir, "--since", "last tuesday"); err == nil || !strings.Contains(err.Error(), "--since \"last tuesday\" is not a time") {
+	if _, _, err := runCLI(t, "", "eval", "--root", dir, "--since", "last tuesday"); err == nil || !strings.Contains(err.Error(), "--since \"last tuesday\" is not a time") {
 		t.Errorf("bad --since: %v", err)
 	}
-	out, _, err = runCLI(t, "eval", "--root", dir, "--since", "2026-11-21", "--dry-run")
+	out, _, err = runCLI(t, "", "eval", "--root", dir, "--since", "2026-11-21", "--dry-run")
 	if err != nil || !strings.Contains(out, "Queries analyzed: 3 (across 1 sessions)") || !strings.Contains(out, "Dry run: nothing written.") {
 		t.Errorf("--since a date: %v\n%s", err, out)
 	}
-	if _, _, err := runCLI(t, "eval", "--root", filepath.Join(dir, "nope")); err == nil || !strings.Contains(err.Error(), "no wiki at") {
+	if _, _, err := runCLI(t, "", "eval", "--root", filepath.Join(dir, "nope")); err == nil || !strings.Contains(err.Error(), "no wiki at") {
 		t.Errorf("missing root: %v", err)
 	}
 }
@@ -121,7 +112,7 @@ func TestEvalEndToEnd(t *testing.T) {
 	if len(calls) != summary.Calls {
 		t.Errorf("%d audit lines for %d calls", len(calls), summary.Calls)
 	}
-	stdout, errOut, err := runCLI(t, "eval", "--root", dir, "--json")
+	stdout, errOut, err := runCLI(t, "", "eval", "--root", dir, "--json")
 	if err != nil {
 		t.Fatalf("eval: %v\n%s", err, errOut)
 	}
