@@ -135,6 +135,17 @@ func (c *Call) WarningsSnapshot() []string {
 	return append([]string(nil), c.Warnings...)
 }
 
+// SnapshotsTaken returns a copy of the snapshot files the call has made so
+// far (paths under .llmwiki/snapshots/, in order).
+func (c *Call) SnapshotsTaken() []string {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.Snapshots...)
+}
+
 func (c *Call) addWrites(w []WriteRecord, snaps []string) {
 	if c == nil {
 		return

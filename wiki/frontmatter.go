@@ -357,3 +357,87 @@ func MetaList(m map[string]any, key string) []string {
 	}
 	return nil
 }
+
+// MergeFrontmatter renders a markdown file from d with the frontmatter keys
+// in set changed in place: a key d already has keeps its position (only its
+// lines change), a new key is added at the end, a key whose value is
+// [Removed] is dropped, and every other line of the block (comments
+// included) is kept byte for byte. body follows the block. When d has no
+// frontmatter a YAML block of set is created; frontmatter that is not a YAML
+// block mapping (TOML, JSON, flow style) is re-encoded by [RenderDoc].
+func MergeFrontmatter(d *Doc, set []Field, body []byte) ([]byte, error) {
+	if d == nil || d.Format == FormatNone {
+		var fs []Field
+		for _, f := range set {
+			if f.Value != Removed {
+				fs = append(fs, f)
+			}
+		}
+		return RenderDoc(fs, nil, body)
+	}
+	segs, ok := yamlSegments(d)
+	if !ok {
+		return RenderDoc(set, d, body)
+	}
+	encode := func(f Field) ([]byte, error) {
+		var k, v yaml.Node
+		k.SetString(f.Key)
+		if err := v.Encode(f.Value); err != nil {
+			return nil, internal("encode frontmatter", err)
+		}
+		var b bytes.Buffer
+		enc := yaml.NewEncoder(&b)
+		enc.SetIndent(2)
+		if err := enc.Encode(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{&k, &v}}); err != nil {
+			return nil, internal("encode frontmatter", err)
+		}
+		enc.Close()
+		return b.Bytes(), nil
+	}
+	want := map[string]Field{}
+	for _, f := range set {
+		want[f.Key] = f
+	}
+	var buf bytes.Buffer
+	buf.WriteString("---\n")
+	if len(segs) > 0 {
+		// Lines before the first key (comments) stay.
+		if i := bytes.Index(d.Block, segs[0].text); i > 0 {
+			buf.Write(d.Block[:i])
+		}
+	}
+	done := map[string]bool{}
+	for _, s := range segs {
+		f, ok := want[s.key]
+		if !ok {
+			buf.Write(s.text)
+			if len(s.text) > 0 && s.text[len(s.text)-1] != '\n' {
+				buf.WriteByte('\n')
+			}
+			continue
+		}
+		done[s.key] = true
+		if f.Value == Removed {
+			continue
+		}
+		b, err := encode(f)
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(b)
+	}
+	for _, f := range set {
+		if done[f.Key] || f.Value == Removed {
+			continue
+		}
+		done[f.Key] = true
+		b, err := encode(f)
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(b)
+	}
+	buf.WriteString("---\n")
+	buf.Write(body)
+	return buf.Bytes(), nil
+}

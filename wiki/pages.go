@@ -42,8 +42,15 @@ type PageInfo struct {
 
 // pageInfoFrom builds the catalogue entry of rel from its content.
 func pageInfoFrom(rel string, data []byte) PageInfo {
-	pi := PageInfo{Path: rel, Slug: strings.TrimSuffix(strings.TrimPrefix(rel, "pages/"), path.Ext(rel))}
 	d, err := ParseDoc(rel, data)
+	return PageInfoOf(rel, d, err)
+}
+
+// PageInfoOf builds the catalogue entry of the page rel from what
+// [ParseDoc] returned for it (d, err), for packages that parse pages
+// themselves (the link graph) and must agree with list_pages and index.md.
+func PageInfoOf(rel string, d *Doc, err error) PageInfo {
+	pi := PageInfo{Path: rel, Slug: strings.TrimSuffix(strings.TrimPrefix(rel, "pages/"), path.Ext(rel))}
 	if err != nil {
 		pi.Error = PublicMessage(err)
 		pi.Title = path.Base(pi.Slug)

@@ -573,6 +573,37 @@ func (s *Store) ReadState(rel string) ([]byte, bool, error) {
 	return s.readRaw(rel)
 }
 
+// UpdateState is a read-modify-write of one state file under .llmwiki/,
+// made under the project lock so two processes sharing the wiki cannot lose
+// each other's update (lint dismissals, submitted findings, plans). fn gets
+// the current content (nil, false when the file is missing) and returns the
+// new content; returning nil data, or an error, leaves the file as it was.
+// The write is atomic, not snapshotted and not audited (the caller's own
+// audit line covers it).
+func (s *Store) UpdateState(ctx context.Context, rel string, fn func(old []byte, exists bool) ([]byte, error)) error {
+	rel, err := CleanPath(rel)
+	if err != nil {
+		return err
+	}
+	if LayerOf(rel) != LayerState {
+		return Errorf(CodeInvalid, "%s is not server state", rel)
+	}
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	old, ok, err := s.readRaw(rel)
+	if err != nil {
+		return err
+	}
+	data, err := fn(old, ok)
+	if err != nil || data == nil {
+		return err
+	}
+	return s.writeState(rel, data)
+}
+
 // checkMyRulesKept refuses a new guidelines.md whose "## My Rules" section
 // differs from the old one's.
 func checkMyRulesKept(old, new []byte) error {

@@ -22,6 +22,7 @@
 package quote
 
 import (
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -128,4 +129,66 @@ func Line(quote, text string) int {
 		}
 	}
 	return len(lines)
+}
+
+// Text is a text prepared for many quote lookups: normalised once, with
+// the line each part of the normal form came from. Build it with [Prepare];
+// it is immutable and safe for concurrent use.
+type Text struct {
+	norm   string
+	starts []int // offset in norm where each contributing line begins
+	lines  []int // the 1-based line of each start
+}
+
+// Prepare normalises text line by line. Because line breaks are
+// whitespace, and no normalisation step joins characters across one, the
+// result equals Normalize(text).
+func Prepare(text string) *Text {
+	t := &Text{}
+	var b strings.Builder
+	b.Grow(len(text))
+	line := 0
+	for len(text) > 0 {
+		line++
+		l := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			l, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		n := Normalize(l)
+		if n == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		t.starts = append(t.starts, b.Len())
+		t.lines = append(t.lines, line)
+		b.WriteString(n)
+	}
+	t.norm = b.String()
+	return t
+}
+
+// Normalized returns the text's normal form (equal to Normalize(text)).
+func (t *Text) Normalized() string { return t.norm }
+
+// Find looks for quote in the text under the normalisation and returns the
+// 1-based line where its first occurrence starts. ok is false when it does
+// not occur (or normalises to nothing).
+func (t *Text) Find(quote string) (line int, ok bool) {
+	q := Normalize(quote)
+	if q == "" {
+		return 0, false
+	}
+	idx := strings.Index(t.norm, q)
+	if idx < 0 {
+		return 0, false
+	}
+	i := sort.SearchInts(t.starts, idx+1) - 1
+	if i < 0 {
+		i = 0
+	}
+	return t.lines[i], true
 }

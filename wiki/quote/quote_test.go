@@ -68,3 +68,49 @@ func FuzzNormalize(f *testing.F) {
 		}
 	})
 }
+
+func TestPrepare(t *testing.T) {
+	text := "# Title\n\nThe **snapshot** interval is “five\nminutes” — and\n\n\nkept for\u00a07 days.\n"
+	p := Prepare(text)
+	if p.Normalized() != Normalize(text) {
+		t.Fatalf("Prepare %q != Normalize %q", p.Normalized(), Normalize(text))
+	}
+	for q, want := range map[string]int{
+		"the snapshot interval":       3,
+		`"five minutes" - and`:        3,
+		"minutes\" — and kept for 7":  4,
+		"KEPT FOR 7 DAYS":             7,
+		"title the snapshot":          1,
+		"not in the text at all here": 0,
+	} {
+		line, ok := p.Find(q)
+		if line != want || ok != (want > 0) {
+			t.Errorf("Find(%q) = %d, %v; want %d", q, line, ok, want)
+		}
+		if l := Line(q, text); l != want {
+			t.Errorf("Line(%q) = %d, want %d", q, l, want)
+		}
+	}
+}
+
+// FuzzPrepare: the prepared text is the normal form of the whole text, and
+// Find agrees with Found and Line.
+func FuzzPrepare(f *testing.F) {
+	f.Add("a\nb", "a b")
+	f.Add("**x**\n\n_y_ ~~z~~", "x y")
+	f.Add("¨\n¨a", "a")
+	f.Add("\xff\n\xfe", "\ufffd")
+	f.Fuzz(func(t *testing.T, text, q string) {
+		p := Prepare(text)
+		if p.Normalized() != Normalize(text) {
+			t.Fatalf("Prepare(%q) = %q, Normalize = %q", text, p.Normalized(), Normalize(text))
+		}
+		line, ok := p.Find(q)
+		if ok != Found(q, text) {
+			t.Fatalf("Find(%q) ok=%v, Found=%v in %q", q, ok, Found(q, text), text)
+		}
+		if ok && line != Line(q, text) {
+			t.Fatalf("Find(%q) line %d, Line = %d in %q", q, line, Line(q, text), text)
+		}
+	})
+}

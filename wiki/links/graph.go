@@ -1,0 +1,430 @@
+package links
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"path"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/llmwiki/llmwiki/wiki"
+)
+
+// MaxParseBytes is the largest markdown file whose links and headings are
+// read; a larger file is still a link target, but links out of it and into
+// its headings are not checked.
+const MaxParseBytes = 8 << 20
+
+// RefreshEvery is how long [Graph.View] trusts what it knows before it
+// walks the disk again for edits made outside the server. Writes through
+// the store are seen at once.
+const RefreshEvery = 2 * time.Second
+
+// The problems a resolved link can have ([Resolved].Problem).
+const (
+	ProblemDangling     = "dangling"      // no file matches the target
+	ProblemMissingEmbed = "missing_embed" // an embed whose file does not exist
+	ProblemHeading      = "heading"       // the file exists, the heading does not
+	ProblemBlock        = "block"         // the file exists, the block id does not
+	ProblemAmbiguous    = "ambiguous"     // several files match equally well
+)
+
+// IsSource reports whether links written in the file rel count: pages,
+// index.md, context.md and guidelines.md. Links in log.md (history),
+// schema.md and sources/ (raw documents) are not the wiki's links.
+func IsSource(rel string) bool {
+	switch wiki.LayerOf(rel) {
+	case wiki.LayerPages:
+		return isMarkdown(rel)
+	case wiki.LayerIndex, wiki.LayerContext, wiki.LayerGuidelines:
+		return true
+	}
+	return false
+}
+
+// inUniverse reports whether a link may lead to rel: any file under pages/
+// or sources/, and the top-level files.
+func inUniverse(rel string) bool {
+	switch wiki.LayerOf(rel) {
+	case wiki.LayerPages, wiki.LayerSources, wiki.LayerResearch,
+		wiki.LayerIndex, wiki.LayerContext, wiki.LayerGuidelines, wiki.LayerLog, wiki.LayerSchema:
+		return !wiki.IsTempName(rel)
+	}
+	return false
+}
+
+func isMarkdown(rel string) bool { return strings.EqualFold(path.Ext(rel), ".md") }
+
+type entry struct {
+	size  int64
+	mtime time.Time
+	page  *Page // nil for files that are not parsed markdown
+}
+
+// Graph is the link graph of one store, kept in step with it (see the
+// package doc). Use [Of] to get the store's graph. Safe for concurrent use.
+type Graph struct {
+	st *wiki.Store
+
+	mu       sync.Mutex
+	entries  map[string]*entry
+	view     *View
+	lastWalk time.Time
+	walked   bool
+}
+
+var (
+	regMu    sync.Mutex
+	registry = map[*wiki.Store]*Graph{}
+)
+
+// Of returns the link graph of st, creating it and registering it as the
+// store's derived state "links" on first use. It is released when the store
+// is closed.
+func Of(st *wiki.Store) *Graph {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if g := registry[st]; g != nil {
+		return g
+	}
+	g := &Graph{st: st, entries: map[string]*entry{}}
+	registry[st] = g
+	st.AddDerived(g)
+	return g
+}
+
+// Name implements [wiki.Derived].
+func (g *Graph) Name() string { return "links" }
+
+// Close implements [wiki.Derived]: it forgets the store.
+func (g *Graph) Close() error {
+	regMu.Lock()
+	if registry[g.st] == g {
+		delete(registry, g.st)
+	}
+	regMu.Unlock()
+	g.mu.Lock()
+	g.entries, g.view = map[string]*entry{}, nil
+	g.walked = false
+	g.mu.Unlock()
+	return nil
+}
+
+// Apply implements [wiki.Derived]: committed changes update the graph
+// without a walk.
+func (g *Graph) Apply(_ context.Context, changes []wiki.Change) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.walked {
+		return nil // the first View walks everything anyway
+	}
+	for _, c := range changes {
+		if !inUniverse(c.Path) {
+			continue
+		}
+		if c.Op == wiki.OpDelete {
+			delete(g.entries, c.Path)
+			continue
+		}
+		e := &entry{size: int64(len(c.Data))}
+		if fi, err := g.st.Root().Stat(c.Path); err == nil {
+			e.size, e.mtime = fi.Size(), fi.ModTime()
+		}
+		if parsed(c.Path) {
+			e.page = tooLarge(c.Path)
+			if len(c.Data) <= MaxParseBytes {
+				e.page = parseFor(c.Path, c.Data)
+			}
+		}
+		g.entries[c.Path] = e
+	}
+	g.view = nil
+	return nil
+}
+
+// parsed reports whether the file rel is parsed: markdown files links may
+// lead into (headings, blocks) or out of.
+func parsed(rel string) bool {
+	return isMarkdown(rel) && inUniverse(rel)
+}
+
+// tooLarge is the entry of a markdown file too large to parse: no links,
+// headings or frontmatter are known.
+func tooLarge(rel string) *Page {
+	pg := &Page{Links: emptyLinks, Headings: []Heading{}}
+	if wiki.LayerOf(rel) == wiki.LayerPages {
+		slug := strings.TrimSuffix(strings.TrimPrefix(rel, "pages/"), path.Ext(rel))
+		pg.Info = &wiki.PageInfo{Path: rel, Slug: slug, Title: path.Base(slug)}
+	}
+	return pg
+}
+
+func parseFor(rel string, data []byte) *Page {
+	pg := Parse(rel, data)
+	if !IsSource(rel) {
+		pg.Links = emptyLinks // a source's links are not the wiki's
+	}
+	return pg
+}
+
+// View returns the current picture of the links. It walks the disk for
+// outside edits when the last walk is older than [RefreshEvery].
+func (g *Graph) View(ctx context.Context) (*View, error) {
+	return g.view0(ctx, false)
+}
+
+// Fresh is [Graph.View] after a walk of the disk made now (lint uses it).
+func (g *Graph) Fresh(ctx context.Context) (*View, error) {
+	return g.view0(ctx, true)
+}
+
+func (g *Graph) view0(ctx context.Context, force bool) (*View, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if force || !g.walked || time.Since(g.lastWalk) > RefreshEvery {
+		changed, err := g.walk(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if changed {
+			g.view = nil
+		}
+	}
+	if g.view == nil {
+		g.view = buildView(g.entries)
+	}
+	return g.view, nil
+}
+
+// walk reconciles the entries with the disk by size and modification time,
+// parsing new and changed markdown files in parallel.
+func (g *Graph) walk(ctx context.Context) (bool, error) {
+	root := g.st.Root()
+	seen := make(map[string]bool, len(g.entries))
+	var todo []string
+	stats := map[string]fs.FileInfo{}
+	visit := func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && (p == "pages" || p == "sources") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if p != "pages" && p != "sources" && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || !inUniverse(p) || strings.HasPrefix(d.Name(), ".") {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		seen[p] = true
+		if e, ok := g.entries[p]; ok && e.size == fi.Size() && e.mtime.Equal(fi.ModTime()) {
+			return nil
+		}
+		todo = append(todo, p)
+		stats[p] = fi
+		return nil
+	}
+	for _, dir := range []string{"pages", "sources"} {
+		if err := fs.WalkDir(root.FS(), dir, visit); err != nil {
+			return false, wiki.Errorf(wiki.CodeInternal, "walk %s for links", dir)
+		}
+	}
+	for _, f := range wiki.LayoutFiles {
+		if fi, err := root.Lstat(f); err == nil && fi.Mode().IsRegular() {
+			_ = visit(f, fs.FileInfoToDirEntry(fi), nil)
+		}
+	}
+	changed := false
+	for p := range g.entries {
+		if !seen[p] {
+			delete(g.entries, p)
+			changed = true
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return false, wiki.Errorf(wiki.CodeConflict, "cancelled while reading links")
+	}
+	if len(todo) > 0 {
+		changed = true
+		results := make([]*entry, len(todo))
+		var wg sync.WaitGroup
+		next := make(chan int)
+		workers := runtime.GOMAXPROCS(0)
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					p := todo[i]
+					fi := stats[p]
+					e := &entry{size: fi.Size(), mtime: fi.ModTime()}
+					if parsed(p) {
+						e.page = tooLarge(p)
+						if fi.Size() <= MaxParseBytes {
+							if data, err := root.ReadFile(p); err == nil {
+								e.page = parseFor(p, data)
+							}
+						}
+					}
+					results[i] = e
+				}
+			}()
+		}
+		for i := range todo {
+			if ctx.Err() != nil {
+				break
+			}
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+		for i, p := range todo {
+			if results[i] != nil {
+				g.entries[p] = results[i]
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return false, wiki.Errorf(wiki.CodeConflict, "cancelled while reading links")
+		}
+	}
+	g.walked = true
+	g.lastWalk = time.Now()
+	return changed, nil
+}
+
+// Resolved is one link of a file with where it leads.
+type Resolved struct {
+	Link
+	Resolution
+	// Problem is "" for a good link, else one of the Problem* constants.
+	Problem string `json:"problem,omitempty"`
+}
+
+// Backlink is a link into a file.
+type Backlink struct {
+	// From is the project-relative path of the linking file.
+	From string `json:"from"`
+	Line int    `json:"line"`
+	// Raw is the link as written.
+	Raw   string `json:"raw"`
+	Embed bool   `json:"embed,omitempty"`
+}
+
+// View is an immutable picture of a wiki's links: every parsed file, every
+// link of the link sources ([IsSource]) resolved, and the backlinks of every
+// file. Safe for concurrent use.
+type View struct {
+	files    map[string]*Page
+	mtimes   map[string]time.Time
+	all      []string
+	sources  []string
+	resolver *Resolver
+	out      map[string][]Resolved
+	in       map[string][]Backlink
+}
+
+func buildView(entries map[string]*entry) *View {
+	v := &View{files: map[string]*Page{}, out: map[string][]Resolved{}, in: map[string][]Backlink{}, mtimes: make(map[string]time.Time, len(entries))}
+	aliases := map[string][]string{}
+	for p, e := range entries {
+		v.all = append(v.all, p)
+		v.mtimes[p] = e.mtime
+		if e.page != nil {
+			v.files[p] = e.page
+			if IsSource(p) {
+				v.sources = append(v.sources, p)
+				if wiki.LayerOf(p) == wiki.LayerPages && len(e.page.Aliases) > 0 {
+					aliases[p] = e.page.Aliases
+				}
+			}
+		}
+	}
+	sort.Strings(v.all)
+	sort.Strings(v.sources)
+	v.resolver = NewResolver(v.all, aliases)
+	for _, from := range v.sources {
+		pg := v.files[from]
+		if len(pg.Links) == 0 {
+			continue
+		}
+		rs := make([]Resolved, len(pg.Links))
+		for i, l := range pg.Links {
+			r := Resolved{Link: l, Resolution: v.resolver.Resolve(from, l.Target)}
+			r.Problem = v.problem(r)
+			rs[i] = r
+			if r.Path != "" && r.Path != from {
+				v.in[r.Path] = append(v.in[r.Path], Backlink{From: from, Line: l.Line, Raw: l.Raw, Embed: l.Embed})
+			}
+		}
+		v.out[from] = rs
+	}
+	return v
+}
+
+func (v *View) problem(r Resolved) string {
+	if r.Path == "" {
+		if r.Embed {
+			return ProblemMissingEmbed
+		}
+		return ProblemDangling
+	}
+	if pg := v.files[r.Path]; pg != nil {
+		if len(r.Headings) > 0 && !HasHeadings(pg, r.Headings) {
+			return ProblemHeading
+		}
+		if r.Block != "" && !HasBlock(pg, r.Block) {
+			return ProblemBlock
+		}
+	}
+	if len(r.Ambiguous) > 0 {
+		return ProblemAmbiguous
+	}
+	return ""
+}
+
+// Resolver returns the resolver of the view's files.
+func (v *View) Resolver() *Resolver { return v.resolver }
+
+// Files returns every file links may lead to, sorted.
+func (v *View) Files() []string { return v.all }
+
+// Sources returns the files whose links count ([IsSource]), sorted.
+func (v *View) Sources() []string { return v.sources }
+
+// Pages returns the catalogue entries of the pages (markdown files under
+// pages/), sorted by path: the same entries [wiki.Store.Pages] gives, read
+// in the same pass as the links.
+func (v *View) Pages() []wiki.PageInfo {
+	var out []wiki.PageInfo
+	for _, p := range v.sources {
+		if pg := v.files[p]; pg != nil && pg.Info != nil {
+			out = append(out, *pg.Info)
+		}
+	}
+	return out
+}
+
+// ModTime returns the modification time of rel as last seen (zero when
+// unknown).
+func (v *View) ModTime(rel string) time.Time { return v.mtimes[rel] }
+
+// Page returns the parsed markdown file rel, or nil.
+func (v *View) Page(rel string) *Page { return v.files[rel] }
+
+// Links returns the resolved links written in rel, in file order.
+func (v *View) Links(rel string) []Resolved { return v.out[rel] }
+
+// Backlinks returns the links into rel from other files, sorted by file and
+// line (the view is built in that order).
+func (v *View) Backlinks(rel string) []Backlink { return v.in[rel] }

@@ -1,0 +1,121 @@
+package links
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/llmwiki/llmwiki/wiki"
+)
+
+// newStore makes a wiki with the given files (project-relative path ->
+// content), written directly as a person would.
+func newStore(t *testing.T, files map[string]string) (*wiki.Store, string) {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := wiki.Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	for p, c := range files {
+		writeFile(t, dir, p, c)
+	}
+	st, err := wiki.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, dir
+}
+
+func writeFile(t *testing.T, dir, rel, content string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func backlinkFroms(v *View, rel string) []string {
+	var out []string
+	for _, b := range v.Backlinks(rel) {
+		out = append(out, b.From)
+	}
+	return out
+}
+
+func TestGraph(t *testing.T) {
+	ctx := context.Background()
+	st, dir := newStore(t, map[string]string{
+		"pages/a.md":       "---\ntitle: A\naliases: [Alpha]\n---\n# A\n\nSee [[b]] and [[b#Part two]] and [[b#Nope]] and [[missing]] and ![[gone.png]].\n",
+		"pages/b.md":       "# B\n\n## Part two\n\nBack to [[Alpha|a]]. ^blk\n",
+		"pages/sub/c.md":   "[up](../a.md) [[b#^blk]] [[b#^none]]\n",
+		"sources/notes.md": "Links in sources do not count: [[a]]\n",
+		"log.md":           "# Log\n\n- created [[a]]\n",
+		"context.md":       "---\nbuilt_at: x\n---\nThe synthesis cites [[b]].\n",
+	})
+	g := Of(st)
+	if Of(st) != g {
+		t.Fatal("Of returns a new graph for the same store")
+	}
+	v, err := g.Fresh(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := backlinkFroms(v, "pages/a.md"); !reflect.DeepEqual(got, []string{"pages/b.md", "pages/sub/c.md"}) {
+		t.Errorf("backlinks of a = %v", got)
+	}
+	if got := backlinkFroms(v, "pages/b.md"); !reflect.DeepEqual(got, []string{"context.md", "pages/a.md", "pages/a.md", "pages/a.md", "pages/sub/c.md", "pages/sub/c.md"}) {
+		t.Errorf("backlinks of b = %v", got)
+	}
+	problems := map[string]string{}
+	for _, s := range v.Sources() {
+		for _, l := range v.Links(s) {
+			if l.Problem != "" {
+				problems[s+" "+l.Raw] = l.Problem
+			}
+		}
+	}
+	want := map[string]string{
+		"pages/a.md [[b#Nope]]":      ProblemHeading,
+		"pages/a.md [[missing]]":     ProblemDangling,
+		"pages/a.md ![[gone.png]]":   ProblemMissingEmbed,
+		"pages/sub/c.md [[b#^none]]": ProblemBlock,
+	}
+	if !reflect.DeepEqual(problems, want) {
+		t.Errorf("problems = %v, want %v", problems, want)
+	}
+	if got := len(v.Pages()); got != 3 {
+		t.Errorf("Pages() = %d entries", got)
+	}
+
+	// A write through the store is seen at once, without a walk.
+	if _, err := st.WritePage(ctx, wiki.PageInput{Title: "D", Slug: "d", Body: "Links to [[missing]] now exist.\n"}); err != nil {
+		t.Fatal(err)
+	}
+	v2, _ := g.View(ctx)
+	// index.md is automatic: the write regenerated it, linking every page.
+	if got := backlinkFroms(v2, "pages/d.md"); !reflect.DeepEqual(got, []string{"index.md"}) {
+		t.Errorf("d backlinks %v", got)
+	}
+	if l := v2.Links("pages/d.md"); len(l) != 1 || l[0].Problem != ProblemDangling {
+		t.Errorf("d links %+v", l)
+	}
+	// An edit made outside the server is seen by the next walk.
+	time.Sleep(10 * time.Millisecond)
+	writeFile(t, dir, "pages/missing.md", "# Missing no more\n")
+	v3, _ := g.Fresh(ctx)
+	if got := backlinkFroms(v3, "pages/missing.md"); !reflect.DeepEqual(got, []string{"pages/a.md", "pages/d.md"}) { // not yet in index.md
+		t.Errorf("missing backlinks %v", got)
+	}
+	os.Remove(filepath.Join(dir, "pages", "sub", "c.md"))
+	v4, _ := g.Fresh(ctx)
+	if got := backlinkFroms(v4, "pages/a.md"); !reflect.DeepEqual(got, []string{"index.md", "pages/b.md"}) {
+		t.Errorf("after delete, backlinks of a = %v", got)
+	}
+}

@@ -1,0 +1,768 @@
+package lint
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/links"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Options select what [Run] reports.
+type Options struct {
+	// Categories limits the run to these categories; empty means every
+	// category schema.md does not turn off. Naming a category runs it even
+	// when schema.md turns it off.
+	Categories []string
+	// Prefix keeps only findings whose file starts with it
+	// ("pages/en/").
+	Prefix string
+	// IncludeDismissed also reports dismissed findings (Dismissed true).
+	IncludeDismissed bool
+}
+
+// Report is the result of [Run].
+type Report struct {
+	GeneratedAt string `json:"generated_at"`
+	// Findings are sorted by severity, category, file and line.
+	Findings []Finding `json:"findings"`
+	// Counts are the reported findings per category.
+	Counts map[string]int `json:"counts"`
+	// Errors, Warnings and Infos count the reported findings by severity.
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Infos    int `json:"infos"`
+	// Dismissed counts findings not reported because a person dismissed
+	// them and their evidence has not changed.
+	Dismissed int `json:"dismissed"`
+	// Unverified counts reported submitted findings whose evidence did not
+	// verify.
+	Unverified int `json:"unverified"`
+	// Pages is the number of pages checked.
+	Pages int `json:"pages"`
+	// Disabled are the categories schema.md turns off (lint_disabled).
+	Disabled []string `json:"disabled,omitempty"`
+	// Problems are settings in schema.md that could not be used.
+	Problems []string `json:"problems,omitempty"`
+	// DurationMS is the run's wall time in milliseconds.
+	DurationMS float64 `json:"duration_ms"`
+}
+
+// Run checks the wiki: every deterministic category that is enabled (see
+// [Options] and [Settings]), plus the submitted findings, each checked
+// again against the files as they are now. It saves the deterministic
+// findings in .llmwiki/lint/last.json (so they can be dismissed by id) and
+// leaves out dismissed findings whose evidence has not changed. Unknown
+// category names are a CodeInvalid error.
+func Run(ctx context.Context, st *wiki.Store, opts Options) (*Report, error) {
+	start := time.Now()
+	set := SettingsFrom(st.Config())
+	want := map[string]bool{}
+	if len(opts.Categories) > 0 {
+		for _, k := range opts.Categories {
+			k = strings.TrimSpace(k)
+			if !isKind(k) {
+				return nil, wiki.Errorf(wiki.CodeInvalid, "unknown lint category %q; the categories are %s", k, strings.Join(Categories(), ", "))
+			}
+			want[k] = true
+		}
+	} else {
+		for _, k := range Categories() {
+			if !set.Disabled[k] {
+				want[k] = true
+			}
+		}
+	}
+	view, err := links.Of(st).Fresh(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pages := view.Pages()
+	now := st.Now()
+	c := &checker{st: st, v: view, pages: pages, set: set, want: want, now: now, files: map[string][]byte{}}
+	if err := c.run(ctx); err != nil {
+		return nil, err
+	}
+	det := c.out
+
+	// Keep the last run's findings of the categories not run this time.
+	ls, err := loadLast(st)
+	if err != nil {
+		return nil, err
+	}
+	saved := lastState{GeneratedAt: now.Format(time.RFC3339), Findings: det}
+	for _, f := range ls.Findings {
+		if !want[f.Kind] && isKind(f.Kind) && !isAgentKind(f.Kind) {
+			saved.Findings = append(saved.Findings, f)
+		}
+	}
+	if err := saveLast(st, saved); err != nil {
+		return nil, err
+	}
+
+	all := det
+	agent, err := loadAgent(st)
+	if err != nil {
+		return nil, err
+	}
+	if len(agent) > 0 {
+		ver := NewVerifier(st)
+		for _, f := range agent {
+			if !want[f.Kind] {
+				continue
+			}
+			g, err := ver.Check(proposalOf(f))
+			if err != nil {
+				g = f
+				g.Verified = false
+				g.Note = wiki.PublicMessage(err)
+			}
+			g.Source, g.SubmittedBy, g.SubmittedAt = f.Source, f.SubmittedBy, f.SubmittedAt
+			all = append(all, g)
+		}
+	}
+
+	dismissed, err := loadDismissed(st)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{GeneratedAt: saved.GeneratedAt, Counts: map[string]int{}, Pages: len(pages), Problems: set.Problems, Findings: []Finding{}}
+	for k := range set.Disabled {
+		rep.Disabled = append(rep.Disabled, k)
+	}
+	sort.Strings(rep.Disabled)
+	prefix := strings.TrimPrefix(opts.Prefix, "./")
+	for _, f := range all {
+		if prefix != "" && !strings.HasPrefix(f.File, prefix) {
+			continue
+		}
+		if d, ok := dismissed[f.ID]; ok && d.Fingerprint == f.Fingerprint {
+			rep.Dismissed++
+			if !opts.IncludeDismissed {
+				continue
+			}
+			f.Dismissed = true
+		}
+		rep.Findings = append(rep.Findings, f)
+		if f.Dismissed {
+			continue
+		}
+		rep.Counts[f.Kind]++
+		switch f.Severity {
+		case Error:
+			rep.Errors++
+		case Warning:
+			rep.Warnings++
+		default:
+			rep.Infos++
+		}
+		if !f.Verified {
+			rep.Unverified++
+		}
+	}
+	sortFindings(rep.Findings)
+	rep.DurationMS = float64(time.Since(start).Microseconds()) / 1000
+	return rep, nil
+}
+
+type checker struct {
+	st    *wiki.Store
+	v     *links.View
+	pages []wiki.PageInfo
+	set   Settings
+	want  map[string]bool
+	now   time.Time
+	out   []Finding
+
+	mu    sync.Mutex
+	files map[string][]byte // read for line numbers
+}
+
+func (c *checker) add(f Finding) {
+	if c.want[f.Kind] {
+		c.out = append(c.out, f)
+	}
+}
+
+func (c *checker) run(ctx context.Context) error {
+	steps := []struct {
+		kinds []string
+		fn    func()
+	}{
+		{[]string{KindDanglingLink, KindMissingEmbed, KindMissingHeading, KindAmbiguousLink}, c.checkLinks},
+		{[]string{KindOrphanPage}, c.checkOrphans},
+		{[]string{KindPageWithoutSources, KindMissingSource, KindMissingFrontmatter, KindStalePage, KindBadFrontmatter}, c.checkPages},
+		{[]string{KindDuplicateTitle, KindDuplicateAlias}, c.checkDuplicates},
+		{[]string{KindIndexDrift}, c.checkIndex},
+		{[]string{KindContextOverCap, KindBadFrontmatter}, c.checkContext},
+	}
+	for _, s := range steps {
+		for _, k := range s.kinds {
+			if c.want[k] {
+				s.fn()
+				break
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return wiki.Errorf(wiki.CodeConflict, "lint cancelled")
+		}
+	}
+	if c.want[KindMergeCandidate] {
+		return c.checkMerge(ctx)
+	}
+	return nil
+}
+
+// read returns a file's bytes (cached), or nil.
+func (c *checker) read(rel string) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b, ok := c.files[rel]; ok {
+		return b
+	}
+	b, err := c.st.Root().ReadFile(rel)
+	if err != nil {
+		b = nil
+	}
+	c.files[rel] = b
+	return b
+}
+
+// lineOf returns the 1-based line of the first occurrence of needle in
+// rel, or 0.
+func (c *checker) lineOf(rel, needle string) int {
+	b := c.read(rel)
+	i := bytes.Index(b, []byte(needle))
+	if i < 0 {
+		return 0
+	}
+	return 1 + bytes.Count(b[:i], []byte("\n"))
+}
+
+func (c *checker) checkLinks() {
+	r := c.v.Resolver()
+	byName := map[string][]string{} // slug of a page's title or file name -> pages
+	for _, p := range c.pages {
+		for _, n := range []string{p.Title, path.Base(p.Slug)} {
+			if s, err := wiki.Slugify(n); err == nil {
+				byName[s] = append(byName[s], p.Path)
+			}
+		}
+	}
+	for _, from := range c.v.Sources() {
+		occ := map[string]int{}
+		for _, l := range c.v.Links(from) {
+			occ[l.Raw]++
+			if l.Problem == "" {
+				continue
+			}
+			key := l.Raw + "#" + strconv.Itoa(occ[l.Raw])
+			shown := l.Raw
+			if l.InFrontmatter {
+				shown += " (frontmatter)"
+			}
+			withExt := strings.HasSuffix(strings.ToLower(l.Target), ".md")
+			switch l.Problem {
+			case links.ProblemDangling:
+				action := "create the page, correct the target, or remove the link"
+				if s, err := wiki.Slugify(path.Base(l.Target)); err == nil {
+					if ps := uniq(byName[s]); len(ps) == 1 {
+						if t, ok := r.ShortestTarget(from, ps[0], withExt); ok {
+							action = fmt.Sprintf("did you mean [[%s]] (%s)? Otherwise create the page or remove the link", t, ps[0])
+						}
+					}
+				}
+				f := newFinding(KindDanglingLink, from, l.Line, key, l.Raw, fmt.Sprintf("%s leads nowhere: no file or page alias is named %q", shown, l.Target), action)
+				f.Target = l.Target
+				c.add(f)
+			case links.ProblemMissingEmbed:
+				f := newFinding(KindMissingEmbed, from, l.Line, key, l.Raw, fmt.Sprintf("%s embeds %q, which does not exist", shown, l.Target), "add the file (attachments go under pages/ or sources/), correct the name, or remove the embed")
+				f.Target = l.Target
+				c.add(f)
+			case links.ProblemHeading, links.ProblemBlock:
+				var msg, action string
+				if l.Problem == links.ProblemBlock {
+					msg = fmt.Sprintf("%s: %s has no block ^%s", shown, l.Path, l.Block)
+					action = fmt.Sprintf("add \" ^%s\" at the end of the paragraph meant in %s, or link to a heading", l.Block, l.Path)
+				} else {
+					msg = fmt.Sprintf("%s: %s has no heading %q", shown, l.Path, strings.Join(l.Headings, "#"))
+					action = "link to a heading it has"
+					if pg := c.v.Page(l.Path); pg != nil && len(pg.Headings) > 0 {
+						var hs []string
+						for _, h := range pg.Headings {
+							hs = append(hs, strconv.Quote(h.Text))
+						}
+						action += ": " + listShort(hs, 8)
+					} else {
+						action += "; it has no headings"
+					}
+				}
+				f := newFinding(KindMissingHeading, from, l.Line, key, l.Raw+"\x00"+l.Path, msg, action)
+				f.Target = l.Target + l.Fragment()
+				c.add(f)
+			case links.ProblemAmbiguous:
+				action := "write more of the path so one file matches"
+				if t, ok := r.ShortestTarget(from, l.Path, withExt); ok {
+					action = fmt.Sprintf("write more of the path so one file matches, e.g. [[%s]]", t)
+				}
+				f := newFinding(KindAmbiguousLink, from, l.Line, key, l.Raw+"\x00"+l.Path+"\x00"+strings.Join(l.Ambiguous, "\x00"),
+					fmt.Sprintf("%s matches %d files equally well (%s); it leads to %s", shown, len(l.Ambiguous)+1, listShort(l.Ambiguous, 3), l.Path), action)
+				f.Target = l.Target
+				f.Related = append([]string{l.Path}, l.Ambiguous...)
+				c.add(f)
+			}
+		}
+	}
+}
+
+func uniq(ss []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (c *checker) checkOrphans() {
+	for _, p := range c.pages {
+		if len(c.v.Backlinks(p.Path)) > 0 || c.set.exempt(p.Path) {
+			continue
+		}
+		c.add(newFinding(KindOrphanPage, p.Path, 0, "", "", "no other page, index.md or context.md links to this page",
+			"link it from a related page (edit_page add_links) or from context.md; or list it in orphan_exempt in schema.md"))
+	}
+}
+
+// pageTime is when the page was last written: frontmatter updated, else
+// created, else the file's modification time.
+func (c *checker) pageTime(p wiki.PageInfo) (time.Time, string) {
+	for _, s := range []string{p.Updated, p.Created} {
+		if t, ok := parseTime(s); ok {
+			return t, s
+		}
+	}
+	t := c.v.ModTime(p.Path)
+	return t, "file modified " + t.UTC().Format(time.RFC3339)
+}
+
+func parseTime(s string) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, false
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+func isURL(s string) bool { return strings.Contains(s, "://") }
+
+func (c *checker) checkPages() {
+	days := time.Duration(c.set.StaleAfterDays) * 24 * time.Hour
+	for _, p := range c.pages {
+		if p.Error != "" {
+			c.add(newFinding(KindBadFrontmatter, p.Path, 1, "", p.Error, p.Error,
+				"fix the frontmatter by hand (it must be a YAML mapping between '---' lines), or restore a snapshot"))
+			continue
+		}
+		if len(p.Sources) == 0 {
+			c.add(newFinding(KindPageWithoutSources, p.Path, 0, "", "", "the page cites no sources (its frontmatter has no sources)",
+				"add the files under sources/ or the URLs it is based on to sources (edit_page frontmatter)"))
+		}
+		for _, s := range p.Sources {
+			if isURL(s) {
+				continue
+			}
+			rel, err := wiki.CleanPath(s)
+			if err == nil && c.v.Resolver().Has(rel) && wiki.LayerOf(rel) != wiki.LayerState {
+				continue
+			}
+			f := newFinding(KindMissingSource, p.Path, c.lineOf(p.Path, s), s, s, fmt.Sprintf("the page cites %q, which does not exist", s),
+				"correct the path (sources live under sources/; gather_sources lists them) or remove it from sources")
+			f.Target = s
+			c.add(f)
+		}
+		if pg := c.v.Page(p.Path); pg != nil && len(c.set.Required) > 0 {
+			var missing []string
+			for _, k := range c.set.Required {
+				if i := sort.SearchStrings(pg.Keys, k); i >= len(pg.Keys) || pg.Keys[i] != k {
+					missing = append(missing, k)
+				}
+			}
+			if len(missing) > 0 {
+				c.add(newFinding(KindMissingFrontmatter, p.Path, 1, "", strings.Join(missing, ","),
+					"the frontmatter lacks "+strings.Join(missing, ", ")+" (required_frontmatter in schema.md)",
+					"add them (edit_page with frontmatter, or write_page)"))
+			}
+		}
+		t, when := c.pageTime(p)
+		if t.IsZero() {
+			continue
+		}
+		var reasons []string
+		if days > 0 && c.now.Sub(t) > days {
+			reasons = append(reasons, fmt.Sprintf("last updated %s, more than %d days ago", t.UTC().Format("2006-01-02"), c.set.StaleAfterDays))
+		}
+		for _, s := range p.Sources {
+			if isURL(s) {
+				continue
+			}
+			rel, err := wiki.CleanPath(s)
+			if err != nil {
+				continue
+			}
+			if mt := c.v.ModTime(rel); !mt.IsZero() && mt.Truncate(time.Second).After(t) {
+				reasons = append(reasons, fmt.Sprintf("%s changed on %s, after the page was last updated (%s)", rel, mt.UTC().Format(time.RFC3339), t.UTC().Format(time.RFC3339)))
+			}
+		}
+		if len(reasons) > 0 {
+			c.add(newFinding(KindStalePage, p.Path, 0, "", when+"\x00"+strings.Join(reasons, "\x00"), "the page may be out of date: "+strings.Join(reasons, "; "),
+				"read its sources again and update the page (edit_page or write_page), which sets updated"))
+		}
+	}
+}
+
+func nameKey(s string) string {
+	return norm.NFC.String(strings.ToLower(strings.Join(strings.Fields(s), " ")))
+}
+
+func (c *checker) checkDuplicates() {
+	byTitle := map[string][]string{}
+	byFile := map[string][]string{}
+	byAlias := map[string][]string{}
+	aliasText := map[string]string{}
+	for _, p := range c.pages {
+		if k := nameKey(p.Title); k != "" && p.Error == "" {
+			byTitle[k] = append(byTitle[k], p.Path)
+		}
+		byFile[links.Key(path.Base(p.Path))] = append(byFile[links.Key(path.Base(p.Path))], p.Path)
+		seen := map[string]bool{}
+		for _, a := range p.Aliases {
+			k := links.Key(strings.TrimSpace(a))
+			if k == "" || seen[k] {
+				continue
+			}
+			seen[k] = true
+			byAlias[k] = append(byAlias[k], p.Path)
+			if _, ok := aliasText[k]; !ok {
+				aliasText[k] = strings.TrimSpace(a)
+			}
+		}
+	}
+	if c.want[KindDuplicateTitle] {
+		for _, k := range sortedKeys(byTitle) {
+			ps := byTitle[k]
+			if len(ps) < 2 {
+				continue
+			}
+			sort.Strings(ps)
+			title := ""
+			for _, p := range c.pages {
+				if p.Path == ps[0] {
+					title = p.Title
+				}
+			}
+			f := newFinding(KindDuplicateTitle, ps[0], 0, k, strings.Join(ps, "\x00"),
+				fmt.Sprintf("%d pages share the title %q: %s", len(ps), title, listShort(ps, 5)),
+				"give each page a title that says how it differs, or merge them into one")
+			f.Related = ps[1:]
+			f.Target = title
+			c.add(f)
+		}
+	}
+	if c.want[KindDuplicateAlias] {
+		for _, k := range sortedKeys(byAlias) {
+			owners := byAlias[k]
+			sort.Strings(owners)
+			own := map[string]bool{}
+			for _, o := range owners {
+				own[o] = true
+			}
+			var named []string
+			for _, p := range byFile[k] {
+				if !own[p] {
+					named = append(named, p)
+				}
+			}
+			for _, p := range byTitle[nameKey(aliasText[k])] {
+				if !own[p] && !contains(named, p) {
+					named = append(named, p)
+				}
+			}
+			sort.Strings(named)
+			if len(owners) < 2 && len(named) == 0 {
+				continue
+			}
+			var msg string
+			switch {
+			case len(owners) > 1 && len(named) > 0:
+				msg = fmt.Sprintf("the alias %q is claimed by %d pages (%s) and is also the name of %s", aliasText[k], len(owners), listShort(owners, 4), listShort(named, 3))
+			case len(owners) > 1:
+				msg = fmt.Sprintf("the alias %q is claimed by %d pages: %s", aliasText[k], len(owners), listShort(owners, 5))
+			default:
+				msg = fmt.Sprintf("the alias %q is also the name or title of %s, so [[%s]] does not lead to this page", aliasText[k], listShort(named, 3), aliasText[k])
+			}
+			f := newFinding(KindDuplicateAlias, owners[0], c.lineOf(owners[0], aliasText[k]), k, strings.Join(owners, "\x00")+"\x01"+strings.Join(named, "\x00"), msg,
+				"keep the alias on one page only, and never use another page's name as an alias")
+			f.Target = aliasText[k]
+			f.Related = append(append([]string(nil), owners[1:]...), named...)
+			c.add(f)
+		}
+	}
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys(m map[string][]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (c *checker) checkIndex() {
+	data := c.read("index.md")
+	if data == nil {
+		c.add(newFinding(KindIndexDrift, "index.md", 0, "", "missing", "index.md is missing", "run rebuild_index"))
+		return
+	}
+	want := wiki.RenderIndex(c.pages)
+	if strings.TrimRight(string(data), "\n") == strings.TrimRight(string(want), "\n") {
+		return
+	}
+	listed := map[string]bool{}
+	var gone []string
+	for _, l := range c.v.Links("index.md") {
+		if l.Path != "" {
+			listed[l.Path] = true
+		} else {
+			gone = append(gone, l.Raw)
+		}
+	}
+	var unlisted []string
+	for _, p := range c.pages {
+		if !listed[p.Path] {
+			unlisted = append(unlisted, p.Path)
+		}
+	}
+	var parts []string
+	if len(unlisted) > 0 {
+		parts = append(parts, fmt.Sprintf("%d pages are not listed (%s)", len(unlisted), listShort(unlisted, 3)))
+	}
+	if len(gone) > 0 {
+		parts = append(parts, fmt.Sprintf("%d entries lead nowhere (%s)", len(gone), listShort(gone, 3)))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "titles, summaries or groups differ from the pages' frontmatter")
+	}
+	c.add(newFinding(KindIndexDrift, "index.md", 0, "", wiki.SHA256Hex(data)+wiki.SHA256Hex(want),
+		"index.md is out of step with the pages: "+strings.Join(parts, "; "),
+		"run rebuild_index (it regenerates index.md from the pages' frontmatter)"))
+}
+
+func (c *checker) checkContext() {
+	data := c.read("context.md")
+	if data == nil {
+		return
+	}
+	for _, rel := range []string{"context.md", "index.md"} {
+		b := c.read(rel)
+		if b == nil {
+			continue
+		}
+		d, err := wiki.ParseDoc(rel, b)
+		if err != nil {
+			c.add(newFinding(KindBadFrontmatter, rel, 1, "", wiki.PublicMessage(err), wiki.PublicMessage(err), "fix the frontmatter by hand, or restore a snapshot"))
+			continue
+		}
+		if rel != "context.md" {
+			continue
+		}
+		n := bytes.Count(d.Body, []byte("\n"))
+		if len(d.Body) > 0 && d.Body[len(d.Body)-1] != '\n' {
+			n++
+		}
+		limit := c.st.Config().ContextMaxLines
+		if n > limit {
+			c.add(newFinding(KindContextOverCap, "context.md", d.BodyLine+limit, "", strconv.Itoa(n)+"/"+strconv.Itoa(limit),
+				fmt.Sprintf("context.md has %d lines; the cap is %d (context_max_lines in schema.md)", n, limit),
+				"shorten it with atomic_write_context (on_overflow: \"spill\" moves the tail to a page)"))
+		}
+	}
+}
+
+// checkMerge finds near-duplicate pages: a MinHash signature per page, LSH
+// banding to find pairs sharing a band, an exact Jaccard comparison of
+// each such pair's shingle sets, and connected components of the pairs at
+// or above the threshold. No pair of pages is compared unless LSH puts them
+// in one bucket.
+func (c *checker) checkMerge(ctx context.Context) error {
+	type doc struct {
+		path  string
+		start int
+	}
+	var docs []doc
+	for _, p := range c.pages {
+		if pg := c.v.Page(p.Path); pg != nil && p.Error == "" {
+			docs = append(docs, doc{p.Path, pg.BodyStart})
+		}
+	}
+	body := func(d doc) []byte {
+		data, err := c.st.Root().ReadFile(d.path)
+		if err != nil || d.start > len(data) {
+			return nil
+		}
+		return data[d.start:]
+	}
+	sigs := make([]signature, len(docs))
+	var wg sync.WaitGroup
+	next := make(chan int, 64)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				sigs[i] = minhash(body(docs[i]))
+			}
+		}()
+	}
+	for i := range docs {
+		if i%1024 == 0 && ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if ctx.Err() != nil {
+		return wiki.Errorf(wiki.CodeConflict, "lint cancelled")
+	}
+	buckets := map[uint64][]int32{}
+	for i := range sigs {
+		if sigs[i].n < MinShingles {
+			continue
+		}
+		for _, k := range sigs[i].bandKeys() {
+			buckets[k] = append(buckets[k], int32(i))
+		}
+	}
+	keys := make([]uint64, 0, len(buckets))
+	for k, m := range buckets {
+		if len(m) > 1 {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	sets := map[int32][]uint64{}
+	shas := map[int32]string{}
+	setOf := func(i int32) []uint64 {
+		if s, ok := sets[i]; ok {
+			return s
+		}
+		data, err := c.st.Root().ReadFile(docs[i].path)
+		var s []uint64
+		if err == nil && docs[i].start <= len(data) {
+			s = Shingles(data[docs[i].start:])
+			shas[i] = wiki.SHA256Hex(data)
+		}
+		if len(s) < MinShingles {
+			s = nil
+		}
+		sets[i] = s
+		return s
+	}
+	uf := newUnionFind(len(docs))
+	type edge struct {
+		x, y int32
+		j    float64
+	}
+	var edges []edge
+	for _, k := range keys {
+		m := buckets[k]
+		for a := 0; a < len(m); a++ {
+			for b := a + 1; b < len(m); b++ {
+				x, y := m[a], m[b]
+				if uf.find(x) == uf.find(y) {
+					continue
+				}
+				sx, sy := setOf(x), setOf(y)
+				if sx == nil || sy == nil {
+					continue
+				}
+				if j := Jaccard(sx, sy); j >= c.set.MergeSimilarity {
+					uf.union(x, y)
+					edges = append(edges, edge{x, y, j})
+				}
+			}
+		}
+		if ctx.Err() != nil {
+			return wiki.Errorf(wiki.CodeConflict, "lint cancelled")
+		}
+	}
+	best := map[int32]float64{}
+	groups := map[int32][]int32{}
+	for _, e := range edges {
+		r := uf.find(e.x)
+		best[r] = max(best[r], e.j)
+		groups[r] = append(groups[r], e.x, e.y)
+	}
+	var roots []int32
+	for r, g := range groups {
+		groups[r] = uniq32(g)
+		roots = append(roots, r)
+	}
+	sort.Slice(roots, func(i, j int) bool { return docs[roots[i]].path < docs[roots[j]].path })
+	for _, r := range roots {
+		var ps, ev []string
+		g := groups[r]
+		sort.Slice(g, func(i, j int) bool { return docs[g[i]].path < docs[g[j]].path })
+		sim := best[r]
+		for _, i := range g {
+			ps = append(ps, docs[i].path)
+			ev = append(ev, docs[i].path+"@"+shas[i])
+		}
+		f := newFinding(KindMergeCandidate, ps[0], 0, "", strings.Join(ev, "\x00"),
+			fmt.Sprintf("%d pages are near-duplicates (at least %.0f%% of their 5-word shingles shared; the closest pair %.0f%%): %s", len(ps), c.set.MergeSimilarity*100, sim*100, listShort(ps, 5)),
+			"merge them into one page (edit_page, then move_page or delete the rest by hand), or make each say what only it says")
+		f.Related = ps[1:]
+		c.add(f)
+	}
+	return nil
+}
+
+func uniq32(s []int32) []int32 {
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	w := 0
+	for i, v := range s {
+		if i == 0 || v != s[w-1] {
+			s[w] = v
+			w++
+		}
+	}
+	return s[:w]
+}
