@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/model"
 	"github.com/llmwiki/llmwiki/wiki/model/modeltest"
 	"github.com/llmwiki/llmwiki/wiki/plan"
 )
@@ -270,4 +273,68 @@ func TestPlanToolsEndToEnd(t *testing.T) {
 	if propose != 1 || apply != 2 || len(calls) != sum.Calls {
 		t.Errorf("audit: %d propose, %d apply, %d lines for %d calls", propose, apply, len(calls), sum.Calls)
 	}
+}
+
+func TestDeepLintKeepsOnlyVerifiedClaims(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "wiki")
+	initWiki(t, root)
+	os.WriteFile(filepath.Join(root, "pages", "wal.md"), []byte("---\ntitle: WAL\n---\nSQLite's WAL mode allows one writer and many readers at once.\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "pages", "locking.md"), []byte("---\ntitle: Locking\n---\nIn SQLite a writer always blocks every reader.\n"), 0o644)
+	reply, _ := json.Marshal(map[string]any{"findings": []map[string]any{
+		{"kind": "contradiction", "file": "pages/locking.md", "message": "One page says writers block readers, the other that WAL lets them run together.", "evidence": []map[string]string{
+			{"file": "pages/wal.md", "quote": "WAL mode allows one writer and many readers"},
+			{"file": "pages/locking.md", "quote": "a writer always blocks every reader"}}},
+		{"kind": "stale_claim", "file": "pages/wal.md", "message": "Invented.", "evidence": []map[string]string{
+			{"file": "pages/wal.md", "quote": "WAL mode was removed in SQLite 4"}}},
+		{"kind": "contradiction", "file": "pages/wal.md", "message": "Only one side quoted.", "evidence": []map[string]string{
+			{"file": "pages/wal.md", "quote": "one writer and many readers at once"}}},
+	}})
+	srv := modeltest.New(t, string(reply))
+	st, err := openOrCreate(env{stderr: io.Discard, getenv: os.Getenv}, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	mc := testModel(t, srv)
+	call := wiki.NewCall("cli:lint", st.SessionID(), nil)
+	res, err := deepLint(wiki.WithCall(context.Background(), call), st, mc, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Proposed != 3 || len(res.Findings) != 1 || res.Dropped != 2 || res.Pages != 2 {
+		t.Fatalf("result %+v", res)
+	}
+	f := res.Findings[0]
+	if f.Kind != "contradiction" || !f.Verified || f.Source != "model" || f.File != "pages/locking.md" || len(f.Evidence) != 2 || f.Evidence[0].Line != 4 {
+		t.Errorf("finding %+v", f)
+	}
+	why := strings.Join(res.DroppedWhy, "\n")
+	if !strings.Contains(why, "2 (stale_claim)") || !strings.Contains(why, "not in pages/wal.md") || !strings.Contains(why, "3 (contradiction)") || !strings.Contains(why, "two different places") {
+		t.Errorf("dropped: %s", why)
+	}
+	stored, _ := os.ReadFile(filepath.Join(root, ".llmwiki", "lint", "agent.json"))
+	if strings.Count(string(stored), `"id"`) != 1 || strings.Contains(string(stored), "Invented.") {
+		t.Errorf("stored findings:\n%s", stored)
+	}
+	if call.Extra["deep_dropped"] != 2 || call.Extra["deep_verified"] != 1 {
+		t.Errorf("audit extras %v", call.Extra)
+	}
+	var out bytes.Buffer
+	printDeep(&out, res)
+	if !strings.Contains(out.String(), "3 proposed, 1 verified, 2 dropped because their quotes were not found") {
+		t.Errorf("output:\n%s", out.String())
+	}
+}
+
+func testModel(t *testing.T, srv *modeltest.Server) *model.Client {
+	t.Helper()
+	cfg, err := model.Resolve(func(string) string { return "" }, model.Flags{BaseURL: srv.BaseURL(), Model: "test-model"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc, err := model.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mc
 }
