@@ -1,11 +1,18 @@
 package wiki
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
 	"os"
+	"path"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -221,9 +228,21 @@ func redactArgs(v any) any {
 }
 
 // Audit finishes c with err and appends its line to today's audit file with
-// a single write(2) on an O_APPEND descriptor, so lines from concurrent
-// calls and processes never interleave. It takes no lock.
+// a single write(2) on an O_APPEND descriptor, under the state lock (see
+// [StateLockFile]), so lines from concurrent calls and processes never
+// interleave. A last line torn by a crash is repaired first (see
+// [Store.Repairs]). It does not take the project lock.
 func (s *Store) Audit(c *Call, err error) error {
+	unlock, lerr := s.lockState(context.Background())
+	if lerr != nil {
+		return lerr
+	}
+	defer unlock()
+	return s.auditLocked(c, err)
+}
+
+// auditLocked is Audit for a caller holding the state lock.
+func (s *Store) auditLocked(c *Call, err error) error {
 	c.Finish(err)
 	c.mu.Lock()
 	line, merr := json.Marshal(c.AuditRecord)
@@ -236,9 +255,20 @@ func (s *Store) Audit(c *Call, err error) error {
 	if err := s.root.MkdirAll(AuditDir, 0o755); err != nil {
 		return internal("create audit folder", err)
 	}
-	f, err := s.root.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := s.root.OpenFile(name, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return internal("open audit log", err)
+	}
+	if msg, rerr := s.repairAuditTail(f, name); rerr != nil {
+		// The torn bytes stay; start this line on a line of its own.
+		s.log.Error("could not repair a torn audit line", "file", name, "err", rerr)
+		line = append([]byte("\n"), line...)
+	} else if msg != "" {
+		s.addRepair(msg)
+		rec := AuditRecord{Time: time.Now().UTC(), Session: s.session, Tool: "internal:repair", Outcome: "ok", Warnings: []string{msg}}
+		if b, err := json.Marshal(rec); err == nil {
+			line = append(append(b, '\n'), line...)
+		}
 	}
 	_, werr := f.Write(line)
 	cerr := f.Close()
@@ -249,6 +279,108 @@ func (s *Store) Audit(c *Call, err error) error {
 		return internal("close audit log", cerr)
 	}
 	return nil
+}
+
+// TornDir holds the bytes of audit lines cut short by a crash, moved out of
+// the audit log so that every line of it parses.
+const TornDir = AuditDir + "/torn"
+
+// repairAuditTail checks that the audit file f (named name) ends with a
+// complete line. Lines are written whole under the state lock, which the
+// caller holds, so bytes after the last newline are a line whose writer
+// died mid-write: they are copied to [TornDir], cut off (every earlier byte
+// stays as it was), and msg says so. msg is "" when the file was whole.
+func (s *Store) repairAuditTail(f *os.File, name string) (string, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	size := fi.Size()
+	if size == 0 {
+		return "", nil
+	}
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], size-1); err != nil {
+		return "", err
+	}
+	if last[0] == '\n' {
+		return "", nil
+	}
+	start := int64(0)
+	buf := make([]byte, 64<<10)
+	for pos := size; pos > 0; {
+		n := int64(len(buf))
+		if n > pos {
+			n = pos
+		}
+		pos -= n
+		if _, err := f.ReadAt(buf[:n], pos); err != nil && !errors.Is(err, io.EOF) {
+			return "", err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			start = pos + int64(i) + 1
+			break
+		}
+	}
+	frag := make([]byte, size-start)
+	if _, err := f.ReadAt(frag, start); err != nil && !errors.Is(err, io.EOF) {
+		return "", err
+	}
+	moved := fmt.Sprintf("%s/%s.at-%d.txt", TornDir, path.Base(name), start)
+	if err := s.writeStateLocked(moved, frag); err != nil {
+		return "", err
+	}
+	if err := f.Truncate(start); err != nil {
+		return "", err
+	}
+	if err := f.Sync(); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("the last line of %s was cut short by a crash (%d bytes); it was moved to %s, and the log now ends at its last complete line", name, len(frag), moved), nil
+}
+
+// repairAuditTails repairs every audit file whose last line is torn. Called
+// under the state lock by Open.
+func (s *Store) repairAuditTails(call *Call) {
+	entries, err := fs.ReadDir(s.root.FS(), AuditDir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") {
+			continue
+		}
+		name := AuditDir + "/" + e.Name()
+		f, err := s.root.OpenFile(name, os.O_RDWR, 0)
+		if err != nil {
+			continue
+		}
+		msg, err := s.repairAuditTail(f, name)
+		f.Close()
+		if err != nil {
+			call.AddWarning("could not repair the torn last line of " + name + "; readers skip it")
+		} else if msg != "" {
+			call.AddWarning(msg)
+		}
+	}
+}
+
+// ParseAuditLines parses the lines of one audit file. A line that does not
+// parse (a torn last line before the store repaired it) is skipped and
+// counted in bad.
+func ParseAuditLines(data []byte) (recs []AuditRecord, bad int) {
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		var r AuditRecord
+		if json.Unmarshal(l, &r) != nil {
+			bad++
+			continue
+		}
+		recs = append(recs, r)
+	}
+	return recs, bad
 }
 
 // newSessionID returns a random id for a process-level session.

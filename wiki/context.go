@@ -60,8 +60,9 @@ const MaxContextBytes = 2 << 20
 // heading or outside a code fence where possible), moves the rest to a new
 // page pages/context-overflow-<time>.md and ends context.md with a pointer
 // line to it. Nothing is ever cut silently.
-func (s *Store) WriteContext(ctx context.Context, in ContextInput) (ContextWrite, error) {
-	var out ContextWrite
+func (s *Store) WriteContext(ctx context.Context, in ContextInput) (out ContextWrite, err error) {
+	ctx, call, done := s.withOwnCall(ctx)
+	defer func() { done(err) }()
 	if !utf8.ValidString(in.Content) {
 		return out, Errorf(CodeInvalid, "content is not valid UTF-8")
 	}
@@ -120,7 +121,7 @@ func (s *Store) WriteContext(ctx context.Context, in ContextInput) (ContextWrite
 		lines = append(lines[:cut:cut], "\n")
 		spillSlug = "context-overflow-" + now.Format("20060102-150405")
 	}
-	err := s.Update(ctx, func(tx *Tx) error {
+	err = s.Update(ctx, func(tx *Tx) error {
 		cur, exists, err := tx.Read("context.md")
 		if err != nil {
 			return err
@@ -137,6 +138,8 @@ func (s *Store) WriteContext(ctx context.Context, in ContextInput) (ContextWrite
 		if exists {
 			if d, err := ParseDoc("context.md", cur); err == nil {
 				old = d
+			} else {
+				CallFrom(tx.Context()).AddWarning(PublicMessage(err) + "; the old frontmatter was replaced, and the old file is kept in its snapshot")
 			}
 		}
 		prov := map[string]string{}
@@ -212,15 +215,13 @@ func (s *Store) WriteContext(ctx context.Context, in ContextInput) (ContextWrite
 	if err != nil {
 		return ContextWrite{}, err
 	}
-	if c := CallFrom(ctx); c != nil {
-		c.mu.Lock()
-		for _, sn := range c.Snapshots {
-			if strings.HasPrefix(sn, SnapshotDir+"/context.md/") {
-				out.Snapshot = sn
-			}
+	call.mu.Lock()
+	for _, sn := range call.Snapshots {
+		if strings.HasPrefix(sn, SnapshotDir+"/context.md/") {
+			out.Snapshot = sn
 		}
-		c.mu.Unlock()
 	}
+	call.mu.Unlock()
 	if out.Folded == nil {
 		out.Folded = []FoldedSource{}
 	}

@@ -3,6 +3,9 @@ package wiki
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"strings"
+	"syscall"
 )
 
 // Code classifies an [Error] so adapters (MCP tools, the command line) can map
@@ -51,9 +54,41 @@ func Errorf(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
 }
 
-// internal wraps cause as a CodeInternal error whose public message is msg.
+// internal wraps cause as a CodeInternal error whose public message is msg,
+// followed by the reason in plain words when cause is one a person can act
+// on (a full or read-only disk, a permission).
 func internal(msg string, cause error) *Error {
+	if why := ioReason(cause); why != "" && !strings.HasSuffix(msg, why) {
+		msg += ": " + why
+	}
 	return &Error{Code: CodeInternal, Msg: msg, Err: cause}
+}
+
+// ioReasonOr is ioReason(err), or "the disk refused the write".
+func ioReasonOr(err error) string {
+	if r := ioReason(err); r != "" {
+		return r
+	}
+	return "the disk refused the write"
+}
+
+// ioReason names the I/O failures a person can fix, without host paths.
+func ioReason(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, syscall.ENOSPC):
+		return "the disk is full"
+	case errors.Is(err, syscall.EDQUOT):
+		return "the disk quota is used up"
+	case errors.Is(err, syscall.EROFS):
+		return "the disk is read-only"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	case errors.Is(err, syscall.EIO):
+		return "the disk reported an I/O error"
+	}
+	return ""
 }
 
 // CodeOf returns the code of the first *Error in err's chain, CodeInternal for

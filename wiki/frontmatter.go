@@ -3,14 +3,16 @@ package wiki
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
-	"github.com/adrg/frontmatter"
 	"gopkg.in/yaml.v3"
 )
 
@@ -45,75 +47,187 @@ type Doc struct {
 var bom = []byte("\xef\xbb\xbf")
 
 // yamlKeyLine matches a line that looks like the start of a YAML mapping entry.
-var yamlKeyLine = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_ -]*:(\s|$)`)
+var yamlKeyLine = regexp.MustCompile(`^[A-Za-z0-9_"'][^:]*:(\s|$)`)
 
-// ParseDoc splits src into frontmatter and body using adrg/frontmatter for
-// delimiter detection, and decodes YAML (gopkg.in/yaml.v3), TOML or JSON.
+// maxMetaNodes bounds the values one frontmatter block may expand to
+// (aliases included), so a crafted block cannot exhaust memory.
+const maxMetaNodes = 100_000
+
+// ParseDoc splits src into frontmatter and body and decodes the frontmatter:
+// YAML ("---" … "---", also "---yaml"), TOML ("+++" … "+++", "---toml"), or
+// JSON (";;;" … ";;;", "---json", or a JSON object opening the file, as Hugo
+// writes it).
 //
-// A UTF-8 BOM and CRLF line ends are accepted. A block that opens with "---"
-// but is never closed, or whose YAML does not parse, is an error
-// (CodeInvalid) naming name and the 1-based line of the problem, unless it
-// does not look like YAML at all (no "key:" line), in which case the "---" is
-// a thematic break and the whole file is body.
+// The rules, the same for every caller:
+//   - a UTF-8 BOM and CRLF line ends are accepted; blank lines before the
+//     opening delimiter are skipped;
+//   - delimiters are whole lines at column 0 (trailing spaces allowed), so an
+//     indented "---" inside a YAML block scalar never closes the block, and a
+//     "----" line is a thematic break, not a delimiter;
+//   - the body starts after the first closing delimiter: "---" or "----"
+//     lines further down belong to the body;
+//   - a "---" block that is not a YAML mapping (text, a list, a heading) is a
+//     thematic break: the file has no frontmatter and all of it is body;
+//   - a block that looks like YAML ("key:" lines) but is never closed, or
+//     does not parse, or defines a key twice, is an error (CodeInvalid)
+//     naming name and the 1-based line of the file where the problem is.
+//     TOML and JSON blocks that do not parse are errors the same way.
+//
+// YAML timestamps are kept as written ("2024-01-01" stays that string).
+// adrg/frontmatter was used before; it trims indentation when it looks for
+// the closing delimiter, which cut a block scalar holding "---" in two, so
+// the split is done here.
 func ParseDoc(name string, src []byte) (*Doc, error) {
 	d := &Doc{BodyLine: 1}
 	if bytes.HasPrefix(src, bom) {
 		d.BOM = true
 		src = src[len(bom):]
 	}
-	var block []byte
-	var format FrontmatterFormat
-	capture := func(f FrontmatterFormat, un func([]byte, any) error) frontmatter.UnmarshalFunc {
-		return func(b []byte, v any) error {
-			block, format = b, f
-			return un(b, v)
+	// Find the first non-blank line.
+	off, line := 0, 1
+	for off < len(src) {
+		end := lineEnd(src, off)
+		if len(bytes.TrimSpace(src[off:end])) > 0 {
+			break
 		}
+		off, line = end, line+1
 	}
-	yamlUn := func(b []byte, v any) error { return yaml.Unmarshal(b, v) }
-	formats := []*frontmatter.Format{
-		frontmatter.NewFormat("---", "---", capture(FormatYAML, yamlUn)),
-		frontmatter.NewFormat("---yaml", "---", capture(FormatYAML, yamlUn)),
-		frontmatter.NewFormat("+++", "+++", capture(FormatTOML, toml.Unmarshal)),
-		frontmatter.NewFormat("---toml", "---", capture(FormatTOML, toml.Unmarshal)),
-		frontmatter.NewFormat(";;;", ";;;", capture(FormatJSON, json.Unmarshal)),
-		frontmatter.NewFormat("---json", "---", capture(FormatJSON, json.Unmarshal)),
-		{Start: "{", End: "}", Unmarshal: capture(FormatJSON, json.Unmarshal), UnmarshalDelims: true, RequiresNewLine: true},
+	if off >= len(src) {
+		d.Body = src
+		return d, nil
 	}
+	first := string(bytes.TrimRight(src[off:lineEnd(src, off)], " \t\r\n"))
+	if strings.HasPrefix(first, "{") {
+		return parseJSONObject(name, src, off, line, d)
+	}
+	var format FrontmatterFormat
+	var closing string
+	switch first {
+	case "---", "---yaml":
+		format, closing = FormatYAML, "---"
+	case "+++":
+		format, closing = FormatTOML, "+++"
+	case "---toml":
+		format, closing = FormatTOML, "---"
+	case ";;;":
+		format, closing = FormatJSON, ";;;"
+	case "---json":
+		format, closing = FormatJSON, "---"
+	default:
+		d.Body = src
+		return d, nil
+	}
+	blockStart := lineEnd(src, off)
+	blockLine := line + 1
+	closeAt, restAt, restLine := -1, -1, 0
+	for p, l := blockStart, blockLine; p < len(src); l++ {
+		e := lineEnd(src, p)
+		if string(bytes.TrimRight(src[p:e], " \t\r\n")) == closing {
+			closeAt, restAt, restLine = p, e, l+1
+			break
+		}
+		p = e
+	}
+	if closeAt < 0 {
+		block := src[blockStart:]
+		if format == FormatYAML && (first == "---" && !startsLikeYAML(block)) {
+			d.Body = src // a thematic break
+			return d, nil
+		}
+		return nil, Errorf(CodeInvalid, "%s: frontmatter opened with '%s' on line %d is never closed; add a '%s' line after the last key", name, first, line, closing)
+	}
+	block := src[blockStart:closeAt]
 	var meta map[string]any
-	rest, err := frontmatter.Parse(bytes.NewReader(src), &meta, formats...)
-	if err != nil {
-		if format == FormatYAML && !looksLikeYAML(block) {
-			// A thematic break, not frontmatter.
+	var err error
+	switch format {
+	case FormatYAML:
+		var isMap bool
+		meta, isMap, err = decodeYAMLMeta(block)
+		if err != nil {
+			if first == "---" && !looksLikeYAML(block) {
+				d.Body = src // a thematic break, then text
+				return d, nil
+			}
+			return nil, frontmatterError(name, format, blockLine, err)
+		}
+		if !isMap {
 			d.Body = src
 			return d, nil
 		}
-		return nil, frontmatterError(name, src, block, format, err)
-	}
-	if format == FormatNone {
-		if unclosedYAML(src) {
-			return nil, Errorf(CodeInvalid, "%s: frontmatter opened with '---' on line %d is never closed; add a '---' line after the last key", name, firstLine(src))
+	case FormatTOML:
+		err = toml.Unmarshal(block, &meta)
+	case FormatJSON:
+		err = json.Unmarshal(block, &meta)
+		if err == nil && meta == nil && len(bytes.TrimSpace(block)) > 0 {
+			err = errors.New("the block is not a JSON object")
 		}
-		d.Body = src
-		return d, nil
+	}
+	if err != nil {
+		return nil, frontmatterError(name, format, blockLine, withJSONLine(block, err))
 	}
 	if meta == nil {
 		meta = map[string]any{}
 	}
 	d.Format, d.Block, d.Meta = format, block, normalizeMeta(meta)
-	d.Body = rest
-	d.BodyLine = 1 + bytes.Count(src[:len(src)-len(rest)], []byte("\n"))
+	d.Body = src[restAt:]
+	d.BodyLine = restLine
 	return d, nil
 }
 
-func firstLine(src []byte) int {
-	n := 1
-	for _, l := range bytes.SplitAfter(src, []byte("\n")) {
-		if len(bytes.TrimSpace(l)) > 0 {
-			return n
+// parseJSONObject reads a JSON object that opens the file (Hugo's JSON front
+// matter): the body starts on the line after the object's closing brace.
+func parseJSONObject(name string, src []byte, off, line int, d *Doc) (*Doc, error) {
+	dec := json.NewDecoder(bytes.NewReader(src[off:]))
+	dec.UseNumber()
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		if !looksLikeJSONObject(src[off:]) {
+			d.Body = src // text that happens to start with "{"
+			return d, nil
 		}
-		n++
+		return nil, frontmatterError(name, FormatJSON, line, withJSONLine(src[off:], err))
 	}
-	return n
+	end := off + int(dec.InputOffset())
+	rest := lineEnd(src, end)
+	if len(bytes.TrimSpace(src[end:rest])) > 0 {
+		d.Body = src // "{...} more text" on one line is not frontmatter
+		return d, nil
+	}
+	var meta map[string]any
+	if err := json.Unmarshal(raw, &meta); err != nil || meta == nil {
+		d.Body = src
+		return d, nil
+	}
+	d.Format, d.Block, d.Meta = FormatJSON, src[off:end], normalizeMeta(meta)
+	d.Body = src[rest:]
+	d.BodyLine = 1 + bytes.Count(src[:rest], []byte("\n"))
+	return d, nil
+}
+
+// looksLikeJSONObject reports text starting with "{" then a quoted key or "}".
+func looksLikeJSONObject(b []byte) bool {
+	t := bytes.TrimLeft(b[1:], " \t\r\n")
+	return len(t) > 0 && (t[0] == '"' || t[0] == '}')
+}
+
+// lineEnd returns the offset just past the line starting at off (past its
+// "\n", or len(src)).
+func lineEnd(src []byte, off int) int {
+	if i := bytes.IndexByte(src[off:], '\n'); i >= 0 {
+		return off + i + 1
+	}
+	return len(src)
+}
+
+func startsLikeYAML(block []byte) bool {
+	for _, l := range strings.Split(string(block), "\n") {
+		l = strings.TrimRight(l, "\r")
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		return yamlKeyLine.MatchString(l)
+	}
+	return false
 }
 
 func looksLikeYAML(block []byte) bool {
@@ -125,39 +239,210 @@ func looksLikeYAML(block []byte) bool {
 	return false
 }
 
-// unclosedYAML reports a file whose first non-blank line is "---" followed by
-// "key: value" lines and no closing "---".
-func unclosedYAML(src []byte) bool {
-	lines := strings.Split(string(src), "\n")
-	i := 0
-	for i < len(lines) && strings.TrimSpace(lines[i]) == "" {
-		i++
-	}
-	if i >= len(lines) || strings.TrimSpace(lines[i]) != "---" || i+1 >= len(lines) {
-		return false
-	}
-	return yamlKeyLine.MatchString(strings.TrimRight(lines[i+1], "\r"))
+// lineError is a decoding problem at a 1-based line of the block.
+// related, when not 0, is another line of the block that msg names with
+// a %d verb.
+type lineError struct {
+	line    int
+	msg     string
+	related int
 }
 
-var yamlLineRe = regexp.MustCompile(`line (\d+)`)
+func (e *lineError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.text(1)) }
 
-func frontmatterError(name string, src, block []byte, f FrontmatterFormat, err error) error {
-	if f == FormatNone {
-		f = FormatYAML
+// text is msg with the related line shifted to the file's numbering.
+func (e *lineError) text(blockLine int) string {
+	if e.related > 0 {
+		return fmt.Sprintf(e.msg, blockLine+e.related-1)
 	}
-	msg := err.Error()
-	line := firstLine(src)
-	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
-		if n, e := strconv.Atoi(m[1]); e == nil {
-			line += n
+	return e.msg
+}
+
+// decodeYAMLMeta decodes a YAML block into a map. isMap is false (and err
+// nil) when the block is a scalar or a list: then it is not frontmatter. An
+// empty block is an empty map.
+func decodeYAMLMeta(block []byte) (map[string]any, bool, error) {
+	var n yaml.Node
+	if err := yaml.Unmarshal(block, &n); err != nil {
+		return nil, false, yamlLineError(err)
+	}
+	if len(n.Content) == 0 {
+		return map[string]any{}, true, nil
+	}
+	root := n.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, false, nil
+	}
+	budget := maxMetaNodes
+	v, err := yamlValue(root, &budget, 0)
+	if err != nil {
+		return nil, true, err
+	}
+	return v.(map[string]any), true, nil
+}
+
+var yamlLineRe = regexp.MustCompile(`line (\d+): `)
+
+// yamlParserProblems are the messages yaml.v3's parser (not its scanner)
+// reports. For those it prints the 0-based line of the construct the
+// problem is in, where scanner errors get a 1-based line.
+var yamlParserProblems = []string{
+	"did not find expected <document start>", "did not find expected <stream-start>",
+	"found undefined tag handle", "did not find expected node content",
+	"did not find expected '-' indicator", "did not find expected key",
+	"did not find expected ',' or ']'", "did not find expected ',' or '}'",
+	"found duplicate %YAML directive", "found incompatible YAML document",
+	"found duplicate %TAG directive",
+}
+
+// yamlLineError turns a yaml.v3 error into a lineError with the 1-based
+// line of the block the problem is on.
+func yamlLineError(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	n := 0
+	if m := yamlLineRe.FindStringSubmatchIndex(msg); m != nil && m[0] == 0 {
+		n, _ = strconv.Atoi(msg[m[2]:m[3]])
+		msg = msg[m[1]:]
+	}
+	for _, p := range yamlParserProblems {
+		if msg == p {
+			n++
+			break
 		}
-		msg = yamlLineRe.ReplaceAllString(msg, "")
+	}
+	if n < 1 {
+		n = 1
+	}
+	return &lineError{line: n, msg: msg}
+}
+
+// yamlValue converts a node to map[string]any / []any / scalars. Timestamps
+// keep their text. Aliases are followed within budget.
+func yamlValue(n *yaml.Node, budget *int, depth int) (any, error) {
+	*budget--
+	if *budget < 0 || depth > 200 {
+		return nil, &lineError{line: n.Line, msg: "the block expands to too many values"}
+	}
+	switch n.Kind {
+	case yaml.AliasNode:
+		return yamlValue(n.Alias, budget, depth+1)
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil, nil
+		}
+		return yamlValue(n.Content[0], budget, depth+1)
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			v, err := yamlValue(c, budget, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case yaml.MappingNode:
+		out := make(map[string]any, len(n.Content)/2)
+		lines := map[string]int{}
+		var merges []*yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, vn := n.Content[i], n.Content[i+1]
+			if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+				merges = append(merges, vn)
+				continue
+			}
+			if k.Kind != yaml.ScalarNode {
+				return nil, &lineError{line: k.Line, msg: "a key must be a plain name, not a list or a mapping"}
+			}
+			key := k.Value
+			if first, dup := lines[key]; dup {
+				return nil, &lineError{line: k.Line, msg: fmt.Sprintf("key %q is defined twice (first on line %%d)", key), related: first}
+			}
+			lines[key] = k.Line
+			v, err := yamlValue(vn, budget, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[key] = v
+		}
+		for _, m := range merges {
+			v, err := yamlValue(m, budget, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			var maps []map[string]any
+			switch x := v.(type) {
+			case map[string]any:
+				maps = append(maps, x)
+			case []any:
+				for _, e := range x {
+					if mm, ok := e.(map[string]any); ok {
+						maps = append(maps, mm)
+					}
+				}
+			}
+			for _, mm := range maps {
+				for k, v := range mm {
+					if _, ok := out[k]; !ok {
+						out[k] = v
+					}
+				}
+			}
+		}
+		return out, nil
+	case yaml.ScalarNode:
+		if n.Tag == "!!timestamp" {
+			return n.Value, nil
+		}
+		var v any
+		if err := n.Decode(&v); err != nil {
+			return nil, &lineError{line: n.Line, msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+		}
+		if t, ok := v.(time.Time); ok {
+			return t.UTC().Format(time.RFC3339), nil
+		}
+		return v, nil
+	}
+	return nil, nil
+}
+
+// withJSONLine turns a JSON syntax error's byte offset into a line of block.
+func withJSONLine(block []byte, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		off := int(se.Offset)
+		if off > len(block) {
+			off = len(block)
+		}
+		return &lineError{line: 1 + bytes.Count(block[:off], []byte("\n")), msg: se.Error()}
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return errors.New("the block is not a JSON object of keys to values")
+	}
+	return err
+}
+
+var tomlLineRe = regexp.MustCompile(`(?i)line (\d+)`)
+
+// frontmatterError is the CodeInvalid error for a block that does not
+// parse; blockLine is the file line of the block's first line.
+func frontmatterError(name string, f FrontmatterFormat, blockLine int, err error) error {
+	line := blockLine
+	msg := err.Error()
+	var le *lineError
+	if errors.As(err, &le) {
+		line, msg = blockLine+le.line-1, le.text(blockLine)
+	} else if m := tomlLineRe.FindStringSubmatch(msg); m != nil && f == FormatTOML {
+		if n, e := strconv.Atoi(m[1]); e == nil {
+			line = blockLine + n - 1
+		}
 	}
 	msg = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(msg, "yaml:"), "toml:"))
-	msg = strings.TrimPrefix(strings.TrimSpace(strings.TrimPrefix(msg, ":")), ": ")
 	if strings.Contains(msg, "cannot unmarshal") {
 		msg = "the block is not a mapping of keys to values"
 	}
+	msg = strings.Join(strings.Fields(msg), " ")
 	return &Error{Code: CodeInvalid, Msg: fmt.Sprintf("%s: frontmatter is not valid %s (line %d: %s)", name, strings.ToUpper(string(f)), line, msg), Err: err}
 }
 
@@ -220,12 +505,13 @@ func RenderDoc(fields []Field, keep *Doc, body []byte) ([]byte, error) {
 		if f.Value == Removed {
 			continue
 		}
-		var k, v yaml.Node
+		var k yaml.Node
 		k.SetString(f.Key)
-		if err := v.Encode(f.Value); err != nil {
-			return nil, internal("encode frontmatter", err)
+		v, err := valueNode(f.Value, 0)
+		if err != nil {
+			return nil, err
 		}
-		root.Content = append(root.Content, &k, &v)
+		root.Content = append(root.Content, &k, v)
 	}
 	var kept []byte
 	if keep != nil && keep.Format != FormatNone {
@@ -233,7 +519,7 @@ func RenderDoc(fields []Field, keep *Doc, body []byte) ([]byte, error) {
 		if ok {
 			for _, s := range segs {
 				if !set[s.key] {
-					kept = append(kept, s.text...)
+					kept = append(kept, bytes.ReplaceAll(s.text, []byte("\r\n"), []byte("\n"))...)
 					if len(s.text) > 0 && s.text[len(s.text)-1] != '\n' {
 						kept = append(kept, '\n')
 					}
@@ -248,12 +534,13 @@ func RenderDoc(fields []Field, keep *Doc, body []byte) ([]byte, error) {
 			}
 			sortStrings(keys)
 			for _, key := range keys {
-				var k, v yaml.Node
+				var k yaml.Node
 				k.SetString(key)
-				if err := v.Encode(keep.Meta[key]); err != nil {
-					return nil, internal("encode frontmatter", err)
+				v, err := valueNode(keep.Meta[key], 0)
+				if err != nil {
+					return nil, err
 				}
-				root.Content = append(root.Content, &k, &v)
+				root.Content = append(root.Content, &k, v)
 			}
 		}
 	}
@@ -274,6 +561,84 @@ func RenderDoc(fields []Field, keep *Doc, body []byte) ([]byte, error) {
 	buf.WriteString("---\n")
 	buf.Write(body)
 	return buf.Bytes(), nil
+}
+
+// valueNode builds the YAML node of a frontmatter value. Strings are built
+// by hand rather than with yaml.Node.Encode, which re-parses what it emits
+// and fails on strings such as "\n---\n"; strings with line breaks, control
+// or invisible characters, or edge spaces are double-quoted so every byte
+// survives.
+func valueNode(v any, depth int) (*yaml.Node, error) {
+	if depth > 50 {
+		return nil, Errorf(CodeInvalid, "frontmatter value is nested too deeply")
+	}
+	switch x := v.(type) {
+	case string:
+		n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: x}
+		if needsDoubleQuotes(x) {
+			n.Style = yaml.DoubleQuotedStyle
+		}
+		return n, nil
+	case []string:
+		seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+		for _, e := range x {
+			c, _ := valueNode(e, depth+1)
+			seq.Content = append(seq.Content, c)
+		}
+		return seq, nil
+	case []any:
+		seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+		for _, e := range x {
+			c, err := valueNode(e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			seq.Content = append(seq.Content, c)
+		}
+		return seq, nil
+	case map[string]any:
+		m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sortStrings(keys)
+		for _, k := range keys {
+			kn, _ := valueNode(k, depth+1)
+			c, err := valueNode(x[k], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			m.Content = append(m.Content, kn, c)
+		}
+		return m, nil
+	case map[string]string:
+		m := make(map[string]any, len(x))
+		for k, v := range x {
+			m[k] = v
+		}
+		return valueNode(m, depth)
+	}
+	var n yaml.Node
+	if err := n.Encode(v); err != nil {
+		return nil, internal("encode frontmatter", err)
+	}
+	return &n, nil
+}
+
+func needsDoubleQuotes(s string) bool {
+	if s == "" {
+		return false
+	}
+	if strings.TrimSpace(s) != s {
+		return true
+	}
+	for _, r := range s {
+		if r == utf8.RuneError || r == '\ufeff' || !unicode.IsPrint(r) && r != ' ' {
+			return true
+		}
+	}
+	return false
 }
 
 type yamlSegment struct {
@@ -303,6 +668,9 @@ func yamlSegments(d *Doc) ([]yamlSegment, bool) {
 			return nil, false
 		}
 		start := k.Line - 1
+		if i == 0 {
+			start = 0 // comments above the first key stay with it
+		}
 		end := len(lines)
 		if i+2 < len(m.Content) {
 			end = m.Content[i+2].Line - 1

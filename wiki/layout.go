@@ -22,7 +22,7 @@ var LayoutDirs = []string{
 var LayoutFiles = []string{"schema.md", "context.md", "index.md", "guidelines.md", "log.md"}
 
 // stateIgnore keeps lock and derived search index out of git by default.
-const stateIgnore = "# llmwiki server state: audit/ and snapshots/ are history worth keeping;\n# search/ is derived and rebuilt when missing.\nsearch/\nlock\n"
+const stateIgnore = "# llmwiki server state: audit/ and snapshots/ are history worth keeping;\n# search/ is derived and rebuilt when missing.\nsearch/\nlock\nstate.lock\n"
 
 // Init creates the project layout at dir: the folders of [LayoutDirs] and the
 // starting files of [LayoutFiles]. It is idempotent and never overwrites a

@@ -22,12 +22,16 @@ const MaxPathLen = 1024
 // (with any extension) cannot be opened on Windows, so llmwiki refuses them on
 // every OS and maps slugs derived from titles away from them.
 var reservedNames = map[string]bool{
-	"con": true, "prn": true, "aux": true, "nul": true,
-	"com1": true, "com2": true, "com3": true, "com4": true, "com5": true,
-	"com6": true, "com7": true, "com8": true, "com9": true,
-	"lpt1": true, "lpt2": true, "lpt3": true, "lpt4": true, "lpt5": true,
-	"lpt6": true, "lpt7": true, "lpt8": true, "lpt9": true,
+	"con": true, "prn": true, "aux": true, "nul": true, "conin$": true, "conout$": true,
+	"com0": true, "com1": true, "com2": true, "com3": true, "com4": true, "com5": true,
+	"com6": true, "com7": true, "com8": true, "com9": true, "com¹": true, "com²": true, "com³": true,
+	"lpt0": true, "lpt1": true, "lpt2": true, "lpt3": true, "lpt4": true, "lpt5": true,
+	"lpt6": true, "lpt7": true, "lpt8": true, "lpt9": true, "lpt¹": true, "lpt²": true, "lpt³": true,
 }
+
+// windowsInvalid are the characters Windows refuses in file names (besides
+// '/', '\\', ':' and control characters, which [CleanPath] names itself).
+const windowsInvalid = `<>"|?*`
 
 // transliterations maps letters that Unicode NFKD does not decompose into an
 // ASCII base letter plus marks.
@@ -45,8 +49,12 @@ var transliterations = map[rune]string{
 // "-". The result is trimmed of "-", cut to [MaxSlugLen] bytes at a "-" where
 // possible, and a Windows device name ("con", "nul", "com1") gets "-page"
 // appended. A title with no ASCII letters or digits left (only CJK, emoji or
-// punctuation) gets "page-" plus the first 10 hex digits of the sha256 of its
-// NFC form: deterministic, so the same title always names the same page.
+// punctuation) gets "page-" plus the first 10 hex digits of a sha256:
+// deterministic, so the same title always names the same page. The hash is
+// of the title's letters and digits (NFKC, lowercased, every run of other
+// characters one "-"), so case, separator and normal-form variants of a CJK
+// or Greek title are one page; a title with no letter or digit at all (only
+// emoji or punctuation) is hashed as written (NFC, trimmed).
 //
 // An empty or whitespace-only title is an error (CodeInvalid).
 func Slugify(title string) (string, error) {
@@ -83,7 +91,11 @@ func Slugify(title string) (string, error) {
 	}
 	s := b.String()
 	if s == "" {
-		sum := sha256.Sum256([]byte(norm.NFC.String(strings.TrimSpace(title))))
+		key := foldKey(title)
+		if key == "" {
+			key = norm.NFC.String(strings.TrimSpace(title))
+		}
+		sum := sha256.Sum256([]byte(key))
 		return "page-" + hex.EncodeToString(sum[:])[:10], nil
 	}
 	if len(s) > MaxSlugLen {
@@ -97,6 +109,25 @@ func Slugify(title string) (string, error) {
 		s += "-page"
 	}
 	return s, nil
+}
+
+// foldKey is title's letters, digits and marks (NFKC, lowercased), every run
+// of other characters turned into one "-", trimmed of "-".
+func foldKey(title string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range norm.NFKC.String(title) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(unicode.ToLower(unicode.ToUpper(r)))
+			continue
+		}
+		dash = true
+	}
+	return b.String()
 }
 
 // NormalizeSlug checks a slug a caller gave and returns its canonical form.
@@ -144,9 +175,11 @@ func ValidSlug(s string) bool {
 //
 // Refused with CodeInvalid: empty names, absolute paths ("/x", "C:\x",
 // "\\host"), backslashes, "..", ":" anywhere (drive letters, NTFS streams),
-// NUL and control characters, components with trailing dots or spaces,
-// Windows device names as a component ("con", "nul.txt"), invalid UTF-8, and
-// paths over [MaxPathLen] bytes. The rules are the same on every OS. The
+// NUL and control characters, the characters Windows refuses (< > " | ? *),
+// components with leading or trailing spaces or trailing dots, Windows
+// device names as a component ("con", "nul.txt", "COM1.md", "conin$"),
+// invalid UTF-8, components over 255 bytes and paths over [MaxPathLen]
+// bytes. The rules are the same on every OS. The
 // result is also checked with [filepath.IsLocal]; resolution still goes
 // through the store's [os.Root], which refuses symlinks that lead out.
 func CleanPath(p string) (string, error) {
@@ -172,6 +205,9 @@ func CleanPath(p string) (string, error) {
 		if unicode.IsControl(r) {
 			return "", Errorf(CodeInvalid, "path contains a control character")
 		}
+	}
+	if i := strings.IndexAny(p, windowsInvalid); i >= 0 {
+		return "", Errorf(CodeInvalid, "path %q contains %q, which file names may not contain on every system (< > \" | ? *)", p, p[i:i+1])
 	}
 	p = strings.TrimSuffix(p, "/")
 	for _, c := range strings.Split(p, "/") {

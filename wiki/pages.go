@@ -293,13 +293,13 @@ var knownPageKeys = []string{"title", "summary", "tags", "aliases", "sources", "
 // marshaller; created is kept from the old version (or set now), updated is
 // set now (UTC, RFC 3339); keys the page had that the input does not set are
 // kept byte for byte.
-func (s *Store) WritePage(ctx context.Context, in PageInput) (PageWrite, error) {
-	var out PageWrite
+func (s *Store) WritePage(ctx context.Context, in PageInput) (out PageWrite, err error) {
+	ctx, call, done := s.withOwnCall(ctx)
+	defer func() { done(err) }()
 	if err := validatePageInput(&in); err != nil {
 		return out, err
 	}
 	slug := in.Slug
-	var err error
 	if slug != "" {
 		slug, err = NormalizeSlug(slug)
 	} else {
@@ -324,13 +324,9 @@ func (s *Store) WritePage(ctx context.Context, in PageInput) (PageWrite, error) 
 		return out, Errorf(CodeNotFound, "page %s does not exist, so base_sha256 cannot match; omit base_sha256 to create it", rel)
 	}
 	now := s.Now().Format(time.RFC3339)
-	call := CallFrom(ctx)
-	before := 0
-	if call != nil {
-		call.mu.Lock()
-		before = len(call.Snapshots)
-		call.mu.Unlock()
-	}
+	call.mu.Lock()
+	before := len(call.Snapshots)
+	call.mu.Unlock()
 	var data []byte
 	err = s.Update(ctx, func(tx *Tx) error {
 		var old *Doc
@@ -364,13 +360,13 @@ func (s *Store) WritePage(ctx context.Context, in PageInput) (PageWrite, error) 
 		return out, err
 	}
 	out = PageWrite{Path: rel, Slug: strings.TrimSuffix(strings.TrimPrefix(rel, "pages/"), ".md"), SHA256: SHA256Hex(data), Created: !exists, Updated: now}
-	if call != nil {
-		call.mu.Lock()
-		if len(call.Snapshots) > before {
-			out.Snapshot = call.Snapshots[len(call.Snapshots)-1]
+	call.mu.Lock()
+	for _, sn := range call.Snapshots[before:] {
+		if strings.HasPrefix(sn, SnapshotDir+"/"+rel+"/") {
+			out.Snapshot = sn
 		}
-		call.mu.Unlock()
 	}
+	call.mu.Unlock()
 	return out, nil
 }
 

@@ -118,6 +118,9 @@ func (s *Store) LoadProject(ctx context.Context) (Project, error) {
 	if p.RecentLog == nil {
 		p.RecentLog = []string{}
 	}
+	for _, r := range s.Repairs() {
+		p.Problems = append(p.Problems, "repaired when the server started: "+r)
+	}
 	sort.Strings(p.Problems)
 	return p, nil
 }

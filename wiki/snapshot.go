@@ -24,7 +24,8 @@ func (s *Store) snapshot(rel string, old []byte) (string, error) {
 	sum := SHA256Hex(old)
 	name := path.Join(SnapshotDir, rel, s.now().UTC().Format(snapshotStamp)+"-"+sum[:16]+path.Ext(rel))
 	if err := s.writeState(name, old); err != nil {
-		return "", internal("snapshot "+rel+" (nothing was changed)", err)
+		_ = s.root.Remove(name) // renamed in place before a later step failed
+		return "", &Error{Code: CodeInternal, Msg: "snapshot " + rel + " (nothing was changed): " + ioReasonOr(err), Err: err}
 	}
 	return name, nil
 }

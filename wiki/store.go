@@ -3,6 +3,7 @@ package wiki
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -17,6 +18,12 @@ import (
 // LockFile is the cross-process lock every writer holds while it writes.
 const LockFile = ".llmwiki/lock"
 
+// StateLockFile is the cross-process lock held while a file under .llmwiki/
+// is written (snapshots, derived state, the journal) and while an audit line
+// is appended. It is taken after [LockFile] when both are needed, never
+// before it.
+const StateLockFile = ".llmwiki/state.lock"
+
 // Store is one wiki project on disk. All access goes through an [os.Root]
 // opened on the project directory. A Store is safe for concurrent use, and
 // several processes may open Stores on one directory: writes are serialised
@@ -26,10 +33,18 @@ type Store struct {
 	root    *os.Root
 	mu      sync.Mutex // in-process half of the project lock
 	flock   *flock.Flock
-	log     *slog.Logger
-	now     func() time.Time
-	session string
-	bg      sync.WaitGroup // background work started by Open
+	stateMu sync.Mutex // in-process half of the state lock
+	sflock  *flock.Flock
+
+	// repairs are what Open found and repaired (an interrupted multi-file
+	// write completed, a torn audit line moved aside, temp files removed);
+	// load_project reports them as problems.
+	repairMu sync.Mutex
+	repairs  []string
+	log      *slog.Logger
+	now      func() time.Time
+	session  string
+	bg       sync.WaitGroup // background work started by Open
 
 	// fault, when set (tests only), is called before each step of an atomic
 	// write ("create", "write", "sync", "rename", "syncdir") and can fail it.
@@ -89,37 +104,109 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	}
 	s.session = newSessionID("proc")
 	for _, d := range []string{".llmwiki", AuditDir, SnapshotDir} {
+		if fi, err := root.Lstat(d); err == nil && !fi.IsDir() {
+			root.Close()
+			return nil, Errorf(CodeInvalid, "%s is not a folder (a symbolic link or a file); llmwiki keeps its state only in a real folder inside the wiki", d)
+		}
 		if err := root.MkdirAll(d, 0o755); err != nil {
 			root.Close()
-			return nil, internal("create .llmwiki", err)
+			return nil, internal("create "+d, err)
 		}
 	}
-	if f, err := root.OpenFile(LockFile, os.O_CREATE|os.O_RDONLY, 0o644); err == nil {
-		f.Close()
-	} else {
-		root.Close()
-		return nil, internal("create lock file", err)
+	for _, lf := range []string{LockFile, StateLockFile} {
+		if f, err := root.OpenFile(lf, os.O_CREATE|os.O_RDONLY, 0o644); err == nil {
+			f.Close()
+		} else if _, serr := root.Stat(lf); serr != nil {
+			root.Close()
+			return nil, internal("create lock file", err)
+		}
 	}
 	s.flock = flock.New(filepath.Join(abs, filepath.FromSlash(LockFile)))
+	s.sflock = flock.New(filepath.Join(abs, filepath.FromSlash(StateLockFile)))
+	if err := s.recover(context.Background()); err != nil {
+		s.log.Warn("could not check the wiki for interrupted writes", "err", err)
+	}
 	// Temp files of a crashed writer are removed in the background, under
-	// the lock, so opening a large wiki stays fast.
+	// both locks, so opening a large wiki stays fast.
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()
-		if err := s.removeStaleTemps(context.Background()); err != nil {
+		if err := s.cleanTemps(context.Background()); err != nil {
 			s.log.Warn("could not clean temp files", "err", err)
 		}
 	}()
 	return s, nil
 }
 
+// recover runs under both locks when a store opens, before it serves
+// anything: it completes a multi-file write a crash interrupted (the
+// journal) and moves a torn last audit line aside. What it does is logged,
+// audited and kept for [Store.Repairs].
+func (s *Store) recover(ctx context.Context) error {
+	return s.underBothLocks(ctx, "internal:recover", func(call *Call) {
+		s.recoverJournal(call)
+		s.repairAuditTails(call)
+	})
+}
+
+// cleanTemps removes the temp files crashed writers left, under both locks.
+func (s *Store) cleanTemps(ctx context.Context) error {
+	return s.underBothLocks(ctx, "internal:recover", s.removeStaleTemps)
+}
+
+// underBothLocks runs fn with a call of tool under the project and state
+// locks, then reports and audits what fn recorded in the call.
+func (s *Store) underBothLocks(ctx context.Context, tool string, fn func(*Call)) error {
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	unlockState, err := s.lockState(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlockState()
+	call := NewCall(tool, s.session, nil)
+	fn(call)
+	if len(call.Writes) == 0 && len(call.Warnings) == 0 {
+		return nil
+	}
+	for _, w := range call.Warnings {
+		s.log.Warn("repaired after a crash", "what", w)
+	}
+	s.repairMu.Lock()
+	s.repairs = append(s.repairs, call.Warnings...)
+	s.repairMu.Unlock()
+	return s.auditLocked(call, nil)
+}
+
+// Repairs lists what opening the store found and repaired after a crash
+// (an interrupted write completed, a torn audit line moved aside, temp
+// files removed), in words for a person. load_project reports them.
+func (s *Store) Repairs() []string {
+	s.repairMu.Lock()
+	defer s.repairMu.Unlock()
+	return append([]string(nil), s.repairs...)
+}
+
+func (s *Store) addRepair(msg string) {
+	s.repairMu.Lock()
+	s.repairs = append(s.repairs, msg)
+	s.repairMu.Unlock()
+	s.log.Warn("repaired after a crash", "what", msg)
+}
+
 // Close waits for background work, then releases the root and the lock
-// file handle.
+// file handles.
 func (s *Store) Close() error {
 	s.bg.Wait()
 	s.closeDerived()
 	if s.flock != nil {
 		_ = s.flock.Close()
+	}
+	if s.sflock != nil {
+		_ = s.sflock.Close()
 	}
 	return s.root.Close()
 }
@@ -146,23 +233,32 @@ func (s *Store) Logger() *slog.Logger { return s.log }
 // waiting up to 30 s (or ctx) for another process. A wait that runs out is a
 // CodeConflict error.
 func (s *Store) lock(ctx context.Context) (func(), error) {
-	s.mu.Lock()
+	return takeLock(ctx, &s.mu, s.flock, "the wiki")
+}
+
+// lockState takes the state lock (see [StateLockFile]) the same way.
+func (s *Store) lockState(ctx context.Context) (func(), error) {
+	return takeLock(ctx, &s.stateMu, s.sflock, "the wiki's state")
+}
+
+func takeLock(ctx context.Context, mu *sync.Mutex, fl *flock.Flock, what string) (func(), error) {
+	mu.Lock()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	ok, err := s.flock.TryLockContext(ctx, 2*time.Millisecond)
+	ok, err := fl.TryLockContext(ctx, 2*time.Millisecond)
 	if err != nil || !ok {
-		s.mu.Unlock()
+		mu.Unlock()
 		if err == nil || errors.Is(err, context.DeadlineExceeded) {
-			return nil, Errorf(CodeConflict, "the wiki is locked by another llmwiki process; retry in a moment")
+			return nil, Errorf(CodeConflict, "%s is locked by another llmwiki process; retry in a moment", what)
 		}
 		if errors.Is(err, context.Canceled) {
-			return nil, Errorf(CodeConflict, "cancelled while waiting for the wiki lock")
+			return nil, Errorf(CodeConflict, "cancelled while waiting for the lock on %s", what)
 		}
-		return nil, internal("take project lock", err)
+		return nil, internal("take the lock on "+what, err)
 	}
 	return func() {
-		_ = s.flock.Unlock()
-		s.mu.Unlock()
+		_ = fl.Unlock()
+		mu.Unlock()
 	}, nil
 }
 
@@ -172,38 +268,33 @@ const tempMarker = ".llmwiki-tmp-"
 // IsTempName reports whether a file name is one of the writer's temp files.
 func IsTempName(name string) bool { return strings.Contains(filepath.Base(name), tempMarker) }
 
-// stateTempGrace is how old a temp file under .llmwiki/ must be before
-// removeStaleTemps deletes it: [Store.WriteState] writes server state
-// without the project lock (plans call it inside [Store.Locked]), so a young
-// one may belong to a write in progress.
-const stateTempGrace = 10 * time.Minute
-
-// removeStaleTemps deletes writer temp files. A temp file of a wiki file
-// only exists while its writer holds the lock, so under the lock every one
-// found is stale; under .llmwiki/ only those older than stateTempGrace are.
-func (s *Store) removeStaleTemps(ctx context.Context) error {
-	unlock, err := s.lock(ctx)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	return fs.WalkDir(s.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+// removeStaleTemps deletes writer temp files. Temp files are only created
+// under the project lock (wiki files) or the state lock (files under
+// .llmwiki/), and the caller holds both, so every one found is stale.
+func (s *Store) removeStaleTemps(call *Call) {
+	var removed []string
+	_ = fs.WalkDir(s.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
-		if d.IsDir() && p == ".llmwiki/search" {
+		if d.IsDir() && (p == ".llmwiki/search" || p == ".git") {
 			return fs.SkipDir
-		}
-		if !d.IsDir() && IsTempName(d.Name()) && LayerOf(p) == LayerState {
-			if fi, ierr := d.Info(); ierr != nil || time.Since(fi.ModTime()) < stateTempGrace {
-				return nil
-			}
 		}
 		if !d.IsDir() && IsTempName(d.Name()) {
 			if rerr := s.root.Remove(p); rerr == nil {
-				s.log.Warn("removed a temp file left by an interrupted write", "path", p)
+				removed = append(removed, p)
 			}
 		}
 		return nil
 	})
+	if len(removed) > 0 {
+		call.AddWarning(fmt.Sprintf("removed %d temp file(s) left by an interrupted write (%s); the files they were for are unchanged", len(removed), strings.Join(firstN(removed, 5), ", ")))
+	}
+}
+
+func firstN(s []string, n int) []string {
+	if len(s) > n {
+		return append(append([]string(nil), s[:n]...), "…")
+	}
+	return s
 }

@@ -5,12 +5,16 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"strings"
+	"time"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Op is the kind of a staged change in a [Tx].
@@ -74,6 +78,21 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 		}
 	}
 	return err
+}
+
+// withOwnCall returns ctx carrying a Call: the caller's, or a new
+// "internal" one that done audits (so a store method can report what it
+// wrote, such as the snapshot it made, whoever called it).
+func (s *Store) withOwnCall(ctx context.Context) (context.Context, *Call, func(error)) {
+	if c := CallFrom(ctx); c != nil {
+		return ctx, c, func(error) {}
+	}
+	c := NewCall("internal", s.session, nil)
+	return WithCall(ctx, c), c, func(err error) {
+		if aerr := s.Audit(c, err); aerr != nil {
+			s.log.Error("audit line not written", "err", aerr)
+		}
+	}
 }
 
 func (s *Store) update(ctx context.Context, call *Call, fn func(*Tx) error) error {
@@ -181,6 +200,11 @@ func (tx *Tx) stage(rel string, op Op, data []byte, base string) error {
 	if err != nil {
 		return err
 	}
+	if !exists && op != OpDelete {
+		if err := tx.checkNewName(rel); err != nil {
+			return err
+		}
+	}
 	if base != "" {
 		base = strings.ToLower(strings.TrimSpace(base))
 		if !exists {
@@ -235,6 +259,74 @@ func (tx *Tx) stage(rel string, op Op, data []byte, base string) error {
 	}
 	tx.changes = append(tx.changes, c)
 	tx.byPath[rel] = c
+	return nil
+}
+
+// foldName is the form in which two file names are one file on a
+// case-insensitive or normalisation-insensitive file system (macOS,
+// Windows): NFC, lowercased.
+func foldName(name string) string {
+	return strings.ToLower(norm.NFC.String(name))
+}
+
+// checkNewName refuses a new file whose name is a variant of an existing
+// one: on disk, a sibling whose name differs only by case or Unicode normal
+// form (on macOS and Windows the two are one file, so the write would
+// replace it; on Linux there would be two files that sync to one); under
+// pages/, any page with the same identity key ([PageKey]). Files staged in
+// the same transaction count, except pages it deletes.
+func (tx *Tx) checkNewName(rel string) error {
+	s := tx.s
+	for _, c := range tx.changes {
+		if c.rel != rel && c.op != OpDelete && foldName(c.rel) == foldName(rel) {
+			return Errorf(CodeConflict, "%s and %s differ only by case or Unicode form; they would be one file on macOS and Windows", rel, c.rel)
+		}
+	}
+	parts := strings.Split(rel, "/")
+	for i := range parts {
+		p := strings.Join(parts[:i+1], "/")
+		if _, err := s.root.Lstat(p); err == nil {
+			continue
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return internal("inspect "+p, err)
+		}
+		entries, err := fs.ReadDir(s.root.FS(), path.Dir(p))
+		if err != nil {
+			break
+		}
+		want := foldName(parts[i])
+		for _, e := range entries {
+			if e.Name() != parts[i] && foldName(e.Name()) == want {
+				other := path.Join(path.Dir(p), e.Name())
+				if c, ok := tx.byPath[other]; ok && c.op == OpDelete {
+					continue
+				}
+				return Errorf(CodeConflict, "%s would be a second file for %s: names that differ only by case or Unicode form are one file on macOS and Windows; use %s", p, other, other)
+			}
+		}
+		break
+	}
+	if LayerOf(rel) == LayerPages {
+		key := PageKey(rel)
+		for _, c := range tx.changes {
+			if c.rel != rel && c.op != OpDelete && LayerOf(c.rel) == LayerPages && PageKey(c.rel) == key {
+				return Errorf(CodeConflict, "%s and %s would be one page (names differing only by case, separators or accents are the same page)", rel, c.rel)
+			}
+		}
+		pages, err := s.Pages()
+		if err != nil {
+			return err
+		}
+		for _, p := range pages {
+			if p.Path == rel || PageKey(p.Path) != key {
+				continue
+			}
+			if c, ok := tx.byPath[p.Path]; ok && c.op == OpDelete {
+				continue
+			}
+			return Errorf(CodeConflict, "page %s already exists under the name %s (names differing only by case, separators or accents are the same page); update it there", rel, p.Path)
+		}
+	}
 	return nil
 }
 
@@ -341,7 +433,32 @@ func (s *Store) readRaw(rel string) ([]byte, bool, error) {
 	return nil, false, internal("read "+rel, err)
 }
 
-// commit writes the staged changes. See Update for the guarantees.
+// JournalFile records a multi-file commit while its renames run. It lists
+// every target with the temp file holding its new content (already written
+// and fsynced) and is removed when the renames are done. A store that opens
+// and finds it completes the renames (roll forward), so a crash never leaves
+// a transaction half applied.
+const JournalFile = ".llmwiki/journal.json"
+
+type journal struct {
+	Time    time.Time      `json:"time"`
+	Session string         `json:"session"`
+	Entries []journalEntry `json:"entries"`
+}
+
+type journalEntry struct {
+	Path string `json:"path"`
+	Op   Op     `json:"op"`
+	// Temp holds the new content ("" for a delete); SHA256 is its hash.
+	Temp   string `json:"temp,omitempty"`
+	SHA256 string `json:"sha256,omitempty"`
+}
+
+// commit writes the staged changes. See Update for the guarantees. The
+// steps: snapshot every replaced version; write each new version to a temp
+// file beside its target and fsync it; for more than one file, write the
+// journal; rename each temp into place (or remove a deleted page); fsync the
+// folders; remove the journal.
 func (s *Store) commit(tx *Tx) ([]Change, []WriteRecord, []string, error) {
 	var todo []*change
 	for _, c := range tx.changes {
@@ -355,10 +472,18 @@ func (s *Store) commit(tx *Tx) ([]Change, []WriteRecord, []string, error) {
 	}
 	// 1. Snapshot every version about to be replaced.
 	var snaps []string
+	dropSnaps := func() {
+		// The write failed and the old versions stay where they are: the
+		// copies just made are not history.
+		for _, sn := range snaps {
+			_ = s.root.Remove(sn)
+		}
+	}
 	for _, c := range todo {
 		if c.existed && snapshotted(c.rel, c.op) {
 			name, err := s.snapshot(c.rel, c.old)
 			if err != nil {
+				dropSnaps()
 				return nil, nil, nil, err
 			}
 			snaps = append(snaps, name)
@@ -367,9 +492,10 @@ func (s *Store) commit(tx *Tx) ([]Change, []WriteRecord, []string, error) {
 	// 2. Write every new version to a temp file beside its target.
 	temps := make([]string, len(todo))
 	cleanup := func() {
-		for _, t := range temps {
+		for i, t := range temps {
 			if t != "" {
 				_ = s.root.Remove(t)
+				temps[i] = ""
 			}
 		}
 	}
@@ -384,11 +510,41 @@ func (s *Store) commit(tx *Tx) ([]Change, []WriteRecord, []string, error) {
 		t, err := s.writeTemp(c.rel, c.data, mode)
 		if err != nil {
 			cleanup()
+			dropSnaps()
 			return nil, nil, nil, err
 		}
 		temps[i] = t
 	}
-	// 3. Rename each into place; on failure put back what was done.
+	// 3. With more than one file, journal the renames so a crash in step 4
+	// is rolled forward when the wiki is next opened.
+	journaled := false
+	if len(todo) > 1 {
+		j := journal{Time: s.now().UTC(), Session: s.session}
+		for i, c := range todo {
+			e := journalEntry{Path: c.rel, Op: c.op, Temp: temps[i]}
+			if c.op != OpDelete {
+				e.SHA256 = SHA256Hex(c.data)
+			}
+			j.Entries = append(j.Entries, e)
+		}
+		data, _ := json.Marshal(j)
+		if err := s.writeState(JournalFile, data); err != nil {
+			_ = s.root.Remove(JournalFile)
+			cleanup()
+			dropSnaps()
+			return nil, nil, nil, err
+		}
+		journaled = true
+	}
+	dropJournal := func() {
+		if journaled {
+			if err := s.root.Remove(JournalFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				s.log.Error("could not remove the write journal", "err", err)
+			}
+			_ = s.syncDir(".llmwiki")
+		}
+	}
+	// 4. Rename each into place; on failure put back what was done.
 	for i, c := range todo {
 		var err error
 		if c.op == OpDelete {
@@ -404,10 +560,16 @@ func (s *Store) commit(tx *Tx) ([]Change, []WriteRecord, []string, error) {
 		}
 		if err != nil {
 			cleanup()
-			s.rollback(todo[:i])
+			failed := s.rollback(todo[:i])
+			dropJournal()
+			if len(failed) > 0 {
+				return nil, nil, nil, internal(fmt.Sprintf("write %s failed part-way and %s could not be put back; their old versions are in .llmwiki/snapshots/", c.rel, strings.Join(failed, ", ")), err)
+			}
+			dropSnaps()
 			return nil, nil, nil, internal("write "+c.rel+" (nothing was changed)", err)
 		}
 	}
+	// 5. Make the renames durable, then retire the journal.
 	dirs := map[string]bool{}
 	for _, c := range todo {
 		dirs[path.Dir(c.rel)] = true
@@ -417,6 +579,7 @@ func (s *Store) commit(tx *Tx) ([]Change, []WriteRecord, []string, error) {
 			s.log.Warn("fsync of folder failed", "dir", d, "err", err)
 		}
 	}
+	dropJournal()
 	var out []Change
 	var recs []WriteRecord
 	for _, c := range todo {
@@ -433,8 +596,10 @@ func (s *Store) commit(tx *Tx) ([]Change, []WriteRecord, []string, error) {
 	return out, recs, snaps, nil
 }
 
-// rollback restores the files of done changes to their old content.
-func (s *Store) rollback(done []*change) {
+// rollback restores the files of done changes to their old content and
+// returns the paths it could not restore.
+func (s *Store) rollback(done []*change) []string {
+	var failed []string
 	for i := len(done) - 1; i >= 0; i-- {
 		c := done[i]
 		var err error
@@ -454,8 +619,81 @@ func (s *Store) rollback(done []*change) {
 			err = s.root.Remove(c.rel)
 		}
 		if err != nil {
+			failed = append(failed, c.rel)
 			s.log.Error("rollback failed; the snapshot holds the old version", "path", c.rel, "err", err)
 		}
+	}
+	return failed
+}
+
+// recoverJournal completes a multi-file commit that a crash interrupted:
+// every temp file the journal names that is still there is renamed into
+// place (its content is checked against the journal), every delete is
+// done, and the journal is removed. Called under both locks by Open.
+func (s *Store) recoverJournal(call *Call) {
+	data, ok, err := s.readRaw(JournalFile)
+	if err != nil || !ok {
+		return
+	}
+	var j journal
+	if err := json.Unmarshal(data, &j); err != nil {
+		// A journal is written atomically, so this one was not written by
+		// llmwiki; the temps it might name are removed as stale.
+		call.AddWarning("removed an unreadable write journal; no file was changed")
+		_ = s.root.Remove(JournalFile)
+		return
+	}
+	var done []string
+	var recs []WriteRecord
+	for _, e := range j.Entries {
+		rel, err := CleanPath(e.Path)
+		if err != nil || LayerOf(rel) == LayerState || LayerOf(rel) == LayerOther {
+			continue
+		}
+		cur, exists, _ := s.readRaw(rel)
+		before := ""
+		if exists {
+			before = SHA256Hex(cur)
+		}
+		if e.Op == OpDelete {
+			if exists {
+				if err := s.root.Remove(rel); err == nil {
+					done = append(done, rel)
+					recs = append(recs, WriteRecord{Path: rel, Before: before})
+				}
+			}
+			continue
+		}
+		if e.Temp == "" || !IsTempName(e.Temp) || path.Dir(e.Temp) != path.Dir(rel) {
+			continue
+		}
+		tmp, ok, _ := s.readRaw(e.Temp)
+		if !ok {
+			continue // already renamed before the crash
+		}
+		if SHA256Hex(tmp) != e.SHA256 {
+			call.AddWarning(fmt.Sprintf("the interrupted write of %s could not be completed: its temp file does not hold what the journal says; %s was left as it was", rel, rel))
+			continue
+		}
+		if err := s.root.Rename(e.Temp, rel); err != nil {
+			call.AddWarning(fmt.Sprintf("the interrupted write of %s could not be completed (%s); %s was left as it was", rel, PublicMessage(internal("rename", err)), rel))
+			continue
+		}
+		done = append(done, rel)
+		recs = append(recs, WriteRecord{Path: rel, Before: before, After: e.SHA256})
+	}
+	dirs := map[string]bool{}
+	for _, d := range done {
+		dirs[path.Dir(d)] = true
+	}
+	for d := range dirs {
+		_ = s.syncDir(d)
+	}
+	_ = s.root.Remove(JournalFile)
+	_ = s.syncDir(".llmwiki")
+	call.addWrites(recs, nil)
+	if len(done) > 0 {
+		call.AddWarning(fmt.Sprintf("completed a write that a crash interrupted (session %s at %s): %s", j.Session, j.Time.Format(time.RFC3339), strings.Join(done, ", ")))
 	}
 }
 
@@ -539,6 +777,19 @@ func (s *Store) writeState(rel string, data []byte) error {
 	if LayerOf(rel) != LayerState {
 		return Errorf(CodeInvalid, "%s is not server state", rel)
 	}
+	if err := s.checkNoLinks(rel); err != nil {
+		return err
+	}
+	unlock, err := s.lockState(context.Background())
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return s.writeStateLocked(rel, data)
+}
+
+// writeStateLocked is writeState for a caller holding the state lock.
+func (s *Store) writeStateLocked(rel string, data []byte) error {
 	t, err := s.writeTemp(rel, data, 0o644)
 	if err != nil {
 		return err
@@ -547,7 +798,10 @@ func (s *Store) writeState(rel string, data []byte) error {
 		_ = s.root.Remove(t)
 		return internal("write "+rel, err)
 	}
-	return s.syncDir(path.Dir(rel))
+	if err := s.syncDir(path.Dir(rel)); err != nil {
+		return internal("write "+rel, err)
+	}
+	return nil
 }
 
 // WriteState atomically writes derived state under .llmwiki/ (rel must start
@@ -719,8 +973,6 @@ func fenceOpen(line string) string {
 	return ""
 }
 
-var _ = fmt.Sprintf
-
 // Locked runs fn while holding the project lock (the in-process mutex and
 // the file lock on [LockFile]). It is for server state under .llmwiki/ that
 // needs a read-check-write step across processes, such as plan slug
@@ -746,7 +998,7 @@ func (s *Store) RemoveState(rel string) error {
 	if LayerOf(rel) != LayerState {
 		return Errorf(CodeInvalid, "%s is not server state", rel)
 	}
-	if strings.HasPrefix(rel, AuditDir+"/") || strings.HasPrefix(rel, SnapshotDir+"/") || rel == LockFile {
+	if strings.HasPrefix(rel, AuditDir+"/") || strings.HasPrefix(rel, SnapshotDir+"/") || rel == LockFile || rel == StateLockFile || rel == JournalFile {
 		return Errorf(CodeInvalid, "%s is history and is never removed", rel)
 	}
 	if err := s.root.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -6,6 +6,7 @@ package wikitest
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"io"
 	"io/fs"
 	"os"
@@ -158,4 +159,43 @@ func DiffHashes(before, after map[string]string) []string {
 	}
 	sort.Strings(d)
 	return d
+}
+
+// FiguresEnv names the folder where tests record the figures the README's
+// "What llmwiki promises" section is generated from (see cmd/promises).
+const FiguresEnv = "LLMWIKI_FIGURES"
+
+// Figure records measured values (cases tried, kills survived, writes lost)
+// under kind, when $LLMWIKI_FIGURES names a folder: one JSON line per call
+// is appended to figures.jsonl there. Without the variable it does nothing.
+func Figure(tb testing.TB, kind string, values map[string]any) {
+	tb.Helper()
+	dir := os.Getenv(FiguresEnv)
+	if dir == "" {
+		return
+	}
+	rec := map[string]any{"test": tb.Name(), "kind": kind}
+	for k, v := range values {
+		rec[k] = v
+	}
+	line, err := json.Marshal(rec)
+	if err != nil {
+		tb.Fatalf("figure: %v", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "figures.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		tb.Fatalf("figure: %v", err)
+	}
+	defer f.Close()
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		tb.Fatalf("figure: %v", err)
+	}
+}
+
+// Cases records that a test tried n hostile-input cases of kind
+// ("containment", "names", "frontmatter", "content", "protocol"), for the
+// README's figures.
+func Cases(tb testing.TB, kind string, n int) {
+	tb.Helper()
+	Figure(tb, kind, map[string]any{"cases": n})
 }
