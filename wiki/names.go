@@ -236,6 +236,15 @@ func CleanPath(p string) (string, error) {
 	return clean, nil
 }
 
+// addressable reports whether a path found on disk can be named through
+// the tools: [CleanPath] accepts it as it is. Files that cannot (a name
+// with ':' or '?', invalid UTF-8, a device name) are left out of listings
+// and reported by validate_structure, never shown with a mangled name.
+func addressable(p string) bool {
+	c, err := CleanPath(p)
+	return err == nil && c == p
+}
+
 // Layer is the part of a project a path belongs to; the writer's rules
 // (DESIGN.md §2, invariant 2) depend on it.
 type Layer string

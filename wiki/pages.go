@@ -125,12 +125,12 @@ func (s *Store) scanPagesLocked() error {
 			return nil // unreadable entries are reported by validate_structure
 		}
 		if d.IsDir() {
-			if p != "pages" && strings.HasPrefix(d.Name(), ".") {
+			if p != "pages" && (strings.HasPrefix(d.Name(), ".") || !addressable(p)) {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || !strings.EqualFold(path.Ext(p), ".md") || IsTempName(p) || strings.HasPrefix(d.Name(), ".") {
+		if !d.Type().IsRegular() || !strings.EqualFold(path.Ext(p), ".md") || IsTempName(p) || strings.HasPrefix(d.Name(), ".") || !addressable(p) {
 			return nil
 		}
 		info, err := d.Info()
@@ -215,6 +215,10 @@ func (s *Store) ResolvePage(name string) (string, error) {
 		return "", Errorf(CodeInvalid, "page name is not valid UTF-8")
 	}
 	candidate := strings.TrimPrefix(name, "./")
+	if strings.HasPrefix(candidate, "/") || strings.HasPrefix(candidate, "~") {
+		_, err := CleanPath(candidate)
+		return "", err
+	}
 	if !strings.HasPrefix(candidate, "pages/") {
 		candidate = "pages/" + candidate
 	}

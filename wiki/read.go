@@ -1,8 +1,10 @@
 package wiki
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"mime"
 	"net/http"
@@ -57,10 +59,15 @@ type FileContent struct {
 	// NextFromLine.
 	Truncated    bool `json:"truncated,omitempty"`
 	NextFromLine int  `json:"next_from_line,omitempty"`
-	// Binary is true for files that are not UTF-8 text.
+	// Binary is true for files that are not text (see [DecodeText]): they
+	// are described (size, media type), never shown.
 	Binary    bool   `json:"binary,omitempty"`
 	MediaType string `json:"media_type,omitempty"`
-	Note      string `json:"note,omitempty"`
+	// Encoding names the encoding text was decoded from when it is not
+	// UTF-8 ("utf-16le", "windows-1252"); Body is then the decoded text.
+	Encoding string `json:"encoding,omitempty"`
+	// Note says what was done to the file to show it (decoded, a line cut).
+	Note string `json:"note,omitempty"`
 }
 
 // Read returns a file of the wiki: a page, source, context.md, index.md,
@@ -84,12 +91,18 @@ func (s *Store) Read(ctx context.Context, in ReadInput) (FileContent, error) {
 	}
 	CallFrom(ctx).AddRead(rel)
 	out = FileContent{Path: rel, Layer: LayerOf(rel), SHA256: SHA256Hex(data), Size: int64(len(data))}
-	if IsBinary(data) {
+	text, enc, isText := DecodeText(data)
+	if !isText {
 		out.Binary = true
 		out.MediaType = MediaType(rel, data)
-		out.Note = "binary or non-UTF-8 file: described, not shown"
+		out.Note = "binary file: described, not shown"
 		return out, nil
 	}
+	if enc != EncodingUTF8 {
+		out.Encoding = enc
+		out.Note = "decoded from " + enc + " to UTF-8; sha256 and size are of the bytes on disk"
+	}
+	data = text
 	out.TotalLines = countLines(data)
 	max := in.MaxChars
 	if max <= 0 {
@@ -127,6 +140,14 @@ func (s *Store) Read(ctx context.Context, in ReadInput) (FileContent, error) {
 	}
 	body, last, cut := selectLines(data, from, to, max)
 	out.Body, out.FromLine, out.ToLine = body, from, last
+	if cut && last == from && utf8.RuneCountInString(body) >= max {
+		n := utf8.RuneCount(lineAt(data, from))
+		note := fmt.Sprintf("line %d has %d characters; only its first %d are shown (search_wiki finds text further in)", from, n, max)
+		if out.Note != "" {
+			note = out.Note + "; " + note
+		}
+		out.Note = note
+	}
 	if cut || last < out.TotalLines && in.ToLine == 0 {
 		out.Truncated = cut
 		if last < out.TotalLines {
@@ -201,6 +222,21 @@ func selectLines(data []byte, from, to, max int) (string, int, bool) {
 		line = to
 	}
 	return b.String(), line, false
+}
+
+// lineAt returns line n (1-based) of data, without its newline.
+func lineAt(data []byte, n int) []byte {
+	for i := 1; i < n; i++ {
+		j := bytes.IndexByte(data, '\n')
+		if j < 0 {
+			return nil
+		}
+		data = data[j+1:]
+	}
+	if j := bytes.IndexByte(data, '\n'); j >= 0 {
+		return data[:j]
+	}
+	return data
 }
 
 func truncateRunes(s string, n int) string {

@@ -38,6 +38,11 @@ type SourceInfo struct {
 	Binary bool   `json:"binary,omitempty"`
 	// MediaType is set for binary files.
 	MediaType string `json:"media_type,omitempty"`
+	// Encoding names the encoding Content was decoded from when the file
+	// is not UTF-8 ("utf-16le", "windows-1252"; see [DecodeText]).
+	Encoding string `json:"encoding,omitempty"`
+	// Note says what was done to show the file (decoded, a line cut).
+	Note string `json:"note,omitempty"`
 	// Content is the text (absent for binary files).
 	Content string `json:"content,omitempty"`
 	// Chars is the length of the whole text, in characters.
@@ -98,12 +103,12 @@ func (s *Store) ListSources() ([]SourceInfo, error) {
 			return nil
 		}
 		if d.IsDir() {
-			if p != "sources" && strings.HasPrefix(d.Name(), ".") {
+			if p != "sources" && (strings.HasPrefix(d.Name(), ".") || !addressable(p)) {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || IsTempName(p) || strings.HasPrefix(d.Name(), ".") {
+		if !d.Type().IsRegular() || IsTempName(p) || strings.HasPrefix(d.Name(), ".") || !addressable(p) {
 			return nil
 		}
 		info, err := d.Info()
@@ -159,6 +164,9 @@ func (s *Store) GatherSources(ctx context.Context, in GatherInput) (GatherResult
 	under := ""
 	if in.Under != "" {
 		u := in.Under
+		if _, err := CleanPath(u); err != nil {
+			return res, err
+		}
 		if !strings.HasPrefix(u, "sources") {
 			u = "sources/" + u
 		}
@@ -226,12 +234,14 @@ func (s *Store) GatherSources(ctx context.Context, in GatherInput) (GatherResult
 		if err != nil || !ok {
 			continue // removed meanwhile
 		}
-		if IsBinary(data) {
+		decoded, enc, isText := DecodeText(data)
+		if !isText {
 			si.Binary, si.MediaType = true, MediaType(si.Path, data)
 			res.Sources = append(res.Sources, si)
 			continue
 		}
-		text := string(data)
+		si.Encoding = enc
+		text := string(decoded)
 		n := utf8.RuneCountInString(text)
 		si.Chars = n
 		if used+n > budget {
@@ -241,9 +251,15 @@ func (s *Store) GatherSources(ctx context.Context, in GatherInput) (GatherResult
 			cut := truncateRunes(text, budget)
 			if j := strings.LastIndexByte(cut, '\n'); j > 0 {
 				cut = cut[:j+1]
+				si.NextFromLine = strings.Count(cut, "\n") + 1
+			} else {
+				// One line longer than the whole budget: cut inside it.
+				if strings.Contains(text, "\n") {
+					si.NextFromLine = 2
+				}
+				si.Note = fmt.Sprintf("line 1 has %d characters; only the first %d are shown", utf8.RuneCountInString(lineOf(text)), budget)
 			}
 			si.Content, si.Truncated = cut, true
-			si.NextFromLine = strings.Count(cut, "\n") + 1
 			used += utf8.RuneCountInString(cut)
 			res.Sources = append(res.Sources, si)
 			call.AddRead(si.Path)
@@ -262,6 +278,13 @@ func (s *Store) GatherSources(ctx context.Context, in GatherInput) (GatherResult
 		res.NextCursor = base64.RawURLEncoding.EncodeToString(b)
 	}
 	return res, nil
+}
+
+func lineOf(text string) string {
+	if i := strings.IndexByte(text, '\n'); i >= 0 {
+		return text[:i]
+	}
+	return text
 }
 
 // SourceInput is a new raw source for [Store.SaveSource].

@@ -2,6 +2,7 @@ package wiki
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"path"
 	"sort"
@@ -11,7 +12,7 @@ import (
 // Problem is one finding of [Store.ValidateStructure].
 type Problem struct {
 	// Kind: missing_folder, missing_file, bad_frontmatter, wrong_layer,
-	// slug_collision, symlink_outside, temp_file.
+	// slug_collision, symlink_outside, temp_file, bad_name.
 	Kind string `json:"kind"`
 	// Severity: "error" or "warning".
 	Severity string `json:"severity"`
@@ -69,6 +70,15 @@ func (s *Store) ValidateStructure(ctx context.Context) (Structure, error) {
 				return s.checkStateTemps(add)
 			}
 			return fs.SkipDir
+		}
+		if !addressable(p) {
+			_, err := CleanPath(p)
+			shown := strings.ToValidUTF8(p, "\uFFFD")
+			add("bad_name", "error", shown, fmt.Sprintf("%q cannot be read or written through llmwiki: %s", shown, strings.ToValidUTF8(PublicMessage(err), "\uFFFD")), "rename it by hand to a name without : < > \" | ? *, control characters, edge spaces or dots, or Windows device names, in UTF-8")
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
 			if _, err := s.root.Stat(p); err != nil {
