@@ -3,31 +3,19 @@ package plan
 import (
 	"path"
 	"strings"
+
+	"github.com/llmwiki/llmwiki/wiki/links"
 )
 
 // wikiLinkTargets returns the targets of the [[wikilinks]] and ![[embeds]]
-// in md (the part before "|"), skipping fenced code blocks and inline code
-// spans, where nothing is a link. It is deliberately small: a plan's links
-// are checked before they are written, and lint (goldmark) checks the wiki.
+// in md, as wiki/links (goldmark) parses them: nothing in code spans or
+// fenced code is a link.
 func wikiLinkTargets(md string) []string {
 	var out []string
-	fence := ""
-	for _, line := range strings.Split(md, "\n") {
-		trim := strings.TrimLeft(line, " ")
-		indent := len(line) - len(trim)
-		if fence != "" {
-			if strings.HasPrefix(trim, fence) && strings.TrimSpace(strings.TrimLeft(trim, fence[:1])) == "" {
-				fence = ""
-			}
-			continue
+	for _, l := range links.Parse("plan-action.md", []byte(md)).Links {
+		if l.Kind == links.KindWiki {
+			out = append(out, l.Target)
 		}
-		if indent < 4 {
-			if f := openFence(trim); f != "" {
-				fence = f
-				continue
-			}
-		}
-		out = append(out, lineLinks(line)...)
 	}
 	return out
 }
@@ -46,58 +34,6 @@ func openFence(t string) string {
 		}
 	}
 	return ""
-}
-
-// lineLinks finds [[...]] outside inline code spans on one line.
-func lineLinks(line string) []string {
-	var out []string
-	for i := 0; i < len(line); {
-		switch {
-		case line[i] == '`':
-			n := 0
-			for i+n < len(line) && line[i+n] == '`' {
-				n++
-			}
-			run := strings.Repeat("`", n)
-			// the span closes at the next run of exactly n backticks
-			j := i + n
-			closed := -1
-			for j < len(line) {
-				k := strings.Index(line[j:], run)
-				if k < 0 {
-					break
-				}
-				k += j
-				end := k + n
-				if (end >= len(line) || line[end] != '`') && (k == 0 || line[k-1] != '`') {
-					closed = end
-					break
-				}
-				j = end
-				for j < len(line) && line[j] == '`' {
-					j++
-				}
-			}
-			if closed < 0 {
-				i += n // an unclosed run is literal text
-			} else {
-				i = closed
-			}
-		case strings.HasPrefix(line[i:], "[["):
-			end := strings.Index(line[i+2:], "]]")
-			if end < 0 {
-				return out
-			}
-			inner := line[i+2 : i+2+end]
-			if t, _, _ := strings.Cut(inner, "|"); !strings.Contains(inner, "[") {
-				out = append(out, strings.TrimSuffix(t, `\`))
-			}
-			i += 2 + end + 2
-		default:
-			i++
-		}
-	}
-	return out
 }
 
 // pageTarget reduces a link target to the page it names: "" for a link
