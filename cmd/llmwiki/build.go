@@ -15,7 +15,7 @@ func runBuild(ctx context.Context, e env, args []string) error {
 	yes := fs.Bool("yes", false, "apply every proposed action without asking")
 	sel := fs.String("select", "", "apply only these actions (\"1,3\"), without asking")
 	full := fs.Bool("show", false, "print each action's markdown (the new context.md) in the checklist")
-	budget := fs.Int("budget", plan.DefaultSourceBudget, "most characters of pending sources shown to the model")
+	budget := fs.Int("budget", plan.DefaultSourceBudget, "most characters of pending sources (two thirds) and page text shown to the model")
 	mf := addModelFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -521,6 +521,9 @@ func TestBuildProposesContext(t *testing.T) {
 	if !strings.Contains(p.Model.FirstError, "exactly one update_context") {
 		t.Errorf("first error %q", p.Model.FirstError)
 	}
+	if !strings.Contains(f.srv.Requests()[0].Last(), "<<<PAGE electron (\"Electron\")\nElectron runs Chromium and Node.js.") {
+		t.Error("the build prompt lacks the pages' text")
+	}
 	if fmt.Sprint(p.Folded) != "[sources/ipc.md]" {
 		t.Errorf("folded %v", p.Folded)
 	}

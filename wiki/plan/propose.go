@@ -102,7 +102,9 @@ func (pr *Proposer) Build(ctx context.Context, in BuildInput) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := pr.Store.GatherSources(ctx, wiki.GatherInput{Mode: "pending", Budget: min(pr.budget(), wiki.MaxGatherBudget)})
+	// Two thirds of the budget for pending sources, the rest (and what
+	// they leave) for the pages' own text.
+	g, err := pr.Store.GatherSources(ctx, wiki.GatherInput{Mode: "pending", Budget: min(max(pr.budget()*2/3, 1), wiki.MaxGatherBudget)})
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +131,7 @@ func (pr *Proposer) Build(ctx context.Context, in BuildInput) (*Plan, error) {
 		}
 		fmt.Fprintf(&u, "<<<SOURCE %s (%s%s)\n%s\n>>>SOURCE\n", s.Path, s.Status, note, s.Content)
 	}
+	pr.writePageBodies(ctx, &u, w, pr.budget()-g.Chars)
 	if in.Note != "" {
 		fmt.Fprintf(&u, "\nGUIDANCE FROM THE PERSON:\n%s\n", oneLine(in.Note, 1000))
 	}
@@ -301,6 +304,36 @@ func (pr *Proposer) writeRelated(ctx context.Context, u *strings.Builder, w *Wor
 		shown++
 		wiki.CallFrom(ctx).AddRead(c.p.Path)
 		fmt.Fprintf(u, "<<<PAGE slug=%s sha256=%s title=%q\n%s\n>>>PAGE\n", strings.TrimPrefix(wiki.PageKey(c.p.Path), "pages/"), wiki.SHA256Hex(data), c.p.Title, body)
+	}
+}
+
+// writePageBodies shows the text of the most recently updated pages that
+// fit in budget characters.
+func (pr *Proposer) writePageBodies(ctx context.Context, u *strings.Builder, w *World, budget int) {
+	pages := make([]wiki.PageInfo, 0, len(w.pages))
+	for _, p := range w.pages {
+		pages = append(pages, p)
+	}
+	sort.Slice(pages, func(i, j int) bool {
+		return pages[i].Updated > pages[j].Updated || pages[i].Updated == pages[j].Updated && pages[i].Path < pages[j].Path
+	})
+	shown := 0
+	for _, p := range pages {
+		data, err := pr.Store.Root().ReadFile(p.Path)
+		if err != nil {
+			continue
+		}
+		body := strings.TrimSpace(string(contextBody(data)))
+		if chars(body) > budget {
+			continue
+		}
+		budget -= chars(body)
+		if shown == 0 {
+			u.WriteString("\nPAGES (most recently updated first):\n")
+		}
+		shown++
+		wiki.CallFrom(ctx).AddRead(p.Path)
+		fmt.Fprintf(u, "<<<PAGE %s (%q)\n%s\n>>>PAGE\n", strings.TrimPrefix(wiki.PageKey(p.Path), "pages/"), p.Title, body)
 	}
 }
 
