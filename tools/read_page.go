@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/links"
 )
 
 // ReadPageInput names the file to read.
@@ -18,16 +19,35 @@ type ReadPageInput struct {
 // ReadPageOutput is the file's content and metadata.
 type ReadPageOutput struct {
 	wiki.FileContent
+	// Backlinks are the links into the file from pages, index.md and
+	// context.md (up to MaxBacklinks); BacklinksTotal counts them all.
+	Backlinks      []links.Backlink `json:"backlinks" jsonschema:"links into this file from pages, index.md, context.md and guidelines.md: the linking file, line and link as written (an empty list means nothing links here)"`
+	BacklinksTotal int              `json:"backlinks_total" jsonschema:"how many links lead here in all"`
 	Notes
 }
+
+// MaxBacklinks is the most backlinks read_page returns.
+const MaxBacklinks = 200
 
 // ReadPage returns the read_page tool.
 func ReadPage(d Deps) Tool {
 	return newTool(d, "read_page", "core", "Read page",
-		"Read one file of the wiki: a page (by path or slug), a source, context.md, index.md, schema.md, guidelines.md or log.md. Returns frontmatter, body and sha256 (pass it as base_sha256 when you update the page). Long files come in parts: read on from next_from_line. Binary files are described, not shown. Use search_wiki first when you do not know which page answers a question.",
+		"Read one file of the wiki: a page (by path or slug), a source, context.md, index.md, schema.md, guidelines.md or log.md. Returns frontmatter, body, sha256 (pass it as base_sha256 when you update the page) and backlinks (the files that link here). Long files come in parts: read on from next_from_line. Binary files are described, not shown. Use search_wiki first when you do not know which page answers a question.",
 		readOnlyHints,
 		func(ctx context.Context, in ReadPageInput) (ReadPageOutput, error) {
 			fc, err := d.Store.Read(ctx, wiki.ReadInput{Path: in.Path, Slug: in.Slug, FromLine: in.FromLine, ToLine: in.ToLine, MaxChars: in.MaxChars})
-			return ReadPageOutput{FileContent: fc}, err
+			if err != nil {
+				return ReadPageOutput{}, err
+			}
+			out := ReadPageOutput{FileContent: fc, Backlinks: []links.Backlink{}}
+			v, err := links.Of(d.Store).View(ctx)
+			if err != nil {
+				wiki.CallFrom(ctx).AddWarning("backlinks unavailable: " + wiki.PublicMessage(err))
+				return out, nil
+			}
+			bl := v.Backlinks(fc.Path)
+			out.BacklinksTotal = len(bl)
+			out.Backlinks = append(out.Backlinks, bl[:min(len(bl), MaxBacklinks)]...)
+			return out, nil
 		})
 }

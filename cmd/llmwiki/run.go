@@ -38,6 +38,7 @@ func commands() []command {
 	return []command{
 		{"serve", "serve a wiki to an MCP client over stdio", runServe},
 		{"init", "create a wiki's folders and starting files (never overwrites)", runInit},
+		{"lint", "check the wiki's links, pages and index; exit 1 when a finding is an error", runLint},
 		{"eval", "measure how well the wiki answers: hit rate, wasted reads, gaps, citations", runEval},
 		{"tools", "list the MCP tools (--markdown for the README table)", runTools},
 		{"agents", "list the sub-agents and the tools each may call", runAgents},

@@ -250,13 +250,22 @@ func (c *checker) lineOf(rel, needle string) int {
 
 func (c *checker) checkLinks() {
 	r := c.v.Resolver()
-	byName := map[string][]string{} // slug of a page's title or file name -> pages
+	// Suggestions for a dangling [[X]]: the page titled X, or the page
+	// whose file name is X's slug (llmwiki names pages by slug).
+	byTitle := map[string][]string{}
+	bySlug := map[string][]string{}
 	for _, p := range c.pages {
-		for _, n := range []string{p.Title, path.Base(p.Slug)} {
-			if s, err := wiki.Slugify(n); err == nil {
-				byName[s] = append(byName[s], p.Path)
-			}
+		byTitle[nameKey(p.Title)] = append(byTitle[nameKey(p.Title)], p.Path)
+		if b := path.Base(p.Slug); wiki.ValidSlug(b) {
+			bySlug[b] = append(bySlug[b], p.Path)
 		}
+	}
+	suggest := func(target string) []string {
+		ps := byTitle[nameKey(target)]
+		if s, err := wiki.Slugify(path.Base(target)); err == nil {
+			ps = append(ps, bySlug[s]...)
+		}
+		return uniq(ps)
 	}
 	for _, from := range c.v.Sources() {
 		occ := map[string]int{}
@@ -274,11 +283,9 @@ func (c *checker) checkLinks() {
 			switch l.Problem {
 			case links.ProblemDangling:
 				action := "create the page, correct the target, or remove the link"
-				if s, err := wiki.Slugify(path.Base(l.Target)); err == nil {
-					if ps := uniq(byName[s]); len(ps) == 1 {
-						if t, ok := r.ShortestTarget(from, ps[0], withExt); ok {
-							action = fmt.Sprintf("did you mean [[%s]] (%s)? Otherwise create the page or remove the link", t, ps[0])
-						}
+				if ps := suggest(l.Target); len(ps) == 1 {
+					if t, ok := r.ShortestTarget(from, ps[0], withExt); ok {
+						action = fmt.Sprintf("did you mean [[%s]] (%s)? Otherwise create the page or remove the link", t, ps[0])
 					}
 				}
 				f := newFinding(KindDanglingLink, from, l.Line, key, l.Raw, fmt.Sprintf("%s leads nowhere: no file or page alias is named %q", shown, l.Target), action)

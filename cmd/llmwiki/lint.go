@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/lint"
+)
+
+// lintFlags are the flags of llmwiki lint. New flags (--deep) go here and in
+// register; run reads them after parsing.
+type lintFlags struct {
+	root       string
+	json       bool
+	categories string
+	path       string
+	all        bool
+	limit      int
+	dismiss    string
+	reason     string
+	undismiss  string
+}
+
+func (f *lintFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.root, "root", "", "wiki root (default $LLMWIKI_ROOT, else ~/llmwiki)")
+	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
+	fs.StringVar(&f.categories, "category", "", "only these categories, comma-separated (default: every category schema.md does not turn off)")
+	fs.StringVar(&f.path, "path", "", "only findings about files whose path starts with this (pages/guides/)")
+	fs.BoolVar(&f.all, "all", false, "also show dismissed findings")
+	fs.IntVar(&f.limit, "limit", 0, "print at most this many findings (0: all); the totals count every finding")
+	fs.StringVar(&f.dismiss, "dismiss", "", "dismiss these finding ids (comma-separated): not reported again until their evidence changes")
+	fs.StringVar(&f.reason, "reason", "", "why the findings in --dismiss are dismissed")
+	fs.StringVar(&f.undismiss, "undismiss", "", "report these dismissed finding ids again (comma-separated)")
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// runLint checks the wiki and prints the findings. It exits with status 1
+// when a reported finding has severity error, so a CI job can run it.
+func runLint(ctx context.Context, e env, args []string) error {
+	var f lintFlags
+	fs := newFlags(e, "lint", "lint [--root DIR] [--json] [--category a,b] [--path PREFIX] [--all] [--limit N] [--dismiss IDS [--reason TEXT]] [--undismiss IDS]")
+	f.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "Usage: llmwiki lint [flags]\n\nChecks the wiki and lists findings; exits 1 when one has severity error.\nCategories: %s\n\nFlags:\n", strings.Join(lint.Categories(), ", "))
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("lint takes no arguments (got %q); use --root DIR", fs.Arg(0))
+	}
+	dir, err := resolveRoot(e, f.root)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(dir, "schema.md")); err != nil {
+		return fmt.Errorf("no wiki at %s (no schema.md); create one with: llmwiki init %s", dir, dir)
+	}
+	st, err := wiki.Open(dir, wiki.WithLogger(newLogger(e)))
+	if err != nil {
+		return fmt.Errorf("open wiki at %s: %s", dir, cliMessage(err))
+	}
+	defer st.Close()
+	call := wiki.NewCall("cli:lint", st.SessionID(), map[string]any{"args": args})
+	ctx = wiki.WithCall(ctx, call)
+	rep, err := lintRun(ctx, e, st, &f)
+	if aerr := st.Audit(call, err); aerr != nil {
+		fmt.Fprintf(e.stderr, "llmwiki lint: audit line not written: %s\n", cliMessage(aerr))
+	}
+	if err != nil {
+		return fmt.Errorf("lint: %s", cliMessage(err))
+	}
+	if f.json {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		printReport(e, rep, f.limit)
+	}
+	if rep.Errors > 0 {
+		return exitCode(1)
+	}
+	return nil
+}
+
+func lintRun(ctx context.Context, e env, st *wiki.Store, f *lintFlags) (*lint.Report, error) {
+	if ids := splitList(f.dismiss); len(ids) > 0 {
+		fs, err := lint.Dismiss(ctx, st, ids, f.reason, "cli")
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range fs {
+			fmt.Fprintf(e.stderr, "dismissed %s (%s %s)\n", x.ID, x.Kind, x.File)
+		}
+	}
+	if ids := splitList(f.undismiss); len(ids) > 0 {
+		n, err := lint.Undismiss(ctx, st, ids)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(e.stderr, "%d dismissal(s) removed\n", n)
+	}
+	return lint.Run(ctx, st, lint.Options{Categories: splitList(f.categories), Prefix: f.path, IncludeDismissed: f.all})
+}
+
+// printReport writes one line per finding, then the totals.
+func printReport(e env, rep *lint.Report, limit int) {
+	w := e.stdout
+	n := 0
+	for _, x := range rep.Findings {
+		if limit > 0 && n >= limit {
+			break
+		}
+		n++
+		where := x.File
+		if x.Line > 0 {
+			where = fmt.Sprintf("%s:%d", x.File, x.Line)
+		}
+		tag := ""
+		switch {
+		case x.Dismissed:
+			tag = " [dismissed]"
+		case !x.Verified:
+			tag = " [UNVERIFIED: " + x.Note + "]"
+		}
+		fmt.Fprintf(w, "%-7s %-20s %s  %s%s  [%s]\n", x.Severity, x.Kind, where, oneLineMsg(x.Message), tag, x.ID)
+		fmt.Fprintf(w, "        fix: %s\n", oneLineMsg(x.Action))
+		for _, ev := range x.Evidence {
+			mark := "verified"
+			if !ev.Verified {
+				mark = "NOT FOUND: " + ev.Reason
+			}
+			loc := ev.File
+			if ev.Line > 0 {
+				loc = fmt.Sprintf("%s:%d", ev.File, ev.Line)
+			}
+			fmt.Fprintf(w, "        quote %s %q (%s)\n", loc, ev.Quote, mark)
+		}
+	}
+	if n < len(rep.Findings) {
+		fmt.Fprintf(e.stdout, "... %d more (--limit %d); --json prints them all\n", len(rep.Findings)-n, limit)
+	}
+	var cats []string
+	for k, v := range rep.Counts {
+		cats = append(cats, fmt.Sprintf("%s %d", k, v))
+	}
+	sort.Strings(cats)
+	fmt.Fprintf(e.stdout, "\n%d pages checked: %d errors, %d warnings, %d info", rep.Pages, rep.Errors, rep.Warnings, rep.Infos)
+	if rep.Dismissed > 0 {
+		fmt.Fprintf(e.stdout, ", %d dismissed", rep.Dismissed)
+	}
+	if rep.Unverified > 0 {
+		fmt.Fprintf(e.stdout, ", %d unverified", rep.Unverified)
+	}
+	fmt.Fprintln(e.stdout)
+	if len(cats) > 0 {
+		fmt.Fprintf(e.stdout, "by category: %s\n", strings.Join(cats, ", "))
+	}
+	if len(rep.Disabled) > 0 {
+		fmt.Fprintf(e.stdout, "turned off in schema.md: %s\n", strings.Join(rep.Disabled, ", "))
+	}
+	for _, p := range rep.Problems {
+		fmt.Fprintf(e.stdout, "schema.md: %s\n", p)
+	}
+}

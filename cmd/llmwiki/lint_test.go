@@ -1,0 +1,88 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/llmwiki/llmwiki/wiki/lint"
+)
+
+func writeWikiFile(t *testing.T, root, rel, content string) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLintCommand(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "wiki")
+	initWiki(t, root)
+	writeWikiFile(t, root, "pages/a.md", "---\ntitle: A\nsummary: a\nsources: [sources/s.md]\n---\nSee [[b]] and `[[not a link]]`.\n")
+	writeWikiFile(t, root, "pages/b.md", "---\ntitle: B\nsummary: b\nsources: [sources/s.md]\n---\nBack to [[a]].\n")
+	writeWikiFile(t, root, "sources/s.md", "source\n")
+	// Only index drift (a warning): exit status 0.
+	out, _, err := runCLI(t, "", "lint", "--root", root)
+	if err != nil {
+		t.Fatalf("lint of a healthy wiki: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "index_drift") || !strings.Contains(out, "2 pages checked: 0 errors, 1 warnings") {
+		t.Errorf("output:\n%s", out)
+	}
+	// A dangling link is an error: exit status 1, after printing.
+	writeWikiFile(t, root, "pages/b.md", "---\ntitle: B\nsummary: b\nsources: [sources/s.md]\n---\nBack to [[a]] and [[ghost]].\n")
+	out, _, err = runCLI(t, "", "lint", "--root", root)
+	var code exitCode
+	if !errors.As(err, &code) || code != 1 {
+		t.Fatalf("err = %v, want exit status 1", err)
+	}
+	if !strings.Contains(out, "pages/b.md:6  [[ghost]] leads nowhere") {
+		t.Errorf("output:\n%s", out)
+	}
+	// --json and --category.
+	out, _, err = runCLI(t, "", "lint", "--root", root, "--json", "--category", "dangling_link,orphan_page")
+	if !errors.As(err, &code) {
+		t.Fatalf("err = %v", err)
+	}
+	var rep lint.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("json: %v\n%s", err, out)
+	}
+	if len(rep.Findings) != 1 || rep.Findings[0].Kind != lint.KindDanglingLink || rep.Findings[0].Line != 6 || rep.Errors != 1 {
+		t.Fatalf("report %+v", rep)
+	}
+	// Dismissing the error: exit status 0, and it stays dismissed.
+	id := rep.Findings[0].ID
+	_, stderr, err := runCLI(t, "", "lint", "--root", root, "--dismiss", id, "--reason", "the page comes next week")
+	if err != nil || !strings.Contains(stderr, "dismissed "+id) {
+		t.Fatalf("dismiss: %v\n%s", err, stderr)
+	}
+	out, _, err = runCLI(t, "", "lint", "--root", root, "--category", "dangling_link")
+	if err != nil || !strings.Contains(out, "0 errors, 0 warnings, 0 info, 1 dismissed") {
+		t.Errorf("after dismiss: %v\n%s", err, out)
+	}
+	out, _, _ = runCLI(t, "", "lint", "--root", root, "--category", "dangling_link", "--all")
+	if !strings.Contains(out, "[dismissed]") {
+		t.Errorf("--all:\n%s", out)
+	}
+	// Bad input.
+	if _, _, err := runCLI(t, "", "lint", "--root", root, "--category", "nonsense"); err == nil || !strings.Contains(err.Error(), "unknown lint category") {
+		t.Errorf("unknown category: %v", err)
+	}
+	if _, _, err := runCLI(t, "", "lint", "--root", filepath.Join(t.TempDir(), "none")); err == nil || !strings.Contains(err.Error(), "no wiki at") {
+		t.Errorf("missing wiki: %v", err)
+	}
+	if _, _, err := runCLI(t, "", "lint", "--root", root, "--dismiss", "nope"); err == nil || !strings.Contains(err.Error(), "no finding has the id nope") {
+		t.Errorf("unknown id: %v", err)
+	}
+	// The audit log records the command.
+	calls := auditLines(t, root)
+	if calls[len(calls)-1].Tool != "cli:lint" {
+		t.Errorf("last audit line %+v", calls[len(calls)-1])
+	}
+}
