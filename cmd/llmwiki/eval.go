@@ -13,13 +13,17 @@ import (
 )
 
 func runEval(ctx context.Context, e env, args []string) error {
-	fs := newFlags(e, "eval", "eval [--root DIR] [--since T] [--claude-transcripts DIR] [--json] [--dry-run]")
+	fs := newFlags(e, "eval", "eval [--root DIR] [--since T] [--claude-transcripts DIR] [--json] [--dry-run] [--judge [model flags]]")
 	rootFlag := fs.String("root", "", "wiki root (default $LLMWIKI_ROOT, else ~/llmwiki)")
 	sinceFlag := fs.String("since", "", "only calls and answers from this time: RFC 3339 (2026-11-01T09:00:00Z), a date (2026-11-01) or an age (36h, 7d)")
 	transcripts := fs.String("claude-transcripts", "", "also read Claude Code session transcripts (*.jsonl) under this folder, e.g. ~/.claude/projects/<project>")
 	asJSON := fs.Bool("json", false, "print the report as JSON on stdout instead of the summary")
 	dryRun := fs.Bool("dry-run", false, "compute and print, but write neither the report nor guidelines.md")
 	failOnError := fs.Bool("fail-on-error", false, "exit with status 1 when the report has errors (wrong citations), for CI")
+	judge := fs.Bool("judge", false, "also ask a model (see the model flags) whether each answer contradicts the files it read, sent in full")
+	judgeMax := fs.Int("judge-max", 50, "with --judge: how many of the newest questions to check")
+	judgeChars := fs.Int("judge-chars", eval.DefaultJudgeChars, "with --judge: most file text per completion; longer files are sent in several complete slices")
+	mf := addModelFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -47,6 +51,13 @@ func runEval(ctx context.Context, e env, args []string) error {
 	if !*asJSON {
 		opts.Progress = func(s string) { fmt.Fprintln(e.stderr, s) }
 	}
+	if *judge {
+		c, err := mf.client(e)
+		if err != nil {
+			return err
+		}
+		opts.Judge, opts.JudgeMax = eval.NewModelJudge(c, *judgeChars), *judgeMax
+	}
 	call := wiki.NewCall("cli:eval", st.SessionID(), map[string]any{"since": *sinceFlag, "claude_transcripts": *transcripts, "dry_run": *dryRun})
 	ctx = wiki.WithCall(ctx, call)
 	rep, err := eval.Evaluate(ctx, st, opts)
@@ -57,6 +68,9 @@ func runEval(ctx context.Context, e env, args []string) error {
 	if rep != nil {
 		call.SetExtra("queries", rep.Summary.Queries)
 		call.SetExtra("errors", rep.Summary.ErrorCount)
+		if rep.Judge != nil {
+			call.SetExtra("judge", rep.Judge)
+		}
 	}
 	if aerr := st.Audit(call, err); aerr != nil {
 		newLogger(e).Error("audit line not written", "err", aerr)
@@ -92,6 +106,15 @@ func printEvalSummary(e env, rep *eval.Report, w eval.Written, dry bool) {
 	fmt.Fprintf(out, "  Citations:        %d of %d verified, %d wrong\n", s.CitationsVerified, s.Citations, s.CitationErrors)
 	fmt.Fprintf(out, "  Issues:           %d errors, %d warnings\n", s.ErrorCount, s.WarningCount)
 	fmt.Fprintf(out, "  Wiki gaps:        %d\n", s.GapCount)
+	if j := rep.Judge; j != nil {
+		fmt.Fprintf(out, "  Judge:            %d questions checked, %d findings kept, %d dropped as unverified, %d failed\n", j.Questions, j.Findings, j.Unverified, j.Failures)
+		if j.Usage != nil {
+			fmt.Fprintf(out, "                    %d completions, %d prompt + %d completion tokens, %.1fs\n", j.Usage.Completions, j.Usage.PromptTokens, j.Usage.CompletionTokens, j.Usage.DurationMS/1000)
+			if j.Usage.Warning != "" {
+				fmt.Fprintf(out, "  warning: %s\n", j.Usage.Warning)
+			}
+		}
+	}
 	if a := rep.AuditLog; a.Torn+a.BadCount > 0 {
 		fmt.Fprintf(out, "  Audit log:        %d torn and %d unreadable lines skipped\n", a.Torn, a.BadCount)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki/eval"
+	"github.com/llmwiki/llmwiki/wiki/model/modeltest"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -132,5 +133,41 @@ func TestEvalEndToEnd(t *testing.T) {
 	g, _ := os.ReadFile(filepath.Join(dir, "guidelines.md"))
 	if !strings.Contains(string(g), "- Wiki hit rate: 50% (target: 80%+)") || !strings.Contains(string(g), "## My Rules") {
 		t.Errorf("guidelines.md:\n%s", g)
+	}
+}
+
+// TestEvalJudge runs the judge against an OpenAI-compatible test server over
+// HTTP (the real go-openai client).
+func TestEvalJudge(t *testing.T) {
+	dir := evalFixture(t)
+	srv := modeltest.New(t,
+		`{"findings":[{"kind":"contradiction","severity":"error","detail":"The answer says add-on; the file gives a monthly price.","path":"sources/publish.md","quote":"Publish costs 8 dollars per month"}]}`,
+		`{"findings":[]}`)
+	out, errOut, err := runCLI(t, "", "eval", "--root", dir, "--judge", "--judge-max", "2", "--base-url", srv.BaseURL(), "--model", "test-model", "--dry-run")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	for _, want := range []string{
+		"Issues:           2 errors, 2 warnings",
+		"Judge:            2 questions checked, 1 findings kept, 0 dropped as unverified, 0 failed",
+		"2 completions, 240 prompt + 90 completion tokens",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, `Judging 1/2: "Is Publish a paid add-on?"`) {
+		t.Errorf("progress:\n%s", errOut)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || !strings.Contains(reqs[0].Last(), "QUESTION: Is Publish a paid add-on?") ||
+		!strings.Contains(reqs[0].Last(), "=== File: sources/publish.md ===\n# Publish\n\nPublish costs 8 dollars per month.\n") {
+		t.Errorf("first judge prompt:\n%s", reqs[0].Last())
+	}
+	// Endpoint down: eval still reports every deterministic metric.
+	srv.Close()
+	out, _, err = runCLI(t, "", "eval", "--root", dir, "--judge", "--base-url", srv.BaseURL(), "--dry-run")
+	if err != nil || !strings.Contains(out, "Queries analyzed: 7") || !strings.Contains(out, "3 failed") {
+		t.Errorf("endpoint down: %v\n%s", err, out)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/model"
 )
 
 // Judge checks an answered question against the files its agent read. It is
@@ -68,10 +69,13 @@ type JudgeStats struct {
 	// first error.
 	Failures int    `json:"failures"`
 	Failure  string `json:"failure,omitempty"`
+	// Usage is the model's token usage and time, for a [ModelJudge].
+	Usage *model.Usage `json:"usage,omitempty"`
 }
 
 // runJudge asks the judge about the newest questions (up to opts.JudgeMax)
-// and adds its verified findings to rep.
+// that read or cited at least one file, and adds its verified findings to
+// rep.
 func runJudge(ctx context.Context, st *wiki.Store, opts Options, rep *Report, say func(string)) *JudgeStats {
 	js := &JudgeStats{Judge: opts.Judge.Name()}
 	max := opts.JudgeMax
@@ -83,6 +87,7 @@ func runJudge(ctx context.Context, st *wiki.Store, opts Options, rep *Report, sa
 	if len(qs) > max {
 		qs = qs[:max]
 	}
+	inARow := 0
 	for i, q := range qs {
 		if ctx.Err() != nil {
 			break
@@ -102,6 +107,9 @@ func runJudge(ctx context.Context, st *wiki.Store, opts Options, rep *Report, sa
 			texts[p] = string(data)
 			in.Files = append(in.Files, JudgeFile{Path: p, Content: string(data)})
 		}
+		if len(in.Files) == 0 {
+			continue // nothing read, nothing to contradict
+		}
 		for _, p := range q.SearchResults {
 			if _, read := texts[p]; !read {
 				in.Skipped = append(in.Skipped, p)
@@ -111,11 +119,17 @@ func runJudge(ctx context.Context, st *wiki.Store, opts Options, rep *Report, sa
 		js.Questions++
 		if err != nil {
 			js.Failures++
+			inARow++
 			if js.Failure == "" {
 				js.Failure = wiki.PublicMessage(err)
 			}
+			if inARow == 3 {
+				js.Failure += " (stopped after 3 failures in a row)"
+				break
+			}
 			continue
 		}
+		inARow = 0
 		for _, f := range findings {
 			issue, ok := verifyFinding(f, texts)
 			if !ok {
@@ -133,6 +147,10 @@ func runJudge(ctx context.Context, st *wiki.Store, opts Options, rep *Report, sa
 				rep.Warnings = append(rep.Warnings, issue)
 			}
 		}
+	}
+	if mj, ok := opts.Judge.(*ModelJudge); ok {
+		u := mj.Usage
+		js.Usage = &u
 	}
 	return js
 }
@@ -175,28 +193,45 @@ func verifyFinding(f JudgeFinding, texts map[string]string) (Issue, bool) {
 	return issue, true
 }
 
-// Completer is the one call a model judge needs: a chat completion that
-// returns the model's text.
-type Completer interface {
-	Complete(ctx context.Context, system, user string) (string, error)
+// Asker is the one call a model judge needs: [model.Client.Ask], a JSON
+// completion checked by check, with one retry on a rejected reply.
+type Asker interface {
+	Ask(ctx context.Context, req model.Request, check func(reply []byte) error) ([]byte, model.Usage, error)
 }
 
-// ModelJudge is a [Judge] that asks a model. Files are sent whole; when
-// they do not fit in MaxChars, the question is asked several times, each
-// time with a complete slice of the files (split at line ends), so every
-// character of every file is read by the model in one of the calls.
+// ModelJudge is a [Judge] that asks a model (package model: any
+// OpenAI-compatible endpoint). Files are sent whole; when they do not fit in
+// MaxChars, the question is asked several times, each time with a complete
+// slice of the files (cut at line ends), so every character of every file
+// is read by the model in one of the calls.
 type ModelJudge struct {
-	Model Completer
+	Model Asker
 	Label string
-	// MaxChars is the most file text in one completion (default 60,000).
+	// MaxChars is the most file text in one completion (default
+	// DefaultJudgeChars). Keep it within the model's context window: an
+	// endpoint that cuts the prompt is reported in the usage warning.
 	MaxChars int
+	// Usage sums every completion made so far.
+	Usage model.Usage
+}
+
+// DefaultJudgeChars is the default file text per judge completion, about
+// 4,000 tokens: it fits the context window small local models are served
+// with.
+const DefaultJudgeChars = 16_000
+
+// NewModelJudge returns a judge that asks c.
+func NewModelJudge(c *model.Client, maxChars int) *ModelJudge {
+	cfg := c.Config()
+	return &ModelJudge{Model: c, Label: "model " + cfg.Model + " at " + cfg.Host(), MaxChars: maxChars}
 }
 
 // Name implements [Judge].
 func (m *ModelJudge) Name() string { return m.Label }
 
 const judgeSystem = `You are a strict fact checker for answers given from a markdown wiki.
-You get a QUESTION, the ANSWER an agent gave, and the FULL TEXT of the files the agent read.
+You get a QUESTION, the ANSWER an agent gave, and the FULL TEXT of the files the agent read
+(a long file may come in slices; each slice is complete).
 Report problems only when the files show them:
 - "contradiction": the answer states something a file contradicts;
 - "citation": the answer names a clause, number, date or name that differs from the file;
@@ -208,11 +243,22 @@ file are discarded.
 Reply with JSON only: {"findings":[{"kind":"...","severity":"error|warning","detail":"...",
 "recommendation":"...","path":"...","quote":"..."}]}. No problems: {"findings":[]}.`
 
+// judgeSchema is the reply's JSON schema, for endpoints that take one.
+var judgeSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"required":["findings"],
+"properties":{"findings":{"type":"array","maxItems":20,"items":{"type":"object","additionalProperties":false,
+"required":["kind","severity","detail"],"properties":{
+"kind":{"type":"string","enum":["contradiction","citation","unsupported","wiki-gap"]},
+"severity":{"type":"string","enum":["error","warning"]},
+"detail":{"type":"string","maxLength":1000},
+"recommendation":{"type":"string","maxLength":500},
+"path":{"type":"string","maxLength":1024},
+"quote":{"type":"string","maxLength":1000}}}}}}`)
+
 // Judge implements [Judge].
 func (m *ModelJudge) Judge(ctx context.Context, in JudgeInput) ([]JudgeFinding, error) {
 	max := m.MaxChars
 	if max <= 0 {
-		max = 60_000
+		max = DefaultJudgeChars
 	}
 	var out []JudgeFinding
 	for _, part := range splitFiles(in.Files, max) {
@@ -224,76 +270,86 @@ func (m *ModelJudge) Judge(ctx context.Context, in JudgeInput) ([]JudgeFinding, 
 		if len(in.Skipped) > 0 {
 			fmt.Fprintf(&b, "\nFILES AVAILABLE BUT SKIPPED: %s\n", strings.Join(in.Skipped, ", "))
 		}
-		prompt := b.String()
-		text, err := m.Model.Complete(ctx, judgeSystem, prompt)
+		var found []JudgeFinding
+		_, u, err := m.Model.Ask(ctx, model.Request{System: judgeSystem, User: b.String(), Schema: judgeSchema, SchemaName: "llmwiki_eval_judge"},
+			func(reply []byte) error {
+				fs, perr := parseFindings(string(reply))
+				if perr != nil {
+					return wiki.Errorf(wiki.CodeInvalid, "%v", perr)
+				}
+				found = fs
+				return nil
+			})
+		m.addUsage(u)
 		if err != nil {
 			return out, err
 		}
-		fs, perr := parseFindings(text)
-		if perr != nil {
-			// One retry with the problem stated (DESIGN.md §5).
-			text, err = m.Model.Complete(ctx, judgeSystem, prompt+"\n\nYour previous reply was not valid: "+perr.Error()+". Reply with the JSON object only.")
-			if err != nil {
-				return out, err
-			}
-			if fs, perr = parseFindings(text); perr != nil {
-				return out, wiki.Errorf(wiki.CodeInvalid, "the judge model's reply was not valid JSON twice: %v", perr)
-			}
-		}
-		out = append(out, fs...)
+		out = append(out, found...)
 	}
 	return out, nil
 }
 
-// splitFiles groups files into parts of at most max characters; a file
-// larger than max is cut at line ends into consecutive slices labelled with
-// their line range. Every character lands in exactly one part.
-func splitFiles(files []JudgeFile, max int) [][]JudgeFile {
-	var parts [][]JudgeFile
-	var cur []JudgeFile
-	used := 0
-	flush := func() {
-		if len(cur) > 0 {
-			parts = append(parts, cur)
-			cur, used = nil, 0
-		}
+func (m *ModelJudge) addUsage(u model.Usage) {
+	m.Usage.Endpoint, m.Usage.Model = u.Endpoint, u.Model
+	m.Usage.Completions += u.Completions
+	m.Usage.PromptTokens += u.PromptTokens
+	m.Usage.CompletionTokens += u.CompletionTokens
+	m.Usage.TotalTokens += u.TotalTokens
+	m.Usage.DurationMS += u.DurationMS
+	if u.Retried {
+		m.Usage.Retried = true
 	}
+	if u.Warning != "" {
+		m.Usage.Warning = u.Warning
+	}
+}
+
+// splitFiles packs files into parts of at most max characters, in order; a
+// file larger than max is first cut at line ends into consecutive slices
+// labelled "path (lines a-b)" (a single line longer than max is one
+// slice). Every character lands in exactly one part.
+func splitFiles(files []JudgeFile, max int) [][]JudgeFile {
+	var pieces []JudgeFile
 	for _, f := range files {
-		n := utf8.RuneCountInString(f.Content)
-		if n <= max {
-			if used+n > max {
-				flush()
-			}
-			cur = append(cur, f)
-			used += n
+		if utf8.RuneCountInString(f.Content) <= max {
+			pieces = append(pieces, f)
 			continue
 		}
-		flush()
-		lines := strings.SplitAfter(f.Content, "\n")
 		var b strings.Builder
 		first, line, size := 1, 1, 0
 		emit := func() {
-			if b.Len() == 0 {
-				return
+			if b.Len() > 0 {
+				pieces = append(pieces, JudgeFile{Path: fmt.Sprintf("%s (lines %d-%d)", f.Path, first, line-1), Content: b.String()})
+				b.Reset()
+				size, first = 0, line
 			}
-			parts = append(parts, []JudgeFile{{Path: f.Path, Content: b.String()}})
-			parts[len(parts)-1][0].Path = fmt.Sprintf("%s (lines %d-%d)", f.Path, first, line-1)
-			b.Reset()
-			size = 0
-			first = line
 		}
-		for _, l := range lines {
-			ln := utf8.RuneCountInString(l)
-			if size+ln > max && size > 0 {
+		for _, l := range strings.SplitAfter(f.Content, "\n") {
+			n := utf8.RuneCountInString(l)
+			if size+n > max && size > 0 {
 				emit()
 			}
 			b.WriteString(l)
-			size += ln
+			size += n
 			line++
 		}
 		emit()
 	}
-	flush()
+	var parts [][]JudgeFile
+	var cur []JudgeFile
+	used := 0
+	for _, p := range pieces {
+		n := utf8.RuneCountInString(p.Content)
+		if used+n > max && len(cur) > 0 {
+			parts = append(parts, cur)
+			cur, used = nil, 0
+		}
+		cur = append(cur, p)
+		used += n
+	}
+	if len(cur) > 0 {
+		parts = append(parts, cur)
+	}
 	return parts
 }
 

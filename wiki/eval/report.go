@@ -189,9 +189,15 @@ func Markdown(rep *Report) []byte {
 		w(".\n")
 	}
 	if j := rep.Judge; j != nil {
-		w("- Judge: %s checked %d questions: %d findings kept, %d dropped (their quote is not in the file)", j.Judge, j.Questions, j.Findings, j.Unverified)
+		w("- Judge: %s checked %d questions: %d findings kept, %d dropped (their quote is not in the file)", text(j.Judge), j.Questions, j.Findings, j.Unverified)
 		if j.Failures > 0 {
 			w(", %d failed (%s)", j.Failures, text(j.Failure))
+		}
+		if u := j.Usage; u != nil {
+			w("; %d completions, %d prompt + %d completion tokens, %s", u.Completions, u.PromptTokens, u.CompletionTokens, seconds(u.DurationMS))
+			if u.Warning != "" {
+				w("; warning: %s", text(u.Warning))
+			}
 		}
 		w(".\n")
 	} else {

@@ -161,7 +161,11 @@ func readTranscriptFile(name string, stats *TranscriptStats) ([]*ccExchange, err
 	var lines []*ccLine
 	br := bufio.NewReaderSize(f, 1<<20)
 	for {
-		b, err := br.ReadBytes('\n')
+		b, err := readLongLine(br)
+		if errors.Is(err, errLineTooLong) {
+			stats.Bad++
+			continue
+		}
 		if len(b) > 0 {
 			complete := b[len(b)-1] == '\n'
 			b = bytes.TrimSpace(b)
@@ -246,11 +250,42 @@ func readTranscriptFile(name string, stats *TranscriptStats) ([]*ccExchange, err
 				}
 			}
 		}
-		if cur != nil && l.Timestamp.After(cur.end) {
+		// The exchange lasts until its last assistant message or tool result
+		// (meta and command lines do not extend it).
+		if cur != nil && (l.Type == "assistant" || hasToolResult(blocks)) && l.Timestamp.After(cur.end) {
 			cur.end = l.Timestamp
 		}
 	}
 	return out, nil
+}
+
+// MaxTranscriptLine is the longest transcript line read, in bytes; a longer
+// one (a pasted image, a huge tool result) is skipped and counted as bad.
+const MaxTranscriptLine = 32 << 20
+
+var errLineTooLong = errors.New("transcript line too long")
+
+// readLongLine reads one line with its newline (none at EOF), or drains a
+// line over MaxTranscriptLine and returns errLineTooLong.
+func readLongLine(br *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(buf)+len(chunk) > MaxTranscriptLine {
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			if err != nil && !errors.Is(err, io.EOF) {
+				return nil, err
+			}
+			return nil, errLineTooLong
+		}
+		buf = append(buf, chunk...)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return buf, err
+	}
 }
 
 // contentBlocks decodes a message's content: a string, or an array of
@@ -274,6 +309,15 @@ func contentBlocks(raw json.RawMessage) ([]ccBlock, string) {
 		}
 	}
 	return blocks, strings.Join(texts, "\n")
+}
+
+func hasToolResult(blocks []ccBlock) bool {
+	for _, b := range blocks {
+		if b.Type == "tool_result" {
+			return true
+		}
+	}
+	return false
 }
 
 func resultText(raw json.RawMessage) string {
