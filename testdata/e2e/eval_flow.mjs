@@ -30,7 +30,7 @@ try {
   assert.equal(first.unverified, 1);
   assert.equal(first.all_verified, false);
   assert.equal(first.citations[0].line, 8);
-  assert.match(first.citations[1].problem, /quote not found in pages\/sync.md/);
+  assert.match(first.citations[1].problem, /the quote is not in pages\/sync.md/);
   assert.match(first.advice, /replaces=/);
 
   const fixed = await w.call("file_answer", {

@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/lint"
 	"github.com/llmwiki/llmwiki/wiki/quote"
 )
 
@@ -39,8 +39,6 @@ const (
 	MaxAnswerChars   = 100_000
 	MaxTopicChars    = 120
 	MaxCitations     = 50
-	// MaxCitedFileBytes is the largest file a quote is checked in.
-	MaxCitedFileBytes = 32 << 20
 )
 
 // Citation is one piece of evidence for an answer: a file of the wiki and a
@@ -256,47 +254,37 @@ func LoadAnswers(st *wiki.Store, since time.Time) (map[string]*AnswerRecord, int
 	return out, bad, nil
 }
 
-// verifier checks quotes against files, reading and normalising each file
-// once.
+// verifier checks citations with lint's evidence verifier (package
+// wiki/lint: the same resolution, normalisation and 8-300 character rule as
+// verified lint findings), and records the sha256 of each file checked so a
+// later eval can tell a wrong citation from a file that changed.
 type verifier struct {
-	st    *wiki.Store
-	files map[string]*citedFile
-}
-
-type citedFile struct {
-	rel     string
-	text    string
-	norm    string
-	sha     string
-	problem string
+	st  *wiki.Store
+	v   *lint.Verifier
+	sha map[string]string
 }
 
 func newVerifier(st *wiki.Store) *verifier {
-	return &verifier{st: st, files: map[string]*citedFile{}}
+	return &verifier{st: st, v: lint.NewVerifier(st), sha: map[string]string{}}
 }
 
 // check verifies one citation against the file's current content.
 func (v *verifier) check(p, q string) CitationCheck {
-	cc := CitationCheck{Path: strings.TrimSpace(p), Quote: q}
-	f := v.file(cc.Path)
-	if f.rel != "" {
-		cc.Path = f.rel
+	ev := v.v.Verify(lint.Quote{File: strings.TrimSpace(p), Quote: q})
+	cc := CitationCheck{Path: ev.File, Quote: q, Verified: ev.Verified, Line: ev.Line, Problem: ev.Reason}
+	if cc.Path == "" {
+		cc.Path = strings.TrimSpace(p)
 	}
-	cc.SHA256 = f.sha
-	if f.problem != "" {
-		cc.Problem = f.problem
-		return cc
+	if wiki.LayerOf(cc.Path) != wiki.LayerState {
+		sum, ok := v.sha[cc.Path]
+		if !ok {
+			if data, err := v.st.Root().ReadFile(cc.Path); err == nil {
+				sum = wiki.SHA256Hex(data)
+			}
+			v.sha[cc.Path] = sum
+		}
+		cc.SHA256 = sum
 	}
-	if msg := quote.Check(q); msg != "" {
-		cc.Problem = msg
-		return cc
-	}
-	line, ok := findQuote(q, f.text, f.norm)
-	if !ok {
-		cc.Problem = "quote not found in " + f.rel + " (case, spacing, line breaks, curly quotes, dashes and markdown markers are ignored; the words must be copied exactly)"
-		return cc
-	}
-	cc.Verified, cc.Line = true, line
 	return cc
 }
 
@@ -305,111 +293,5 @@ func checkText(q, text string) (int, bool) {
 	if quote.Check(q) != "" {
 		return 0, false
 	}
-	return findQuote(q, text, quote.Normalize(text))
-}
-
-// file reads and caches the file a citation names.
-func (v *verifier) file(name string) *citedFile {
-	if f, ok := v.files[name]; ok {
-		return f
-	}
-	f := v.load(name)
-	v.files[name] = f
-	return f
-}
-
-func (v *verifier) load(name string) *citedFile {
-	f := &citedFile{}
-	if name == "" {
-		f.problem = "path is empty; name the file the quote comes from"
-		return f
-	}
-	rel, err := resolveCited(v.st, name)
-	if err != nil {
-		f.problem = wiki.PublicMessage(err)
-		return f
-	}
-	f.rel = rel
-	root := v.st.Root()
-	fi, err := root.Stat(rel)
-	if err != nil {
-		f.problem = rel + " cannot be read"
-		return f
-	}
-	if fi.IsDir() {
-		f.problem = rel + " is a folder; cite a file"
-		return f
-	}
-	if fi.Size() > MaxCitedFileBytes {
-		f.problem = fmt.Sprintf("%s is %d bytes; quotes are checked in files up to %d bytes", rel, fi.Size(), MaxCitedFileBytes)
-		return f
-	}
-	data, err := root.ReadFile(rel)
-	if err != nil {
-		f.problem = rel + " cannot be read"
-		return f
-	}
-	f.sha = wiki.SHA256Hex(data)
-	if wiki.IsBinary(data) {
-		f.problem = rel + " is a binary file; quotes can only be checked in text files"
-		return f
-	}
-	f.text = string(data)
-	f.norm = quote.Normalize(f.text)
-	return f
-}
-
-// resolveCited turns what a citation names into an existing project-relative
-// path: a path, or a page by slug or title. llmwiki's own state is refused.
-func resolveCited(st *wiki.Store, name string) (string, error) {
-	name = strings.TrimSpace(name)
-	name = strings.TrimSuffix(strings.TrimPrefix(name, "[["), "]]")
-	rel, err := wiki.CleanPath(strings.TrimPrefix(name, "./"))
-	if err == nil {
-		if wiki.LayerOf(rel) == wiki.LayerState {
-			return "", wiki.Errorf(wiki.CodeInvalid, "%s is llmwiki's own state, not a wiki file; cite the page or source the answer comes from", rel)
-		}
-		if _, serr := st.Root().Lstat(rel); serr == nil {
-			return rel, nil
-		}
-	}
-	if p, perr := st.ResolvePage(name); perr == nil {
-		return p, nil
-	}
-	if err != nil {
-		return "", err
-	}
-	return "", wiki.Errorf(wiki.CodeNotFound, "%s not found; cite a file you read (its path as read_page returned it)", rel)
-}
-
-// findQuote reports whether q occurs in text (whose normalisation is norm)
-// and the 1-based line where it starts. It is [quote.Found] and
-// [quote.Line] with the file normalised once, and finds the line by binary
-// search over line prefixes instead of a linear scan.
-func findQuote(q, text, norm string) (int, bool) {
-	nq := quote.Normalize(q)
-	if nq == "" {
-		return 0, false
-	}
-	idx := strings.Index(norm, nq)
-	if idx < 0 {
-		return 0, false
-	}
-	ends := []int{} // byte offset just past each line
-	for i := 0; i < len(text); i++ {
-		if text[i] == '\n' {
-			ends = append(ends, i+1)
-		}
-	}
-	if len(ends) == 0 || ends[len(ends)-1] != len(text) {
-		ends = append(ends, len(text))
-	}
-	// The first line whose prefix normalises past the match start.
-	i := sort.Search(len(ends), func(i int) bool {
-		return len(quote.Normalize(text[:ends[i]])) > idx
-	})
-	if i == len(ends) {
-		i = len(ends) - 1
-	}
-	return i + 1, true
+	return quote.Prepare(text).Find(q)
 }

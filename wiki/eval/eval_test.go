@@ -132,7 +132,7 @@ func TestSyntheticAuditLog(t *testing.T) {
 	}
 	e := rep.Errors[0]
 	if e.Kind != "citation" || e.Question != "What encryption does Sync use?" || e.Path != "sources/sync-manual.md" ||
-		e.Quote != "End-to-end encryption uses AES-128" || !strings.Contains(e.Title, "quote not found in sources/sync-manual.md") {
+		e.Quote != "End-to-end encryption uses AES-128" || e.Title != "the quote is not in sources/sync-manual.md" {
 		t.Errorf("citation error = %+v", e)
 	}
 	var kinds []string

@@ -215,7 +215,9 @@ func Evaluate(ctx context.Context, st *wiki.Store, opts Options) (*Report, error
 	say(fmt.Sprintf("Found %d answered questions across %d sessions", len(qs), countSessions(qs)))
 	v := newVerifier(st)
 	judgeQuestions(rep, st, v)
-	rep.Gaps = findGaps(st, qs)
+	if rep.Gaps, err = findGaps(ctx, st, qs); err != nil {
+		return nil, err
+	}
 	if opts.Judge != nil {
 		rep.Judge = runJudge(ctx, st, opts, rep, say)
 	}
@@ -316,10 +318,13 @@ func judgeQuestions(rep *Report, st *wiki.Store, v *verifier) {
 	}
 }
 
-// shortProblem is a problem message without its parenthesised advice.
+// shortProblem is a problem message without its advice (after "; " or
+// " (").
 func shortProblem(p string) string {
-	if i := strings.Index(p, " ("); i > 0 {
-		return p[:i]
+	for _, sep := range []string{"; ", " ("} {
+		if i := strings.Index(p, sep); i > 0 {
+			p = p[:i]
+		}
 	}
 	return p
 }
@@ -374,7 +379,7 @@ func snapshotWith(st *wiki.Store, rel, sum, q string) string {
 
 // findGaps lists questions that needed sources, topics asked again and
 // again without a page, and dangling links.
-func findGaps(st *wiki.Store, qs []*Question) Gaps {
+func findGaps(ctx context.Context, st *wiki.Store, qs []*Question) (Gaps, error) {
 	g := Gaps{NeededSources: []SourceGap{}, RepeatedTopics: []TopicGap{}, DanglingLinks: []DanglingLink{}}
 	for _, q := range qs {
 		if q.Hit {
@@ -417,8 +422,9 @@ func findGaps(st *wiki.Store, qs []*Question) Gaps {
 		}
 		return g.RepeatedTopics[i].Key < g.RepeatedTopics[j].Key
 	})
-	g.DanglingLinks, g.LinkCheck = danglingLinks(st)
-	return g
+	var err error
+	g.DanglingLinks, g.LinkCheck, err = danglingLinks(ctx, st)
+	return g, err
 }
 
 // topicCovered reports whether a page covers a group of questions on one

@@ -407,7 +407,7 @@ func (ex *ccExchange) toQuestion(st *wiki.Store) *Question {
 			q.seen = append(q.seen, "schema.md", "guidelines.md", "context.md")
 		case "read_page":
 			if p := inputString(u.input, "path"); p != "" {
-				if rel, err := resolveCited(st, p); err == nil {
+				if rel := resolveRead(st, p); rel != "" {
 					read(rel)
 				}
 			} else if s := inputString(u.input, "slug"); s != "" {
@@ -467,6 +467,21 @@ func (ex *ccExchange) toQuestion(st *wiki.Store) *Question {
 	}
 	q.DurationMS = float64(q.End.Sub(q.Start).Microseconds()) / 1000
 	return q
+}
+
+// resolveRead returns the file a read_page path argument named, as the
+// store resolves it (a path, else a page by slug or title), or "".
+func resolveRead(st *wiki.Store, name string) string {
+	rel, err := wiki.CleanPath(strings.TrimPrefix(strings.TrimSpace(name), "./"))
+	if err == nil {
+		if _, serr := st.Root().Stat(rel); serr == nil {
+			return rel
+		}
+	}
+	if p, perr := st.ResolvePage(name); perr == nil {
+		return p
+	}
+	return ""
 }
 
 // resultPaths pulls "path" values out of a tool result's JSON text: those in
