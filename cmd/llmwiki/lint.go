@@ -12,6 +12,8 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/lint"
+	"github.com/llmwiki/llmwiki/wiki/model"
+	"github.com/llmwiki/llmwiki/wiki/plan"
 )
 
 // lintFlags are the flags of llmwiki lint. New flags (--deep) go here and in
@@ -26,6 +28,11 @@ type lintFlags struct {
 	dismiss    string
 	reason     string
 	undismiss  string
+	// deep asks the model for contradictions and stale claims (lint --deep);
+	// budget bounds the page text it is shown; model is the endpoint.
+	deep   bool
+	budget int
+	model  *modelFlags
 }
 
 func (f *lintFlags) register(fs *flag.FlagSet) {
@@ -38,6 +45,9 @@ func (f *lintFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.dismiss, "dismiss", "", "dismiss these finding ids (comma-separated): not reported again until their evidence changes")
 	fs.StringVar(&f.reason, "reason", "", "why the findings in --dismiss are dismissed")
 	fs.StringVar(&f.undismiss, "undismiss", "", "report these dismissed finding ids again (comma-separated)")
+	fs.BoolVar(&f.deep, "deep", false, "also ask the model for contradictions and stale claims; only those whose quotes are found in the files are kept")
+	fs.IntVar(&f.budget, "budget", plan.DefaultLintBudget, "--deep: most characters of page text shown to the model")
+	f.model = addModelFlags(fs)
 }
 
 func splitList(s string) []string {
@@ -54,7 +64,7 @@ func splitList(s string) []string {
 // when a reported finding has severity error, so a CI job can run it.
 func runLint(ctx context.Context, e env, args []string) error {
 	var f lintFlags
-	fs := newFlags(e, "lint", "lint [--root DIR] [--json] [--category a,b] [--path PREFIX] [--all] [--limit N] [--dismiss IDS [--reason TEXT]] [--undismiss IDS]")
+	fs := newFlags(e, "lint", "lint [--root DIR] [--json] [--category a,b] [--path PREFIX] [--all] [--limit N] [--dismiss IDS [--reason TEXT]] [--undismiss IDS] [--deep [model flags]]")
 	f.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, "Usage: llmwiki lint [flags]\n\nChecks the wiki and lists findings; exits 1 when one has severity error.\nCategories: %s\n\nFlags:\n", strings.Join(lint.Categories(), ", "))
@@ -81,7 +91,19 @@ func runLint(ctx context.Context, e env, args []string) error {
 	call := wiki.NewCall("cli:lint", st.SessionID(), map[string]any{"args": args})
 	ctx = wiki.WithCall(ctx, call)
 	rep, err := lintRun(ctx, e, st, &f)
-	if aerr := st.Audit(call, err); aerr != nil {
+	var deep *deepResult
+	var deepErr error
+	if err == nil && f.deep {
+		var mc *model.Client
+		if mc, deepErr = f.model.client(e); deepErr == nil {
+			deep, deepErr = deepLint(ctx, st, mc, f.budget)
+		}
+	}
+	auditErr := err
+	if auditErr == nil {
+		auditErr = deepErr
+	}
+	if aerr := st.Audit(call, auditErr); aerr != nil {
 		fmt.Fprintf(e.stderr, "llmwiki lint: audit line not written: %s\n", cliMessage(aerr))
 	}
 	if err != nil {
@@ -90,14 +112,34 @@ func runLint(ctx context.Context, e env, args []string) error {
 	if f.json {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		var v any = rep
+		if deep != nil {
+			v = struct {
+				*lint.Report
+				Deep *deepResult `json:"deep"`
+			}{rep, deep}
+		}
+		if err := enc.Encode(v); err != nil {
 			return err
 		}
 	} else {
 		printReport(e, rep, f.limit)
+		if deep != nil {
+			printDeep(e.stdout, deep)
+		}
+	}
+	if deepErr != nil {
+		return fmt.Errorf("lint --deep: %s", cliMessage(deepErr))
 	}
 	if rep.Errors > 0 {
 		return exitCode(1)
+	}
+	if deep != nil {
+		for _, x := range deep.Findings {
+			if x.Severity == lint.Error {
+				return exitCode(1)
+			}
+		}
 	}
 	return nil
 }

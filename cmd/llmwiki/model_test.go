@@ -275,7 +275,10 @@ func TestPlanToolsEndToEnd(t *testing.T) {
 	}
 }
 
-func TestDeepLintKeepsOnlyVerifiedClaims(t *testing.T) {
+// deepWiki is a wiki with two pages that contradict each other, and the
+// scripted reply of a model that finds one real contradiction, invents a
+// quote, and quotes only one side of another.
+func deepWiki(t *testing.T) (string, string) {
 	root := filepath.Join(t.TempDir(), "wiki")
 	initWiki(t, root)
 	os.WriteFile(filepath.Join(root, "pages", "wal.md"), []byte("---\ntitle: WAL\n---\nSQLite's WAL mode allows one writer and many readers at once.\n"), 0o644)
@@ -289,7 +292,12 @@ func TestDeepLintKeepsOnlyVerifiedClaims(t *testing.T) {
 		{"kind": "contradiction", "file": "pages/wal.md", "message": "Only one side quoted.", "evidence": []map[string]string{
 			{"file": "pages/wal.md", "quote": "one writer and many readers at once"}}},
 	}})
-	srv := modeltest.New(t, string(reply))
+	return root, string(reply)
+}
+
+func TestDeepLintKeepsOnlyVerifiedClaims(t *testing.T) {
+	root, reply := deepWiki(t)
+	srv := modeltest.New(t, reply)
 	st, err := openOrCreate(env{stderr: io.Discard, getenv: os.Getenv}, root)
 	if err != nil {
 		t.Fatal(err)
@@ -337,4 +345,55 @@ func testModel(t *testing.T, srv *modeltest.Server) *model.Client {
 		t.Fatal(err)
 	}
 	return mc
+}
+
+func TestLintDeepCommand(t *testing.T) {
+	root, reply := deepWiki(t)
+	srv := modeltest.New(t, reply, reply)
+	out, _, err := runCLI(t, "", "lint", "--root", root, "--deep", "--base-url", srv.BaseURL(), "--model", "test-model")
+	var code exitCode
+	if err != nil && !errors.As(err, &code) {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"pages checked",
+		"Deep lint (model, 2 of 2 pages shown): 3 proposed, 1 verified, 2 dropped because their quotes were not found in the files.",
+		"[contradiction] One page says writers block readers",
+		"dropped 2 (stale_claim)",
+		"model test-model at 127.0.0.1:",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	calls := auditLines(t, root)
+	last := calls[len(calls)-1]
+	if last.Tool != "cli:lint" || last.Extra["deep_dropped"] != 2.0 || last.Extra["model"] == nil {
+		t.Errorf("audit %+v", last)
+	}
+	out, _, _ = runCLI(t, "", "lint", "--root", root, "--deep", "--json", "--base-url", srv.BaseURL())
+	var rep struct {
+		Pages int `json:"pages"`
+		Deep  struct {
+			Proposed int `json:"proposed"`
+			Dropped  int `json:"dropped"`
+		} `json:"deep"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Deep.Proposed != 3 || rep.Deep.Dropped != 2 || rep.Pages != 2 {
+		t.Errorf("json %v %+v\n%s", err, rep, out)
+	}
+	// The endpoint down: the deterministic report still prints, then a clear error.
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := l.Addr().String()
+	l.Close()
+	out, _, err = runCLI(t, "", "lint", "--root", root, "--deep", "--base-url", "http://"+addr+"/v1")
+	if err == nil || !strings.Contains(err.Error(), "lint --deep: cannot reach the model endpoint") || !strings.Contains(out, "pages checked") {
+		t.Errorf("%v\n%s", err, out)
+	}
+	// Without --deep nothing asks a model.
+	n := len(srv.Requests())
+	runCLI(t, "", "lint", "--root", root, "--base-url", srv.BaseURL())
+	if len(srv.Requests()) != n {
+		t.Error("lint without --deep called the model")
+	}
 }
