@@ -16,6 +16,10 @@ import (
 // eval-report.json has them all.
 const MaxReportQueries = 200
 
+// MaxReportDetails is how many of the newest questions eval-report.md shows
+// in full (searches, files read, answer, citations).
+const MaxReportDetails = 20
+
 // Markdown renders the report for people (eval-report.md): the tables of
 // llm-kb's report (seeds/000) plus the trend across runs.
 func Markdown(rep *Report) []byte {
@@ -162,6 +166,43 @@ func Markdown(rep *Report) []byte {
 			}
 			w("| %s | %s | %s | %d | %d | %d | %d | %d/%d | %s |\n", q.Start.Format("2006-01-02 15:04"), cell(clip(q.Question, 120)), seconds(q.DurationMS),
 				len(q.Searches), len(q.PagesRead), len(q.SourcesRead), len(q.Wasted), ok, len(q.Checks), hit)
+		}
+	}
+
+	if n := min(len(qs), MaxReportDetails); n > 0 {
+		w("\n### The newest %d in detail\n", n)
+		for i := len(qs) - 1; i >= len(qs)-n; i-- {
+			q := qs[i]
+			w("\n#### %s\n\n", text(clip(q.Question, 200)))
+			w("- **When:** %s, %s, %s", q.Start.Format("2006-01-02 15:04:05"), seconds(q.DurationMS), plural(q.Calls, "call"))
+			if q.Revisions > 0 {
+				w(", answer corrected %s", plural(q.Revisions, "time"))
+			}
+			w(" (session %s)\n", text(q.Session))
+			if len(q.Searches) > 0 {
+				ss := make([]string, len(q.Searches))
+				for i, s := range q.Searches {
+					ss[i] = "\"" + text(clip(s, 80)) + "\""
+				}
+				w("- **Searches:** %s\n", strings.Join(ss, ", "))
+			}
+			if len(q.PagesRead) > 0 {
+				w("- **Pages read:** %s\n", text(strings.Join(q.PagesRead, ", ")))
+			}
+			if len(q.SourcesRead) > 0 {
+				w("- **Sources read:** %s\n", text(strings.Join(q.SourcesRead, ", ")))
+			}
+			if len(q.Wasted) > 0 {
+				w("- **Read, never cited:** %s\n", text(strings.Join(q.Wasted, ", ")))
+			}
+			w("- **Answer:** %s\n", text(clip(q.Answer, 300)))
+			for _, c := range q.Checks {
+				w("- **Citation (%s):** %s: \"%s\"", c.Status, text(c.Path), text(clip(c.Quote, 160)))
+				if c.Line > 0 {
+					w(" (line %d)", c.Line)
+				}
+				w("\n")
+			}
 		}
 	}
 
