@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/edit"
 )
 
 // ParseSelection reads action numbers as a person types them: "1,3",
@@ -212,46 +213,41 @@ func execute(ctx context.Context, s *wiki.Store, p *Plan, a Action) (string, []s
 		w, err := s.WritePage(ctx, wiki.PageInput{Title: title, Slug: a.Slug, Summary: a.Summary, Tags: cloneTags(a.Tags), Sources: mergeSources(cur.info.Sources, sources), Body: a.Markdown, BaseSHA256: a.BaseSHA256})
 		return w.SHA256, nil, err
 	case KindAppendPageSection, KindAddLinks:
+		// Section appends and Related links are wiki/edit's (edit_page's)
+		// edits, run with the sha256 of the version read just now.
 		cur, err := readPage(s, a.Slug)
 		if err != nil {
 			return "", nil, err
 		}
-		var body string
+		in := edit.Input{Page: cur.info.Path, BaseSHA256: cur.sha}
+		if add := mergeSources(cur.info.Sources, sources); add != nil && len(add) != len(cur.info.Sources) {
+			in.Frontmatter = map[string]any{"sources": add}
+		}
 		var notes []string
 		if a.Kind == KindAppendPageSection {
-			body = appendSection(cur.body, a.Heading, a.Markdown)
+			in.Op, in.Heading, in.Content = edit.OpAppend, a.Heading, strings.TrimRight(a.Markdown, "\n")
 		} else {
 			w, err := LoadWorld(s, nil)
 			if err != nil {
 				return "", nil, err
 			}
-			var links []string
 			for _, l := range a.Links {
 				if _, ok := w.page(l); ok {
-					links = append(links, l)
+					in.Links = append(in.Links, l)
 				} else {
 					notes = append(notes, fmt.Sprintf("[[%s]] skipped: that page was not created (its create_page was not approved)", l))
 				}
 			}
-			had := map[string]bool{}
-			for _, t := range wikiLinkTargets(cur.body) {
-				if pt, ok := pageTarget(t); ok && pt != "" {
-					if k, err := wiki.NormalizeSlug(pt); err == nil {
-						had[k] = true
-					}
-				}
-			}
-			var added []string
-			body, added = addRelated(cur.body, links, func(l string) bool { return had[l] })
-			if len(added) < len(links) {
-				notes = append(notes, fmt.Sprintf("%d link(s) already present", len(links)-len(added)))
-			}
-			if len(added) == 0 {
+			if len(in.Links) == 0 {
 				return cur.sha, notes, nil
 			}
+			in.Op = edit.OpAddLinks
 		}
-		w, err := s.WritePage(ctx, wiki.PageInput{Title: cur.info.Title, Slug: a.Slug, Sources: mergeSources(cur.info.Sources, sources), Body: body, BaseSHA256: cur.sha})
-		return w.SHA256, notes, err
+		r, err := edit.Edit(ctx, s, in)
+		if err == nil && a.Kind == KindAddLinks && len(r.LinksAdded) < len(in.Links) {
+			notes = append(notes, fmt.Sprintf("%d link(s) already under Related", len(in.Links)-len(r.LinksAdded)))
+		}
+		return r.SHA256, notes, err
 	case KindUpdateContext:
 		w, err := s.WriteContext(ctx, wiki.ContextInput{Content: a.Markdown, FoldedSources: p.Folded, BaseSHA256: p.ContextSHA256, BuiltBy: builtBy(p)})
 		return w.SHA256, nil, err

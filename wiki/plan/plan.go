@@ -78,7 +78,9 @@ type Action struct {
 	// BaseSHA256 is the sha256 of the page version the model was shown
 	// (update_page).
 	BaseSHA256 string `json:"base_sha256,omitempty"`
-	// Heading titles an appended section (without "## ").
+	// Heading names the section appended to (without "## "); a missing
+	// section is created at the end of the page (append_page_section) or of
+	// context.md (append_context_section).
 	Heading string `json:"heading,omitempty"`
 	// Markdown is the page body, section body or context.md body.
 	Markdown string `json:"markdown,omitempty"`
@@ -106,7 +108,7 @@ func (a Action) Describe() string {
 	case KindUpdatePage:
 		s = fmt.Sprintf("rewrite page %s (%d chars)", a.Target(), chars(a.Markdown))
 	case KindAppendPageSection:
-		s = fmt.Sprintf("append section %q to %s (%d chars)", a.Heading, a.Target(), chars(a.Markdown))
+		s = fmt.Sprintf("append to section %q of %s (%d chars)", a.Heading, a.Target(), chars(a.Markdown))
 	case KindAddLinks:
 		ls := make([]string, len(a.Links))
 		for i, l := range a.Links {

@@ -655,3 +655,32 @@ func TestOldPlansArePruned(t *testing.T) {
 		t.Error("RemoveState removed a page")
 	}
 }
+
+func TestAppendPageSectionUsesEditPage(t *testing.T) {
+	two := doc(tk,
+		map[string]any{"kind": "append_page_section", "slug": "electron", "heading": "IPC", "markdown": "Main and renderers talk over IPC."},
+		map[string]any{"kind": "append_page_section", "slug": "electron", "heading": "IPC", "markdown": "contextBridge exposes a safe API."},
+	)
+	f := newFixture(t, two)
+	p, err := f.ingest(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plan.Apply(context.Background(), f.store, p.ID, all(p)); err != nil {
+		t.Fatal(err)
+	}
+	el, _ := os.ReadFile(filepath.Join(f.dir, "pages", "electron.md"))
+	body := string(el)
+	if strings.Count(body, "## IPC") != 1 || !strings.Contains(body, "## IPC\n\nMain and renderers talk over IPC.\n\ncontextBridge exposes a safe API.\n") {
+		t.Errorf("two appends to one section:\n%s", body)
+	}
+	if !strings.Contains(body, "sources:\n  - sources/ipc.md") || !strings.Contains(body, "title: Electron") {
+		t.Errorf("frontmatter:\n%s", body)
+	}
+	calls := 0
+	files, _ := filepath.Glob(filepath.Join(f.dir, ".llmwiki", "snapshots", "pages", "electron.md", "*"))
+	calls = len(files)
+	if calls != 2 {
+		t.Errorf("%d snapshots of electron.md, want 2 (one per edit)", calls)
+	}
+}

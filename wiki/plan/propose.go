@@ -210,7 +210,7 @@ Reply with exactly one JSON object of this shape and nothing else (no prose, no 
 The only action kinds (any other kind rejects the whole plan):
 {"kind":"create_page","slug":"lowercase-words","title":"Title","summary":"one line","tags":["tag"],"markdown":"page body","why":"one line for the person"}
 {"kind":"update_page","slug":"existing-slug","base_sha256":"<the sha256 shown with that page>","markdown":"the whole new body","why":"..."}
-{"kind":"append_page_section","slug":"existing-or-planned-slug","heading":"Heading text","markdown":"section body","why":"..."}
+{"kind":"append_page_section","slug":"existing-or-planned-slug","heading":"Heading text","markdown":"text added at the end of that section (the section is created when missing)","why":"..."}
 {"kind":"add_links","slug":"existing-or-planned-slug","links":["other-slug"],"why":"..."}
 {"kind":"update_context","markdown":"the whole new body of context.md","why":"..."}
 {"kind":"append_context_section","heading":"Heading text","markdown":"section body","why":"..."}
