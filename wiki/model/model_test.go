@@ -308,3 +308,17 @@ func TestAskWarnsWhenTheEndpointCutThePrompt(t *testing.T) {
 		t.Errorf("false warning %q", u.Warning)
 	}
 }
+
+func TestJSONSchemaResponseFormat(t *testing.T) {
+	srv := modeltest.New(t, `{}`)
+	cfg, _ := model.Resolve(envOf(nil), model.Flags{BaseURL: srv.BaseURL(), ResponseFormat: model.FormatJSONSchema})
+	schema := []byte(`{"type":"object","properties":{"a":{"type":"integer"}}}`)
+	if _, err := client(t, cfg).Complete(context.Background(), model.Request{System: "s", User: "u", Schema: schema, SchemaName: "llmwiki_plan"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	got := string(srv.Requests()[0].ResponseFormat)
+	want := `{"type":"json_schema","json_schema":{"name":"llmwiki_plan","schema":{"type":"object","properties":{"a":{"type":"integer"}}},"strict":false}}`
+	if got != want {
+		t.Errorf("response_format\n got %s\nwant %s", got, want)
+	}
+}
