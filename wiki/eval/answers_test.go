@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -227,5 +228,26 @@ func TestSince(t *testing.T) {
 	// wrote when it moved the fixture's torn last line aside.
 	if rep.Summary.Queries != 2 || rep.AuditLog.InWindow != 4 || rep.Since != "2026-11-21T12:10:00Z" {
 		t.Errorf("summary %+v, log %+v", rep.Summary, rep.AuditLog)
+	}
+}
+
+// TestEmptySearchIsAGap: a search_wiki call that found nothing (its audit
+// line's extra "hits" is 0) is listed as a gap with its question.
+func TestEmptySearchIsAGap(t *testing.T) {
+	st, dir := emptyWiki(t)
+	writeFile(t, dir, ".llmwiki/audit/2026-11-20.jsonl",
+		`{"time":"2026-11-20T10:00:00Z","session":"s","tool":"search_wiki","args":{"query":"canvas export"},"outcome":"ok","extra":{"hits":0,"total":0},"duration_ms":1}`+"\n"+
+			`{"time":"2026-11-20T10:00:01Z","session":"s","tool":"search_wiki","args":{"query":"canvas"},"outcome":"ok","extra":{"hits":3,"total":3},"duration_ms":1}`+"\n"+
+			`{"time":"2026-11-20T10:00:02Z","session":"s","tool":"file_answer","args":{"question":"Can I export a canvas?","answer":"Not in the wiki."},"outcome":"ok","duration_ms":1}`+"\n")
+	rep, err := Evaluate(context.Background(), st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []SearchGap{{Query: "canvas export", Question: "Can I export a canvas?"}}
+	if !reflect.DeepEqual(rep.Gaps.EmptySearches, want) || rep.Summary.GapCount != 1 || rep.Summary.Searches != 2 {
+		t.Errorf("gaps = %+v, summary %+v", rep.Gaps, rep.Summary)
+	}
+	if !strings.Contains(string(Insights(rep)), "- canvas export (searched, nothing found)") {
+		t.Errorf("insights:\n%s", Insights(rep))
 	}
 }

@@ -99,6 +99,9 @@ func gapLines(rep *Report) []string {
 			add("t:"+key, text(clip(n.Topic, 120)))
 		}
 	}
+	for _, e := range rep.Gaps.EmptySearches {
+		add("s:"+topicKey("", e.Query), fmt.Sprintf("%s (searched, nothing found)", text(clip(e.Query, 120))))
+	}
 	targets := map[string]int{}
 	var order []string
 	for _, d := range rep.Gaps.DanglingLinks {

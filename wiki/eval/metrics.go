@@ -127,6 +127,8 @@ type Gaps struct {
 	// RepeatedTopics are topics asked MinTopicRepeats or more times that no
 	// page covers.
 	RepeatedTopics []TopicGap `json:"repeated_topics"`
+	// EmptySearches are searches that found nothing, with their question.
+	EmptySearches []SearchGap `json:"empty_searches"`
 	// DanglingLinks are wikilinks in pages that resolve to nothing.
 	DanglingLinks []DanglingLink `json:"dangling_links"`
 	// LinkCheck names how dangling links were found.
@@ -141,6 +143,13 @@ type SourceGap struct {
 	QuestionID string   `json:"question_id,omitempty"`
 	Topic      string   `json:"topic"`
 	Sources    []string `json:"sources"`
+}
+
+// SearchGap is a search that found nothing.
+type SearchGap struct {
+	Query      string `json:"query"`
+	Question   string `json:"question"`
+	QuestionID string `json:"question_id,omitempty"`
 }
 
 // TopicGap is a topic asked again and again without a page.
@@ -380,8 +389,11 @@ func snapshotWith(st *wiki.Store, rel, sum, q string) string {
 // findGaps lists questions that needed sources, topics asked again and
 // again without a page, and dangling links.
 func findGaps(ctx context.Context, st *wiki.Store, qs []*Question) (Gaps, error) {
-	g := Gaps{NeededSources: []SourceGap{}, RepeatedTopics: []TopicGap{}, DanglingLinks: []DanglingLink{}}
+	g := Gaps{NeededSources: []SourceGap{}, RepeatedTopics: []TopicGap{}, EmptySearches: []SearchGap{}, DanglingLinks: []DanglingLink{}}
 	for _, q := range qs {
+		for _, s := range q.EmptySearches {
+			g.EmptySearches = append(g.EmptySearches, SearchGap{Query: s, Question: q.Question, QuestionID: q.ID})
+		}
 		if q.Hit {
 			continue
 		}
@@ -593,7 +605,7 @@ func summarise(rep *Report) {
 	if len(rep.MostRead) > 50 {
 		rep.MostRead = rep.MostRead[:50]
 	}
-	s.GapCount = len(rep.Gaps.NeededSources) + len(rep.Gaps.RepeatedTopics) + len(rep.Gaps.DanglingLinks) + len(rep.Gaps.Judge)
+	s.GapCount = len(rep.Gaps.NeededSources) + len(rep.Gaps.RepeatedTopics) + len(rep.Gaps.EmptySearches) + len(rep.Gaps.DanglingLinks) + len(rep.Gaps.Judge)
 	s.ErrorCount, s.WarningCount = len(rep.Errors), len(rep.Warnings)
 }
 

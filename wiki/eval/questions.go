@@ -71,6 +71,8 @@ type Question struct {
 	Searches []string `json:"searches"`
 	// SearchResults are paths search returned (when the audit line has them).
 	SearchResults []string `json:"search_results,omitempty"`
+	// EmptySearches are the searches that found nothing (extra "hits": 0).
+	EmptySearches []string `json:"empty_searches,omitempty"`
 	// PagesRead and SourcesRead are the distinct files read, in first-read
 	// order: pages/ and context.md; sources/ (research notes included).
 	PagesRead   []string `json:"pages_read"`
@@ -119,6 +121,7 @@ type call struct {
 	seq     int
 	tool    string
 	query   string
+	empty   bool // a search that found nothing
 	reads   []string
 	seen    []string
 	results []string
@@ -173,6 +176,9 @@ func (g *grouper) add(r *AuditLine) {
 			break
 		}
 		c.query = argText(args["query"])
+		if hits, isNum := extra["hits"].(float64); isNum && hits == 0 {
+			c.empty = true
+		}
 		c.results = append(c.results, r.Reads...)
 		if res, isList := extra["results"].([]any); isList {
 			for _, x := range res {
@@ -297,6 +303,9 @@ func (q *Question) absorb(c *call) {
 	q.Calls++
 	if c.query != "" {
 		q.Searches = append(q.Searches, c.query)
+		if c.empty {
+			q.EmptySearches = append(q.EmptySearches, c.query)
+		}
 	}
 	q.SearchResults = addUnique(q.SearchResults, c.results...)
 	q.seen = append(q.seen, c.seen...)

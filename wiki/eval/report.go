@@ -122,6 +122,16 @@ func Markdown(rep *Report) []byte {
 			w("| %s | %d | %s |\n", cell(clip(t.Topic, 80)), t.Asked, cell(clip(t.Questions[0], 160)))
 		}
 	}
+	if len(g.EmptySearches) > 0 {
+		w("\n### Searches that found nothing (%d)\n\n| Search | Question |\n|---|---|\n", len(g.EmptySearches))
+		for i, e := range g.EmptySearches {
+			if i == 100 {
+				w("\n%d more in eval-report.json.\n", len(g.EmptySearches)-100)
+				break
+			}
+			w("| %s | %s |\n", cell(clip(e.Query, 80)), cell(clip(e.Question, 160)))
+		}
+	}
 	w("\n### Dangling links (%d)\n\n", len(g.DanglingLinks))
 	if len(g.DanglingLinks) == 0 {
 		w("None.\n")
