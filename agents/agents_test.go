@@ -26,7 +26,7 @@ func TestGeneratedFilesCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckFiles(root, files, *update); err != nil {
+	if err := CheckFiles(root, files, *update, PluginDir); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -11,9 +11,11 @@ import (
 
 // CheckFiles compares generated files (repository-relative paths) with the
 // copies under root. With write, it rewrites the ones that differ and
-// removes generated-folder files nothing generates any more; without, it
-// returns an error listing every difference and the command that fixes it.
-func CheckFiles(root string, files map[string][]byte, write bool) error {
+// removes files in the owned folders
+// that nothing generates any more; without, it returns an error listing
+// every difference and the command that fixes it. Only the owned folders
+// (repository-relative) are searched for stale files.
+func CheckFiles(root string, files map[string][]byte, write bool, owned ...string) error {
 	var diffs []string
 	paths := make([]string, 0, len(files))
 	for p := range files {
@@ -37,8 +39,17 @@ func CheckFiles(root string, files map[string][]byte, write bool) error {
 		}
 		diffs = append(diffs, p)
 	}
-	// Files in the plugin folder that nothing generates.
-	dir := filepath.Join(root, filepath.FromSlash(PluginDir))
+	// Files in the generated folders that nothing generates.
+	for _, g := range owned {
+		staleFiles(root, filepath.Join(root, filepath.FromSlash(g)), files, write, &diffs)
+	}
+	if len(diffs) > 0 {
+		return fmt.Errorf("generated files are out of date: %s\nrun: go test ./tools -run TestToolSchemasGolden -update (or go generate ./agents) and commit them", strings.Join(diffs, ", "))
+	}
+	return nil
+}
+
+func staleFiles(root, dir string, files map[string][]byte, write bool, diffs *[]string) {
 	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
@@ -51,11 +62,7 @@ func CheckFiles(root string, files map[string][]byte, write bool) error {
 		if write {
 			return os.Remove(path)
 		}
-		diffs = append(diffs, rel+" (not generated any more)")
+		*diffs = append(*diffs, rel+" (not generated any more)")
 		return nil
 	})
-	if len(diffs) > 0 {
-		return fmt.Errorf("generated files are out of date: %s\nrun: go generate ./agents (or go test ./tools -run TestToolSchemasGolden -update) and commit them", strings.Join(diffs, ", "))
-	}
-	return nil
 }

@@ -41,6 +41,7 @@ func commands() []command {
 		{"lint", "check the wiki's links, pages and index; exit 1 when a finding is an error", runLint},
 		{"eval", "measure how well the wiki answers: hit rate, wasted reads, gaps, citations", runEval},
 		{"tools", "list the MCP tools (--markdown for the README table)", runTools},
+		{"install", "write llmwiki into an editor's config: claude-code, cursor, cline, continue, zed, vscode, windsurf", runInstall},
 		{"agents", "list the sub-agents and the tools each may call", runAgents},
 		{"orient", "print the wiki's orientation for a starting agent session (SessionStart hook)", runOrient},
 		{"capture", "save a Claude Code session as a source under sources/sessions/ (SessionEnd hook)", runCapture},

@@ -1,0 +1,347 @@
+package install
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/llmwiki/llmwiki/agents"
+)
+
+var clients = []client{
+	{"claude-code", "Claude Code", claudeCode},
+	{"cursor", "Cursor", cursor},
+	{"cline", "Cline", cline},
+	{"continue", "Continue", continueDev},
+	{"zed", "Zed", zed},
+	{"vscode", "VS Code", vscode},
+	{"windsurf", "Windsurf", windsurf},
+}
+
+// userConfigDir is the per-user application config folder: $XDG_CONFIG_HOME
+// or ~/.config on Linux, ~/Library/Application Support on macOS, %APPDATA%
+// on Windows.
+func (o *Options) userConfigDir() string {
+	switch o.GOOS {
+	case "darwin":
+		return filepath.Join(o.Home, "Library", "Application Support")
+	case "windows":
+		if a := o.Env("APPDATA"); a != "" {
+			return a
+		}
+		return filepath.Join(o.Home, "AppData", "Roaming")
+	}
+	if x := o.Env("XDG_CONFIG_HOME"); x != "" && filepath.IsAbs(x) {
+		return x
+	}
+	return filepath.Join(o.Home, ".config")
+}
+
+// claudeCode: https://code.claude.com/docs/en/mcp (project .mcp.json with
+// mcpServers; user scope in ~/.claude.json's top-level mcpServers),
+// https://code.claude.com/docs/en/settings (enabledMcpjsonServers approves
+// project servers; .claude/settings.local.json is personal),
+// https://code.claude.com/docs/en/sub-agents (.claude/agents/*.md,
+// ~/.claude/agents/*.md), https://code.claude.com/docs/en/slash-commands
+// (.claude/commands/*.md, ~/.claude/commands/*.md).
+func claudeCode(o *Options) (*plan, error) {
+	rs, err := o.resolved()
+	if err != nil {
+		return nil, err
+	}
+	entry := ordered{{"type", "stdio"}, {"command", o.Command}, {"args", o.serveArgs()}}
+	p := &plan{}
+	var base string
+	if o.Scope == ScopeProject {
+		base = filepath.Join(o.Project, ".claude")
+		p.edits = append(p.edits,
+			jsonEdit(filepath.Join(o.Project, ".mcp.json"), "MCP server "+agents.ServerName+" (project scope, shared)", false, func(d *jsonDoc) error {
+				return d.setEntry(entry, "mcpServers", agents.ServerName)
+			}),
+			jsonEdit(filepath.Join(base, "settings.local.json"), "approval of the project's "+agents.ServerName+" server (enabledMcpjsonServers, personal)", false, func(d *jsonDoc) error {
+				return d.addToList(agents.ServerName, "enabledMcpjsonServers")
+			}),
+		)
+		p.next = "Run claude in " + o.Project + " and accept the folder trust prompt; the llmwiki server is already approved for you (teammates approve it once). Check with: claude mcp list. Then try /wiki-query <question>."
+	} else {
+		base = filepath.Join(o.Home, ".claude")
+		p.edits = append(p.edits, jsonEdit(filepath.Join(o.Home, ".claude.json"), "MCP server "+agents.ServerName+" (user scope)", false, func(d *jsonDoc) error {
+			return d.setEntry(entry, "mcpServers", agents.ServerName)
+		}))
+		p.next = "Start claude anywhere and check with: claude mcp list (llmwiki should show as connected). Then try /wiki-query <question>."
+	}
+	for _, r := range rs {
+		p.edits = append(p.edits, textFile(filepath.Join(base, "agents", r.Name()+".md"), "sub-agent "+r.Name(), agents.ClaudeAgentFile(r, agents.ClaudeToolName)))
+	}
+	for _, c := range agents.Commands() {
+		p.edits = append(p.edits, textFile(filepath.Join(base, "commands", "wiki-"+c.Name+".md"), "slash command /wiki-"+c.Name, agents.ClaudeCommandFile(c, "wiki-"+c.Agent)))
+	}
+	p.notes = append(p.notes, "The plugin (agents/claude-plugin) adds session hooks too: /plugin marketplace add <llmwiki repository>, then /plugin install llmwiki@llmwiki.")
+	return p, nil
+}
+
+// cursor: https://cursor.com/docs/mcp (.cursor/mcp.json in the project,
+// ~/.cursor/mcp.json for the user; mcpServers with command and args) and
+// https://cursor.com/docs/context/rules (.cursor/rules/*.mdc with
+// description, globs and alwaysApply frontmatter; user rules live in the
+// settings UI, not in files).
+func cursor(o *Options) (*plan, error) {
+	entry := ordered{{"command", o.Command}, {"args", o.serveArgs()}}
+	p := &plan{}
+	dir := filepath.Join(o.Home, ".cursor")
+	if o.Scope == ScopeProject {
+		dir = filepath.Join(o.Project, ".cursor")
+		rule := append(agents.Frontmatter(
+			agents.Field{Key: "description", Value: "How to work with this project's llmwiki wiki (MCP server llmwiki)"},
+			agents.Field{Key: "globs", Value: ""},
+			agents.Field{Key: "alwaysApply", Value: true},
+		), []byte("\n"+rulesBody(o))...)
+		p.edits = append(p.edits, textFile(filepath.Join(dir, "rules", "llmwiki.mdc"), "project rule llmwiki", rule))
+	} else {
+		p.notes = append(p.notes, "Cursor keeps user rules in Settings > Rules, not in files; the project scope writes .cursor/rules/llmwiki.mdc.")
+	}
+	p.edits = append([]fileEdit{jsonEdit(filepath.Join(dir, "mcp.json"), "MCP server "+agents.ServerName, false, func(d *jsonDoc) error {
+		return d.setEntry(entry, "mcpServers", agents.ServerName)
+	})}, p.edits...)
+	p.next = "Open Cursor Settings > MCP (Customize > MCPs) and check that llmwiki is listed and switched on; its prompts appear as slash commands in the agent chat."
+	return p, nil
+}
+
+// cline: https://docs.cline.bot/mcp/configuring-mcp-servers (MCP servers
+// only in the extension's cline_mcp_settings.json, under VS Code's
+// globalStorage for saoudrizwan.claude-dev; mcpServers with command, args,
+// and Cline's own disabled/autoApprove, which are kept),
+// https://docs.cline.bot/customization/cline-rules (.clinerules/*.md in the
+// workspace; global rules in ~/Documents/Cline/Rules) and
+// https://docs.cline.bot/customization/workflows (.clinerules/workflows/,
+// global ~/Documents/Cline/Workflows; invoked as /name.md).
+func cline(o *Options) (*plan, error) {
+	entry := ordered{{"command", o.Command}, {"args", o.serveArgs()}}
+	settings := filepath.Join(o.userConfigDir(), "Code", "User", "globalStorage", "saoudrizwan.claude-dev", "settings", "cline_mcp_settings.json")
+	p := &plan{}
+	p.edits = append(p.edits, jsonEdit(settings, "MCP server "+agents.ServerName+" (Cline keeps servers per user only)", false, func(d *jsonDoc) error {
+		return d.setEntry(entry, "mcpServers", agents.ServerName)
+	}))
+	rules, workflows := filepath.Join(o.Project, ".clinerules"), filepath.Join(o.Project, ".clinerules", "workflows")
+	if o.Scope == ScopeUser {
+		rules, workflows = filepath.Join(o.Home, "Documents", "Cline", "Rules"), filepath.Join(o.Home, "Documents", "Cline", "Workflows")
+	} else {
+		p.notes = append(p.notes, "Cline has no project-level MCP file: the server entry goes to your user settings ("+settings+").")
+	}
+	p.edits = append(p.edits, textFile(filepath.Join(rules, "llmwiki.md"), "rule llmwiki", []byte(rulesBody(o))))
+	for _, c := range agents.Commands() {
+		text, ok, err := workflowBody(o, c.Name)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			p.edits = append(p.edits, textFile(filepath.Join(workflows, "wiki-"+c.Name+".md"), "workflow /wiki-"+c.Name+".md", []byte(text)))
+		}
+	}
+	p.next = "Open Cline's MCP Servers panel: llmwiki should show a green dot. Run a workflow with /wiki-query.md in the Cline chat."
+	return p, nil
+}
+
+// continueDev: https://docs.continue.dev/customize/deep-dives/mcp (project
+// block files in .continue/mcpServers/*.yaml with name, version, schema and
+// an mcpServers list; user servers in ~/.continue/config.yaml's mcpServers
+// list, entries with name, command, args) and
+// https://docs.continue.dev/customize/deep-dives/rules (.continue/rules/*.md
+// with name and alwaysApply frontmatter; ~/.continue/rules for the user).
+func continueDev(o *Options) (*plan, error) {
+	server := ordered{{"name", agents.ServerName}, {"type", "stdio"}, {"command", o.Command}, {"args", o.serveArgs()}}
+	p := &plan{}
+	rulesDir := filepath.Join(o.Home, ".continue", "rules")
+	if o.Scope == ScopeProject {
+		rulesDir = filepath.Join(o.Project, ".continue", "rules")
+		p.edits = append(p.edits, yamlEdit(filepath.Join(o.Project, ".continue", "mcpServers", agents.ServerName+".yaml"), "MCP server block "+agents.ServerName, func(d *yamlDoc) error {
+			for _, kv := range []kv{{"name", "llmwiki MCP server"}, {"version", "0.0.1"}, {"schema", "v1"}} {
+				if err := d.setDefault(kv.Key, kv.Value); err != nil {
+					return err
+				}
+			}
+			return d.upsertNamed("mcpServers", server)
+		}))
+	} else {
+		p.edits = append(p.edits, yamlEdit(filepath.Join(o.Home, ".continue", "config.yaml"), "MCP server "+agents.ServerName+" in mcpServers", func(d *yamlDoc) error {
+			for _, kv := range []kv{{"name", "Local Config"}, {"version", "1.0.0"}, {"schema", "v1"}} {
+				if err := d.setDefault(kv.Key, kv.Value); err != nil {
+					return err
+				}
+			}
+			return d.upsertNamed("mcpServers", server)
+		}))
+	}
+	rule := append(agents.Frontmatter(
+		agents.Field{Key: "name", Value: "llmwiki"},
+		agents.Field{Key: "description", Value: "How to work with the llmwiki wiki (MCP server llmwiki)"},
+		agents.Field{Key: "alwaysApply", Value: true},
+	), []byte("\n"+rulesBody(o))...)
+	p.edits = append(p.edits, textFile(filepath.Join(rulesDir, "llmwiki.md"), "rule llmwiki", rule))
+	p.next = "Reload Continue (it reads its config on change) and switch to Agent mode: llmwiki's tools are listed under MCP servers and its prompts as slash commands."
+	return p, nil
+}
+
+// zed: https://zed.dev/docs/ai/mcp (context_servers in settings.json with
+// command, args and env; project settings in .zed/settings.json, read once
+// the worktree is trusted) and https://zed.dev/docs/ai/agent-profiles
+// (agent.profiles with built-in tools and per-server MCP tools, so each
+// llmwiki agent becomes a profile allowing only its tools). Zed's settings
+// are JSON with comments and trailing commas (JSONC), kept as they are.
+func zed(o *Options) (*plan, error) {
+	entry := ordered{{"command", o.Command}, {"args", o.serveArgs()}, {"env", map[string]string{}}}
+	p := &plan{}
+	var settings string
+	if o.Scope == ScopeProject {
+		settings = filepath.Join(o.Project, ".zed", "settings.json")
+		p.notes = append(p.notes, "Zed reads agent profiles from your user settings only; run with --scope user to add the wiki-* profiles.")
+	} else if o.GOOS == "windows" {
+		settings = filepath.Join(o.userConfigDir(), "Zed", "settings.json")
+	} else {
+		cfg := filepath.Join(o.Home, ".config")
+		if x := o.Env("XDG_CONFIG_HOME"); o.GOOS == "linux" && x != "" && filepath.IsAbs(x) {
+			cfg = x
+		}
+		settings = filepath.Join(cfg, "zed", "settings.json")
+	}
+	var profiles []agents.Resolved
+	if o.Scope == ScopeUser {
+		rs, err := o.resolved()
+		if err != nil {
+			return nil, err
+		}
+		profiles = rs
+	}
+	p.edits = append(p.edits, jsonEdit(settings, "context server "+agents.ServerName+profileWhat(profiles), true, func(d *jsonDoc) error {
+		if err := d.setEntry(entry, "context_servers", agents.ServerName); err != nil {
+			return err
+		}
+		for _, r := range profiles {
+			if err := d.set(zedProfile(r), "agent", "profiles", r.Name()); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	p.next = "In Zed open the Agent Panel settings (agent: open settings): llmwiki should have a green dot. Pick a wiki-* profile to give the agent only that role's tools."
+	if o.Scope == ScopeProject {
+		p.next = "Open the project in Zed and trust it (Restricted Mode blocks project MCP servers), then check the Agent Panel settings for llmwiki's green dot."
+	}
+	return p, nil
+}
+
+func profileWhat(rs []agents.Resolved) string {
+	if len(rs) == 0 {
+		return ""
+	}
+	var names []string
+	for _, r := range rs {
+		names = append(names, r.Name())
+	}
+	return " and agent profiles " + strings.Join(names, ", ")
+}
+
+// zedBuiltinWrite are Zed's built-in tools that change files or run
+// commands: off in every llmwiki profile.
+var zedBuiltinWrite = []string{"edit_file", "create_directory", "delete_path", "move_path", "copy_path", "terminal"}
+
+func zedProfile(r agents.Resolved) ordered {
+	builtins := ordered{}
+	for _, t := range zedBuiltinWrite {
+		builtins = append(builtins, kv{t, false})
+	}
+	if r.HasCap(agents.CapWeb) {
+		builtins = append(builtins, kv{"fetch", true}, kv{"web_search", true})
+	}
+	mcp := ordered{}
+	for _, t := range r.Tools {
+		mcp = append(mcp, kv{t, true})
+	}
+	return ordered{
+		{"name", "Wiki " + strings.ToUpper(r.Role[:1]) + r.Role[1:]},
+		{"tools", builtins},
+		{"enable_all_context_servers", false},
+		{"context_servers", ordered{{agents.ServerName, ordered{{"tools", mcp}}}}},
+	}
+}
+
+// vscode: https://code.visualstudio.com/docs/copilot/reference/mcp-configuration
+// (.vscode/mcp.json in the workspace or mcp.json in the user profile folder;
+// a top-level servers object, stdio servers with type, command and args;
+// JSONC) and https://code.visualstudio.com/docs/agent-customization/custom-agents
+// (.github/agents/*.agent.md in the workspace, ~/.copilot/agents for the
+// user; tools listed as <server>/<tool>).
+func vscode(o *Options) (*plan, error) {
+	rs, err := o.resolved()
+	if err != nil {
+		return nil, err
+	}
+	entry := ordered{{"type", "stdio"}, {"command", o.Command}, {"args", o.serveArgs()}}
+	p := &plan{}
+	mcpFile := filepath.Join(o.userConfigDir(), "Code", "User", "mcp.json")
+	agentDir := filepath.Join(o.Home, ".copilot", "agents")
+	if o.Scope == ScopeProject {
+		mcpFile = filepath.Join(o.Project, ".vscode", "mcp.json")
+		agentDir = filepath.Join(o.Project, ".github", "agents")
+	}
+	p.edits = append(p.edits, jsonEdit(mcpFile, "MCP server "+agents.ServerName, true, func(d *jsonDoc) error {
+		return d.setEntry(entry, "servers", agents.ServerName)
+	}))
+	for _, r := range rs {
+		p.edits = append(p.edits, textFile(filepath.Join(agentDir, r.Name()+".agent.md"), "custom agent "+r.Name(), vscodeAgent(r)))
+	}
+	p.next = "In VS Code run MCP: List Servers and start llmwiki (trust it when asked); the wiki-* agents appear in the Chat view's agent picker."
+	return p, nil
+}
+
+func vscodeAgent(r agents.Resolved) []byte {
+	var tl []string
+	for _, t := range r.Tools {
+		tl = append(tl, agents.ServerName+"/"+t)
+	}
+	if r.HasCap(agents.CapWeb) {
+		tl = append(tl, "web/fetch")
+	}
+	fm := agents.Frontmatter(
+		agents.Field{Key: "name", Value: r.Name()},
+		agents.Field{Key: "description", Value: r.Description},
+		agents.Field{Key: "tools", Value: tl},
+	)
+	return append(fm, []byte("\n"+r.Body)...)
+}
+
+// windsurf: https://docs.windsurf.com/windsurf/cascade/mcp (servers only in
+// ~/.codeium/windsurf/mcp_config.json, mcpServers with command and args),
+// https://docs.windsurf.com/windsurf/cascade/memories (workspace rules in
+// .windsurf/rules/*.md with a trigger frontmatter) and
+// https://docs.windsurf.com/windsurf/cascade/workflows (.windsurf/workflows/
+// *.md, invoked as /name).
+func windsurf(o *Options) (*plan, error) {
+	entry := ordered{{"command", o.Command}, {"args", o.serveArgs()}}
+	cfg := filepath.Join(o.Home, ".codeium", "windsurf", "mcp_config.json")
+	p := &plan{}
+	p.edits = append(p.edits, jsonEdit(cfg, "MCP server "+agents.ServerName+" (Windsurf keeps servers per user only)", false, func(d *jsonDoc) error {
+		return d.setEntry(entry, "mcpServers", agents.ServerName)
+	}))
+	if o.Scope == ScopeProject {
+		p.notes = append(p.notes, "Windsurf has no project-level MCP file: the server entry goes to "+cfg+".")
+		rule := append(agents.Frontmatter(
+			agents.Field{Key: "trigger", Value: "always_on"},
+			agents.Field{Key: "description", Value: "How to work with this project's llmwiki wiki (MCP server llmwiki)"},
+		), []byte("\n"+rulesBody(o))...)
+		p.edits = append(p.edits, textFile(filepath.Join(o.Project, ".windsurf", "rules", "llmwiki.md"), "workspace rule llmwiki", rule))
+		for _, c := range agents.Commands() {
+			text, ok, err := workflowBody(o, c.Name)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				wf := append(agents.Frontmatter(agents.Field{Key: "description", Value: c.Description}), []byte("\n"+text)...)
+				p.edits = append(p.edits, textFile(filepath.Join(o.Project, ".windsurf", "workflows", "wiki-"+c.Name+".md"), "workflow /wiki-"+c.Name, wf))
+			}
+		}
+	} else {
+		p.notes = append(p.notes, "Windsurf keeps global rules in one file of yours (global_rules.md), which llmwiki does not edit; the project scope writes .windsurf/rules and .windsurf/workflows.")
+	}
+	p.next = "In Windsurf open Cascade > MCP servers and press refresh: llmwiki should be listed with its tools."
+	return p, nil
+}
