@@ -54,9 +54,12 @@ func Agents() []Agent {
 	return []Agent{
 		{
 			Role:        "librarian",
-			Description: "Answers questions from the llmwiki wiki: reads the synthesis and the pages, cites them, and says plainly when the wiki does not know. Read-only. Use it for any question the wiki may answer.",
+			Description: "Answers questions from the llmwiki wiki: reads the synthesis and the pages, cites them, and says plainly when the wiki does not know. Read-only on the wiki. Use it for any question the wiki may answer.",
 			Workflow:    "query",
 			Intro:       "You are the wiki's librarian. You answer from the wiki and never change it.",
+			// file_answer records the answer for llmwiki eval; it writes only
+			// the server's own state, never the wiki.
+			Writes: []string{"file_answer"},
 		},
 		{
 			Role:        "ingester",
@@ -90,6 +93,11 @@ func Agents() []Agent {
 	}
 }
 
+// stateOnly are write tools that change only llmwiki's own state under
+// .llmwiki/ (the eval store), never a wiki file: an agent with only these
+// is still read-only on the wiki.
+var stateOnly = map[string]bool{"file_answer": true}
+
 // Resolved is an agent intersected with a registry.
 type Resolved struct {
 	Agent
@@ -97,7 +105,7 @@ type Resolved struct {
 	Tools []string
 	// Pending are write tools it names that the registry does not have yet.
 	Pending []string
-	// WritesWiki is true when any of its tools writes.
+	// WritesWiki is true when any of its tools writes a wiki file.
 	WritesWiki bool
 	// Body is its instructions: the intro, then its workflow rendered
 	// against Tools, then the rules of conduct.
@@ -135,7 +143,7 @@ func Resolve(list []tools.Tool) ([]Resolved, error) {
 		for _, t := range list {
 			if t.ReadOnly() || named[t.Tool.Name] {
 				r.Tools = append(r.Tools, t.Tool.Name)
-				if !t.ReadOnly() {
+				if !t.ReadOnly() && !stateOnly[t.Tool.Name] {
 					r.WritesWiki = true
 				}
 			}
