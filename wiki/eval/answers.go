@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -211,7 +212,9 @@ func answerPath(id string) string {
 }
 
 // LoadAnswers reads the stored answers made at or after since (zero: all),
-// keyed by id. Unreadable records are counted in bad and skipped.
+// keyed by id. Unreadable records are counted in bad and skipped. Each day's
+// folder is opened once (an [os.Root] of its own, so a file name is not
+// resolved from the project root again) and read by a few goroutines.
 func LoadAnswers(st *wiki.Store, since time.Time) (map[string]*AnswerRecord, int, error) {
 	out := map[string]*AnswerRecord{}
 	bad := 0
@@ -221,34 +224,59 @@ func LoadAnswers(st *wiki.Store, since time.Time) (map[string]*AnswerRecord, int
 	} else if err != nil {
 		return nil, 0, wiki.Errorf(wiki.CodeInternal, "list the eval store")
 	}
+	type result struct {
+		rec *AnswerRecord
+		bad bool
+	}
 	for _, d := range days {
 		day, err := time.Parse("2006-01-02", d.Name())
 		if !d.IsDir() || err != nil || (!since.IsZero() && day.Add(24*time.Hour).Before(since)) {
 			continue
 		}
-		dir := path.Join(AnswersDir, d.Name())
-		files, err := fs.ReadDir(st.Root().FS(), dir)
+		sub, err := st.Root().OpenRoot(path.Join(AnswersDir, d.Name()))
 		if err != nil {
+			bad++
 			continue
 		}
+		files, err := fs.ReadDir(sub.FS(), ".")
+		if err != nil {
+			sub.Close()
+			bad++
+			continue
+		}
+		var names []string
 		for _, f := range files {
-			if f.IsDir() || !strings.HasSuffix(f.Name(), ".json") || wiki.IsTempName(f.Name()) {
-				continue
+			if f.Type().IsRegular() && strings.HasSuffix(f.Name(), ".json") && !wiki.IsTempName(f.Name()) {
+				names = append(names, f.Name())
 			}
-			data, ok, err := st.ReadState(path.Join(dir, f.Name()))
-			if err != nil || !ok {
+		}
+		results := make([]result, len(names))
+		workers := min(4, len(names))
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				for i := w; i < len(names); i += workers {
+					data, err := sub.ReadFile(names[i])
+					var r AnswerRecord
+					if err != nil || json.Unmarshal(data, &r) != nil || !ValidAnswerID(r.ID) {
+						results[i].bad = true
+						continue
+					}
+					results[i].rec = &r
+				}
+			}(w)
+		}
+		wg.Wait()
+		sub.Close()
+		for _, r := range results {
+			switch {
+			case r.bad:
 				bad++
-				continue
+			case since.IsZero() || !r.rec.Time.Before(since):
+				out[r.rec.ID] = r.rec
 			}
-			var r AnswerRecord
-			if json.Unmarshal(data, &r) != nil || !ValidAnswerID(r.ID) {
-				bad++
-				continue
-			}
-			if !since.IsZero() && r.Time.Before(since) {
-				continue
-			}
-			out[r.ID] = &r
 		}
 	}
 	return out, bad, nil

@@ -9,8 +9,10 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
@@ -77,16 +79,48 @@ func ReadAudit(st *wiki.Store, since time.Time, fn func(*AuditLine)) (LogStats, 
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	for _, n := range names {
-		f, err := st.Root().Open(path.Join(wiki.AuditDir, n))
-		if err != nil {
-			return stats, wiki.Errorf(wiki.CodeInternal, "open audit file %s", n)
+	// Files are parsed in parallel (JSON decoding is most of eval's work on a
+	// large log), then handed to fn in date and line order.
+	type parsed struct {
+		lines []*AuditLine
+		stats LogStats
+		err   error
+	}
+	out := make([]parsed, len(names))
+	workers := min(runtime.GOMAXPROCS(0), len(names))
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < len(names); i += workers {
+				f, err := st.Root().Open(path.Join(wiki.AuditDir, names[i]))
+				if err != nil {
+					out[i].err = wiki.Errorf(wiki.CodeInternal, "open audit file %s", names[i])
+					continue
+				}
+				out[i].err = readAuditFile(f, names[i], since, &out[i].stats, func(l *AuditLine) { out[i].lines = append(out[i].lines, l) })
+				f.Close()
+			}
+		}(w)
+	}
+	wg.Wait()
+	for _, p := range out {
+		if p.err != nil {
+			return stats, p.err
 		}
 		stats.Files++
-		err = readAuditFile(f, n, since, &stats, fn)
-		f.Close()
-		if err != nil {
-			return stats, err
+		stats.Lines += p.stats.Lines
+		stats.InWindow += p.stats.InWindow
+		stats.Torn += p.stats.Torn
+		stats.BadCount += p.stats.BadCount
+		for _, b := range p.stats.Bad {
+			if len(stats.Bad) < 20 {
+				stats.Bad = append(stats.Bad, b)
+			}
+		}
+		for _, l := range p.lines {
+			fn(l)
 		}
 	}
 	return stats, nil

@@ -137,6 +137,9 @@ func behaviourFixes(rep *Report) []string {
 	if s.Queries > 0 && s.HitRate < HitRateTarget {
 		out = append(out, fmt.Sprintf("Answer from pages and context.md before opening raw sources (search_wiki first): the wiki hit rate is %s, the target %d%%+. When you had to read a source, write or update a page so the next question is a hit.", pct(s.HitRate, s.Queries), int(HitRateTarget*100)))
 	}
+	if u := rep.Unfiled; u.Sessions > 0 {
+		out = append(out, fmt.Sprintf("File every answer with file_answer before giving it: %s searched or read files and filed no answer afterwards, so eval cannot measure them.", plural(u.Sessions, "session")))
+	}
 	unread := 0
 	stale := 0
 	for _, w := range rep.Warnings {

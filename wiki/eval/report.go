@@ -34,7 +34,7 @@ func Markdown(rep *Report) []byte {
 
 	w("## Performance\n\n| Metric | Value |\n|---|---|\n")
 	w("| Total queries | %d |\n", s.Queries)
-	w("| Avg duration | %s |\n", seconds(s.AvgDurationMS))
+	w("| Avg duration | %s |\n", durationOf(s.AvgDurationMS, s.Queries))
 	w("| Wiki hits (no source reads) | %d (%s) |\n", s.Hits, pct(s.HitRate, s.Queries))
 	w("| Needed source files | %d |\n", s.NeededSources)
 	w("| Total file reads | %d |\n", s.FileReads)
@@ -70,7 +70,7 @@ func Markdown(rep *Report) []byte {
 		if r.Since != "" {
 			win = "since " + r.Since
 		}
-		w("| %s | %s | %d | %s | %d | %d | %s |\n", label, win, r.Queries, pct(r.HitRate, r.Queries), r.WastedReads, r.CitationErrors, seconds(r.AvgDurationMS))
+		w("| %s | %s | %d | %s | %d | %d | %s |\n", label, win, r.Queries, pct(r.HitRate, r.Queries), r.WastedReads, r.CitationErrors, durationOf(r.AvgDurationMS, r.Queries))
 	}
 
 	w("\n## 🔴 Errors (%d)\n\n", len(rep.Errors))
@@ -307,6 +307,14 @@ func pct(rate float64, of int) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%d%%", int(math.Round(rate*100)))
+}
+
+// durationOf is an average duration, or "n/a" when nothing was counted.
+func durationOf(ms float64, of int) string {
+	if of == 0 {
+		return "n/a"
+	}
+	return seconds(ms)
 }
 
 func seconds(ms float64) string {

@@ -18,7 +18,8 @@ import (
 // writeLargeLog writes a synthetic audit log of n lines over 20 days to the
 // wiki at dir, with 200 pages and 50 sources to read and cite: sessions of
 // a load_project, a search, three or four reads and a file_answer (every
-// tenth with a wrong quote), plus write calls and lines of other tools.
+// tenth with a wrong quote, and its record in the eval store), plus write
+// calls.
 // It returns the number of answers written.
 func writeLargeLog(t testing.TB, dir string, n int) int {
 	t.Helper()
@@ -78,10 +79,16 @@ func writeLargeLog(t testing.TB, dir string, n int) int {
 				Writes: []wiki.WriteRecord{{Path: page, Before: "aa", After: "bb"}}, DurationMS: 9})
 		}
 		answers++
+		id := fmt.Sprintf("a%s-%08x", at(6).Format("20060102T150405Z"), s)
+		question := fmt.Sprintf("What is topic %d about, question %d?", s%200, s)
 		calls = append(calls, wiki.AuditRecord{Time: at(6), Session: sess, Client: client, Tool: AnswerTool,
-			Args: map[string]any{"question": fmt.Sprintf("What is topic %d about, question %d?", s%200, s), "answer": "It is explained in the page.", "topic": fmt.Sprintf("topic %d", s%200),
+			Args: map[string]any{"question": question, "answer": "It is explained in the page.", "topic": fmt.Sprintf("topic %d", s%200),
 				"citations": []any{map[string]any{"path": page, "quote": quote}}},
-			Outcome: "ok", Extra: map[string]any{"answer_id": fmt.Sprintf("a%s-%08x", at(6).Format("20060102T150405Z"), s), "citations": 1}, DurationMS: 2})
+			Outcome: "ok", Extra: map[string]any{"answer_id": id, "citations": 1}, DurationMS: 2})
+		// file_answer's record in the eval store, as the tool writes it.
+		rec, _ := json.MarshalIndent(AnswerRecord{ID: id, Time: at(6), Session: sess, Client: client, Question: question, Answer: "It is explained in the page.",
+			Topic: fmt.Sprintf("topic %d", s%200), Citations: []CitationCheck{{Path: page, Quote: quote, Verified: s%10 != 0, Line: 6}}}, "", "  ")
+		writeFile(t, dir, answerPath(id), string(rec)+"\n")
 		for _, c := range calls {
 			if line == n {
 				break
