@@ -22,6 +22,8 @@ func Catalogue(d Deps) []Tool {
 		WritePage(d),
 		EditPage(d),
 		MovePage(d),
+		ListSnapshots(d),
+		RestoreSnapshot(d),
 		ResearchSave(d),
 		SaveSource(d),
 		AppendLog(d),

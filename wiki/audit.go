@@ -63,6 +63,9 @@ type AuditRecord struct {
 	Writes []WriteRecord `json:"writes,omitempty"`
 	// Snapshots lists the snapshot files made of replaced versions.
 	Snapshots []string `json:"snapshots,omitempty"`
+	// Pruned lists the snapshots the retention deleted during the call,
+	// each with the sha256 of the version it held (in sha256_before).
+	Pruned []WriteRecord `json:"pruned_snapshots,omitempty"`
 	// Warnings are things that went wrong without failing the call (a derived
 	// index that could not be updated and is now marked stale).
 	Warnings []string `json:"warnings,omitempty"`
@@ -160,6 +163,15 @@ func (c *Call) addWrites(w []WriteRecord, snaps []string) {
 	c.mu.Lock()
 	c.Writes = append(c.Writes, w...)
 	c.Snapshots = append(c.Snapshots, snaps...)
+	c.mu.Unlock()
+}
+
+func (c *Call) addPruned(p []WriteRecord) {
+	if c == nil || len(p) == 0 {
+		return
+	}
+	c.mu.Lock()
+	c.Pruned = append(c.Pruned, p...)
 	c.mu.Unlock()
 }
 

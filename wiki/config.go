@@ -18,6 +18,10 @@ type Config struct {
 	// AutoIndex regenerates index.md in every write that changes the set of
 	// pages or their title, summary or tags (index: auto, the default).
 	AutoIndex bool
+	// Retention is how long snapshots are kept (snapshot_keep_days,
+	// snapshot_keep_last); the default keeps them all. See
+	// [Store.PruneSnapshots].
+	Retention Retention
 	// Raw is schema.md's whole frontmatter.
 	Raw map[string]any
 	// Err is why schema.md's frontmatter could not be read, if it could not;
@@ -62,6 +66,12 @@ func (s *Store) Config() Config {
 			}
 			if MetaString(d.Meta, "index") == "manual" {
 				cfg.AutoIndex = false
+			}
+			if n, ok := toInt(d.Meta["snapshot_keep_days"]); ok && n > 0 {
+				cfg.Retention.KeepDays = n
+			}
+			if n, ok := toInt(d.Meta["snapshot_keep_last"]); ok && n > 0 {
+				cfg.Retention.KeepLast = n
 			}
 		}
 	}

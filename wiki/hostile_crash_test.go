@@ -146,7 +146,18 @@ func checkWiki(t *testing.T, dir string) {
 		return nil
 	})
 	snaps := snapshotHashes(t, dir)
-	for _, r := range parsedAudit(t, dir) {
+	recs := parsedAudit(t, dir)
+	for _, r := range recs {
+		for _, p := range r.Pruned { // deleted by the retention, audited
+			if sn, ok := parseSnapshotPath(p.Path); ok {
+				if snaps[sn.Of] == nil {
+					snaps[sn.Of] = map[string]bool{}
+				}
+				snaps[sn.Of][p.Before] = true
+			}
+		}
+	}
+	for _, r := range recs {
 		for _, w := range r.Writes {
 			if w.Before != "" && w.After != "" && snapshotted(w.Path, OpReplace) && !strings.HasSuffix(w.Path, "log.md") && LayerOf(w.Path) != LayerResearch {
 				if !snaps[w.Path][w.Before] {

@@ -71,7 +71,8 @@ type FileContent struct {
 }
 
 // Read returns a file of the wiki: a page, source, context.md, index.md,
-// schema.md, guidelines.md or log.md. Files under .llmwiki/ are refused.
+// schema.md, guidelines.md or log.md, or a stored version of one under
+// .llmwiki/snapshots/. Other files under .llmwiki/ are refused.
 func (s *Store) Read(ctx context.Context, in ReadInput) (FileContent, error) {
 	var out FileContent
 	rel, err := s.resolveReadTarget(in)
@@ -171,6 +172,9 @@ func (s *Store) resolveReadTarget(in ReadInput) (string, error) {
 	}
 	switch LayerOf(rel) {
 	case LayerState:
+		if _, ok := parseSnapshotPath(rel); ok {
+			return rel, nil // a stored version: history, readable like the file it was
+		}
 		return "", Errorf(CodeInvalid, "%s is the server's own state, not part of the wiki", rel)
 	case LayerPages:
 		if _, err := s.root.Lstat(rel); errors.Is(err, fs.ErrNotExist) {

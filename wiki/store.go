@@ -41,6 +41,9 @@ type Store struct {
 	// load_project reports them as problems.
 	repairMu sync.Mutex
 	repairs  []string
+
+	pruneMu   sync.Mutex
+	lastPrune time.Time // when a write last applied the snapshot retention
 	log      *slog.Logger
 	now      func() time.Time
 	session  string

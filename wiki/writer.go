@@ -119,6 +119,9 @@ func (s *Store) update(ctx context.Context, call *Call, fn func(*Tx) error) erro
 		return err
 	}
 	call.addWrites(records, snaps)
+	if len(snaps) > 0 {
+		s.autoPrune(call)
+	}
 	if len(committed) > 0 {
 		s.noteCommitted(committed)
 		s.applyDerived(ctx, call, committed)

@@ -49,6 +49,7 @@ func commands() []command {
 		{"build", "let a model propose a new context.md from the pages and pending sources, apply it if you approve", runBuild},
 		{"plans", "list, show or apply plans a model proposed (they expire after 10 minutes)", runPlans},
 		{"doctor", "check that the model endpoint and model answer, and say what to do if not", runDoctor},
+		{"snapshots", "list the stored earlier versions of pages and context.md, restore one, or prune by the retention", runSnapshots},
 		{"version", "print the version", runVersion},
 	}
 }

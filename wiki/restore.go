@@ -1,0 +1,517 @@
+package wiki
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// AllSnapshots lists every stored version of every file, by file path and
+// then newest first.
+func (s *Store) AllSnapshots() ([]Snapshot, error) {
+	var out []Snapshot
+	err := fs.WalkDir(s.root.FS(), SnapshotDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == SnapshotDir && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll
+			}
+			return nil
+		}
+		if d.IsDir() || IsTempName(p) {
+			return nil
+		}
+		if sn, ok := parseSnapshotPath(p); ok {
+			if info, err := d.Info(); err == nil {
+				sn.Size = info.Size()
+			}
+			out = append(out, sn)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, internal("list snapshots", err)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Of != out[j].Of {
+			return out[i].Of < out[j].Of
+		}
+		return out[i].Path > out[j].Path
+	})
+	return out, nil
+}
+
+// SnapshotsOf lists the stored versions of the file a caller named (a path,
+// or a page slug or title, as [Store.RestoreSnapshot] accepts), newest
+// first, with the path it resolved to.
+func (s *Store) SnapshotsOf(name string) (string, []Snapshot, error) {
+	rel, err := s.restoreTarget(name)
+	if err != nil {
+		return "", nil, err
+	}
+	list, err := s.Snapshots(rel)
+	return rel, list, err
+}
+
+// parseSnapshotPath reads a snapshot's project-relative path
+// ("<SnapshotDir>/<of>/<stamp>-<sha prefix><ext>").
+func parseSnapshotPath(p string) (Snapshot, bool) {
+	if !strings.HasPrefix(p, SnapshotDir+"/") {
+		return Snapshot{}, false
+	}
+	of := path.Dir(strings.TrimPrefix(p, SnapshotDir+"/"))
+	if of == "." {
+		return Snapshot{}, false
+	}
+	name := strings.TrimSuffix(path.Base(p), path.Ext(of))
+	i := strings.LastIndexByte(name, '-')
+	if i < 0 || len(name)-i-1 != 16 {
+		return Snapshot{}, false
+	}
+	t, err := time.Parse(snapshotStamp, name[:i])
+	if err != nil {
+		return Snapshot{}, false
+	}
+	return Snapshot{Path: p, Of: of, Time: t, SHA256Prefix: name[i+1:]}, true
+}
+
+// RestoreInput names a stored version to bring back with
+// [Store.RestoreSnapshot].
+type RestoreInput struct {
+	// Path is the file to restore ("pages/topic.md", "context.md"); a page
+	// slug or title also works. It may be omitted when Snapshot is a full
+	// snapshot path.
+	Path string
+	// Snapshot picks the version: a snapshot path as listed
+	// (".llmwiki/snapshots/pages/x.md/2026…-1a2b….md"), its file name, or
+	// at least 8 hex digits of its sha256. Empty picks the newest stored
+	// version that differs from the current file (undo the last change).
+	Snapshot string
+	// BaseSHA256, when set, must be the sha256 of the current file: the
+	// restore is then a conflict if the file changed since it was read.
+	BaseSHA256 string
+}
+
+// RestoreResult reports a restore.
+type RestoreResult struct {
+	// Path is the file restored.
+	Path string `json:"path"`
+	// Restored is the snapshot whose content the file now holds.
+	Restored string `json:"restored"`
+	// SHA256 is the file's sha256 after the restore.
+	SHA256 string `json:"sha256"`
+	// Changed is false when the file already held that version.
+	Changed bool `json:"changed"`
+	// Snapshot is where the version that was replaced is kept ("" when
+	// nothing was replaced, or the file did not exist).
+	Snapshot string `json:"snapshot,omitempty"`
+}
+
+var hexRe = regexp.MustCompile(`^[0-9a-fA-F]+$`)
+
+// RestoreSnapshot brings back a stored version of a page, context.md or
+// guidelines.md through the audited writer: the current version is
+// snapshotted first, like any replaced version, so a restore can itself be
+// undone. A page that was moved or deleted is created again under its old
+// path. The snapshot's bytes are checked against the sha256 in its name; a
+// damaged snapshot is refused. guidelines.md's "## My Rules" section is
+// never changed: a version whose My Rules differ is refused.
+func (s *Store) RestoreSnapshot(ctx context.Context, in RestoreInput) (out RestoreResult, err error) {
+	ctx, call, done := s.withOwnCall(ctx)
+	defer func() { done(err) }()
+	if in.BaseSHA256 != "" && !isHexSHA(in.BaseSHA256) {
+		return out, Errorf(CodeInvalid, "base_sha256 must be 64 hex digits, as read_page returns it")
+	}
+	sn, rel, err := s.findSnapshot(in)
+	if err != nil {
+		return out, err
+	}
+	data, ok, err := s.readRaw(sn.Path)
+	if err != nil {
+		return out, err
+	}
+	if !ok {
+		return out, Errorf(CodeNotFound, "snapshot %s does not exist; list_snapshots shows the stored versions", sn.Path)
+	}
+	if !strings.HasPrefix(SHA256Hex(data), sn.SHA256Prefix) {
+		return out, Errorf(CodeInvalid, "snapshot %s is damaged: its content does not match the sha256 in its name; choose another version", sn.Path)
+	}
+	call.mu.Lock()
+	before := len(call.Snapshots)
+	call.mu.Unlock()
+	err = s.Update(ctx, func(tx *Tx) error {
+		cur, exists, err := tx.Read(rel)
+		if err != nil {
+			return err
+		}
+		if in.BaseSHA256 != "" {
+			if !exists {
+				return Errorf(CodeNotFound, "%s does not exist now, so base_sha256 cannot match; omit base_sha256 to restore it", rel)
+			}
+			if got := SHA256Hex(cur); got != strings.ToLower(in.BaseSHA256) {
+				return Errorf(CodeConflict, "%s changed since you read it (base_sha256 %s… does not match the current %s…); read it again and decide whether to restore", rel, short(in.BaseSHA256), short(got))
+			}
+		}
+		out.Changed = !exists || !bytes.Equal(cur, data)
+		if !out.Changed {
+			return nil
+		}
+		if exists {
+			return tx.Replace(rel, data, "")
+		}
+		if LayerOf(rel) == LayerPages {
+			return tx.Create(rel, data)
+		}
+		return tx.Replace(rel, data, "")
+	})
+	if err != nil {
+		return RestoreResult{}, err
+	}
+	out.Path, out.Restored, out.SHA256 = rel, sn.Path, SHA256Hex(data)
+	call.mu.Lock()
+	for _, p := range call.Snapshots[before:] {
+		if strings.HasPrefix(p, SnapshotDir+"/"+rel+"/") {
+			out.Snapshot = p
+		}
+	}
+	call.mu.Unlock()
+	return out, nil
+}
+
+// findSnapshot resolves what RestoreInput names to one snapshot and the
+// file it is a version of.
+func (s *Store) findSnapshot(in RestoreInput) (Snapshot, string, error) {
+	want := strings.TrimSpace(in.Snapshot)
+	if strings.HasPrefix(want, ".llmwiki/") && !strings.HasPrefix(want, SnapshotDir+"/") {
+		return Snapshot{}, "", Errorf(CodeInvalid, "%s is not a snapshot path (snapshots are under %s/; list_snapshots shows them)", want, SnapshotDir)
+	}
+	if strings.HasPrefix(want, SnapshotDir+"/") {
+		p, err := CleanPath(want)
+		if err != nil {
+			return Snapshot{}, "", err
+		}
+		sn, ok := parseSnapshotPath(p)
+		if !ok {
+			return Snapshot{}, "", Errorf(CodeInvalid, "%s is not a snapshot path (list_snapshots shows them)", p)
+		}
+		if in.Path != "" {
+			rel, err := s.restoreTarget(in.Path)
+			if err != nil {
+				return Snapshot{}, "", err
+			}
+			if rel != sn.Of {
+				return Snapshot{}, "", Errorf(CodeInvalid, "snapshot %s is a version of %s, not of %s", p, sn.Of, rel)
+			}
+		}
+		if err := restorable(sn.Of); err != nil {
+			return Snapshot{}, "", err
+		}
+		return sn, sn.Of, nil
+	}
+	if in.Path == "" {
+		return Snapshot{}, "", Errorf(CodeInvalid, "name the file to restore (path), or give a full snapshot path")
+	}
+	rel, err := s.restoreTarget(in.Path)
+	if err != nil {
+		return Snapshot{}, "", err
+	}
+	list, err := s.Snapshots(rel)
+	if err != nil {
+		return Snapshot{}, "", err
+	}
+	if len(list) == 0 {
+		return Snapshot{}, "", Errorf(CodeNotFound, "%s has no stored versions (a version is stored each time the file is replaced)", rel)
+	}
+	if want == "" {
+		cur, _, err := s.readRaw(rel)
+		if err != nil {
+			return Snapshot{}, "", err
+		}
+		curSum := SHA256Hex(cur)
+		for _, sn := range list {
+			if !strings.HasPrefix(curSum, sn.SHA256Prefix) {
+				return sn, rel, nil
+			}
+		}
+		return Snapshot{}, "", Errorf(CodeNotFound, "every stored version of %s equals the current file; there is nothing to undo", rel)
+	}
+	var found []Snapshot
+	for _, sn := range list {
+		if path.Base(sn.Path) == want {
+			return sn, rel, nil
+		}
+		if len(want) >= 8 && hexRe.MatchString(want) && (strings.HasPrefix(sn.SHA256Prefix, strings.ToLower(want)) || (len(want) > 16 && strings.HasPrefix(strings.ToLower(want), sn.SHA256Prefix))) {
+			found = append(found, sn)
+		}
+	}
+	switch {
+	case len(found) == 0:
+		return Snapshot{}, "", Errorf(CodeNotFound, "no stored version of %s matches %q; list_snapshots shows them (give a snapshot path, its file name, or 8+ hex digits of its sha256)", rel, want)
+	case len(found) > 1 && found[0].SHA256Prefix != found[len(found)-1].SHA256Prefix:
+		return Snapshot{}, "", Errorf(CodeInvalid, "%q matches %d different versions of %s; give more hex digits or the snapshot path", want, len(found), rel)
+	}
+	return found[0], rel, nil // the newest copy of that content
+}
+
+// restoreTarget turns what a caller named into the path to restore: a
+// path, or a page slug or title (of an existing page, or of a page whose
+// snapshots exist under pages/<slug>.md).
+func (s *Store) restoreTarget(name string) (string, error) {
+	rel, err := CleanPath(strings.TrimPrefix(name, "./"))
+	if err == nil && (LayerOf(rel) == LayerContext || LayerOf(rel) == LayerGuidelines || (LayerOf(rel) == LayerPages && strings.HasSuffix(rel, ".md"))) {
+		return rel, nil
+	}
+	if p, err := s.ResolvePage(name); err == nil {
+		return p, nil
+	}
+	if slug, err := NormalizeSlug(name); err == nil {
+		if list, _ := s.Snapshots(PagePath(slug)); len(list) > 0 {
+			return PagePath(slug), nil
+		}
+	}
+	if err != nil {
+		return "", err
+	}
+	return "", restorable(rel)
+}
+
+// restorable refuses files that have no snapshots by design.
+func restorable(rel string) error {
+	switch LayerOf(rel) {
+	case LayerPages, LayerContext, LayerGuidelines:
+		return nil
+	case LayerSources, LayerResearch:
+		return Errorf(CodeInvalid, "%s is a source: sources are never rewritten, so they have no older versions", rel)
+	case LayerIndex:
+		return Errorf(CodeInvalid, "index.md is generated from the pages; run rebuild_index instead of restoring it")
+	case LayerLog:
+		return Errorf(CodeInvalid, "log.md only grows; its old entries are all still in it")
+	}
+	return Errorf(CodeInvalid, "%s has no stored versions: only pages, context.md and guidelines.md are snapshotted", rel)
+}
+
+// Retention is the snapshot retention set in schema.md's frontmatter
+// (snapshot_keep_days, snapshot_keep_last). The zero value keeps every
+// snapshot forever, the default.
+type Retention struct {
+	// KeepDays: snapshots younger than this many days are kept (0: all are).
+	KeepDays int `json:"keep_days"`
+	// KeepLast: the newest KeepLast snapshots of each file are kept
+	// whatever their age; at least 1 (the version an undo brings back).
+	KeepLast int `json:"keep_last"`
+}
+
+// Enabled reports whether the retention deletes anything at all.
+func (r Retention) Enabled() bool { return r.KeepDays > 0 }
+
+// PruneResult reports what [Store.PruneSnapshots] deleted and kept.
+type PruneResult struct {
+	Retention Retention `json:"retention"`
+	// Deleted lists the snapshots deleted (or, with dry_run, that would be).
+	Deleted []WriteRecord `json:"deleted"`
+	// Kept counts the snapshots kept, and KeptReferenced those kept only
+	// because they are the last copy of a version something refers to.
+	Kept           int  `json:"kept"`
+	KeptReferenced int  `json:"kept_referenced"`
+	DryRun         bool `json:"dry_run,omitempty"`
+}
+
+// sha256Token finds sha256 values in the server's live state.
+var sha256Token = regexp.MustCompile(`[0-9a-f]{64}`)
+
+// referencedVersions collects the sha256 values the server's live state
+// under .llmwiki/ refers to (pending plans, lint findings, filed answers
+// and their citations): every file there except the history (audit/,
+// snapshots/) and the search index.
+func (s *Store) referencedVersions() map[string]bool {
+	refs := map[string]bool{}
+	_ = fs.WalkDir(s.root.FS(), ".llmwiki", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			switch p {
+			case AuditDir, SnapshotDir, ".llmwiki/search":
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if IsTempName(p) {
+			return nil
+		}
+		if info, err := d.Info(); err != nil || info.Size() > 64<<20 {
+			return nil
+		}
+		data, ok, err := s.readRaw(p)
+		if err != nil || !ok {
+			return nil
+		}
+		for _, m := range sha256Token.FindAll(data, -1) {
+			refs[string(m)] = true
+		}
+		return nil
+	})
+	return refs
+}
+
+// PruneSnapshots applies the retention schema.md sets (see [Retention]) to
+// every file's snapshots, under the project lock. A snapshot is deleted only
+// when all of these hold: it is older than keep_days; it is not among the
+// newest keep_last of its file; and its version is not still referenced
+// (a sha256 in the server's live state: pending plans, lint findings,
+// filed answers) unless another copy of it survives (the current file, or
+// a kept snapshot). Each deletion is a single unlink of a file no writer
+// uses, so a crash part-way leaves only snapshots that were due anyway;
+// what was deleted, with its sha256, goes into the call's audit line.
+// With dryRun nothing is deleted. With no retention set it deletes nothing.
+func (s *Store) PruneSnapshots(ctx context.Context, dryRun bool) (res PruneResult, err error) {
+	ctx, call, done := s.withOwnCall(ctx)
+	defer func() { done(err) }()
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return res, err
+	}
+	defer unlock()
+	res, err = s.pruneLocked(dryRun)
+	if err == nil && !dryRun {
+		call.addPruned(res.Deleted)
+	}
+	return res, err
+}
+
+func (s *Store) pruneLocked(dryRun bool) (PruneResult, error) {
+	ret := s.Config().Retention
+	res := PruneResult{Retention: ret, DryRun: dryRun, Deleted: []WriteRecord{}}
+	all, err := s.AllSnapshots()
+	if err != nil {
+		return res, err
+	}
+	if !ret.Enabled() {
+		res.Kept = len(all)
+		return res, nil
+	}
+	keepLast := max(ret.KeepLast, 1)
+	cutoff := s.now().UTC().Add(-time.Duration(ret.KeepDays) * 24 * time.Hour)
+	byFile := map[string][]Snapshot{}
+	var files []string
+	for _, sn := range all {
+		if byFile[sn.Of] == nil {
+			files = append(files, sn.Of)
+		}
+		byFile[sn.Of] = append(byFile[sn.Of], sn) // newest first
+	}
+	// Copies that survive whatever happens: current files and the
+	// snapshots kept by age or count.
+	surviving := map[string]bool{}
+	type candidate struct {
+		sn  Snapshot
+		sum string
+	}
+	var candidates []candidate
+	sumOf := func(p string) string {
+		data, ok, err := s.readRaw(p)
+		if err != nil || !ok {
+			return ""
+		}
+		return SHA256Hex(data)
+	}
+	for _, of := range files {
+		if cur, ok, _ := s.readRaw(of); ok {
+			surviving[SHA256Hex(cur)] = true
+		}
+		for i, sn := range byFile[of] {
+			if i < keepLast || !sn.Time.Before(cutoff) {
+				res.Kept++
+				if sum := sumOf(sn.Path); sum != "" {
+					surviving[sum] = true
+				}
+				continue
+			}
+			candidates = append(candidates, candidate{sn: sn})
+		}
+	}
+	refs := s.referencedVersions()
+	// Oldest first, so of several copies of a referenced version the
+	// newest stays.
+	sort.Slice(candidates, func(i, j int) bool { return candidates[i].sn.Time.Before(candidates[j].sn.Time) })
+	for i := range candidates {
+		candidates[i].sum = sumOf(candidates[i].sn.Path)
+	}
+	remaining := map[string]int{}
+	for _, c := range candidates {
+		remaining[c.sum]++
+	}
+	for _, c := range candidates {
+		if c.sum == "" {
+			res.Kept++ // unreadable: leave it for a person to look at
+			continue
+		}
+		if refs[c.sum] && !surviving[c.sum] && remaining[c.sum] == 1 {
+			res.Kept++
+			res.KeptReferenced++
+			continue
+		}
+		if !dryRun {
+			if err := s.root.Remove(c.sn.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return res, internal("delete snapshot "+c.sn.Path, err)
+			}
+		}
+		remaining[c.sum]--
+		res.Deleted = append(res.Deleted, WriteRecord{Path: c.sn.Path, Before: c.sum})
+	}
+	if len(res.Deleted) > 0 && !dryRun {
+		dirs := map[string]bool{}
+		for _, d := range res.Deleted {
+			dirs[path.Dir(d.Path)] = true
+		}
+		for d := range dirs {
+			_ = s.syncDir(d)
+		}
+	}
+	return res, nil
+}
+
+// pruneInterval is how often a write applies the retention by itself.
+const pruneInterval = time.Hour
+
+// autoPrune applies the retention after a commit that made snapshots, at
+// most once per pruneInterval per store, under the lock the commit holds.
+// What it deletes goes into the call's audit line; a failure is a warning.
+func (s *Store) autoPrune(call *Call) {
+	if !s.Config().Retention.Enabled() {
+		return
+	}
+	s.pruneMu.Lock()
+	due := s.lastPrune.IsZero() || time.Since(s.lastPrune) >= pruneInterval
+	if due {
+		s.lastPrune = time.Now()
+	}
+	s.pruneMu.Unlock()
+	if !due {
+		return
+	}
+	res, err := s.pruneLocked(false)
+	if err != nil {
+		call.AddWarning("snapshot retention could not run: " + PublicMessage(err))
+		s.log.Error("snapshot retention failed", "err", err)
+		return
+	}
+	call.addPruned(res.Deleted)
+	if len(res.Deleted) > 0 {
+		s.log.Info("snapshot retention deleted old snapshots", "deleted", len(res.Deleted), "kept", res.Kept)
+	}
+}
+
+// describeRetention is the retention in words, for the command line.
+func (r Retention) String() string {
+	if !r.Enabled() {
+		return "keep every snapshot (no snapshot_keep_days in schema.md)"
+	}
+	return fmt.Sprintf("keep %d days, and the newest %d of each file", r.KeepDays, max(r.KeepLast, 1))
+}
