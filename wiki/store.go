@@ -44,10 +44,10 @@ type Store struct {
 
 	pruneMu   sync.Mutex
 	lastPrune time.Time // when a write last applied the snapshot retention
-	log      *slog.Logger
-	now      func() time.Time
-	session  string
-	bg       sync.WaitGroup // background work started by Open
+	log       *slog.Logger
+	now       func() time.Time
+	session   string
+	bg        sync.WaitGroup // background work started by Open
 
 	// fault, when set (tests only), is called before each step of an atomic
 	// write ("create", "write", "sync", "rename", "syncdir") and can fail it.
