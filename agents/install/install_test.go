@@ -515,3 +515,43 @@ func boolInt(b bool) int {
 	}
 	return 0
 }
+
+// TestUserPathsPerSystem: user-scope files land where each client looks on
+// Linux (XDG_CONFIG_HOME honoured), macOS and Windows.
+func TestUserPathsPerSystem(t *testing.T) {
+	cases := []struct {
+		client, goos string
+		env          map[string]string
+		want         string // relative to home, or absolute under APPDATA
+	}{
+		{"vscode", "linux", nil, ".config/Code/User/mcp.json"},
+		{"vscode", "linux", map[string]string{"XDG_CONFIG_HOME": "XDG"}, "XDG/Code/User/mcp.json"},
+		{"vscode", "darwin", nil, "Library/Application Support/Code/User/mcp.json"},
+		{"vscode", "windows", map[string]string{"APPDATA": "AppDataX"}, "AppDataX/Code/User/mcp.json"},
+		{"cline", "darwin", nil, "Library/Application Support/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json"},
+		{"zed", "darwin", nil, ".config/zed/settings.json"},
+		{"zed", "windows", map[string]string{"APPDATA": "AppDataX"}, "AppDataX/Zed/settings.json"},
+		{"cursor", "windows", nil, ".cursor/mcp.json"},
+		{"windsurf", "darwin", nil, ".codeium/windsurf/mcp_config.json"},
+		{"continue", "windows", nil, ".continue/config.yaml"},
+	}
+	for _, c := range cases {
+		o, home, _ := setup(t, c.client, ScopeUser)
+		o.GOOS = c.goos
+		o.DryRun = true
+		o.Env = func(k string) string {
+			if v := c.env[k]; v != "" {
+				return filepath.Join(home, v)
+			}
+			return ""
+		}
+		res, err := Install(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := filepath.Join(home, filepath.FromSlash(c.want))
+		if res.Changes[0].Path != want {
+			t.Errorf("%s on %s: %s, want %s", c.client, c.goos, res.Changes[0].Path, want)
+		}
+	}
+}

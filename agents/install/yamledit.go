@@ -26,6 +26,12 @@ func parseYAML(data []byte) (*yamlDoc, error) {
 	if d.root.Kind != yaml.DocumentNode || len(d.root.Content) != 1 || d.root.Content[0].Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("the top level is not a YAML mapping")
 	}
+	// Decoding into values catches what a node tree lets through, such as
+	// a key defined twice.
+	var check any
+	if err := d.root.Decode(&check); err != nil {
+		return nil, fmt.Errorf("not valid YAML: %v", err)
+	}
 	return d, nil
 }
 
