@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"path"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -211,75 +210,85 @@ func answerPath(id string) string {
 	return AnswersDir + "/" + t.Format("2006-01-02") + "/" + id + ".json"
 }
 
-// LoadAnswers reads the stored answers made at or after since (zero: all),
-// keyed by id. Unreadable records are counted in bad and skipped. Each day's
-// folder is opened once (an [os.Root] of its own, so a file name is not
-// resolved from the project root again) and read by a few goroutines.
-func LoadAnswers(st *wiki.Store, since time.Time) (map[string]*AnswerRecord, int, error) {
-	out := map[string]*AnswerRecord{}
-	bad := 0
+// answerIndex lists the stored answers of the window by id and reads a
+// record only when asked (the audit line's arguments hold most of it).
+type answerIndex struct {
+	st     *wiki.Store
+	since  time.Time
+	paths  map[string]string // id -> project-relative path
+	loaded map[string]*AnswerRecord
+	bad    int
+}
+
+// listAnswers lists the eval store's answers made on or after since's day.
+func listAnswers(st *wiki.Store, since time.Time) (*answerIndex, error) {
+	idx := &answerIndex{st: st, since: since, paths: map[string]string{}, loaded: map[string]*AnswerRecord{}}
 	days, err := fs.ReadDir(st.Root().FS(), AnswersDir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return out, 0, nil
+		return idx, nil
 	} else if err != nil {
-		return nil, 0, wiki.Errorf(wiki.CodeInternal, "list the eval store")
-	}
-	type result struct {
-		rec *AnswerRecord
-		bad bool
+		return nil, wiki.Errorf(wiki.CodeInternal, "list the eval store")
 	}
 	for _, d := range days {
 		day, err := time.Parse("2006-01-02", d.Name())
 		if !d.IsDir() || err != nil || (!since.IsZero() && day.Add(24*time.Hour).Before(since)) {
 			continue
 		}
-		sub, err := st.Root().OpenRoot(path.Join(AnswersDir, d.Name()))
+		dir := path.Join(AnswersDir, d.Name())
+		files, err := fs.ReadDir(st.Root().FS(), dir)
 		if err != nil {
-			bad++
+			idx.bad++
 			continue
 		}
-		files, err := fs.ReadDir(sub.FS(), ".")
-		if err != nil {
-			sub.Close()
-			bad++
-			continue
-		}
-		var names []string
 		for _, f := range files {
-			if f.Type().IsRegular() && strings.HasSuffix(f.Name(), ".json") && !wiki.IsTempName(f.Name()) {
-				names = append(names, f.Name())
-			}
-		}
-		results := make([]result, len(names))
-		workers := min(4, len(names))
-		var wg sync.WaitGroup
-		for w := 0; w < workers; w++ {
-			wg.Add(1)
-			go func(w int) {
-				defer wg.Done()
-				for i := w; i < len(names); i += workers {
-					data, err := sub.ReadFile(names[i])
-					var r AnswerRecord
-					if err != nil || json.Unmarshal(data, &r) != nil || !ValidAnswerID(r.ID) {
-						results[i].bad = true
-						continue
-					}
-					results[i].rec = &r
-				}
-			}(w)
-		}
-		wg.Wait()
-		sub.Close()
-		for _, r := range results {
-			switch {
-			case r.bad:
-				bad++
-			case since.IsZero() || !r.rec.Time.Before(since):
-				out[r.rec.ID] = r.rec
+			id := strings.TrimSuffix(f.Name(), ".json")
+			if f.Type().IsRegular() && strings.HasSuffix(f.Name(), ".json") && ValidAnswerID(id) {
+				idx.paths[id] = path.Join(dir, f.Name())
 			}
 		}
 	}
-	return out, bad, nil
+	return idx, nil
+}
+
+// has reports whether the store holds the answer id.
+func (idx *answerIndex) has(id string) bool {
+	_, ok := idx.paths[id]
+	return ok
+}
+
+// get reads the answer id (once); nil when it is missing or unreadable.
+func (idx *answerIndex) get(id string) *AnswerRecord {
+	if r, ok := idx.loaded[id]; ok {
+		return r
+	}
+	var rec *AnswerRecord
+	if p, ok := idx.paths[id]; ok {
+		data, found, err := idx.st.ReadState(p)
+		var r AnswerRecord
+		if err != nil || !found || json.Unmarshal(data, &r) != nil || r.ID != id {
+			idx.bad++
+		} else {
+			rec = &r
+		}
+	}
+	idx.loaded[id] = rec
+	return rec
+}
+
+// LoadAnswers reads every stored answer made at or after since (zero:
+// all), keyed by id; bad counts records that could not be read.
+func LoadAnswers(st *wiki.Store, since time.Time) (map[string]*AnswerRecord, int, error) {
+	idx, err := listAnswers(st, since)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := map[string]*AnswerRecord{}
+	for id := range idx.paths {
+		if r := idx.get(id); r != nil && (since.IsZero() || !r.Time.Before(since)) {
+			out[id] = r
+		}
+	}
+	return out, idx.bad, nil
 }
 
 // verifier checks citations with lint's evidence verifier (package

@@ -251,3 +251,60 @@ func TestEmptySearchIsAGap(t *testing.T) {
 		t.Errorf("insights:\n%s", Insights(rep))
 	}
 }
+
+// TestRecordReadOnlyWhenNeeded: when file_answer's audit line holds the
+// whole answer and every citation verified at filing, eval reads the stored
+// record only if a citation fails now, and then tells a changed file
+// (stale) from a wrong quote.
+func TestRecordReadOnlyWhenNeeded(t *testing.T) {
+	st, _ := emptyWiki(t)
+	ctx := context.Background()
+	a, err := st.WritePage(ctx, wiki.PageInput{Title: "Alpha", Body: "Alpha is the first letter of the alphabet.\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := st.WritePage(ctx, wiki.PageInput{Title: "Beta", Body: "Beta is the second letter of the alphabet.\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := func(q, path, quote string) string {
+		args := map[string]any{"question": q, "answer": "An answer.", "citations": []any{map[string]any{"path": path, "quote": quote}}}
+		call := wiki.NewCall("file_answer", "sess", args)
+		res, err := FileAnswer(wiki.WithCall(ctx, call), st, AnswerInput{Question: q, Answer: "An answer.", Citations: []Citation{{Path: path, Quote: quote}}})
+		if err != nil || !res.AllVerified {
+			t.Fatal(res, err)
+		}
+		if err := st.Audit(call, nil); err != nil {
+			t.Fatal(err)
+		}
+		return res.AnswerID
+	}
+	idA := file("What is alpha?", "alpha", "Alpha is the first letter")
+	idB := file("What is beta?", b.Path, "Beta is the second letter")
+	if _, err := st.WritePage(ctx, wiki.PageInput{Title: "Alpha", Body: "Alpha was renamed.\n", BaseSHA256: a.SHA256}); err != nil {
+		t.Fatal(err)
+	}
+	answers, err := listAnswers(st, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := newGrouper(answers)
+	if _, err := ReadAudit(st, time.Time{}, g.add); err != nil {
+		t.Fatal(err)
+	}
+	rep := &Report{}
+	rep.Questions, _ = g.questions()
+	judgeQuestions(rep, st, newVerifier(st), answers)
+	if _, read := answers.loaded[idB]; read {
+		t.Error("the record of an answer whose citations still verify was read")
+	}
+	if _, read := answers.loaded[idA]; !read {
+		t.Error("the record of an answer whose citation fails now was not read")
+	}
+	if s := rep.Questions[0].Checks[0]; s.Status != "stale" || s.Path != "pages/alpha.md" || s.Snapshot == "" {
+		t.Errorf("alpha citation = %+v", s)
+	}
+	if s := rep.Questions[1].Checks[0]; s.Status != "verified" {
+		t.Errorf("beta citation = %+v", s)
+	}
+}

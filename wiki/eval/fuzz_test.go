@@ -107,7 +107,7 @@ func FuzzAuditLine(f *testing.F) {
 	f.Add(`{"time":"2026-11-20T10:00:00Z","session":"s","tool":"search_wiki","args":"x","outcome":"ok","extra":{"results":[1,"a"]}}` + "\n{")
 	f.Fuzz(func(t *testing.T, data string) {
 		var stats LogStats
-		g := newGrouper(map[string]*AnswerRecord{})
+		g := newGrouper(&answerIndex{paths: map[string]string{}, loaded: map[string]*AnswerRecord{}})
 		if err := readAuditFile(strings.NewReader(data), "f.jsonl", time.Time{}, &stats, g.add); err != nil {
 			t.Fatal(err)
 		}

@@ -187,11 +187,10 @@ func Evaluate(ctx context.Context, st *wiki.Store, opts Options) (*Report, error
 	if !opts.Since.IsZero() {
 		rep.Since = opts.Since.UTC().Format(time.RFC3339)
 	}
-	answers, bad, err := LoadAnswers(st, opts.Since)
+	answers, err := listAnswers(st, opts.Since)
 	if err != nil {
 		return nil, err
 	}
-	rep.BadAnswerRecords = bad
 	g := newGrouper(answers)
 	say("Reading the audit log...")
 	rep.AuditLog, err = ReadAudit(st, opts.Since, g.add)
@@ -223,7 +222,8 @@ func Evaluate(ctx context.Context, st *wiki.Store, opts Options) (*Report, error
 	rep.Questions = qs
 	say(fmt.Sprintf("Found %d answered questions across %d sessions", len(qs), countSessions(qs)))
 	v := newVerifier(st)
-	judgeQuestions(rep, st, v)
+	judgeQuestions(rep, st, v, answers)
+	rep.BadAnswerRecords = answers.bad
 	if rep.Gaps, err = findGaps(ctx, st, qs); err != nil {
 		return nil, err
 	}
@@ -252,7 +252,7 @@ func countSessions(qs []*Question) int {
 
 // judgeQuestions checks citations, wasted reads, hits and topics for every
 // question, adding errors and warnings to rep.
-func judgeQuestions(rep *Report, st *wiki.Store, v *verifier) {
+func judgeQuestions(rep *Report, st *wiki.Store, v *verifier, answers *answerIndex) {
 	sessionSeen := map[string]map[string]bool{}
 	for _, q := range rep.Questions {
 		seen := sessionSeen[q.Source+"\x00"+q.Session]
@@ -275,6 +275,18 @@ func judgeQuestions(rep *Report, st *wiki.Store, v *verifier) {
 		q.TopicKey = topicKey(q.Topic, q.Question)
 		cited := map[string]bool{}
 		q.Checks = make([]CitationResult, 0, len(q.Citations))
+		if q.lazy {
+			// The record is needed only when a citation fails now (for the
+			// file's sha256 at filing: stale or wrong).
+			for _, c := range q.Citations {
+				if !v.check(c.Path, c.Quote).Verified {
+					if rec := answers.get(q.ID); rec != nil && len(rec.Citations) == len(q.Citations) {
+						q.Citations = rec.Citations
+					}
+					break
+				}
+			}
+		}
 		for i, c := range q.Citations {
 			cr := checkCitation(st, v, c, q.Filed)
 			q.Checks = append(q.Checks, cr)

@@ -103,6 +103,10 @@ type Question struct {
 	cited []string // paths a transcript answer names (no quote to check)
 	// filedQuestion is the question a transcript's file_answer call gave.
 	filedQuestion string
+	// lazy: Citations were rebuilt from the audit line (all verified at
+	// filing); the stored record, with each file's sha256, is read only
+	// when a citation fails now.
+	lazy bool
 }
 
 // Unfiled counts work that ended without an answer being filed: the calls
@@ -126,19 +130,20 @@ type call struct {
 	seen    []string
 	results []string
 	ans     *AnswerRecord
-	filed   bool // ans came from the eval store, not the audit line's args
+	filed   bool // ans holds the verdicts made at filing
+	lazy    bool // ans was rebuilt from the audit line; the store has the record
 }
 
 // grouper builds questions from audit lines and stored answers.
 type grouper struct {
-	answers  map[string]*AnswerRecord
+	answers  *answerIndex
 	used     map[string]bool
 	sessions map[string][]*call
 	client   map[string]string
 	seq      int
 }
 
-func newGrouper(answers map[string]*AnswerRecord) *grouper {
+func newGrouper(answers *answerIndex) *grouper {
 	return &grouper{answers: answers, used: map[string]bool{}, sessions: map[string][]*call{}, client: map[string]string{}}
 }
 
@@ -161,11 +166,25 @@ func (g *grouper) add(r *AuditLine) {
 			break
 		}
 		id, _ := extra["answer_id"].(string)
-		if a, found := g.answers[id]; found {
-			c.ans, c.filed = a, true
-			g.used[id] = true
-		} else {
-			c.ans = answerFromArgs(id, r, args)
+		a, complete := answerFromArgs(id, r, args)
+		c.ans = a
+		if !g.answers.has(id) {
+			break
+		}
+		g.used[id] = true
+		// The stored record adds the verdicts made at filing. When the
+		// arguments were kept whole and every citation verified then
+		// (extra: verified == citations), it is read only if a citation
+		// fails now (see judgeQuestions).
+		n, _ := extra["citations"].(float64)
+		v, _ := extra["verified"].(float64)
+		if complete && int(n) == len(a.Citations) && v == n {
+			for i := range a.Citations {
+				a.Citations[i].Verified = true
+			}
+			c.filed, c.lazy = true, true
+		} else if rec := g.answers.get(id); rec != nil {
+			c.ans, c.filed = rec, true
 		}
 	case orientationTools[r.Tool]:
 		if ok {
@@ -201,15 +220,18 @@ func (g *grouper) add(r *AuditLine) {
 // addStoredOnly adds stored answers whose audit line was not seen (a torn
 // or lost line) at their own time.
 func (g *grouper) addStoredOnly() {
-	ids := make([]string, 0, len(g.answers))
-	for id := range g.answers {
+	var ids []string
+	for id := range g.answers.paths {
 		if !g.used[id] {
 			ids = append(ids, id)
 		}
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		a := g.answers[id]
+		a := g.answers.get(id)
+		if a == nil || (!g.answers.since.IsZero() && a.Time.Before(g.answers.since)) {
+			continue
+		}
 		sess := a.Session
 		if sess == "" {
 			sess = "unknown"
@@ -267,7 +289,7 @@ func (g *grouper) questions() ([]*Question, Unfiled) {
 			}
 			q.Calls++
 			q.ID, q.Question, q.Topic, q.Answer = a.ID, a.Question, a.Topic, a.Answer
-			q.Citations, q.Filed = a.Citations, c.filed
+			q.Citations, q.Filed, q.lazy = a.Citations, c.filed, c.lazy
 			if c.end.After(q.End) {
 				q.End = c.end
 			}
@@ -343,20 +365,33 @@ func sameQuestion(a, b string) bool {
 	return na != "" && na == nb
 }
 
-// answerFromArgs rebuilds an answer from file_answer's audit arguments when
-// its stored record is missing. Arguments over the audit size limit were
-// replaced by their length and hash; they are shown as such.
-func answerFromArgs(id string, r *AuditLine, args map[string]any) *AnswerRecord {
-	a := &AnswerRecord{ID: id, Time: r.Time, Session: r.Session, Client: r.Client,
-		Question: argText(args["question"]), Answer: argText(args["answer"]),
-		Topic: argText(args["topic"]), Replaces: argText(args["replaces"])}
+// answerFromArgs rebuilds an answer from file_answer's audit arguments,
+// normalised as file_answer stores them. Arguments over the audit size
+// limit were replaced by their length and hash; they are shown as such,
+// and complete is false.
+func answerFromArgs(id string, r *AuditLine, args map[string]any) (a *AnswerRecord, complete bool) {
+	complete = true
+	text := func(v any) string {
+		if _, isStr := v.(string); v != nil && !isStr {
+			complete = false
+		}
+		return argText(v)
+	}
+	a = &AnswerRecord{ID: id, Time: r.Time, Session: r.Session, Client: r.Client,
+		Question: strings.TrimSpace(text(args["question"])), Answer: strings.TrimSpace(text(args["answer"])),
+		Topic: strings.Join(strings.Fields(text(args["topic"])), " "), Replaces: strings.TrimSpace(text(args["replaces"]))}
 	if list, ok := args["citations"].([]any); ok {
 		for _, x := range list {
-			m, _ := x.(map[string]any)
-			a.Citations = append(a.Citations, CitationCheck{Path: argText(m["path"]), Quote: argText(m["quote"])})
+			m, isMap := x.(map[string]any)
+			if !isMap {
+				complete = false
+			}
+			a.Citations = append(a.Citations, CitationCheck{Path: strings.TrimSpace(text(m["path"])), Quote: text(m["quote"])})
 		}
+	} else if args["citations"] != nil {
+		complete = false
 	}
-	return a
+	return a, complete
 }
 
 // argText returns a string argument, or a note for one the audit log

@@ -84,7 +84,7 @@ func writeLargeLog(t testing.TB, dir string, n int) int {
 		calls = append(calls, wiki.AuditRecord{Time: at(6), Session: sess, Client: client, Tool: AnswerTool,
 			Args: map[string]any{"question": question, "answer": "It is explained in the page.", "topic": fmt.Sprintf("topic %d", s%200),
 				"citations": []any{map[string]any{"path": page, "quote": quote}}},
-			Outcome: "ok", Extra: map[string]any{"answer_id": id, "citations": 1}, DurationMS: 2})
+			Outcome: "ok", Extra: map[string]any{"answer_id": id, "citations": 1, "verified": boolInt(s%10 != 0)}, DurationMS: 2})
 		// file_answer's record in the eval store, as the tool writes it.
 		rec, _ := json.MarshalIndent(AnswerRecord{ID: id, Time: at(6), Session: sess, Client: client, Question: question, Answer: "It is explained in the page.",
 			Topic: fmt.Sprintf("topic %d", s%200), Citations: []CitationCheck{{Path: page, Quote: quote, Verified: s%10 != 0, Line: 6}}}, "", "  ")
@@ -160,4 +160,11 @@ func BenchmarkEvaluate100k(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
