@@ -332,6 +332,9 @@ func wikiTool(name string) string {
 		return ""
 	}
 	i := strings.LastIndex(name, "__")
+	if i < len("mcp__") {
+		return "" // "mcp__x": no server part
+	}
 	server, tool := name[len("mcp__"):i], name[i+2:]
 	if wikiTools[tool] || strings.Contains(strings.ToLower(server), "llmwiki") {
 		return tool

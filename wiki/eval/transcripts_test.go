@@ -127,3 +127,14 @@ func TestTranscriptsMissingFolder(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func TestWikiToolNames(t *testing.T) {
+	for name, want := range map[string]string{
+		"mcp__llmwiki__read_page": "read_page", "mcp__wiki__search_wiki": "search_wiki", "mcp__my-llmwiki-2__custom": "custom",
+		"mcp__github__read_page": "read_page", "mcp__github__create_issue": "", "mcp__x": "", "mcp__": "", "mcp____": "", "Read": "",
+	} {
+		if got := wikiTool(name); got != want {
+			t.Errorf("wikiTool(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
