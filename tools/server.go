@@ -15,10 +15,20 @@ Workflow: 1) load_project first (rules, guidelines, synthesis, what is pending).
 The prompts ingest, build, query, lint and research spell each workflow out step by step.
 Errors say what to do next (a conflict means read the page again and merge).`
 
+// ListPageSize is the most items one tools/list, resources/list or
+// prompts/list page holds; the rest follow with nextCursor.
+const ListPageSize = 500
+
 // NewServer builds the MCP server with the selected tools registered, and
 // the workflow prompts (package prompts) whose tools are all there, with
-// completions for their arguments (page slugs, source paths). Every
-// transport (stdio, HTTP) serves what this returns.
+// completions for their arguments (page slugs, source paths); the wiki's
+// files as resources (see [PageTemplate]; list_changed and updated
+// notifications follow every write); MCP logging (one message per tool call
+// at the level the client set with logging/setLevel); and progress
+// notifications for long calls when the client sends a progress token.
+// Every transport (stdio, HTTP) serves what this returns. It registers
+// derived state on d.Store that keeps the resources in step: use one server
+// per store.
 func NewServer(d Deps, opts Options) (*server.MCPServer, []string, error) {
 	sel, err := Select(d, opts)
 	if err != nil {
@@ -29,17 +39,26 @@ func NewServer(d Deps, opts Options) (*server.MCPServer, []string, error) {
 		names = append(names, t.Tool.Name)
 	}
 	pv := prompts.NewProvider(d.Store, names, d.logger())
+	hooks := &server.Hooks{}
 	s := server.NewMCPServer("llmwiki", Version,
 		server.WithInstructions(Instructions),
 		server.WithToolCapabilities(true),
 		server.WithPromptCapabilities(false),
+		server.WithResourceCapabilities(true, true),
+		server.WithLogging(),
 		server.WithCompletions(),
 		server.WithPromptCompletionProvider(pv),
+		server.WithPaginationLimit(ListPageSize),
+		server.WithHooks(hooks),
 		server.WithRecovery(),
+		server.WithResourceRecovery(),
 	)
 	if _, err := Register(s, d, opts); err != nil {
 		return nil, nil, err
 	}
 	s.AddPrompts(pv.ServerPrompts()...)
+	if err := registerResources(s, d, hooks); err != nil {
+		return nil, nil, err
+	}
 	return s, names, nil
 }

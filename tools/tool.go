@@ -99,11 +99,13 @@ func typed[In, Out any](d Deps, t mcp.Tool, fn func(context.Context, In) (Out, e
 	// Compiled on first call: start-up cost matters to editors that spawn
 	// the server for every session.
 	validate := sync.OnceValue(func() func(any) error { return schemaValidator(t) })
+	readOnly := Tool{Tool: t}.ReadOnly()
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		raw := req.GetRawArguments()
 		call := wiki.NewCall(t.Name, sessionID(ctx, d.Store), raw)
 		fillClient(ctx, call)
 		ctx = wiki.WithCall(ctx, call)
+		ctx, progressSent := withProgress(ctx, req)
 		var in In
 		err := decodeArgs(raw, &in, validate())
 		var out Out
@@ -112,6 +114,10 @@ func typed[In, Out any](d Deps, t mcp.Tool, fn func(context.Context, In) (Out, e
 		}
 		if aerr := d.Store.Audit(call, err); aerr != nil {
 			d.logger().Error("audit line not written", "tool", t.Name, "err", aerr)
+		}
+		logCall(ctx, call, readOnly)
+		if progressSent() {
+			settle(ctx)
 		}
 		if err != nil {
 			return toolError(d, t.Name, err), nil

@@ -156,6 +156,18 @@ func (c *Call) SnapshotsTaken() []string {
 	return append([]string(nil), c.Snapshots...)
 }
 
+// Record returns a copy of the call's record as it stands (slices copied).
+func (c *Call) Record() AuditRecord {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.AuditRecord
+	r.Reads = append([]string(nil), r.Reads...)
+	r.Writes = append([]WriteRecord(nil), r.Writes...)
+	r.Snapshots = append([]string(nil), r.Snapshots...)
+	r.Warnings = append([]string(nil), r.Warnings...)
+	return r
+}
+
 func (c *Call) addWrites(w []WriteRecord, snaps []string) {
 	if c == nil {
 		return

@@ -26,6 +26,10 @@ const (
 	// CodeTooLarge: the input or the result exceeds a limit (context.md line
 	// cap, argument size).
 	CodeTooLarge Code = "too_large"
+	// CodeRefused: a transport refused the request before any tool ran (no
+	// or wrong bearer token, a token in the URL, a foreign Host or Origin, a
+	// body over the size limit). Audited, never retried by the server.
+	CodeRefused Code = "refused"
 	// CodeInternal: an I/O or programming failure. The message is safe to
 	// show; the wrapped error (logged, never shown to a model) has details.
 	CodeInternal Code = "internal"

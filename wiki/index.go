@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -129,7 +130,7 @@ func stageIndex(tx *Tx, pages []PageInfo) error {
 
 // catalogueWith returns the page catalogue as it will be after tx commits.
 func (s *Store) catalogueWith(tx *Tx) ([]PageInfo, error) {
-	pages, err := s.Pages()
+	pages, err := s.PagesContext(tx.ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -167,11 +168,12 @@ type IndexResult struct {
 func (s *Store) RebuildIndex(ctx context.Context) (IndexResult, error) {
 	var res IndexResult
 	err := s.Update(ctx, func(tx *Tx) error {
-		pages, err := s.Pages()
+		pages, err := s.PagesContext(tx.Context())
 		if err != nil {
 			return err
 		}
 		res.Pages = len(pages)
+		Progress(ctx, len(pages), len(pages), "rendering index.md for "+strconv.Itoa(len(pages))+" pages")
 		before, _, _ := tx.Read("index.md")
 		if err := stageIndex(tx, pages); err != nil {
 			return err

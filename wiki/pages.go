@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -39,6 +40,11 @@ type PageInfo struct {
 	size  int64
 	mtime time.Time
 }
+
+// PageInfoFrom builds the catalogue entry of the page at rel from its
+// content, as [Store.Pages] would (for derived state that sees the content
+// in a [Change]).
+func PageInfoFrom(rel string, data []byte) PageInfo { return pageInfoFrom(rel, data) }
 
 // pageInfoFrom builds the catalogue entry of rel from its content.
 func pageInfoFrom(rel string, data []byte) PageInfo {
@@ -101,9 +107,16 @@ func firstHeading(body []byte) string {
 // reconciles with the disk by size and modification time, so edits made
 // outside the server (Obsidian, git pull) are seen.
 func (s *Store) Pages() ([]PageInfo, error) {
+	return s.PagesContext(context.Background())
+}
+
+// PagesContext is [Store.Pages] with progress reports ([Progress]) every
+// [progressEvery] files and cancellation: when ctx ends the scan stops with
+// a CodeConflict error and the catalogue is left as it was.
+func (s *Store) PagesContext(ctx context.Context) ([]PageInfo, error) {
 	s.catMu.Lock()
 	defer s.catMu.Unlock()
-	if err := s.scanPagesLocked(); err != nil {
+	if err := s.scanPagesLocked(ctx); err != nil {
 		return nil, err
 	}
 	out := make([]PageInfo, 0, len(s.cat))
@@ -114,9 +127,10 @@ func (s *Store) Pages() ([]PageInfo, error) {
 	return out, nil
 }
 
-func (s *Store) scanPagesLocked() error {
+func (s *Store) scanPagesLocked(ctx context.Context) error {
 	old := s.cat
 	next := make(map[string]PageInfo, len(old))
+	seen := 0
 	err := fs.WalkDir(s.root.FS(), "pages", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == "pages" && errors.Is(err, fs.ErrNotExist) {
@@ -132,6 +146,16 @@ func (s *Store) scanPagesLocked() error {
 		}
 		if !d.Type().IsRegular() || !strings.EqualFold(path.Ext(p), ".md") || IsTempName(p) || strings.HasPrefix(d.Name(), ".") || !addressable(p) {
 			return nil
+		}
+		if seen++; seen%progressEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return errCancelled
+			}
+			total := len(old) // the last count, as an estimate
+			if seen >= total {
+				total = 0
+			}
+			Progress(ctx, seen, total, "scanned "+strconv.Itoa(seen)+" pages")
 		}
 		info, err := d.Info()
 		if err != nil {
@@ -150,12 +174,19 @@ func (s *Store) scanPagesLocked() error {
 		next[p] = pi
 		return nil
 	})
+	if errors.Is(err, errCancelled) {
+		return Errorf(CodeConflict, "cancelled while reading the pages; nothing was changed")
+	}
 	if err != nil {
 		return internal("list pages", err)
 	}
 	s.cat = next
+	Progress(ctx, seen, seen, "scanned "+strconv.Itoa(seen)+" pages")
 	return nil
 }
+
+// errCancelled stops a walk whose context ended.
+var errCancelled = errors.New("cancelled")
 
 // noteCommitted updates the page catalogue with committed changes.
 func (s *Store) noteCommitted(changes []Change) {
@@ -184,7 +215,7 @@ func (s *Store) noteCommitted(changes []Change) {
 func (s *Store) pageByKey(key string) (PageInfo, bool, error) {
 	s.catMu.Lock()
 	defer s.catMu.Unlock()
-	if err := s.scanPagesLocked(); err != nil {
+	if err := s.scanPagesLocked(context.Background()); err != nil {
 		return PageInfo{}, false, err
 	}
 	var found []PageInfo

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
@@ -93,8 +94,16 @@ type gatherCursor struct {
 // ListSources lists every file under sources/ with its sha256 and status
 // against context.md's provenance, sorted by path.
 func (s *Store) ListSources() ([]SourceInfo, error) {
+	return s.ListSourcesContext(context.Background())
+}
+
+// ListSourcesContext is [Store.ListSources] with progress reports
+// ([Progress]) while it hashes, and cancellation: when ctx ends it stops
+// with a CodeConflict error.
+func (s *Store) ListSourcesContext(ctx context.Context) ([]SourceInfo, error) {
 	prov, _ := s.Provenance()
 	var out []SourceInfo
+	var bytesRead int64
 	err := fs.WalkDir(s.root.FS(), "sources", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == "sources" {
@@ -115,10 +124,17 @@ func (s *Store) ListSources() ([]SourceInfo, error) {
 		if err != nil {
 			return nil
 		}
+		if len(out)%progressEvery == progressEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return errCancelled
+			}
+			Progress(ctx, len(out)+1, 0, fmt.Sprintf("hashed %d sources (%d KiB)", len(out)+1, bytesRead>>10))
+		}
 		data, ok, err := s.readRaw(p)
 		if err != nil || !ok {
 			return nil
 		}
+		bytesRead += int64(len(data))
 		si := SourceInfo{Path: p, SHA256: SHA256Hex(data), Size: info.Size(), Modified: info.ModTime().UTC().Format(time.RFC3339)}
 		switch h, ok := prov[p]; {
 		case !ok:
@@ -131,9 +147,13 @@ func (s *Store) ListSources() ([]SourceInfo, error) {
 		out = append(out, si)
 		return nil
 	})
+	if errors.Is(err, errCancelled) {
+		return nil, Errorf(CodeConflict, "cancelled while reading the sources; nothing was changed")
+	}
 	if err != nil {
 		return nil, internal("list sources", err)
 	}
+	Progress(ctx, len(out), len(out), fmt.Sprintf("hashed %d sources (%d KiB)", len(out), bytesRead>>10))
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
 }
@@ -200,7 +220,7 @@ func (s *Store) GatherSources(ctx context.Context, in GatherInput) (GatherResult
 		}
 		after = c.After
 	}
-	all, err := s.ListSources()
+	all, err := s.ListSourcesContext(ctx)
 	if err != nil {
 		return res, err
 	}
