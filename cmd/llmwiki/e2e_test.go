@@ -57,6 +57,26 @@ func TestStdioEndToEnd(t *testing.T) {
 	if len(calls) != summary.Calls {
 		t.Errorf("audit has %d lines, the client made %d tool calls", len(calls), summary.Calls)
 	}
+	for _, c := range calls {
+		if c.Client != "llmwiki-e2e 1.0.0" || c.Session == "" || c.Tool == "" || (c.Outcome != "ok" && c.Outcome != "error") {
+			t.Errorf("audit line lacks identity or outcome: %+v", c)
+		}
+	}
+	checkWrites(t, root, calls)
+	log, _ := os.ReadFile(filepath.Join(root, "log.md"))
+	if !strings.Contains(string(log), "] build | Folded the Obsidian Help vault") {
+		t.Errorf("log.md lacks the entry:\n%s", log)
+	}
+	if strings.Contains(string(log), "\n## [2000-01-01 00:00]") {
+		t.Errorf("details forged a second log entry:\n%s", log)
+	}
+}
+
+// checkWrites checks the audit lines of a flow against the disk: every
+// replaced version has its snapshot, and every file's last audited
+// sha256_after is what is on disk.
+func checkWrites(t *testing.T, root string, calls []wiki.AuditRecord) {
+	t.Helper()
 	snapshotsOf := func(rel string) map[string]bool {
 		hashes := map[string]bool{}
 		files, _ := filepath.Glob(filepath.Join(root, ".llmwiki", "snapshots", filepath.FromSlash(rel), "*"))
@@ -69,9 +89,6 @@ func TestStdioEndToEnd(t *testing.T) {
 	last := map[string]string{}
 	replaced := 0
 	for _, c := range calls {
-		if c.Client != "llmwiki-e2e 1.0.0" || c.Session == "" || c.Tool == "" || (c.Outcome != "ok" && c.Outcome != "error") {
-			t.Errorf("audit line lacks identity or outcome: %+v", c)
-		}
 		for _, w := range c.Writes {
 			if w.After == "" && w.Before == "" {
 				t.Errorf("write record without hashes: %+v", w)
@@ -95,12 +112,5 @@ func TestStdioEndToEnd(t *testing.T) {
 		if err != nil || wiki.SHA256Hex(b) != h {
 			t.Errorf("%s on disk does not match its last audited sha256_after", p)
 		}
-	}
-	log, _ := os.ReadFile(filepath.Join(root, "log.md"))
-	if !strings.Contains(string(log), "] build | Folded the Obsidian Help vault") {
-		t.Errorf("log.md lacks the entry:\n%s", log)
-	}
-	if strings.Contains(string(log), "\n## [2000-01-01 00:00]") {
-		t.Errorf("details forged a second log entry:\n%s", log)
 	}
 }

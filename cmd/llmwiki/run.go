@@ -36,7 +36,7 @@ type command struct {
 // commands lists every subcommand, in the order help shows them.
 func commands() []command {
 	return []command{
-		{"serve", "serve a wiki to an MCP client over stdio", runServe},
+		{"serve", "serve a wiki to MCP clients over stdio, or HTTP with --http", runServe},
 		{"init", "create a wiki's folders and starting files (never overwrites)", runInit},
 		{"lint", "check the wiki's links, pages and index; exit 1 when a finding is an error", runLint},
 		{"eval", "measure how well the wiki answers: hit rate, wasted reads, gaps, citations", runEval},

@@ -13,16 +13,23 @@ import (
 )
 
 func runServe(ctx context.Context, e env, args []string) error {
-	fs := newFlags(e, "serve", "serve [--root DIR] [--read-only] [--toolsets a,b]")
+	fs := newFlags(e, "serve", "serve [--root DIR] [--read-only] [--toolsets a,b] [--http ADDR [--token-file FILE]]")
 	rootFlag := fs.String("root", "", "wiki root (default $LLMWIKI_ROOT, else ~/llmwiki); created with starting files when missing")
 	readOnly := fs.Bool("read-only", false, "register only the read-only tools")
 	toolsets := fs.String("toolsets", "", "comma-separated toolsets to register: "+strings.Join(tools.Toolsets(tools.Deps{}), ", ")+" or all (default all)")
 	mf := addModelFlags(fs)
+	hc := addHTTPFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("serve takes no arguments (got %q); use --root DIR", fs.Arg(0))
+	}
+	httpMode := hc.addr != ""
+	if httpMode {
+		if err := hc.resolve(e.getenv); err != nil {
+			return err
+		}
 	}
 	log := newLogger(e)
 	dir, err := resolveRoot(e, *rootFlag)
@@ -41,7 +48,10 @@ func runServe(ctx context.Context, e env, args []string) error {
 		log.Warn("propose_plan has no model endpoint", "err", err)
 		mc = nil
 	}
-	deps := tools.Deps{Store: st, Log: log, Model: mc}
+	deps, err := newDeps(e, st, log, mc)
+	if err != nil {
+		return err
+	}
 	opts := tools.Options{ReadOnly: *readOnly}
 	if *toolsets != "" {
 		opts.Toolsets = strings.Split(*toolsets, ",")
@@ -49,6 +59,9 @@ func runServe(ctx context.Context, e env, args []string) error {
 	srv, names, err := tools.NewServer(deps, opts)
 	if err != nil {
 		return err
+	}
+	if httpMode {
+		return runHTTP(ctx, e, *hc, st, srv, log, len(names))
 	}
 	if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		printConnectHelp(e, dir)

@@ -3,6 +3,8 @@
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 
 export function args() {
   const out = {};
@@ -25,6 +27,21 @@ export async function connectStdio(bin, root, extraArgs = []) {
   return wrap(client);
 }
 
+// connectHTTP connects to a running `llmwiki serve --http`: base is
+// "http://127.0.0.1:PORT", kind "streamable" (/mcp) or "sse" (/sse), token
+// the bearer token ("" for none).
+export async function connectHTTP(base, kind, token) {
+  const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
+  const transport = kind === "sse"
+    ? new SSEClientTransport(new URL("/sse", base), { requestInit })
+    : new StreamableHTTPClientTransport(new URL("/mcp", base), { requestInit });
+  const client = new Client({ name: "llmwiki-e2e", version: "1.0.0" });
+  await client.connect(transport);
+  const w = wrap(client);
+  w.transport = transport;
+  return w;
+}
+
 export function wrap(client) {
   const w = {
     client,
@@ -43,9 +60,9 @@ export function wrap(client) {
       assert.equal(r.isError, true, `${name} should have failed: ${JSON.stringify(r.structuredContent ?? r.content)}`);
       return r.content.map((c) => c.text).join("\n");
     },
-    async raw(name, args) {
+    async raw(name, args, options = {}) {
       w.calls++;
-      return client.callTool({ name, arguments: args }, undefined, { timeout: 120000 });
+      return client.callTool({ name, arguments: args }, undefined, { timeout: 120000, ...options });
     },
     async close() {
       await client.close();

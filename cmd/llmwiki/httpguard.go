@@ -1,0 +1,306 @@
+package main
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// queryTokenNames are query parameters that look like credentials. Tokens in
+// URLs end up in proxy and server logs and browser history, so a request
+// carrying one is refused even when the token is right.
+var queryTokenNames = map[string]bool{
+	"token": true, "access_token": true, "accesstoken": true, "auth": true,
+	"authorization": true, "bearer": true, "api_key": true, "apikey": true,
+	"key": true, "password": true, "secret": true, "llmwiki_token": true,
+}
+
+// guard checks every request before mcp-go sees it, in this order:
+//  1. while shutting down, 503;
+//  2. no credential in the query string (400);
+//  3. the Host header is on the allow-list (403; DNS rebinding);
+//  4. an Origin header, when present, is the server's own origin or one of
+//     --allow-origin (403; cross-site requests from browsers);
+//  5. with a token configured, "Authorization: Bearer <token>", compared in
+//     constant time (401 with WWW-Authenticate);
+//  6. GET and DELETE on /mcp name a session this server handed out (400
+//     without one, 404 for an unknown one);
+//  7. the body is at most --max-body-mb (413).
+//
+// Refusals 2–5 and 7 are audited as tool "http:refused" with code "refused"
+// (rate-limited, see refusalLimiter). Nothing here writes the wiki.
+func (h *httpServer) guard(next http.Handler) http.Handler {
+	tokenSum := sha256.Sum256([]byte(h.cfg.token))
+	maxBody := int64(h.cfg.maxBodyMiB) << 20
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h.draining.Load() {
+			w.Header().Set("Connection", "close")
+			w.Header().Set("Retry-After", "5")
+			http.Error(w, "llmwiki is shutting down", http.StatusServiceUnavailable)
+			return
+		}
+		if name := credentialInQuery(r.URL, h.cfg.token); name != "" {
+			h.refuse(w, r, http.StatusBadRequest, "credential in the URL query ("+name+")",
+				"tokens in URLs leak into logs; send it as an Authorization: Bearer header")
+			return
+		}
+		host := hostOnly(r.Host)
+		if !h.hosts[host] {
+			h.refuse(w, r, http.StatusForbidden, "Host not allowed", "Host "+quoteShort(r.Host)+" is not one this server answers to (DNS rebinding protection); see --allow-host")
+			return
+		}
+		if origin := r.Header.Get("Origin"); origin != "" && !h.originAllowed(origin, r.Host) {
+			h.refuse(w, r, http.StatusForbidden, "Origin not allowed", "Origin "+quoteShort(origin)+" may not call this server; see --allow-origin")
+			return
+		}
+		if h.cfg.token != "" {
+			got, ok := bearer(r.Header.Get("Authorization"))
+			sum := sha256.Sum256([]byte(got))
+			if !ok || subtle.ConstantTimeCompare(sum[:], tokenSum[:]) != 1 {
+				reason := "no bearer token"
+				if ok {
+					reason = "wrong bearer token"
+					w.Header().Set("WWW-Authenticate", `Bearer realm="llmwiki", error="invalid_token"`)
+				} else {
+					w.Header().Set("WWW-Authenticate", `Bearer realm="llmwiki"`)
+				}
+				h.refuse(w, r, http.StatusUnauthorized, reason, "send Authorization: Bearer <token>")
+				return
+			}
+		}
+		if r.URL.Path == "/mcp" && (r.Method == http.MethodGet || r.Method == http.MethodDelete) {
+			id := r.Header.Get(server.HeaderKeySessionID)
+			if id == "" {
+				http.Error(w, "Bad Request: the Mcp-Session-Id header is required; initialize first", http.StatusBadRequest)
+				return
+			}
+			if _, err := h.sessions.Validate(id); err != nil {
+				http.Error(w, "Not Found: unknown or expired session; initialize again", http.StatusNotFound)
+				return
+			}
+		}
+		if r.Body != nil && r.Method == http.MethodPost {
+			if r.ContentLength > maxBody {
+				h.refuse(w, r, http.StatusRequestEntityTooLarge, "body too large",
+					fmt.Sprintf("the request body is %d bytes; the limit is %d MiB (--max-body-mb)", r.ContentLength, h.cfg.maxBodyMiB))
+				return
+			}
+			r.Body = &limitedBody{ReadCloser: http.MaxBytesReader(w, r.Body, maxBody), h: h, w: w, r: r}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// limitedBody audits a body that turns out (chunked, no Content-Length) to
+// exceed the limit; mcp-go then answers with a JSON-RPC parse error.
+type limitedBody struct {
+	io.ReadCloser
+	h    *httpServer
+	w    http.ResponseWriter
+	r    *http.Request
+	once sync.Once
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		b.once.Do(func() {
+			b.h.audit(b.r, "body too large", fmt.Sprintf("the request body is over the %d MiB limit (--max-body-mb)", b.h.cfg.maxBodyMiB))
+		})
+	}
+	return n, err
+}
+
+// refuse answers a refused request and audits it.
+func (h *httpServer) refuse(w http.ResponseWriter, r *http.Request, status int, reason, advice string) {
+	h.audit(r, reason, advice)
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, "%s %s: %s\n", http.StatusText(status), reason, advice)
+}
+
+// audit writes the audit line of a refused request: tool "http:refused",
+// the remote address, the session it claimed (unverified), never the token.
+func (h *httpServer) audit(r *http.Request, reason, advice string) {
+	suppressed, ok := h.refusals.allow(time.Now())
+	if !ok {
+		return
+	}
+	args := map[string]any{"method": r.Method, "path": r.URL.Path, "reason": reason}
+	if s := r.Header.Get(server.HeaderKeySessionID); s != "" {
+		args["claimed_session"] = truncate(s)
+	} else if s := r.URL.Query().Get("sessionId"); s != "" {
+		args["claimed_session"] = truncate(s)
+	}
+	if o := r.Header.Get("Origin"); o != "" {
+		args["origin"] = truncate(o)
+	}
+	args["host"] = truncate(r.Host)
+	if ua := r.Header.Get("User-Agent"); ua != "" {
+		args["user_agent"] = truncate(ua)
+	}
+	call := wiki.NewCall("http:refused", h.st.SessionID(), args)
+	call.Remote = r.RemoteAddr
+	if suppressed > 0 {
+		call.SetExtra("refusals_not_audited_before", suppressed)
+	}
+	if err := h.st.Audit(call, wiki.Errorf(wiki.CodeRefused, "%s: %s", reason, advice)); err != nil {
+		h.log.Error("audit line not written", "tool", "http:refused", "err", err)
+	}
+	h.log.Warn("refused HTTP request", "remote", r.RemoteAddr, "method", r.Method, "path", r.URL.Path, "reason", reason)
+}
+
+// refusalLimiter bounds the audit lines of refused requests to
+// refusalBurst per second, so a flood of bad requests cannot fill the disk;
+// the next audited line counts the ones left out.
+type refusalLimiter struct {
+	mu         sync.Mutex
+	window     time.Time
+	n          int
+	suppressed int
+}
+
+const refusalBurst = 50
+
+func (l *refusalLimiter) allow(now time.Time) (suppressed int, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now.Sub(l.window) >= time.Second {
+		l.window, l.n = now, 0
+	}
+	if l.n >= refusalBurst {
+		l.suppressed++
+		return 0, false
+	}
+	l.n++
+	s := l.suppressed
+	l.suppressed = 0
+	return s, true
+}
+
+// credentialInQuery returns the name of a query parameter that carries a
+// credential (by name, or because its value is the token), or "".
+func credentialInQuery(u *url.URL, token string) string {
+	if u.RawQuery == "" {
+		return ""
+	}
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		if token != "" && strings.Contains(u.RawQuery, token) {
+			return "the token"
+		}
+		return ""
+	}
+	for k, vs := range q {
+		if queryTokenNames[strings.ToLower(k)] {
+			return k
+		}
+		for _, v := range vs {
+			if token != "" && strings.Contains(v, token) {
+				return k
+			}
+		}
+	}
+	return ""
+}
+
+// bearer extracts the token of an "Authorization: Bearer <token>" header.
+func bearer(h string) (string, bool) {
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	tok = strings.TrimSpace(tok)
+	return tok, tok != ""
+}
+
+// hostOnly returns the lowercase host of a Host header, without port or
+// IPv6 brackets.
+func hostOnly(hostport string) string {
+	h := hostport
+	if hh, _, err := net.SplitHostPort(hostport); err == nil {
+		h = hh
+	}
+	return strings.ToLower(strings.Trim(h, "[]"))
+}
+
+// originAllowed reports whether a browser Origin may call: its own origin
+// (same host and port as the Host header) or an --allow-origin entry.
+func (h *httpServer) originAllowed(origin, host string) bool {
+	o, err := parseOrigin(origin)
+	if err != nil {
+		return false
+	}
+	if h.origins[o] {
+		return true
+	}
+	u, _ := url.Parse(o)
+	return strings.EqualFold(u.Host, host) || strings.EqualFold(hostOnly(u.Host), hostOnly(host)) && portOf(u) == portOfHost(host, u.Scheme)
+}
+
+// parseOrigin normalises an origin ("https://Example.com:443" ->
+// "https://example.com").
+func parseOrigin(s string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return "", errors.New("not an origin like https://app.example or http://localhost:3000")
+	}
+	host := strings.ToLower(u.Host)
+	if p := u.Port(); (u.Scheme == "http" && p == "80") || (u.Scheme == "https" && p == "443") {
+		host = strings.ToLower(u.Hostname())
+		if strings.Contains(host, ":") {
+			host = "[" + host + "]"
+		}
+	}
+	return u.Scheme + "://" + host, nil
+}
+
+func portOf(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if u.Scheme == "https" {
+		return "443"
+	}
+	return "80"
+}
+
+func portOfHost(hostport, scheme string) string {
+	if _, p, err := net.SplitHostPort(hostport); err == nil {
+		return p
+	}
+	if scheme == "https" {
+		return "443"
+	}
+	return "80"
+}
+
+// truncate cuts s to 200 bytes for an audit argument.
+func truncate(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}
+
+// quoteShort quotes s for a log or audit line, cut to 200 bytes.
+func quoteShort(s string) string {
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}
