@@ -1,0 +1,666 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/llmwiki/llmwiki/tools"
+	"github.com/llmwiki/llmwiki/wiki"
+)
+
+// testServer is an in-process serve --http on a fresh wiki.
+type testServer struct {
+	t      *testing.T
+	root   string
+	st     *wiki.Store
+	h      *httpServer
+	base   string
+	cancel context.CancelFunc
+	done   chan error
+	client *http.Client
+}
+
+// newTestServer starts serve --http in-process on a loopback port. token
+// may be ""; opts are passed to wiki.Open (fault injection).
+func newTestServer(t *testing.T, cfg httpConfig, opts ...wiki.Option) *testServer {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "wiki")
+	initWiki(t, root)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if testing.Verbose() {
+		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	st, err := wiki.Open(root, append([]wiki.Option{wiki.WithLogger(log)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, _, err := tools.NewServer(tools.Deps{Store: st, Log: log}, tools.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.addr == "" {
+		cfg.addr = "127.0.0.1:0"
+	}
+	if cfg.maxBodyMiB == 0 {
+		cfg.maxBodyMiB = defaultMaxBodyMiB
+	}
+	if cfg.sessionIdle == 0 {
+		cfg.sessionIdle = time.Hour
+	}
+	if cfg.shutdownTimeout == 0 {
+		cfg.shutdownTimeout = 10 * time.Second
+	}
+	h, err := newHTTPServer(cfg, st, srv, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ts := &testServer{t: t, root: root, st: st, h: h, base: "http://" + ln.Addr().String(), cancel: cancel, done: make(chan error, 1),
+		client: &http.Client{Timeout: 30 * time.Second}}
+	go func() { ts.done <- h.serve(ctx, ln) }()
+	t.Cleanup(func() {
+		ts.stop()
+		st.Close()
+	})
+	return ts
+}
+
+// stop shuts the server down (as SIGTERM would) and returns serve's error.
+func (ts *testServer) stop() error {
+	ts.cancel()
+	select {
+	case err := <-ts.done:
+		ts.done <- err
+		return err
+	case <-time.After(30 * time.Second):
+		ts.t.Fatal("serve did not stop within 30 s")
+		return nil
+	}
+}
+
+// rpcReply is one HTTP exchange with /mcp.
+type rpcReply struct {
+	status  int
+	header  http.Header
+	body    []byte
+	message map[string]any // the JSON-RPC response, from JSON or SSE
+}
+
+func (r rpcReply) result() map[string]any {
+	m, _ := r.message["result"].(map[string]any)
+	return m
+}
+
+// post sends one JSON-RPC message to /mcp with the given session and extra
+// headers ("Key: value").
+func (ts *testServer) post(sid string, body string, headers ...string) rpcReply {
+	ts.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, ts.base+"/mcp", strings.NewReader(body))
+	return ts.do(req, sid, headers...)
+}
+
+func (ts *testServer) do(req *http.Request, sid string, headers ...string) rpcReply {
+	ts.t.Helper()
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	}
+	for _, h := range headers {
+		k, v, _ := strings.Cut(h, ":")
+		req.Header.Set(k, strings.TrimSpace(v))
+	}
+	resp, err := ts.client.Do(req)
+	if err != nil {
+		ts.t.Fatalf("%s %s: %v", req.Method, req.URL, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	r := rpcReply{status: resp.StatusCode, header: resp.Header, body: b}
+	r.message = parseRPC(resp.Header.Get("Content-Type"), b)
+	return r
+}
+
+// parseRPC returns the JSON-RPC response in a JSON or SSE body.
+func parseRPC(ctype string, b []byte) map[string]any {
+	if strings.HasPrefix(ctype, "text/event-stream") {
+		var last map[string]any
+		sc := bufio.NewScanner(bytes.NewReader(b))
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				var m map[string]any
+				if json.Unmarshal([]byte(d), &m) == nil && m["id"] != nil {
+					last = m
+				}
+			}
+		}
+		return last
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"go-test","version":"9.9"}}}`
+
+// initialize opens a session and returns its id.
+func (ts *testServer) initialize(headers ...string) string {
+	ts.t.Helper()
+	r := ts.post("", initBody, headers...)
+	sid := r.header.Get("Mcp-Session-Id")
+	if r.status != http.StatusOK || sid == "" {
+		ts.t.Fatalf("initialize: %d %s", r.status, r.body)
+	}
+	ts.post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, headers...)
+	return sid
+}
+
+func callBody(id int, tool string, args any) string {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call",
+		"params": map[string]any{"name": tool, "arguments": args}})
+	return string(b)
+}
+
+// refusals returns the audit lines of refused requests.
+func (ts *testServer) refusals() []wiki.AuditRecord {
+	var out []wiki.AuditRecord
+	for _, c := range auditLines(ts.t, ts.root) {
+		if c.Tool == "http:refused" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// TestHTTPRefusesBadRequests sends what a stranger, a browser on another
+// site or a broken client would, and checks the status, that nothing but an
+// audit line is written, and that the token never reaches the audit log.
+func TestHTTPRefusesBadRequests(t *testing.T) {
+	const token = "s3cret-token-0123456789"
+	ts := newTestServer(t, httpConfig{token: token})
+	auth := "Authorization: Bearer " + token
+	before := wikiFiles(t, ts.root)
+	sid := ts.initialize(auth)
+
+	big := strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"save_source","arguments":{"path":"sources/big.md","content":"` + strings.Repeat("x", 20<<20) + `"}}}`)
+	chunked := io.MultiReader(strings.NewReader(`{"jsonrpc":"2.0","id":8,"method":"ping","params":{"pad":"`), strings.NewReader(strings.Repeat("y", 20<<20)), strings.NewReader(`"}}`))
+	cases := []struct {
+		name    string
+		req     func() *http.Request
+		sid     string
+		headers []string
+		status  int
+		reason  string // audited refusal reason, "" when not audited
+		want    string // in the body
+	}{
+		{"no token", func() *http.Request { return newReq("POST", ts.base+"/mcp", initBody) }, "", nil, 401, "no bearer token", "Bearer"},
+		{"wrong token", func() *http.Request { return newReq("POST", ts.base+"/mcp", initBody) }, "", []string{"Authorization: Bearer wrong-token-0123456789"}, 401, "wrong bearer token", ""},
+		{"basic auth", func() *http.Request { return newReq("POST", ts.base+"/mcp", initBody) }, "", []string{"Authorization: Basic dXNlcjpwYXNz"}, 401, "no bearer token", ""},
+		{"token in query", func() *http.Request { return newReq("POST", ts.base+"/mcp?access_token="+token, initBody) }, "", []string{auth}, 400, "credential in the URL query (access_token)", "Authorization: Bearer"},
+		{"token value in query", func() *http.Request { return newReq("GET", ts.base+"/sse?x="+token, "") }, "", []string{auth}, 400, "credential in the URL query (x)", ""},
+		{"token in query without header", func() *http.Request { return newReq("GET", ts.base+"/sse?token=abc", "") }, "", nil, 400, "credential in the URL query (token)", ""},
+		{"foreign origin", func() *http.Request { return newReq("POST", ts.base+"/mcp", initBody) }, "", []string{auth, "Origin: https://evil.example"}, 403, "Origin not allowed", "--allow-origin"},
+		{"foreign origin same host other port", func() *http.Request { return newReq("POST", ts.base+"/mcp", initBody) }, "", []string{auth, "Origin: http://127.0.0.1:1"}, 403, "Origin not allowed", ""},
+		{"null origin", func() *http.Request { return newReq("POST", ts.base+"/mcp", initBody) }, "", []string{auth, "Origin: null"}, 403, "Origin not allowed", ""},
+		{"foreign host", func() *http.Request {
+			r := newReq("POST", ts.base+"/mcp", initBody)
+			r.Host = "evil.example:80"
+			return r
+		}, "", []string{auth}, 403, "Host not allowed", "DNS rebinding"},
+		{"20 MB body", func() *http.Request {
+			r, _ := http.NewRequest("POST", ts.base+"/mcp", big)
+			return r
+		}, sid, []string{auth}, 413, "body too large", "limit is 8 MiB"},
+		{"20 MB chunked body", func() *http.Request {
+			r := newReq("POST", ts.base+"/mcp", "")
+			r.Body = io.NopCloser(chunked)
+			r.ContentLength = -1
+			return r
+		}, sid, []string{auth}, 400, "body too large", ""},
+		{"malformed JSON", func() *http.Request { return newReq("POST", ts.base+"/mcp", `{"jsonrpc":"2.0","id":3,"method":`) }, sid, []string{auth}, 400, "", "not valid json"},
+		{"not JSON at all", func() *http.Request { return newReq("POST", ts.base+"/mcp", "\xff\xfe garbage") }, sid, []string{auth}, 400, "", ""},
+		{"unknown session POST", func() *http.Request { return newReq("POST", ts.base+"/mcp", callBody(4, "list_pages", map[string]any{})) }, "mcp-session-00000000-0000-4000-8000-000000000000", []string{auth}, 404, "", "Invalid session ID"},
+		{"forged session POST", func() *http.Request { return newReq("POST", ts.base+"/mcp", callBody(4, "list_pages", map[string]any{})) }, "../../etc/passwd", []string{auth}, 404, "", ""},
+		{"unknown session GET", func() *http.Request { return newReq("GET", ts.base+"/mcp", "") }, "mcp-session-00000000-0000-4000-8000-000000000000", []string{auth}, 404, "", "unknown or expired session"},
+		{"GET without session", func() *http.Request { return newReq("GET", ts.base+"/mcp", "") }, "", []string{auth}, 400, "", "initialize first"},
+		{"unknown session DELETE", func() *http.Request { return newReq("DELETE", ts.base+"/mcp", "") }, "nope", []string{auth}, 404, "", ""},
+		{"unknown SSE session", func() *http.Request {
+			return newReq("POST", ts.base+"/message?sessionId=00000000-0000-4000-8000-000000000000", callBody(5, "list_pages", map[string]any{}))
+		}, "", []string{auth}, 400, "", "Invalid session ID"},
+		{"wrong content type", func() *http.Request { return newReq("POST", ts.base+"/mcp", initBody) }, "", []string{auth, "Content-Type: text/plain"}, 400, "", "application/json"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			n := len(ts.refusals())
+			r := ts.do(c.req(), c.sid, c.headers...)
+			if r.status != c.status || !strings.Contains(string(r.body), c.want) {
+				t.Fatalf("status %d, want %d; body %.300s", r.status, c.status, r.body)
+			}
+			got := ts.refusals()
+			if c.reason == "" {
+				if len(got) != n {
+					t.Fatalf("audited a refusal it should not: %+v", got[n:])
+				}
+				return
+			}
+			if len(got) != n+1 {
+				t.Fatalf("want one audit line for the refusal, got %d new", len(got)-n)
+			}
+			a := got[n]
+			args, _ := a.Args.(map[string]any)
+			if args["reason"] != c.reason || a.Code != wiki.CodeRefused || a.Outcome != "error" || !strings.HasPrefix(a.Remote, "127.0.0.1:") {
+				t.Errorf("audit line: %+v", a)
+			}
+			if c.status == 401 && r.header.Get("WWW-Authenticate") == "" {
+				t.Errorf("401 without WWW-Authenticate")
+			}
+		})
+	}
+	if m := ts.post(sid, callBody(9, "list_pages", map[string]any{}), auth); m.status != 200 || m.result() == nil {
+		t.Fatalf("the session broke after bad requests: %d %s", m.status, m.body)
+	}
+	raw, _ := os.ReadFile(filepath.Join(ts.root, ".llmwiki", "audit", time.Now().UTC().Format("2006-01-02")+".jsonl"))
+	if bytes.Contains(raw, []byte(token)) {
+		t.Errorf("the token is in the audit log")
+	}
+	if d := diffFiles(before, wikiFiles(t, ts.root)); len(d) > 0 {
+		t.Errorf("bad requests changed wiki files: %v", d)
+	}
+}
+
+func newReq(method, url, body string) *http.Request {
+	r, _ := http.NewRequest(method, url, strings.NewReader(body))
+	return r
+}
+
+// wikiFiles hashes every file of the wiki outside .llmwiki/audit.
+func wikiFiles(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		if strings.HasPrefix(rel, filepath.Join(".llmwiki", "audit")) {
+			return nil
+		}
+		b, _ := os.ReadFile(p)
+		out[rel] = wiki.SHA256Hex(b)
+		return nil
+	})
+	return out
+}
+
+func diffFiles(a, b map[string]string) []string {
+	var d []string
+	for k, v := range a {
+		if b[k] != v {
+			d = append(d, k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			d = append(d, k)
+		}
+	}
+	return d
+}
+
+func TestHTTPConfig(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	tokFile := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(tokFile, []byte("file-token-0123456789abcdef\n"), 0o600)
+	short := filepath.Join(t.TempDir(), "short")
+	os.WriteFile(short, []byte("abc"), 0o600)
+	cases := []struct {
+		addr, tokenFile string
+		env             map[string]string
+		wantAddr        string
+		wantToken       string
+		err             string
+	}{
+		{addr: "8080", wantAddr: "127.0.0.1:8080"},
+		{addr: ":8080", wantAddr: "127.0.0.1:8080"},
+		{addr: "localhost:9000", wantAddr: "localhost:9000"},
+		{addr: "[::1]:9000", wantAddr: "[::1]:9000"},
+		{addr: "0.0.0.0:8080", err: "refusing to serve on 0.0.0.0:8080 without a token"},
+		{addr: "192.168.1.5:8080", err: "without a token"},
+		{addr: "wiki.example:8080", err: "without a token"},
+		{addr: "0.0.0.0:8080", env: map[string]string{"LLMWIKI_TOKEN": "env-token-0123456789abcdef"}, wantAddr: "0.0.0.0:8080", wantToken: "env-token-0123456789abcdef"},
+		{addr: "0.0.0.0:8080", tokenFile: tokFile, wantAddr: "0.0.0.0:8080", wantToken: "file-token-0123456789abcdef"},
+		{addr: "8080", tokenFile: tokFile, env: map[string]string{"LLMWIKI_TOKEN": "x"}, err: "use one"},
+		{addr: "8080", tokenFile: short, err: "at least 16"},
+		{addr: "8080", tokenFile: filepath.Join(t.TempDir(), "missing"), err: "read --token-file"},
+		{addr: "8080", env: map[string]string{"LLMWIKI_TOKEN": "has space 0123456789"}, err: "spaces"},
+		{addr: "nonsense:port:x", err: "--http"},
+	}
+	for _, c := range cases {
+		cfg := httpConfig{addr: c.addr, tokenFile: c.tokenFile, maxBodyMiB: 8, sessionIdle: time.Hour}
+		err := cfg.resolve(env(c.env))
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: err %v, want %q", c.addr, err, c.err)
+			}
+			continue
+		}
+		if err != nil || cfg.addr != c.wantAddr || cfg.token != c.wantToken {
+			t.Errorf("%s: got %q %q %v", c.addr, cfg.addr, cfg.token, err)
+		}
+	}
+	hosts := allowedHosts("0.0.0.0", []string{"wiki.example.com:443", "[fd00::1]"})
+	for _, h := range []string{"localhost", "127.0.0.1", "::1", "wiki.example.com", "fd00::1"} {
+		if !hosts[h] {
+			t.Errorf("allowed hosts lack %s: %v", h, hosts)
+		}
+	}
+	if hosts["0.0.0.0"] || hosts["evil.example"] {
+		t.Errorf("allowed hosts too wide: %v", hosts)
+	}
+	for in, want := range map[string]string{"https://App.Example:443": "https://app.example", "http://localhost:3000/": "http://localhost:3000", "https://[::1]:443": "https://[::1]"} {
+		if got, err := parseOrigin(in); err != nil || got != want {
+			t.Errorf("parseOrigin(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"null", "file:///x", "https://a.example/path", "https://user@a.example", "ftp://a.example"} {
+		if _, err := parseOrigin(bad); err == nil {
+			t.Errorf("parseOrigin(%q) accepted", bad)
+		}
+	}
+}
+
+// TestHTTPAllowedOriginAndHost: an --allow-origin browser app and a proxy
+// name from --allow-host get through, with CORS headers for the app.
+func TestHTTPAllowedOriginAndHost(t *testing.T) {
+	ts := newTestServer(t, httpConfig{allowOrigins: listFlag{"https://app.example"}, allowHosts: listFlag{"wiki.internal"}})
+	r := ts.do(newReq("POST", ts.base+"/mcp", initBody), "", "Origin: https://app.example")
+	if r.status != 200 || r.header.Get("Access-Control-Allow-Origin") != "https://app.example" {
+		t.Fatalf("allowed origin: %d %v %s", r.status, r.header, r.body)
+	}
+	req := newReq("POST", ts.base+"/mcp", initBody)
+	req.Host = "wiki.internal:8765"
+	if r := ts.do(req, ""); r.status != 200 {
+		t.Fatalf("allowed host: %d %s", r.status, r.body)
+	}
+	// Its own origin (a page served by this server's host and port).
+	if r := ts.do(newReq("POST", ts.base+"/mcp", initBody), "", "Origin: "+ts.base); r.status != 200 {
+		t.Fatalf("same origin: %d %s", r.status, r.body)
+	}
+}
+
+// TestHTTPSessionIdentityInAudit: every audit line of an HTTP session
+// carries its session id, client name/version and remote address.
+func TestHTTPSessionIdentityInAudit(t *testing.T) {
+	ts := newTestServer(t, httpConfig{})
+	sid := ts.initialize()
+	r := ts.post(sid, callBody(2, "write_page", map[string]any{"title": "Identity", "body": "# Identity\n"}))
+	if r.result() == nil || r.result()["isError"] == true {
+		t.Fatalf("write_page: %s", r.body)
+	}
+	ts.post(sid, `{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"wiki://pages/identity"}}`)
+	lines := auditLines(t, ts.root)
+	if len(lines) != 2 {
+		t.Fatalf("want 2 audit lines, got %d", len(lines))
+	}
+	for _, a := range lines {
+		if a.Session != sid || a.Client != "go-test 9.9" || !strings.HasPrefix(a.Remote, "127.0.0.1:") {
+			t.Errorf("audit line without the session's identity: session %q client %q remote %q", a.Session, a.Client, a.Remote)
+		}
+	}
+}
+
+// TestHTTPDisconnectMidWrite: a client that goes away while its write waits
+// for the lock gets nothing written (and an audit line saying so); one that
+// goes away while the write commits gets the whole write. Never a temp file
+// or a torn page.
+func TestHTTPDisconnectMidWrite(t *testing.T) {
+	var gate sync.Mutex
+	hold := make(chan struct{})
+	var blockCreate bool
+	ts := newTestServer(t, httpConfig{}, wiki.WithFaults(func(step, rel string) error {
+		gate.Lock()
+		b := blockCreate && step == "rename" && rel == "pages/during-commit.md"
+		gate.Unlock()
+		if b {
+			<-hold
+		}
+		return nil
+	}))
+	sid := ts.initialize()
+
+	// 1. Disconnect while waiting for the lock: nothing is written.
+	locked := make(chan struct{})
+	release := make(chan struct{})
+	go ts.st.Update(context.Background(), func(tx *wiki.Tx) error {
+		close(locked)
+		<-release
+		return nil
+	})
+	<-locked
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "POST", ts.base+"/mcp", strings.NewReader(callBody(2, "write_page", map[string]any{"title": "Before commit", "body": "# Gone\n"})))
+	errc := make(chan error, 1)
+	go func() {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		_, err := ts.client.Do(req)
+		errc <- err
+	}()
+	time.Sleep(200 * time.Millisecond)
+	cancel() // the client hangs up
+	<-errc
+	time.Sleep(200 * time.Millisecond)
+	close(release)
+	waitFor(t, func() bool { return hasAudit(t, ts.root, "write_page", "error") }, "an error audit line for the abandoned write")
+	if _, err := os.Stat(filepath.Join(ts.root, "pages", "before-commit.md")); err == nil {
+		t.Errorf("a write whose client left before the commit was written")
+	}
+
+	// 2. Disconnect during the commit: the write completes, whole.
+	gate.Lock()
+	blockCreate = true
+	gate.Unlock()
+	body := "# During commit\n\n" + strings.Repeat("All of this or none of it.\n", 2000)
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	req2, _ := http.NewRequestWithContext(ctx2, "POST", ts.base+"/mcp", strings.NewReader(callBody(3, "write_page", map[string]any{"title": "During commit", "body": body})))
+	go func() {
+		req2.Header.Set("Content-Type", "application/json")
+		req2.Header.Set("Accept", "application/json, text/event-stream")
+		req2.Header.Set("Mcp-Session-Id", sid)
+		req2.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		_, err := ts.client.Do(req2)
+		errc <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	cancel2()
+	<-errc
+	close(hold)
+	waitFor(t, func() bool { return hasAudit(t, ts.root, "write_page", "ok") }, "an ok audit line for the committed write")
+	b, err := os.ReadFile(filepath.Join(ts.root, "pages", "during-commit.md"))
+	if err != nil || !bytes.HasSuffix(b, []byte(body)) {
+		t.Errorf("the write committed while its client left is not whole (%d bytes, %v)", len(b), err)
+	}
+	if tf := tempFiles(t, ts.root); len(tf) > 0 {
+		t.Errorf("temp files left: %v", tf)
+	}
+}
+
+// TestHTTPCancelledNotificationStopsHandler: notifications/cancelled for a
+// call waiting on the lock ends it with an error and writes nothing.
+func TestHTTPCancelledNotificationStopsHandler(t *testing.T) {
+	ts := newTestServer(t, httpConfig{})
+	sid := ts.initialize()
+	locked := make(chan struct{})
+	release := make(chan struct{})
+	go ts.st.Update(context.Background(), func(tx *wiki.Tx) error {
+		close(locked)
+		<-release
+		return nil
+	})
+	<-locked
+	defer close(release)
+	got := make(chan rpcReply, 1)
+	go func() { got <- ts.post(sid, callBody(42, "write_page", map[string]any{"title": "Cancelled", "body": "# No\n"})) }()
+	time.Sleep(200 * time.Millisecond)
+	if r := ts.post(sid, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":42,"reason":"user pressed stop"}}`); r.status != http.StatusAccepted {
+		t.Fatalf("cancel: %d %s", r.status, r.body)
+	}
+	select {
+	case r := <-got:
+		res := r.result()
+		if res == nil || res["isError"] != true || !strings.Contains(fmt.Sprint(res["content"]), "cancelled") {
+			t.Fatalf("the cancelled call did not end with a cancellation error: %s", r.body)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("notifications/cancelled did not stop the handler")
+	}
+	if _, err := os.Stat(filepath.Join(ts.root, "pages", "cancelled.md")); err == nil {
+		t.Errorf("a cancelled write was written")
+	}
+}
+
+// TestHTTPGracefulShutdown: on SIGTERM (the serve context ends) a write in
+// flight finishes and is answered, new requests are refused, and serve
+// returns.
+func TestHTTPGracefulShutdown(t *testing.T) {
+	hold := make(chan struct{})
+	entered := make(chan struct{}, 1)
+	ts := newTestServer(t, httpConfig{}, wiki.WithFaults(func(step, rel string) error {
+		if step == "rename" && rel == "pages/in-flight.md" {
+			entered <- struct{}{}
+			<-hold
+		}
+		return nil
+	}))
+	sid := ts.initialize()
+	got := make(chan rpcReply, 1)
+	go func() { got <- ts.post(sid, callBody(2, "write_page", map[string]any{"title": "In flight", "body": "# In flight\n"})) }()
+	<-entered
+	stopped := make(chan error, 1)
+	go func() { stopped <- ts.stop() }()
+	time.Sleep(300 * time.Millisecond)
+	if _, err := http.Post(ts.base+"/mcp", "application/json", strings.NewReader(initBody)); err == nil {
+		// The listener is closed; a request that still got through must
+		// have been refused with 503 (checked by the guard), never served.
+		t.Log("a new connection was still accepted during shutdown")
+	}
+	select {
+	case <-stopped:
+		t.Fatal("serve returned while a write was in flight")
+	default:
+	}
+	close(hold)
+	r := <-got
+	if r.result() == nil || r.result()["isError"] == true {
+		t.Fatalf("the in-flight write was not answered ok: %d %s", r.status, r.body)
+	}
+	if err := <-stopped; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(ts.root, "pages", "in-flight.md")); err != nil {
+		t.Errorf("the in-flight write is not on disk: %v", err)
+	}
+}
+
+// TestHTTPAbandonedSessions opens 500 sessions (initialize, a call, a GET
+// stream dropped halfway) and abandons them; after the idle sweep the
+// sessions are gone and memory and goroutines return to the baseline.
+func TestHTTPAbandonedSessions(t *testing.T) {
+	ts := newTestServer(t, httpConfig{sessionIdle: 2 * time.Second})
+	ts.client.Transport = &http.Transport{MaxIdleConnsPerHost: 4}
+	warm := ts.initialize()
+	ts.post(warm, callBody(2, "list_pages", map[string]any{}))
+	baseHeap, baseG := settleMem(ts.client)
+	const n = 500
+	for i := 0; i < n; i++ {
+		sid := ts.initialize()
+		ts.post(sid, callBody(2, "list_pages", map[string]any{}))
+		if i%5 == 0 { // a listening stream the client drops
+			ctx, cancel := context.WithCancel(context.Background())
+			req, _ := http.NewRequestWithContext(ctx, "GET", ts.base+"/mcp", nil)
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.Header.Set("Accept", "text/event-stream")
+			if resp, err := ts.client.Do(req); err == nil {
+				cancel()
+				resp.Body.Close()
+			} else {
+				cancel()
+			}
+		}
+	}
+	openHeap, openG := settleMem(ts.client)
+	open := ts.h.sessions.count()
+	waitFor(t, func() bool { return ts.h.sessions.count() == 0 }, "the idle sweep to forget every session")
+	time.Sleep(500 * time.Millisecond)
+	endHeap, endG := settleMem(ts.client)
+	t.Logf("500 abandoned sessions: live %d -> %d; heap %.1f MiB baseline, %.1f MiB with them, %.1f MiB after the sweep; goroutines %d -> %d -> %d",
+		open, ts.h.sessions.count(), mib(baseHeap), mib(openHeap), mib(endHeap), baseG, openG, endG)
+	if open < n {
+		t.Errorf("only %d sessions were live", open)
+	}
+	if endHeap > baseHeap+4<<20 {
+		t.Errorf("heap did not return to baseline: %.1f MiB -> %.1f MiB", mib(baseHeap), mib(endHeap))
+	}
+	if endG > baseG+5 {
+		t.Errorf("goroutines did not return to baseline: %d -> %d", baseG, endG)
+	}
+	if r := ts.post(warm, callBody(3, "list_pages", map[string]any{})); r.status != http.StatusNotFound {
+		t.Errorf("a swept session should be unknown (404), got %d", r.status)
+	}
+}
+
+func settleMem(c *http.Client) (uint64, int) {
+	c.CloseIdleConnections()
+	var ms runtime.MemStats
+	for i := 0; i < 3; i++ {
+		time.Sleep(100 * time.Millisecond)
+		runtime.GC()
+	}
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc, runtime.NumGoroutine()
+}
+
+func mib(b uint64) float64 { return float64(b) / (1 << 20) }
+
+func waitFor(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+func hasAudit(t *testing.T, root, tool, outcome string) bool {
+	for _, a := range auditLines(t, root) {
+		if a.Tool == tool && a.Outcome == outcome {
+			return true
+		}
+	}
+	return false
+}
