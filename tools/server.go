@@ -57,8 +57,10 @@ func NewServer(d Deps, opts Options) (*server.MCPServer, []string, error) {
 		return nil, nil, err
 	}
 	s.AddPrompts(pv.ServerPrompts()...)
-	if err := registerResources(s, d, hooks); err != nil {
-		return nil, nil, err
+	if d.Store != nil { // nil only when listing the catalogue
+		if err := registerResources(s, d, hooks); err != nil {
+			return nil, nil, err
+		}
 	}
 	return s, names, nil
 }

@@ -29,12 +29,12 @@ const StateLockFile = ".llmwiki/state.lock"
 // several processes may open Stores on one directory: writes are serialised
 // by an in-process mutex plus a file lock on [LockFile].
 type Store struct {
-	dir     string // absolute host path; never shown to a model
-	root    *os.Root
-	mu      sync.Mutex // in-process half of the project lock
-	flock   *flock.Flock
-	stateMu sync.Mutex // in-process half of the state lock
-	sflock  *flock.Flock
+	dir      string // absolute host path; never shown to a model
+	root     *os.Root
+	sem      chan struct{} // in-process half of the project lock (capacity 1, so a wait can be cancelled)
+	flock    *flock.Flock
+	stateSem chan struct{} // in-process half of the state lock
+	sflock   *flock.Flock
 
 	// repairs are what Open found and repaired (an interrupted multi-file
 	// write completed, a torn audit line moved aside, temp files removed);
@@ -101,7 +101,8 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, internal("open project root", err)
 	}
-	s := &Store{dir: abs, root: root, log: slog.Default(), now: time.Now, stale: map[string]string{}}
+	s := &Store{dir: abs, root: root, log: slog.Default(), now: time.Now, stale: map[string]string{},
+		sem: make(chan struct{}, 1), stateSem: make(chan struct{}, 1)}
 	for _, o := range opts {
 		o(s)
 	}
@@ -232,25 +233,30 @@ func (s *Store) Now() time.Time { return s.now().UTC() }
 // Logger returns the store's logger.
 func (s *Store) Logger() *slog.Logger { return s.log }
 
-// lock takes the project lock: the in-process mutex, then the file lock,
-// waiting up to 30 s (or ctx) for another process. A wait that runs out is a
-// CodeConflict error.
+// lock takes the project lock: the in-process semaphore (waiting until ctx
+// ends: a cancelled call stops waiting), then the file lock, waiting up to
+// 30 s (or ctx) for another process. A wait that is cancelled or runs out is
+// a CodeConflict error; nothing has been written.
 func (s *Store) lock(ctx context.Context) (func(), error) {
-	return takeLock(ctx, &s.mu, s.flock, "the wiki")
+	return takeLock(ctx, s.sem, s.flock, "the wiki")
 }
 
 // lockState takes the state lock (see [StateLockFile]) the same way.
 func (s *Store) lockState(ctx context.Context) (func(), error) {
-	return takeLock(ctx, &s.stateMu, s.sflock, "the wiki's state")
+	return takeLock(ctx, s.stateSem, s.sflock, "the wiki's state")
 }
 
-func takeLock(ctx context.Context, mu *sync.Mutex, fl *flock.Flock, what string) (func(), error) {
-	mu.Lock()
+func takeLock(ctx context.Context, sem chan struct{}, fl *flock.Flock, what string) (func(), error) {
+	select {
+	case sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, Errorf(CodeConflict, "cancelled while waiting for the lock on %s; nothing was written", what)
+	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	ok, err := fl.TryLockContext(ctx, 2*time.Millisecond)
 	if err != nil || !ok {
-		mu.Unlock()
+		<-sem
 		if err == nil || errors.Is(err, context.DeadlineExceeded) {
 			return nil, Errorf(CodeConflict, "%s is locked by another llmwiki process; retry in a moment", what)
 		}
@@ -261,7 +267,7 @@ func takeLock(ctx context.Context, mu *sync.Mutex, fl *flock.Flock, what string)
 	}
 	return func() {
 		_ = fl.Unlock()
-		mu.Unlock()
+		<-sem
 	}, nil
 }
 
