@@ -241,8 +241,12 @@ func TestHTTPRefusesBadRequests(t *testing.T) {
 		}, sid, []string{auth}, 400, "body too large", ""},
 		{"malformed JSON", func() *http.Request { return newReq("POST", ts.base+"/mcp", `{"jsonrpc":"2.0","id":3,"method":`) }, sid, []string{auth}, 400, "", "not valid json"},
 		{"not JSON at all", func() *http.Request { return newReq("POST", ts.base+"/mcp", "\xff\xfe garbage") }, sid, []string{auth}, 400, "", ""},
-		{"unknown session POST", func() *http.Request { return newReq("POST", ts.base+"/mcp", callBody(4, "list_pages", map[string]any{})) }, "mcp-session-00000000-0000-4000-8000-000000000000", []string{auth}, 404, "", "Invalid session ID"},
-		{"forged session POST", func() *http.Request { return newReq("POST", ts.base+"/mcp", callBody(4, "list_pages", map[string]any{})) }, "../../etc/passwd", []string{auth}, 404, "", ""},
+		{"unknown session POST", func() *http.Request {
+			return newReq("POST", ts.base+"/mcp", callBody(4, "list_pages", map[string]any{}))
+		}, "mcp-session-00000000-0000-4000-8000-000000000000", []string{auth}, 404, "", "Invalid session ID"},
+		{"forged session POST", func() *http.Request {
+			return newReq("POST", ts.base+"/mcp", callBody(4, "list_pages", map[string]any{}))
+		}, "../../etc/passwd", []string{auth}, 404, "", ""},
 		{"unknown session GET", func() *http.Request { return newReq("GET", ts.base+"/mcp", "") }, "mcp-session-00000000-0000-4000-8000-000000000000", []string{auth}, 404, "", "unknown or expired session"},
 		{"GET without session", func() *http.Request { return newReq("GET", ts.base+"/mcp", "") }, "", []string{auth}, 400, "", "initialize first"},
 		{"unknown session DELETE", func() *http.Request { return newReq("DELETE", ts.base+"/mcp", "") }, "nope", []string{auth}, 404, "", ""},
@@ -524,7 +528,9 @@ func TestHTTPCancelledNotificationStopsHandler(t *testing.T) {
 	<-locked
 	defer close(release)
 	got := make(chan rpcReply, 1)
-	go func() { got <- ts.post(sid, callBody(42, "write_page", map[string]any{"title": "Cancelled", "body": "# No\n"})) }()
+	go func() {
+		got <- ts.post(sid, callBody(42, "write_page", map[string]any{"title": "Cancelled", "body": "# No\n"}))
+	}()
 	time.Sleep(200 * time.Millisecond)
 	if r := ts.post(sid, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":42,"reason":"user pressed stop"}}`); r.status != http.StatusAccepted {
 		t.Fatalf("cancel: %d %s", r.status, r.body)
@@ -558,7 +564,9 @@ func TestHTTPGracefulShutdown(t *testing.T) {
 	}))
 	sid := ts.initialize()
 	got := make(chan rpcReply, 1)
-	go func() { got <- ts.post(sid, callBody(2, "write_page", map[string]any{"title": "In flight", "body": "# In flight\n"})) }()
+	go func() {
+		got <- ts.post(sid, callBody(2, "write_page", map[string]any{"title": "In flight", "body": "# In flight\n"}))
+	}()
 	<-entered
 	stopped := make(chan error, 1)
 	go func() { stopped <- ts.stop() }()
