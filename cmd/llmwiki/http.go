@@ -164,6 +164,8 @@ type httpServer struct {
 
 	draining atomic.Bool
 	inflight sync.WaitGroup // tool calls running
+	running  atomic.Int64   // how many
+
 	refusals refusalLimiter
 }
 
@@ -183,7 +185,11 @@ func newHTTPServer(cfg httpConfig, st *wiki.Store, srv *server.MCPServer, log *s
 	srv.Use(func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			h.inflight.Add(1)
-			defer h.inflight.Done()
+			h.running.Add(1)
+			defer func() {
+				h.running.Add(-1)
+				h.inflight.Done()
+			}()
 			return next(ctx, req)
 		}
 	})
@@ -281,7 +287,7 @@ func (h *httpServer) serve(ctx context.Context, ln net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
-	h.log.Info("shutting down: finishing calls in flight", "timeout", h.cfg.shutdownTimeout)
+	h.log.Info("shutting down: finishing calls in flight", "calls", h.running.Load(), "timeout", h.cfg.shutdownTimeout)
 	h.draining.Store(true)
 	deadline, cancel := context.WithTimeout(context.Background(), h.cfg.shutdownTimeout)
 	defer cancel()
@@ -320,8 +326,9 @@ func (h *httpServer) serve(ctx context.Context, ln net.Listener) error {
 // out (or has since forgotten) gets 404, and a terminated or swept session
 // leaves nothing behind.
 type sessionIDs struct {
-	live sync.Map // id -> struct{}
-	n    atomic.Int64
+	live   sync.Map // id -> struct{}
+	n      atomic.Int64
+	opened atomic.Int64 // ever handed out
 }
 
 const sessionPrefix = "mcp-session-"
@@ -330,6 +337,7 @@ func (s *sessionIDs) Generate() string {
 	id := sessionPrefix + uuid.NewString()
 	s.live.Store(id, struct{}{})
 	s.n.Add(1)
+	s.opened.Add(1)
 	return id
 }
 
