@@ -44,9 +44,11 @@ func notify(ctx context.Context, method string, params map[string]any) error {
 }
 
 // settle waits (at most 100 ms) until the session's notification queue is
-// empty, so that notifications a call sent reach the client before its
-// response: mcp-go moves queued notifications to the client on another
-// goroutine, and a client drops progress that comes after the response.
+// empty, and 5 ms more, so that notifications a call sent reach the client
+// before its response: mcp-go moves queued notifications to the client on
+// another goroutine, and a client drops progress that comes after the
+// response (the TypeScript SDK even drops progress read in the same chunk
+// as the response).
 func settle(ctx context.Context) {
 	sess := server.ClientSessionFromContext(ctx)
 	if sess == nil {
@@ -56,7 +58,7 @@ func settle(ctx context.Context) {
 	for deadline := time.Now().Add(100 * time.Millisecond); len(ch) > 0 && time.Now().Before(deadline); {
 		time.Sleep(time.Millisecond)
 	}
-	time.Sleep(2 * time.Millisecond)
+	time.Sleep(5 * time.Millisecond)
 }
 
 // progressInterval is the shortest time between two progress notifications

@@ -102,10 +102,20 @@ try {
   assert.ok(!ev.seen.some((e) => e.kind === "updated" && e.uri === "wiki://pages/daily-notes"), "no updated for an unsubscribed page");
 
   // Progress: gather_sources hashes every source and reports as it goes.
+  // The notifications are taken from the transport: the SDK drops progress
+  // that arrives in the same read as the response (it runs notification
+  // handlers a microtask later), which a busy machine makes likely.
   const progress = [];
-  const r = await w.raw("gather_sources", { mode: "all", budget: 1000 }, { onprogress: (p) => progress.push(p) });
+  const onmessage = w.transport.onmessage;
+  w.transport.onmessage = (m, extra) => {
+    if (m.method === "notifications/progress") progress.push(m.params);
+    return onmessage(m, extra);
+  };
+  const r = await w.raw("gather_sources", { mode: "all", budget: 1000 }, { onprogress: () => {} });
+  w.transport.onmessage = onmessage;
   assert.ok(!r.isError, JSON.stringify(r.content));
   assert.ok(progress.length >= 1, "no progress notifications");
+  assert.ok(progress.every((p) => p.progressToken === progress[0].progressToken));
   const lastP = progress[progress.length - 1];
   assert.equal(lastP.progress, Number(a.sources) + 2); // the vault, meeting-notes.md and the research note
   assert.equal(lastP.total, lastP.progress);
