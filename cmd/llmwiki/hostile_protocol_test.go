@@ -85,23 +85,30 @@ func (p *proc) send(lines ...string) {
 }
 
 // recv returns the next message the server wrote.
+// recv returns the next response; notifications the server sends on its own
+// (resources/list_changed after a page is created) are checked and skipped.
 func (p *proc) recv() map[string]any {
 	p.t.Helper()
-	select {
-	case line := <-p.got:
-		p.n++
-		if !utf8.Valid(line) || !json.Valid(line) {
-			p.t.Fatalf("stdout line %d is not valid UTF-8 JSON: %.200q", p.n, line)
+	for {
+		select {
+		case line := <-p.got:
+			p.n++
+			if !utf8.Valid(line) || !json.Valid(line) {
+				p.t.Fatalf("stdout line %d is not valid UTF-8 JSON: %.200q", p.n, line)
+			}
+			var m map[string]any
+			if err := json.Unmarshal(line, &m); err != nil || m["jsonrpc"] != "2.0" {
+				p.t.Fatalf("stdout line %d is not a JSON-RPC message: %.200q", p.n, line)
+			}
+			if _, hasID := m["id"]; !hasID && m["method"] != nil {
+				continue
+			}
+			return m
+		case <-time.After(60 * time.Second):
+			p.t.Fatal("no message from the server within 60 s")
 		}
-		var m map[string]any
-		if err := json.Unmarshal(line, &m); err != nil || m["jsonrpc"] != "2.0" {
-			p.t.Fatalf("stdout line %d is not a JSON-RPC message: %.200q", p.n, line)
-		}
-		return m
-	case <-time.After(60 * time.Second):
-		p.t.Fatal("no message from the server within 60 s")
+		return nil
 	}
-	return nil
 }
 
 func (p *proc) initialize() {
