@@ -205,6 +205,9 @@ func newHTTPServer(cfg httpConfig, st *wiki.Store, srv *server.MCPServer, log *s
 		server.WithHeartbeatInterval(heartbeat),
 		server.WithDisableLocalhostProtection(true), // the guard checks Host and Origin
 		server.WithStreamableHTTPLogger(log),
+		// Only the session-oriented revisions: a stateless (2026-07-28)
+		// request has no session, and every audit line names one.
+		server.WithStreamableHTTPProtocolVersions(sessionProtocolVersions()...),
 	}
 	sseOpts := []server.SSEOption{
 		server.WithSSEEndpoint("/sse"),
@@ -233,6 +236,18 @@ func newHTTPServer(cfg httpConfig, st *wiki.Store, srv *server.MCPServer, log *s
 	mux.Handle("/message", h.sse)
 	h.handler = h.guard(mux)
 	return h, nil
+}
+
+// sessionProtocolVersions are the MCP revisions with protocol-level
+// sessions (up to 2025-11-25), newest first.
+func sessionProtocolVersions() []string {
+	var out []string
+	for _, v := range mcp.ValidProtocolVersions {
+		if !mcp.IsModernProtocol(v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // allowedHosts is the Host allow-list: the loopback names, the bound host,

@@ -19,6 +19,8 @@ import (
 
 	"github.com/llmwiki/llmwiki/tools"
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // testServer is an in-process serve --http on a fresh wiki.
@@ -667,4 +669,38 @@ func hasAudit(t *testing.T, root, tool, outcome string) bool {
 		}
 	}
 	return false
+}
+
+// TestHTTPModernClientGetsASession: mcp-go's client tries the stateless
+// 2026-07-28 protocol first; the server only offers session revisions, so
+// the client falls back to initialize and its calls carry a session id.
+func TestHTTPModernClientGetsASession(t *testing.T) {
+	ts := newTestServer(t, httpConfig{})
+	c, err := client.NewStreamableHttpClient(ts.base + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var req mcp.InitializeRequest
+	req.Params.ClientInfo = mcp.Implementation{Name: "mcp-go-default", Version: "1"}
+	res, err := c.Initialize(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mcp.IsModernProtocol(res.ProtocolVersion) {
+		t.Fatalf("negotiated the stateless protocol %s", res.ProtocolVersion)
+	}
+	var call mcp.CallToolRequest
+	call.Params.Name = "list_pages"
+	if _, err := c.CallTool(ctx, call); err != nil {
+		t.Fatal(err)
+	}
+	lines := auditLines(t, ts.root)
+	if len(lines) != 1 || !strings.HasPrefix(lines[0].Session, "mcp-session-") || lines[0].Client != "mcp-go-default 1" {
+		t.Fatalf("audit: %+v", lines)
+	}
 }

@@ -195,17 +195,19 @@ func (c *checker) add(f Finding) {
 
 func (c *checker) run(ctx context.Context) error {
 	steps := []struct {
+		name  string
 		kinds []string
 		fn    func()
 	}{
-		{[]string{KindDanglingLink, KindMissingEmbed, KindMissingHeading, KindAmbiguousLink}, c.checkLinks},
-		{[]string{KindOrphanPage}, c.checkOrphans},
-		{[]string{KindPageWithoutSources, KindMissingSource, KindMissingFrontmatter, KindStalePage, KindBadFrontmatter}, c.checkPages},
-		{[]string{KindDuplicateTitle, KindDuplicateAlias}, c.checkDuplicates},
-		{[]string{KindIndexDrift}, c.checkIndex},
-		{[]string{KindContextOverCap, KindBadFrontmatter}, c.checkContext},
+		{"links", []string{KindDanglingLink, KindMissingEmbed, KindMissingHeading, KindAmbiguousLink}, c.checkLinks},
+		{"orphans", []string{KindOrphanPage}, c.checkOrphans},
+		{"frontmatter and sources", []string{KindPageWithoutSources, KindMissingSource, KindMissingFrontmatter, KindStalePage, KindBadFrontmatter}, c.checkPages},
+		{"duplicate titles", []string{KindDuplicateTitle, KindDuplicateAlias}, c.checkDuplicates},
+		{"index.md", []string{KindIndexDrift}, c.checkIndex},
+		{"context.md", []string{KindContextOverCap, KindBadFrontmatter}, c.checkContext},
 	}
-	for _, s := range steps {
+	total := len(steps) + 1 // merge candidates last
+	for i, s := range steps {
 		for _, k := range s.kinds {
 			if c.want[k] {
 				s.fn()
@@ -215,10 +217,14 @@ func (c *checker) run(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return wiki.Errorf(wiki.CodeConflict, "lint cancelled")
 		}
+		wiki.Progress(ctx, i+1, total, fmt.Sprintf("checked %s of %d pages", s.name, len(c.pages)))
 	}
 	if c.want[KindMergeCandidate] {
-		return c.checkMerge(ctx)
+		if err := c.checkMerge(ctx); err != nil {
+			return err
+		}
 	}
+	wiki.Progress(ctx, total, total, fmt.Sprintf("checked %d pages", len(c.pages)))
 	return nil
 }
 
