@@ -23,9 +23,9 @@ import (
 // unanswered writes, and how many calls the server answered.
 type ledger struct {
 	mu        sync.Mutex
-	pages     []pageWrite // acknowledged write_page calls
-	conflicts []pageWrite // refused with a conflict
-	unknown   []string    // markers of writes with no answer (timeout, transport)
+	pages     []pageWrite    // acknowledged write_page calls
+	conflicts []pageWrite    // refused with a conflict
+	unknown   []string       // markers of writes with no answer (timeout, transport)
 	unknownAt map[string]int // page -> writes with no answer
 	logAcked  map[string]int
 	logOther  map[string]bool // refused or unanswered append_log titles
