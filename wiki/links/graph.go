@@ -380,7 +380,7 @@ func (v *View) problem(r Resolved) string {
 		return ProblemDangling
 	}
 	if pg := v.files[r.Path]; pg != nil {
-		if len(r.Headings) > 0 && !HasHeadings(pg, r.Headings) {
+		if len(r.Headings) > 0 && !HasHeadings(pg, r.Headings, r.Kind == KindMarkdown) {
 			return ProblemHeading
 		}
 		if r.Block != "" && !HasBlock(pg, r.Block) {

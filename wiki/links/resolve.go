@@ -237,17 +237,18 @@ func RelativeTarget(from, to string) string {
 }
 
 // HeadingKey folds a heading, or the heading part of a link, for
-// comparison: the quote normalisation (NFKC, case fold, quote and dash
-// variants, emphasis markers, whitespace), then the characters Obsidian
-// cannot keep in a heading link (# | ^ : % [ ] \) turned into spaces and
-// runs of spaces collapsed.
+// comparison the way Obsidian matches heading links: the quote
+// normalisation (NFKC, case fold, quote and dash variants, emphasis
+// markers, whitespace), then the punctuation Obsidian drops from heading
+// links (! " # $ % & ( ) * + , . : ; < = > ? @ ^ ` { | } ~ / [ ] \) turned
+// into spaces and runs of spaces collapsed. So [[FAQ#How large can a vault
+// be]] finds "### How large can a vault be?".
 func HeadingKey(s string) string {
 	s = quote.Normalize(s)
 	var b strings.Builder
 	space := false
 	for _, r := range s {
-		switch r {
-		case '#', '|', '^', ':', '%', '[', ']', '\\':
+		if strings.ContainsRune(headingPunct, r) {
 			r = ' '
 		}
 		if r == ' ' {
@@ -262,6 +263,8 @@ func HeadingKey(s string) string {
 	}
 	return b.String()
 }
+
+const headingPunct = "!\"#$%&()*+,.:;<=>?@^`{|}~/[]\\"
 
 // githubSlug is the anchor GitHub and many markdown renderers give a
 // heading: lower case, punctuation dropped, spaces to "-".
@@ -279,9 +282,11 @@ func githubSlug(s string) string {
 }
 
 // HasHeadings reports whether pg has the heading chain hs, each heading
-// after the one before (compared by [HeadingKey], or as a GitHub-style
-// anchor like "#my-heading").
-func HasHeadings(pg *Page, hs []string) bool {
+// after the one before, compared by [HeadingKey]. With anchors (for
+// markdown links, which other renderers also show) a GitHub-style anchor
+// like "#my-heading" matches too; wikilinks are Obsidian's alone and must
+// name the heading.
+func HasHeadings(pg *Page, hs []string, anchors bool) bool {
 	idx := -1
 	for _, want := range hs {
 		wk := HeadingKey(want)
@@ -289,7 +294,7 @@ func HasHeadings(pg *Page, hs []string) bool {
 		found := false
 		for j := idx + 1; j < len(pg.Headings); j++ {
 			t := pg.Headings[j].Text
-			if HeadingKey(t) == wk || githubSlug(t) == ws {
+			if HeadingKey(t) == wk || (anchors && githubSlug(t) == ws) {
 				idx, found = j, true
 				break
 			}

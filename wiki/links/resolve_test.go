@@ -79,21 +79,24 @@ func TestResolve(t *testing.T) {
 }
 
 func TestHeadings(t *testing.T) {
-	pg := Parse("pages/x.md", []byte("# Help\n\n## Questions and advice\n\n### Report bugs and request features\n\n## Step 1: Install **now**\n\n## Newton’s first law\n"))
+	pg := Parse("pages/x.md", []byte("# Help\n\n## Questions and advice\n\n### Report bugs and request features\n\n## Step 1: Install **now**\n\n## Newton’s first law\n\n## FAQ: what is it?\n"))
 	cases := []struct {
-		hs   []string
-		want bool
+		hs      []string
+		anchors bool
+		want    bool
 	}{
-		{[]string{"Questions and advice", "Report bugs and request features"}, true},
-		{[]string{"questions AND advice"}, true},
-		{[]string{"Report bugs and request features", "Questions and advice"}, false}, // order matters
-		{[]string{"Step 1 Install now"}, true},                                        // ":" and emphasis folded
-		{[]string{"step-1-install-now"}, true},                                        // GitHub-style anchor
-		{[]string{"Newton's first law"}, true},                                        // curly apostrophe
-		{[]string{"Missing"}, false},
+		{[]string{"Questions and advice", "Report bugs and request features"}, false, true},
+		{[]string{"questions AND advice"}, false, true},
+		{[]string{"Report bugs and request features", "Questions and advice"}, false, false}, // order matters
+		{[]string{"Step 1 Install now"}, false, true},                                        // ":" and emphasis folded
+		{[]string{"step-1-install-now"}, true, true},                                         // GitHub-style anchor, markdown links only
+		{[]string{"step-1-install-now"}, false, false},
+		{[]string{"Newton's first law"}, false, true}, // curly apostrophe
+		{[]string{"FAQ: what is it"}, false, true},    // "?" dropped as Obsidian does
+		{[]string{"Missing"}, false, false},
 	}
 	for _, c := range cases {
-		if got := HasHeadings(pg, c.hs); got != c.want {
+		if got := HasHeadings(pg, c.hs, c.anchors); got != c.want {
 			t.Errorf("HasHeadings(%q) = %v, want %v", c.hs, got, c.want)
 		}
 	}
