@@ -1,6 +1,7 @@
 package wiki
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io/fs"
@@ -82,22 +83,35 @@ func PageInfoOf(rel string, d *Doc, err error) PageInfo {
 	return pi
 }
 
+// firstHeading returns the text of the first "# " heading outside fenced
+// code in the first 200 lines of body, or "". It works on the bytes (every
+// page is read this way) and copies only the title.
 func firstHeading(body []byte) string {
 	fence := ""
-	for _, l := range strings.SplitN(string(body), "\n", 200) {
-		t := strings.TrimRight(l, "\r")
+	rest := body
+	for n := 0; n < 200 && len(rest) > 0; n++ {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		t := bytes.TrimRight(line, "\r")
+		trimmed := bytes.TrimSpace(t)
 		if fence != "" {
-			if strings.HasPrefix(strings.TrimSpace(t), fence) {
+			if bytes.HasPrefix(trimmed, []byte(fence)) {
 				fence = ""
 			}
 			continue
 		}
-		if f := fenceOpen(strings.TrimSpace(t)); f != "" {
-			fence = f
-			continue
+		if len(trimmed) >= 3 && (trimmed[0] == '`' || trimmed[0] == '~') {
+			if f := fenceOpen(string(trimmed)); f != "" {
+				fence = f
+				continue
+			}
 		}
-		if strings.HasPrefix(t, "# ") {
-			return strings.TrimSpace(t[2:])
+		if bytes.HasPrefix(t, []byte("# ")) {
+			return string(bytes.TrimSpace(t[2:]))
 		}
 	}
 	return ""

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 
@@ -15,6 +18,9 @@ import (
 	"github.com/llmwiki/llmwiki/wiki/model"
 	"github.com/llmwiki/llmwiki/wiki/plan"
 )
+
+// lintMemoryLimit is the soft memory limit of llmwiki lint, in bytes.
+const lintMemoryLimit = 300 << 20
 
 // lintFlags are the flags of llmwiki lint. New flags (--deep) go here and in
 // register; run reads them after parsing.
@@ -83,6 +89,12 @@ func runLint(ctx context.Context, e env, args []string) error {
 	if _, err := os.Stat(filepath.Join(dir, "schema.md")); err != nil {
 		return fmt.Errorf("no wiki at %s (no schema.md); create one with: llmwiki init %s", dir, dir)
 	}
+	if e.getenv("GOMEMLIMIT") == "" {
+		// Linting a big wiki makes much short-lived garbage; a soft limit
+		// makes the collector keep the process small (44k pages: under
+		// 400 MB) at a little more CPU. GOMEMLIMIT overrides it.
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(lintMemoryLimit))
+	}
 	st, err := wiki.Open(dir, wiki.WithLogger(newLogger(e)))
 	if err != nil {
 		return fmt.Errorf("open wiki at %s: %s", dir, cliMessage(err))
@@ -110,16 +122,11 @@ func runLint(ctx context.Context, e env, args []string) error {
 		return fmt.Errorf("lint: %s", cliMessage(err))
 	}
 	if f.json {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		var v any = rep
+		var extra any
 		if deep != nil {
-			v = struct {
-				*lint.Report
-				Deep *deepResult `json:"deep"`
-			}{rep, deep}
+			extra = deep
 		}
-		if err := enc.Encode(v); err != nil {
+		if err := writeReportJSON(e.stdout, rep, "deep", extra); err != nil {
 			return err
 		}
 	} else {
@@ -164,9 +171,44 @@ func lintRun(ctx context.Context, e env, st *wiki.Store, f *lintFlags) (*lint.Re
 	return lint.Run(ctx, st, lint.Options{Categories: splitList(f.categories), Prefix: f.path, IncludeDismissed: f.all})
 }
 
+// writeReportJSON writes the report as one JSON object, the findings one
+// per line, without building the whole document in memory (a 44k-page
+// wiki has well over 100k findings). extra, when not nil, is added under
+// key (lint --deep's result under "deep").
+func writeReportJSON(out io.Writer, rep *lint.Report, key string, extra any) error {
+	w := bufio.NewWriterSize(out, 1<<16)
+	head, err := json.Marshal(rep.Summary)
+	if err != nil {
+		return err
+	}
+	w.Write(head[:len(head)-1])
+	if extra != nil {
+		b, err := json.Marshal(extra)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, ",\n%q: %s", key, b)
+	}
+	w.WriteString(",\n\"findings\": [")
+	for i := range rep.Findings {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		w.WriteString("\n  ")
+		b, err := json.Marshal(&rep.Findings[i])
+		if err != nil {
+			return err
+		}
+		w.Write(b)
+	}
+	w.WriteString("\n]}\n")
+	return w.Flush()
+}
+
 // printReport writes one line per finding, then the totals.
 func printReport(e env, rep *lint.Report, limit int) {
-	w := e.stdout
+	w := bufio.NewWriterSize(e.stdout, 1<<16)
+	defer w.Flush()
 	n := 0
 	for _, x := range rep.Findings {
 		if limit > 0 && n >= limit {
@@ -199,28 +241,28 @@ func printReport(e env, rep *lint.Report, limit int) {
 		}
 	}
 	if n < len(rep.Findings) {
-		fmt.Fprintf(e.stdout, "... %d more (--limit %d); --json prints them all\n", len(rep.Findings)-n, limit)
+		fmt.Fprintf(w, "... %d more (--limit %d); --json prints them all\n", len(rep.Findings)-n, limit)
 	}
 	var cats []string
 	for k, v := range rep.Counts {
 		cats = append(cats, fmt.Sprintf("%s %d", k, v))
 	}
 	sort.Strings(cats)
-	fmt.Fprintf(e.stdout, "\n%d pages checked: %d errors, %d warnings, %d info", rep.Pages, rep.Errors, rep.Warnings, rep.Infos)
+	fmt.Fprintf(w, "\n%d pages checked: %d errors, %d warnings, %d info", rep.Pages, rep.Errors, rep.Warnings, rep.Infos)
 	if rep.Dismissed > 0 {
-		fmt.Fprintf(e.stdout, ", %d dismissed", rep.Dismissed)
+		fmt.Fprintf(w, ", %d dismissed", rep.Dismissed)
 	}
 	if rep.Unverified > 0 {
-		fmt.Fprintf(e.stdout, ", %d unverified", rep.Unverified)
+		fmt.Fprintf(w, ", %d unverified", rep.Unverified)
 	}
-	fmt.Fprintln(e.stdout)
+	fmt.Fprintln(w)
 	if len(cats) > 0 {
-		fmt.Fprintf(e.stdout, "by category: %s\n", strings.Join(cats, ", "))
+		fmt.Fprintf(w, "by category: %s\n", strings.Join(cats, ", "))
 	}
 	if len(rep.Disabled) > 0 {
-		fmt.Fprintf(e.stdout, "turned off in schema.md: %s\n", strings.Join(rep.Disabled, ", "))
+		fmt.Fprintf(w, "turned off in schema.md: %s\n", strings.Join(rep.Disabled, ", "))
 	}
 	for _, p := range rep.Problems {
-		fmt.Fprintf(e.stdout, "schema.md: %s\n", p)
+		fmt.Fprintf(w, "schema.md: %s\n", p)
 	}
 }

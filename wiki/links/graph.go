@@ -2,8 +2,8 @@ package links
 
 import (
 	"context"
-	"errors"
 	"io/fs"
+	"os"
 	"path"
 	"runtime"
 	"sort"
@@ -201,48 +201,73 @@ func (g *Graph) view0(ctx context.Context, force bool) (*View, error) {
 }
 
 // walk reconciles the entries with the disk by size and modification time,
-// parsing new and changed markdown files in parallel.
+// parsing new and changed markdown files in parallel. It lists and reads
+// each folder through its own [os.Root] (opened inside the store's root),
+// so a file costs one openat, not one per path component.
 func (g *Graph) walk(ctx context.Context) (bool, error) {
 	root := g.st.Root()
 	seen := make(map[string]bool, len(g.entries))
-	var todo []string
-	stats := map[string]fs.FileInfo{}
-	visit := func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && (p == "pages" || p == "sources") {
-				return fs.SkipDir
-			}
-			return nil
+	type task struct {
+		dir   string // "" for the project folder itself
+		names []string
+		infos []fs.FileInfo
+	}
+	var tasks []*task
+	consider := func(t **task, dir, name string, fi fs.FileInfo) {
+		p := name
+		if dir != "" {
+			p = dir + "/" + name
 		}
-		if d.IsDir() {
-			if p != "pages" && p != "sources" && strings.HasPrefix(d.Name(), ".") {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || !inUniverse(p) || strings.HasPrefix(d.Name(), ".") {
-			return nil
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return nil
+		if !fi.Mode().IsRegular() || !inUniverse(p) || strings.HasPrefix(name, ".") {
+			return
 		}
 		seen[p] = true
 		if e, ok := g.entries[p]; ok && e.size == fi.Size() && e.mtime.Equal(fi.ModTime()) {
-			return nil
+			return
 		}
-		todo = append(todo, p)
-		stats[p] = fi
-		return nil
+		if *t == nil {
+			*t = &task{dir: dir}
+			tasks = append(tasks, *t)
+		}
+		(*t).names = append((*t).names, name)
+		(*t).infos = append((*t).infos, fi)
+	}
+	var list func(r *os.Root, dir string)
+	list = func(r *os.Root, dir string) {
+		f, err := r.Open(".")
+		if err != nil {
+			return
+		}
+		ents, _ := f.ReadDir(-1)
+		f.Close()
+		var t *task
+		for _, e := range ents {
+			name := e.Name()
+			if e.IsDir() {
+				if strings.HasPrefix(name, ".") {
+					continue
+				}
+				if sub, err := r.OpenRoot(name); err == nil {
+					list(sub, dir+"/"+name)
+					sub.Close()
+				}
+				continue
+			}
+			if fi, err := e.Info(); err == nil {
+				consider(&t, dir, name, fi)
+			}
+		}
 	}
 	for _, dir := range []string{"pages", "sources"} {
-		if err := fs.WalkDir(root.FS(), dir, visit); err != nil {
-			return false, wiki.Errorf(wiki.CodeInternal, "walk %s for links", dir)
+		if sub, err := root.OpenRoot(dir); err == nil {
+			list(sub, dir)
+			sub.Close()
 		}
 	}
+	var top *task
 	for _, f := range wiki.LayoutFiles {
-		if fi, err := root.Lstat(f); err == nil && fi.Mode().IsRegular() {
-			_ = visit(f, fs.FileInfoToDirEntry(fi), nil)
+		if fi, err := root.Lstat(f); err == nil {
+			consider(&top, "", f, fi)
 		}
 	}
 	changed := false
@@ -255,33 +280,21 @@ func (g *Graph) walk(ctx context.Context) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, wiki.Errorf(wiki.CodeConflict, "cancelled while reading links")
 	}
-	if len(todo) > 0 {
+	if len(tasks) > 0 {
 		changed = true
-		results := make([]*entry, len(todo))
+		results := make([][]*entry, len(tasks))
 		var wg sync.WaitGroup
 		next := make(chan int)
-		workers := runtime.GOMAXPROCS(0)
-		for w := 0; w < workers; w++ {
+		for w := 0; w < runtime.GOMAXPROCS(0); w++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for i := range next {
-					p := todo[i]
-					fi := stats[p]
-					e := &entry{size: fi.Size(), mtime: fi.ModTime()}
-					if parsed(p) {
-						e.page = tooLarge(p)
-						if fi.Size() <= MaxParseBytes {
-							if data, err := root.ReadFile(p); err == nil {
-								e.page = parseFor(p, data)
-							}
-						}
-					}
-					results[i] = e
+					results[i] = readTask(root, tasks[i].dir, tasks[i].names, tasks[i].infos)
 				}
 			}()
 		}
-		for i := range todo {
+		for i := range tasks {
 			if ctx.Err() != nil {
 				break
 			}
@@ -289,9 +302,15 @@ func (g *Graph) walk(ctx context.Context) (bool, error) {
 		}
 		close(next)
 		wg.Wait()
-		for i, p := range todo {
-			if results[i] != nil {
-				g.entries[p] = results[i]
+		for i, t := range tasks {
+			for k, e := range results[i] {
+				p := t.names[k]
+				if t.dir != "" {
+					p = t.dir + "/" + p
+				}
+				if e != nil {
+					g.entries[p] = e
+				}
 			}
 		}
 		if err := ctx.Err(); err != nil {
@@ -301,6 +320,39 @@ func (g *Graph) walk(ctx context.Context) (bool, error) {
 	g.walked = true
 	g.lastWalk = time.Now()
 	return changed, nil
+}
+
+// readTask reads and parses the named files of one folder (dir "" is the
+// project folder) through a root opened on that folder.
+func readTask(root *os.Root, dir string, names []string, infos []fs.FileInfo) []*entry {
+	r := root
+	if dir != "" {
+		sub, err := root.OpenRoot(dir)
+		if err != nil {
+			return nil
+		}
+		defer sub.Close()
+		r = sub
+	}
+	out := make([]*entry, len(names))
+	for k, name := range names {
+		fi := infos[k]
+		p := name
+		if dir != "" {
+			p = dir + "/" + name
+		}
+		e := &entry{size: fi.Size(), mtime: fi.ModTime()}
+		if parsed(p) {
+			e.page = tooLarge(p)
+			if fi.Size() <= MaxParseBytes {
+				if data, err := r.ReadFile(name); err == nil {
+					e.page = parseFor(p, data)
+				}
+			}
+		}
+		out[k] = e
+	}
+	return out
 }
 
 // Resolved is one link of a file with where it leads.

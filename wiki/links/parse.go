@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/shingle"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
@@ -103,6 +104,9 @@ type Page struct {
 	// Info is the catalogue entry of a file under pages/ (as
 	// [wiki.Store.Pages] gives it); nil for other files.
 	Info *wiki.PageInfo `json:"-"`
+	// Sketch is the MinHash sketch of a page's body (after the
+	// frontmatter), for near-duplicate detection; nil for other files.
+	Sketch *shingle.Sketch `json:"-"`
 }
 
 var (
@@ -211,7 +215,15 @@ func Parse(rel string, data []byte) *Page {
 		pg.Lines = len(li)
 	}
 	body := data
-	d, err := wiki.ParseDoc(rel, data)
+	var d *wiki.Doc
+	var err error
+	if mayHaveFrontmatter(data) {
+		d, err = wiki.ParseDoc(rel, data)
+	} else {
+		// What ParseDoc returns for a file without frontmatter, without its cost.
+		d = &wiki.Doc{Body: bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), BodyLine: 1}
+		d.BOM = len(d.Body) < len(data)
+	}
 	if wiki.LayerOf(rel) == wiki.LayerPages {
 		info := wiki.PageInfoOf(rel, d, err)
 		pg.Info = &info
@@ -231,7 +243,27 @@ func Parse(rel string, data []byte) *Page {
 		pg.Links = frontmatterLinks(d.Meta, data[:pg.BodyStart], li)
 	}
 	parseBody(pg, data, body, li)
+	if pg.Info != nil {
+		sk := shingle.Of(body)
+		pg.Sketch = &sk
+	}
 	return pg
+}
+
+// mayHaveFrontmatter reports whether data could start with a frontmatter
+// block (after a byte order mark and blank lines: "---", "+++", ";;;" or
+// "{"); most markdown files cannot, and skip the frontmatter parser.
+func mayHaveFrontmatter(data []byte) bool {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	data = bytes.TrimLeft(data, " \t\r\n")
+	if len(data) == 0 {
+		return false
+	}
+	switch data[0] {
+	case '-', '+', ';', '{':
+		return true
+	}
+	return false
 }
 
 // emptyValue reports a frontmatter value that says nothing: null, "", [] or {}.

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/llmwiki/llmwiki/wiki"
 )
 
 // wl is a compact description of a parsed link for table tests.
@@ -142,5 +144,25 @@ func TestParseBadFrontmatter(t *testing.T) {
 	}
 	if len(pg.Links) != 1 || pg.Links[0].Target != "Still a link" || pg.Links[0].Line != 4 {
 		t.Errorf("links %+v", pg.Links)
+	}
+}
+
+// TestParsePageInfo: the catalogue entry the graph keeps is the one the
+// store gives, with and without the frontmatter fast path.
+func TestParsePageInfo(t *testing.T) {
+	for _, src := range []string{
+		"\xef\xbb\xbf# Title with BOM\n\ntext\n",
+		"  \n# Late title\n",
+		"---\ntitle: From frontmatter\nsummary: s\ntags: [a, b]\n---\n# Other\n",
+		"+++\ntitle = \"TOML\"\n+++\nbody\n",
+		"no heading at all\n",
+		"```\n# not a title\n```\n# Real title\n",
+	} {
+		pg := Parse("pages/p.md", []byte(src))
+		d, err := wiki.ParseDoc("pages/p.md", []byte(src))
+		want := wiki.PageInfoOf("pages/p.md", d, err)
+		if !reflect.DeepEqual(*pg.Info, want) {
+			t.Errorf("%q: info %+v, want %+v", src, *pg.Info, want)
+		}
 	}
 }

@@ -194,7 +194,7 @@ func hashParts(n int, parts ...string) string {
 		h.Write([]byte(p))
 		h.Write([]byte{0})
 	}
-	return hex.EncodeToString(h.Sum(nil))[:n]
+	return hex.EncodeToString(h.Sum(nil)[:n/2])
 }
 
 // newFinding fills in the id, severity and fingerprint of a deterministic
@@ -215,10 +215,16 @@ func newFinding(kind, file string, line int, key, evidence, msg, action string) 
 	}
 }
 
-// sortFindings orders findings by severity, kind, file, line, id.
+// sortFindings orders findings by severity, kind, file, line, id. It sorts
+// indexes and then moves each finding once: a finding is a few hundred
+// bytes and a big wiki has 100k+ of them.
 func sortFindings(fs []Finding) {
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
+	idx := make([]int32, len(fs))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	sort.SliceStable(idx, func(i, j int) bool {
+		a, b := &fs[idx[i]], &fs[idx[j]]
 		if ra, rb := severityRank(a.Severity), severityRank(b.Severity); ra != rb {
 			return ra < rb
 		}
@@ -233,6 +239,24 @@ func sortFindings(fs []Finding) {
 		}
 		return a.ID < b.ID
 	})
+	// Apply the permutation in place, cycle by cycle.
+	for i := range idx {
+		if idx[i] < 0 {
+			continue
+		}
+		tmp := fs[i]
+		j := i
+		for {
+			k := int(idx[j])
+			idx[j] = -1
+			if k == i {
+				fs[j] = tmp
+				break
+			}
+			fs[j] = fs[k]
+			j = k
+		}
+	}
 }
 
 // listShort joins up to n items and says how many more there are.

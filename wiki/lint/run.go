@@ -14,6 +14,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/shingle"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -30,11 +31,9 @@ type Options struct {
 	IncludeDismissed bool
 }
 
-// Report is the result of [Run].
-type Report struct {
+// Summary is the totals of a [Report].
+type Summary struct {
 	GeneratedAt string `json:"generated_at"`
-	// Findings are sorted by severity, category, file and line.
-	Findings []Finding `json:"findings"`
 	// Counts are the reported findings per category.
 	Counts map[string]int `json:"counts"`
 	// Errors, Warnings and Infos count the reported findings by severity.
@@ -55,6 +54,13 @@ type Report struct {
 	Problems []string `json:"problems,omitempty"`
 	// DurationMS is the run's wall time in milliseconds.
 	DurationMS float64 `json:"duration_ms"`
+}
+
+// Report is the result of [Run]: the totals and the findings.
+type Report struct {
+	Summary
+	// Findings are sorted by severity, category, file and line.
+	Findings []Finding `json:"findings"`
 }
 
 // Run checks the wiki: every deterministic category that is enabled (see
@@ -88,18 +94,26 @@ func Run(ctx context.Context, st *wiki.Store, opts Options) (*Report, error) {
 	}
 	pages := view.Pages()
 	now := st.Now()
-	c := &checker{st: st, v: view, pages: pages, set: set, want: want, now: now, files: map[string][]byte{}}
+	c := &checker{st: st, v: view, pages: pages, set: set, want: want, now: now, files: &fileCache{m: map[string][]byte{}}}
 	if err := c.run(ctx); err != nil {
 		return nil, err
 	}
 	det := c.out
 
 	// Keep the last run's findings of the categories not run this time.
-	ls, err := loadLast(st)
-	if err != nil {
-		return nil, err
+	var ls lastState
+	for _, k := range Categories() {
+		if !want[k] && !isAgentKind(k) {
+			if ls, err = loadLast(st); err != nil {
+				return nil, err
+			}
+			break
+		}
 	}
-	saved := lastState{GeneratedAt: now.Format(time.RFC3339), Findings: det}
+	saved := lastState{GeneratedAt: now.Format(time.RFC3339), Findings: make([]lastRecord, 0, len(det))}
+	for _, f := range det {
+		saved.Findings = append(saved.Findings, lastRecord{f.ID, f.Kind, f.File, f.Fingerprint})
+	}
 	for _, f := range ls.Findings {
 		if !want[f.Kind] && isKind(f.Kind) && !isAgentKind(f.Kind) {
 			saved.Findings = append(saved.Findings, f)
@@ -135,12 +149,14 @@ func Run(ctx context.Context, st *wiki.Store, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{GeneratedAt: saved.GeneratedAt, Counts: map[string]int{}, Pages: len(pages), Problems: set.Problems, Findings: []Finding{}}
+	rep := &Report{Summary: Summary{GeneratedAt: saved.GeneratedAt, Counts: map[string]int{}, Pages: len(pages), Problems: set.Problems}, Findings: []Finding{}}
 	for k := range set.Disabled {
 		rep.Disabled = append(rep.Disabled, k)
 	}
 	sort.Strings(rep.Disabled)
 	prefix := strings.TrimPrefix(opts.Prefix, "./")
+	// Keep the reported findings in place (a big wiki has 100k+).
+	kept := all[:0]
 	for _, f := range all {
 		if prefix != "" && !strings.HasPrefix(f.File, prefix) {
 			continue
@@ -152,7 +168,7 @@ func Run(ctx context.Context, st *wiki.Store, opts Options) (*Report, error) {
 			}
 			f.Dismissed = true
 		}
-		rep.Findings = append(rep.Findings, f)
+		kept = append(kept, f)
 		if f.Dismissed {
 			continue
 		}
@@ -169,6 +185,9 @@ func Run(ctx context.Context, st *wiki.Store, opts Options) (*Report, error) {
 			rep.Unverified++
 		}
 	}
+	if len(kept) > 0 {
+		rep.Findings = kept
+	}
 	sortFindings(rep.Findings)
 	rep.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 	return rep, nil
@@ -182,9 +201,13 @@ type checker struct {
 	want  map[string]bool
 	now   time.Time
 	out   []Finding
+	files *fileCache
+}
 
-	mu    sync.Mutex
-	files map[string][]byte // read for line numbers
+// fileCache holds files read for line numbers, shared by the checks.
+type fileCache struct {
+	mu sync.Mutex
+	m  map[string][]byte
 }
 
 func (c *checker) add(f Finding) {
@@ -193,53 +216,89 @@ func (c *checker) add(f Finding) {
 	}
 }
 
+// run runs the checks that have a wanted category, side by side (each
+// reads the same immutable view and collects its own findings), reports
+// progress as each finishes, and gathers the findings in a fixed order.
 func (c *checker) run(ctx context.Context) error {
+	n := len(c.pages)
 	steps := []struct {
 		name  string
 		kinds []string
-		fn    func()
+		size  int // expected findings, to size the slice once
+		fn    func(*checker) error
 	}{
-		{"links", []string{KindDanglingLink, KindMissingEmbed, KindMissingHeading, KindAmbiguousLink}, c.checkLinks},
-		{"orphans", []string{KindOrphanPage}, c.checkOrphans},
-		{"frontmatter and sources", []string{KindPageWithoutSources, KindMissingSource, KindMissingFrontmatter, KindStalePage, KindBadFrontmatter}, c.checkPages},
-		{"duplicate titles", []string{KindDuplicateTitle, KindDuplicateAlias}, c.checkDuplicates},
-		{"index.md", []string{KindIndexDrift}, c.checkIndex},
-		{"context.md", []string{KindContextOverCap, KindBadFrontmatter}, c.checkContext},
+		{"merge candidates", []string{KindMergeCandidate}, 16, func(x *checker) error { return x.checkMerge(ctx) }},
+		{"frontmatter and sources", []string{KindPageWithoutSources, KindMissingSource, KindMissingFrontmatter, KindStalePage, KindBadFrontmatter}, 2*n + 16, nochk((*checker).checkPages)},
+		{"links", []string{KindDanglingLink, KindMissingEmbed, KindMissingHeading, KindAmbiguousLink}, 256, nochk((*checker).checkLinks)},
+		{"orphans", []string{KindOrphanPage}, n + 16, nochk((*checker).checkOrphans)},
+		{"duplicate titles", []string{KindDuplicateTitle, KindDuplicateAlias}, n/4 + 16, nochk((*checker).checkDuplicates)},
+		{"index.md", []string{KindIndexDrift}, 1, nochk((*checker).checkIndex)},
+		{"context.md", []string{KindContextOverCap, KindBadFrontmatter}, 2, nochk((*checker).checkContext)},
 	}
-	total := len(steps) + 1 // merge candidates last
+	outs := make([][]Finding, len(steps))
+	errs := make([]error, len(steps))
+	var wg sync.WaitGroup
+	var pmu sync.Mutex
+	done, total := 0, len(steps)+1
 	for i, s := range steps {
+		wanted := false
 		for _, k := range s.kinds {
-			if c.want[k] {
-				s.fn()
-				break
-			}
+			wanted = wanted || c.want[k]
 		}
-		if err := ctx.Err(); err != nil {
-			return wiki.Errorf(wiki.CodeConflict, "lint cancelled")
+		if !wanted {
+			total--
+			continue
 		}
-		wiki.Progress(ctx, i+1, total, fmt.Sprintf("checked %s of %d pages", s.name, len(c.pages)))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sub := *c
+			sub.out = make([]Finding, 0, s.size)
+			errs[i] = s.fn(&sub)
+			outs[i] = sub.out
+			pmu.Lock()
+			done++
+			wiki.Progress(ctx, done, total, fmt.Sprintf("checked %s of %d pages", s.name, n))
+			pmu.Unlock()
+		}()
 	}
-	if c.want[KindMergeCandidate] {
-		if err := c.checkMerge(ctx); err != nil {
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return err
 		}
 	}
-	wiki.Progress(ctx, total, total, fmt.Sprintf("checked %d pages", len(c.pages)))
+	if err := ctx.Err(); err != nil {
+		return wiki.Errorf(wiki.CodeConflict, "lint cancelled")
+	}
+	size := 0
+	for _, o := range outs {
+		size += len(o)
+	}
+	c.out = make([]Finding, 0, size)
+	for _, o := range outs {
+		c.out = append(c.out, o...)
+	}
+	wiki.Progress(ctx, total, total, fmt.Sprintf("checked %d pages", n))
 	return nil
+}
+
+func nochk(fn func(*checker)) func(*checker) error {
+	return func(c *checker) error { fn(c); return nil }
 }
 
 // read returns a file's bytes (cached), or nil.
 func (c *checker) read(rel string) []byte {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if b, ok := c.files[rel]; ok {
+	c.files.mu.Lock()
+	defer c.files.mu.Unlock()
+	if b, ok := c.files.m[rel]; ok {
 		return b
 	}
 	b, err := c.st.Root().ReadFile(rel)
 	if err != nil {
 		b = nil
 	}
-	c.files[rel] = b
+	c.files.m[rel] = b
 	return b
 }
 
@@ -457,12 +516,14 @@ func nameKey(s string) string {
 
 func (c *checker) checkDuplicates() {
 	byTitle := map[string][]string{}
+	titleOf := map[string]string{}
 	byFile := map[string][]string{}
 	byAlias := map[string][]string{}
 	aliasText := map[string]string{}
 	for _, p := range c.pages {
 		if k := nameKey(p.Title); k != "" && p.Error == "" {
 			byTitle[k] = append(byTitle[k], p.Path)
+			titleOf[p.Path] = p.Title
 		}
 		byFile[links.Key(path.Base(p.Path))] = append(byFile[links.Key(path.Base(p.Path))], p.Path)
 		seen := map[string]bool{}
@@ -485,12 +546,7 @@ func (c *checker) checkDuplicates() {
 				continue
 			}
 			sort.Strings(ps)
-			title := ""
-			for _, p := range c.pages {
-				if p.Path == ps[0] {
-					title = p.Title
-				}
-			}
+			title := titleOf[ps[0]]
 			f := newFinding(KindDuplicateTitle, ps[0], 0, k, strings.Join(ps, "\x00"),
 				fmt.Sprintf("%d pages share the title %q: %s", len(ps), title, listShort(ps, 5)),
 				"give each page a title that says how it differs, or merge them into one")
@@ -629,58 +685,36 @@ func (c *checker) checkContext() {
 	}
 }
 
-// checkMerge finds near-duplicate pages: a MinHash signature per page, LSH
-// banding to find pairs sharing a band, an exact Jaccard comparison of
-// each such pair's shingle sets, and connected components of the pairs at
-// or above the threshold. No pair of pages is compared unless LSH puts them
-// in one bucket.
+// Merge candidates: pages whose shingle sets (wiki/shingle) have Jaccard
+// similarity at or above merge_similarity. The link graph keeps a MinHash
+// sketch of every page; pages sharing an LSH band are candidates; a
+// candidate pair whose sketches agree on at least mergeMargin less than
+// the threshold (a pair exactly at 0.8 falls that low with probability
+// about 3e-5: four standard errors of a 64-value sketch) is compared exactly on its shingle sets; the
+// near-duplicate groups are the connected components of the pairs at or
+// above the threshold. No pair of pages is compared unless it shares a
+// band.
+const mergeMargin = 0.2
+
+// MinShingles is the fewest distinct shingles a page needs to be a merge
+// candidate (tiny pages are trivially alike).
+const MinShingles = 16
+
 func (c *checker) checkMerge(ctx context.Context) error {
 	type doc struct {
 		path  string
 		start int
+		sk    *shingle.Sketch
 	}
 	var docs []doc
 	for _, p := range c.pages {
-		if pg := c.v.Page(p.Path); pg != nil && p.Error == "" {
-			docs = append(docs, doc{p.Path, pg.BodyStart})
+		if pg := c.v.Page(p.Path); pg != nil && p.Error == "" && pg.Sketch != nil && pg.Sketch.Shingles >= MinShingles {
+			docs = append(docs, doc{p.Path, pg.BodyStart, pg.Sketch})
 		}
-	}
-	body := func(d doc) []byte {
-		data, err := c.st.Root().ReadFile(d.path)
-		if err != nil || d.start > len(data) {
-			return nil
-		}
-		return data[d.start:]
-	}
-	sigs := make([]signature, len(docs))
-	var wg sync.WaitGroup
-	next := make(chan int, 64)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				sigs[i] = minhash(body(docs[i]))
-			}
-		}()
-	}
-	for i := range docs {
-		if i%1024 == 0 && ctx.Err() != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if ctx.Err() != nil {
-		return wiki.Errorf(wiki.CodeConflict, "lint cancelled")
 	}
 	buckets := map[uint64][]int32{}
-	for i := range sigs {
-		if sigs[i].n < MinShingles {
-			continue
-		}
-		for _, k := range sigs[i].bandKeys() {
+	for i := range docs {
+		for _, k := range docs[i].sk.Bands() {
 			buckets[k] = append(buckets[k], int32(i))
 		}
 	}
@@ -691,23 +725,70 @@ func (c *checker) checkMerge(ctx context.Context) error {
 		}
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	sets := map[int32][]uint64{}
-	shas := map[int32]string{}
-	setOf := func(i int32) []uint64 {
-		if s, ok := sets[i]; ok {
-			return s
+	// The pairs that share a band and whose sketches agree enough, in a
+	// fixed order; then the shingle sets of their pages, read in parallel;
+	// then the exact comparisons.
+	type pair struct{ x, y int32 }
+	var pairs []pair
+	tried := map[pair]bool{}
+	need := map[int32]bool{}
+	for n, k := range keys {
+		m := buckets[k]
+		for a := 0; a < len(m); a++ {
+			for b := a + 1; b < len(m); b++ {
+				p := pair{m[a], m[b]}
+				if tried[p] {
+					continue
+				}
+				tried[p] = true
+				if docs[p.x].sk.Similarity(docs[p.y].sk) < c.set.MergeSimilarity-mergeMargin {
+					continue
+				}
+				pairs = append(pairs, p)
+				need[p.x], need[p.y] = true, true
+			}
 		}
-		data, err := c.st.Root().ReadFile(docs[i].path)
-		var s []uint64
-		if err == nil && docs[i].start <= len(data) {
-			s = Shingles(data[docs[i].start:])
-			shas[i] = wiki.SHA256Hex(data)
+		if n%256 == 0 && ctx.Err() != nil {
+			return wiki.Errorf(wiki.CodeConflict, "lint cancelled")
 		}
-		if len(s) < MinShingles {
-			s = nil
-		}
-		sets[i] = s
-		return s
+	}
+	ids := make([]int32, 0, len(need))
+	for i := range need {
+		ids = append(ids, i)
+	}
+	sets := make(map[int32][]uint64, len(ids))
+	shas := make(map[int32]string, len(ids))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	next := make(chan int32, 64)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				data, err := c.st.Root().ReadFile(docs[i].path)
+				var s []uint64
+				sha := ""
+				if err == nil && docs[i].start <= len(data) {
+					s = shingle.Set(data[docs[i].start:])
+					sha = wiki.SHA256Hex(data)
+				}
+				if len(s) < MinShingles {
+					s = nil
+				}
+				mu.Lock()
+				sets[i], shas[i] = s, sha
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, i := range ids {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if ctx.Err() != nil {
+		return wiki.Errorf(wiki.CodeConflict, "lint cancelled")
 	}
 	uf := newUnionFind(len(docs))
 	type edge struct {
@@ -715,26 +796,17 @@ func (c *checker) checkMerge(ctx context.Context) error {
 		j    float64
 	}
 	var edges []edge
-	for _, k := range keys {
-		m := buckets[k]
-		for a := 0; a < len(m); a++ {
-			for b := a + 1; b < len(m); b++ {
-				x, y := m[a], m[b]
-				if uf.find(x) == uf.find(y) {
-					continue
-				}
-				sx, sy := setOf(x), setOf(y)
-				if sx == nil || sy == nil {
-					continue
-				}
-				if j := Jaccard(sx, sy); j >= c.set.MergeSimilarity {
-					uf.union(x, y)
-					edges = append(edges, edge{x, y, j})
-				}
-			}
+	for _, p := range pairs {
+		if uf.find(p.x) == uf.find(p.y) {
+			continue
 		}
-		if ctx.Err() != nil {
-			return wiki.Errorf(wiki.CodeConflict, "lint cancelled")
+		sx, sy := sets[p.x], sets[p.y]
+		if sx == nil || sy == nil {
+			continue
+		}
+		if j := shingle.Jaccard(sx, sy); j >= c.set.MergeSimilarity {
+			uf.union(p.x, p.y)
+			edges = append(edges, edge{p.x, p.y, j})
 		}
 	}
 	best := map[int32]float64{}
@@ -754,18 +826,48 @@ func (c *checker) checkMerge(ctx context.Context) error {
 		var ps, ev []string
 		g := groups[r]
 		sort.Slice(g, func(i, j int) bool { return docs[g[i]].path < docs[g[j]].path })
-		sim := best[r]
 		for _, i := range g {
 			ps = append(ps, docs[i].path)
 			ev = append(ev, docs[i].path+"@"+shas[i])
 		}
 		f := newFinding(KindMergeCandidate, ps[0], 0, "", strings.Join(ev, "\x00"),
-			fmt.Sprintf("%d pages are near-duplicates (at least %.0f%% of their 5-word shingles shared; the closest pair %.0f%%): %s", len(ps), c.set.MergeSimilarity*100, sim*100, listShort(ps, 5)),
+			fmt.Sprintf("%d pages are near-duplicates (at least %.0f%% of their 5-word shingles shared; the closest pair %.0f%%): %s", len(ps), c.set.MergeSimilarity*100, best[r]*100, listShort(ps, 5)),
 			"merge them into one page (edit_page, then move_page or delete the rest by hand), or make each say what only it says")
 		f.Related = ps[1:]
 		c.add(f)
 	}
 	return nil
+}
+
+// unionFind groups pages into near-duplicate clusters.
+type unionFind []int32
+
+func newUnionFind(n int) unionFind {
+	u := make(unionFind, n)
+	for i := range u {
+		u[i] = int32(i)
+	}
+	return u
+}
+
+func (u unionFind) find(x int32) int32 {
+	for u[x] != x {
+		u[x] = u[u[x]]
+		x = u[x]
+	}
+	return x
+}
+
+func (u unionFind) union(a, b int32) {
+	ra, rb := u.find(a), u.find(b)
+	if ra == rb {
+		return
+	}
+	if ra < rb {
+		u[rb] = ra
+	} else {
+		u[ra] = rb
+	}
 }
 
 func uniq32(s []int32) []int32 {

@@ -210,3 +210,33 @@ func TestSettings(t *testing.T) {
 		t.Errorf("template settings: %+v", s)
 	}
 }
+
+func TestSortFindings(t *testing.T) {
+	var fs []Finding
+	kinds := []string{KindOrphanPage, KindDanglingLink, KindMergeCandidate, KindStalePage}
+	for i := 0; i < 500; i++ {
+		k := kinds[(i*7)%len(kinds)]
+		fs = append(fs, Finding{ID: fmt.Sprintf("%03d", i), Kind: k, Severity: SeverityOf(k), File: fmt.Sprintf("pages/%d.md", (i*13)%17), Line: (i * 31) % 5})
+	}
+	want := append([]Finding(nil), fs...)
+	sort.SliceStable(want, func(i, j int) bool {
+		a, b := want[i], want[j]
+		if severityRank(a.Severity) != severityRank(b.Severity) {
+			return severityRank(a.Severity) < severityRank(b.Severity)
+		}
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.ID < b.ID
+	})
+	sortFindings(fs)
+	if !reflect.DeepEqual(fs, want) {
+		t.Error("sortFindings differs from a plain stable sort")
+	}
+}

@@ -8,6 +8,7 @@ package lint
 // line, markdown links "](...)" with a local destination.
 
 import (
+	"github.com/llmwiki/llmwiki/wiki/shingle"
 	"math"
 	"net/url"
 	"path"
@@ -605,7 +606,7 @@ func sNearDuplicates(bodies map[string]string, t float64, minShingles int) []str
 	var paths []string
 	sets := map[string][]uint64{}
 	for p, b := range bodies {
-		s := Shingles([]byte(b))
+		s := shingle.Set([]byte(b))
 		if len(s) >= minShingles {
 			paths = append(paths, p)
 			sets[p] = s
@@ -659,7 +660,7 @@ func sNearDuplicates(bodies map[string]string, t float64, minShingles int) []str
 			index[h] = append(index[h], i)
 		}
 		for j := range cands {
-			if Jaccard(sets[p], sets[paths[j]]) >= t {
+			if shingle.Jaccard(sets[p], sets[paths[j]]) >= t {
 				a, b := find(i), find(j)
 				if a != b {
 					parent[max(a, b)] = min(a, b)

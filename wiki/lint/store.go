@@ -20,9 +20,18 @@ const (
 	dismissedFile = StateDir + "/dismissed.json" // dismissals
 )
 
+// lastState is what a run keeps of its deterministic findings: enough to
+// dismiss one by id.
 type lastState struct {
-	GeneratedAt string    `json:"generated_at"`
-	Findings    []Finding `json:"findings"`
+	GeneratedAt string       `json:"generated_at"`
+	Findings    []lastRecord `json:"findings"`
+}
+
+type lastRecord struct {
+	ID          string `json:"id"`
+	Kind        string `json:"kind"`
+	File        string `json:"file"`
+	Fingerprint string `json:"fp"`
 }
 
 type agentState struct {
@@ -82,7 +91,7 @@ func loadLast(st *wiki.Store) (lastState, error) {
 
 func saveLast(st *wiki.Store, ls lastState) error {
 	if ls.Findings == nil {
-		ls.Findings = []Finding{}
+		ls.Findings = []lastRecord{}
 	}
 	data, err := json.Marshal(ls)
 	if err != nil {
@@ -234,8 +243,8 @@ func knownFindings(st *wiki.Store) (map[string]Finding, error) {
 		return nil, err
 	}
 	m := make(map[string]Finding, len(ls.Findings)+len(ag))
-	for _, f := range ls.Findings {
-		m[f.ID] = f
+	for _, r := range ls.Findings {
+		m[r.ID] = Finding{ID: r.ID, Kind: r.Kind, File: r.File, Fingerprint: r.Fingerprint}
 	}
 	for _, f := range ag {
 		m[f.ID] = f
