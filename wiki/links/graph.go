@@ -135,9 +135,10 @@ func (g *Graph) Apply(_ context.Context, changes []wiki.Change) error {
 			e.size, e.mtime = fi.Size(), fi.ModTime()
 		}
 		if parsed(c.Path) {
-			e.page = tooLarge(c.Path)
 			if len(c.Data) <= MaxParseBytes {
 				e.page = parseFor(c.Path, c.Data)
+			} else {
+				e.page = tooLarge(c.Path)
 			}
 		}
 		g.entries[c.Path] = e
@@ -343,11 +344,13 @@ func readTask(root *os.Root, dir string, names []string, infos []fs.FileInfo) []
 		}
 		e := &entry{size: fi.Size(), mtime: fi.ModTime()}
 		if parsed(p) {
-			e.page = tooLarge(p)
 			if fi.Size() <= MaxParseBytes {
 				if data, err := r.ReadFile(name); err == nil {
 					e.page = parseFor(p, data)
 				}
+			}
+			if e.page == nil {
+				e.page = tooLarge(p)
 			}
 		}
 		out[k] = e
@@ -458,7 +461,7 @@ func (v *View) Sources() []string { return v.sources }
 // pages/), sorted by path: the same entries [wiki.Store.Pages] gives, read
 // in the same pass as the links.
 func (v *View) Pages() []wiki.PageInfo {
-	var out []wiki.PageInfo
+	out := make([]wiki.PageInfo, 0, len(v.sources))
 	for _, p := range v.sources {
 		if pg := v.files[p]; pg != nil && pg.Info != nil {
 			out = append(out, *pg.Info)

@@ -191,7 +191,7 @@ func init() {
 type lineIndex []int
 
 func newLineIndex(data []byte) lineIndex {
-	idx := lineIndex{0}
+	idx := make(lineIndex, 1, bytes.Count(data, []byte{'\n'})+1)
 	for i, c := range data {
 		if c == '\n' && i+1 < len(data) {
 			idx = append(idx, i+1)
@@ -574,12 +574,12 @@ func blockID(src []byte, n ast.Node) string {
 		return ""
 	}
 	seg := lines.At(lines.Len() - 1)
-	last := strings.TrimRight(string(seg.Value(src)), " \t\r\n")
-	i := strings.LastIndexByte(last, '^')
+	last := bytes.TrimRight(seg.Value(src), " \t\r\n")
+	i := bytes.LastIndexByte(last, '^')
 	if i < 0 || i == len(last)-1 {
 		return ""
 	}
-	if i > 0 && last[i-1] != ' ' && last[i-1] != '\t' && !strings.HasSuffix(last[:i], "]]") {
+	if i > 0 && last[i-1] != ' ' && last[i-1] != '\t' && !bytes.HasSuffix(last[:i], []byte("]]")) {
 		return ""
 	}
 	id := last[i+1:]
@@ -588,7 +588,7 @@ func blockID(src []byte, n ast.Node) string {
 			return ""
 		}
 	}
-	return id
+	return string(id)
 }
 
 // frontmatterLinks returns the wikilinks that are whole frontmatter values

@@ -712,45 +712,58 @@ func (c *checker) checkMerge(ctx context.Context) error {
 			docs = append(docs, doc{p.Path, pg.BodyStart, pg.Sketch})
 		}
 	}
-	buckets := map[uint64][]int32{}
-	for i := range docs {
-		for _, k := range docs[i].sk.Bands() {
-			buckets[k] = append(buckets[k], int32(i))
-		}
-	}
-	keys := make([]uint64, 0, len(buckets))
-	for k, m := range buckets {
-		if len(m) > 1 {
-			keys = append(keys, k)
-		}
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	// The pairs that share a band and whose sketches agree enough, in a
-	// fixed order; then the shingle sets of their pages, read in parallel;
-	// then the exact comparisons.
+	// LSH without a hash map: per band, the (key, page) pairs sorted by
+	// key; pages with equal keys share the band. Candidate pairs are
+	// collected as x<<32|y, sorted and de-duplicated.
 	type pair struct{ x, y int32 }
-	var pairs []pair
-	tried := map[pair]bool{}
-	need := map[int32]bool{}
-	for n, k := range keys {
-		m := buckets[k]
-		for a := 0; a < len(m); a++ {
-			for b := a + 1; b < len(m); b++ {
-				p := pair{m[a], m[b]}
-				if tried[p] {
-					continue
-				}
-				tried[p] = true
-				if docs[p.x].sk.Similarity(docs[p.y].sk) < c.set.MergeSimilarity-mergeMargin {
-					continue
-				}
-				pairs = append(pairs, p)
-				need[p.x], need[p.y] = true, true
-			}
+	var cand []uint64
+	bands := make([][shingle.BandCount]uint64, len(docs))
+	for i := range docs {
+		bands[i] = docs[i].sk.Bands()
+	}
+	kd := make([]struct {
+		key uint64
+		doc int32
+	}, len(docs))
+	for b := 0; b < shingle.BandCount; b++ {
+		for i := range docs {
+			kd[i].key, kd[i].doc = bands[i][b], int32(i)
 		}
-		if n%256 == 0 && ctx.Err() != nil {
+		sort.Slice(kd, func(i, j int) bool {
+			if kd[i].key != kd[j].key {
+				return kd[i].key < kd[j].key
+			}
+			return kd[i].doc < kd[j].doc
+		})
+		for lo := 0; lo < len(kd); {
+			hi := lo + 1
+			for hi < len(kd) && kd[hi].key == kd[lo].key {
+				hi++
+			}
+			for a := lo; a < hi; a++ {
+				for c := a + 1; c < hi; c++ {
+					cand = append(cand, uint64(kd[a].doc)<<32|uint64(kd[c].doc))
+				}
+			}
+			lo = hi
+		}
+		if ctx.Err() != nil {
 			return wiki.Errorf(wiki.CodeConflict, "lint cancelled")
 		}
+	}
+	sort.Slice(cand, func(i, j int) bool { return cand[i] < cand[j] })
+	var pairs []pair
+	need := map[int32]bool{}
+	for i, k := range cand {
+		if i > 0 && k == cand[i-1] {
+			continue
+		}
+		p := pair{int32(k >> 32), int32(k & 0xffffffff)}
+		if docs[p.x].sk.Similarity(docs[p.y].sk) < c.set.MergeSimilarity-mergeMargin {
+			continue
+		}
+		pairs = append(pairs, p)
+		need[p.x], need[p.y] = true, true
 	}
 	ids := make([]int32, 0, len(need))
 	for i := range need {
