@@ -127,21 +127,35 @@ func (s *Store) Pages() ([]PageInfo, error) {
 // PagesContext is [Store.Pages] with progress reports ([Progress]) every
 // [progressEvery] files and cancellation: when ctx ends the scan stops with
 // a CodeConflict error and the catalogue is left as it was.
+//
+// Concurrent callers share scans: a caller that waited while another scan
+// ran takes the result of a scan that started after it arrived, so every
+// edit finished before the call is seen, and a queue of callers costs two
+// scans, not one each.
 func (s *Store) PagesContext(ctx context.Context) ([]PageInfo, error) {
+	arrived := time.Now()
 	s.catMu.Lock()
 	defer s.catMu.Unlock()
-	if err := s.scanPagesLocked(ctx); err != nil {
+	if err := s.scanPagesLocked(ctx, arrived); err != nil {
 		return nil, err
 	}
-	out := make([]PageInfo, 0, len(s.cat))
-	for _, p := range s.cat {
-		out = append(out, p)
+	if s.catSorted == nil {
+		s.catSorted = make([]PageInfo, 0, len(s.cat))
+		for _, p := range s.cat {
+			s.catSorted = append(s.catSorted, p)
+		}
+		sort.Slice(s.catSorted, func(i, j int) bool { return s.catSorted[i].Path < s.catSorted[j].Path })
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, nil
+	return append([]PageInfo(nil), s.catSorted...), nil
 }
 
-func (s *Store) scanPagesLocked(ctx context.Context) error {
+// scanPagesLocked reconciles the catalogue with the disk, unless a scan
+// that started after arrived has done it already.
+func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
+	if s.cat != nil && s.catAt.After(arrived) {
+		return nil
+	}
+	started := time.Now()
 	old := s.cat
 	next := make(map[string]PageInfo, len(old))
 	seen := 0
@@ -194,7 +208,7 @@ func (s *Store) scanPagesLocked(ctx context.Context) error {
 	if err != nil {
 		return internal("list pages", err)
 	}
-	s.cat = next
+	s.cat, s.catSorted, s.catAt = next, nil, started
 	Progress(ctx, seen, seen, "scanned "+strconv.Itoa(seen)+" pages")
 	return nil
 }
@@ -209,6 +223,7 @@ func (s *Store) noteCommitted(changes []Change) {
 	if s.cat == nil {
 		return
 	}
+	s.catSorted = nil
 	for _, c := range changes {
 		if LayerOf(c.Path) != LayerPages || !strings.EqualFold(path.Ext(c.Path), ".md") {
 			continue
@@ -227,9 +242,10 @@ func (s *Store) noteCommitted(changes []Change) {
 
 // pageByKey finds the existing page whose identity key ([PageKey]) is key.
 func (s *Store) pageByKey(key string) (PageInfo, bool, error) {
+	arrived := time.Now()
 	s.catMu.Lock()
 	defer s.catMu.Unlock()
-	if err := s.scanPagesLocked(context.Background()); err != nil {
+	if err := s.scanPagesLocked(context.Background(), arrived); err != nil {
 		return PageInfo{}, false, err
 	}
 	var found []PageInfo

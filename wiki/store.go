@@ -59,8 +59,10 @@ type Store struct {
 
 	cfgCache configCache
 
-	catMu sync.Mutex
-	cat   map[string]PageInfo // page path -> metadata; nil until first scan
+	catMu     sync.Mutex
+	cat       map[string]PageInfo // page path -> metadata; nil until first scan
+	catSorted []PageInfo          // cat sorted by path; nil when it must be rebuilt
+	catAt     time.Time           // when the last scan of pages/ started
 }
 
 // Option configures [Open].
