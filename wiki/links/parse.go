@@ -52,11 +52,13 @@ type Link struct {
 	Reference bool `json:"reference,omitempty"`
 
 	// Start and End are the byte offsets of Raw in the file.
-	Start, End int
+	Start int `json:"-"`
+	End   int `json:"-"`
 	// TargetStart and TargetEnd are the byte offsets of the target as
 	// written (still percent-encoded in a markdown link); both are -1 when
 	// the target cannot be rewritten in place (reference links).
-	TargetStart, TargetEnd int
+	TargetStart int `json:"-"`
+	TargetEnd   int `json:"-"`
 }
 
 // Fragment returns the link's heading chain and block id as written after
@@ -130,8 +132,10 @@ func recordSpan(pc parser.Context, n ast.Node, a, b int) {
 // ends so a link can be rewritten in place.
 type wikiParser struct{ inner wikilink.Parser }
 
+// Trigger implements parser.InlineParser: "[" and "!".
 func (p *wikiParser) Trigger() []byte { return p.inner.Trigger() }
 
+// Parse implements parser.InlineParser.
 func (p *wikiParser) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast.Node {
 	_, seg := block.PeekLine()
 	n := p.inner.Parse(parent, block, pc)
@@ -146,8 +150,10 @@ func (p *wikiParser) Parse(parent ast.Node, block text.Reader, pc parser.Context
 // of each inline link starts and ends.
 type linkParser struct{ inner parser.InlineParser }
 
+// Trigger implements parser.InlineParser: "[", "!" and "]".
 func (p *linkParser) Trigger() []byte { return p.inner.Trigger() }
 
+// Parse implements parser.InlineParser.
 func (p *linkParser) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast.Node {
 	line, seg := block.PeekLine()
 	n := p.inner.Parse(parent, block, pc)
