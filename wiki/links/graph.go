@@ -3,6 +3,7 @@ package links
 import (
 	"context"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"runtime"
@@ -22,7 +23,7 @@ const MaxParseBytes = 8 << 20
 // RefreshEvery is how long [Graph.View] trusts what it knows before it
 // walks the disk again for edits made outside the server. Writes through
 // the store are seen at once.
-const RefreshEvery = 2 * time.Second
+const RefreshEvery = 5 * time.Second
 
 // The problems a resolved link can have ([Resolved].Problem).
 const (
@@ -122,12 +123,19 @@ func (g *Graph) Apply(_ context.Context, changes []wiki.Change) error {
 	if !g.walked {
 		return nil // the first View walks everything anyway
 	}
+	// A change to the content of files that existed, with every page's
+	// aliases unchanged, leaves the set of link targets as it was: the
+	// view is then updated in place of rebuilt.
+	inPlace := g.view != nil
+	changed := map[string]*entry{}
 	for _, c := range changes {
 		if !inUniverse(c.Path) {
 			continue
 		}
+		old, existed := g.entries[c.Path]
 		if c.Op == wiki.OpDelete {
 			delete(g.entries, c.Path)
+			inPlace = false
 			continue
 		}
 		e := &entry{size: int64(len(c.Data))}
@@ -142,9 +150,32 @@ func (g *Graph) Apply(_ context.Context, changes []wiki.Change) error {
 			}
 		}
 		g.entries[c.Path] = e
+		changed[c.Path] = e
+		if !existed || !sameAliases(old.page, e.page) {
+			inPlace = false
+		}
 	}
-	g.view = nil
+	if inPlace && len(changed) > 0 {
+		g.view = g.view.update(changed)
+	} else if len(changed) > 0 || !inPlace {
+		g.view = nil
+	}
 	return nil
+}
+
+func sameAliases(a, b *Page) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if len(a.Aliases) != len(b.Aliases) {
+		return false
+	}
+	for i := range a.Aliases {
+		if Key(a.Aliases[i]) != Key(b.Aliases[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // parsed reports whether the file rel is parsed: markdown files links may
@@ -409,22 +440,101 @@ func buildView(entries map[string]*entry) *View {
 	sort.Strings(v.sources)
 	v.resolver = NewResolver(v.all, aliases)
 	for _, from := range v.sources {
-		pg := v.files[from]
-		if len(pg.Links) == 0 {
-			continue
-		}
-		rs := make([]Resolved, len(pg.Links))
-		for i, l := range pg.Links {
-			r := Resolved{Link: l, Resolution: v.resolver.Resolve(from, l.Target)}
-			r.Problem = v.problem(r)
-			rs[i] = r
-			if r.Path != "" && r.Path != from {
-				v.in[r.Path] = append(v.in[r.Path], Backlink{From: from, Line: l.Line, Raw: l.Raw, Embed: l.Embed})
-			}
-		}
-		v.out[from] = rs
+		v.resolveSource(from)
 	}
 	return v
+}
+
+// resolveSource resolves the links of from into v.out and appends their
+// backlinks to v.in.
+func (v *View) resolveSource(from string) {
+	pg := v.files[from]
+	if pg == nil || len(pg.Links) == 0 {
+		delete(v.out, from)
+		return
+	}
+	rs := make([]Resolved, len(pg.Links))
+	for i, l := range pg.Links {
+		r := Resolved{Link: l, Resolution: v.resolver.Resolve(from, l.Target)}
+		r.Problem = v.problem(r)
+		rs[i] = r
+		if r.Path != "" && r.Path != from {
+			v.in[r.Path] = append(v.in[r.Path], Backlink{From: from, Line: l.Line, Raw: l.Raw, Embed: l.Embed})
+		}
+	}
+	v.out[from] = rs
+}
+
+// update returns a new view with the files in changed (existing files
+// whose content changed, the set of files and every alias as before): it
+// re-resolves only the changed files' links and the links into them (whose
+// heading or block may have come or gone), sharing the rest with v.
+func (v *View) update(changed map[string]*entry) *View {
+	nv := &View{
+		files: maps.Clone(v.files), mtimes: maps.Clone(v.mtimes), all: v.all, sources: v.sources,
+		resolver: v.resolver, out: maps.Clone(v.out), in: maps.Clone(v.in),
+	}
+	redo := map[string]bool{}
+	for p, e := range changed {
+		nv.mtimes[p] = e.mtime
+		if e.page != nil {
+			nv.files[p] = e.page
+		}
+		if IsSource(p) {
+			redo[p] = true
+		}
+		for _, b := range v.in[p] {
+			redo[b.From] = true
+		}
+	}
+	touched := map[string]bool{}
+	for src := range redo {
+		for _, l := range v.out[src] {
+			if l.Path != "" && l.Path != src {
+				touched[l.Path] = true
+			}
+		}
+	}
+	for t := range touched {
+		var keep []Backlink
+		for _, b := range v.in[t] {
+			if !redo[b.From] {
+				keep = append(keep, b)
+			}
+		}
+		if len(keep) == 0 {
+			delete(nv.in, t)
+		} else {
+			nv.in[t] = keep
+		}
+	}
+	srcs := make([]string, 0, len(redo))
+	for s := range redo {
+		srcs = append(srcs, s)
+	}
+	sort.Strings(srcs)
+	for _, s := range srcs {
+		nv.resolveSource(s)
+		for _, l := range nv.out[s] {
+			if l.Path != "" && l.Path != s {
+				touched[l.Path] = true
+			}
+		}
+	}
+	for t := range touched {
+		if bl := nv.in[t]; len(bl) > 1 {
+			// A copy: the old view may share the array and is still read.
+			bl = append([]Backlink(nil), bl...)
+			sort.SliceStable(bl, func(i, j int) bool {
+				if bl[i].From != bl[j].From {
+					return bl[i].From < bl[j].From
+				}
+				return bl[i].Line < bl[j].Line
+			})
+			nv.in[t] = bl
+		}
+	}
+	return nv
 }
 
 func (v *View) problem(r Resolved) string {

@@ -119,3 +119,51 @@ func TestGraph(t *testing.T) {
 		t.Errorf("after delete, backlinks of a = %v", got)
 	}
 }
+
+// TestViewUpdate: after edits through the store, the view updated in place
+// equals a view built from scratch.
+func TestViewUpdate(t *testing.T) {
+	ctx := context.Background()
+	st, _ := newStore(t, map[string]string{
+		"pages/a.md": "# A\n\n## One\n\n[[b]] [[b#Two]] [[c#^x]]\n",
+		"pages/b.md": "# B\n\n## Two\n\n[[a#One]] [[a]]\n",
+		"pages/c.md": "# C\n\npara ^x\n\n[[a]] [[nowhere]]\n",
+		"pages/d.md": "---\naliases: [Dee]\n---\n# D\n\n[[b]]\n",
+	})
+	g := Of(st)
+	if _, err := g.Fresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	edits := []struct{ slug, body string }{
+		{"b", "# B\n\n## Renamed\n\n[[a#One]] [[c]] [[Dee]]\n"}, // a's [[b#Two]] now misses
+		{"c", "# C\n\nno block now\n\n[[a]] [[a]] [[b#Renamed]]\n"},
+		{"a", "# A\n\n## One\n\n[[b#Renamed]] [[c#^x]] [[d]]\n"},
+	}
+	for _, e := range edits {
+		rel := "pages/" + e.slug + ".md"
+		data, _ := st.Root().ReadFile(rel)
+		if err := st.Update(ctx, func(tx *wiki.Tx) error { return tx.Replace(rel, []byte(e.body), wiki.SHA256Hex(data)) }); err != nil {
+			t.Fatal(err)
+		}
+		g.mu.Lock()
+		inc := g.view
+		full := buildView(g.entries)
+		g.mu.Unlock()
+		if inc == nil {
+			t.Fatalf("after editing %s the view was dropped, not updated", rel)
+		}
+		if !reflect.DeepEqual(inc.out, full.out) || !reflect.DeepEqual(inc.in, full.in) {
+			t.Errorf("after editing %s:\nupdated %v\nrebuilt %v", rel, inc.in, full.in)
+		}
+	}
+	// A new page changes the set of targets: the view is rebuilt.
+	if _, err := st.WritePage(ctx, wiki.PageInput{Title: "Nowhere", Slug: "nowhere", Body: "x\n"}); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := g.View(ctx)
+	for _, l := range v.Links("pages/c.md") {
+		if l.Problem != "" {
+			t.Errorf("%s: %s", l.Raw, l.Problem)
+		}
+	}
+}

@@ -109,6 +109,11 @@ type Page struct {
 	// Sketch is the MinHash sketch of a page's body (after the
 	// frontmatter), for near-duplicate detection; nil for other files.
 	Sketch *shingle.Sketch `json:"-"`
+
+	// headingKeys and anchors are each heading's HeadingKey and GitHub
+	// anchor, computed once (links into the file are checked against them
+	// every time the view is built).
+	headingKeys, anchors []string
 }
 
 var (
@@ -249,6 +254,11 @@ func Parse(rel string, data []byte) *Page {
 		pg.Links = frontmatterLinks(d.Meta, data[:pg.BodyStart], li)
 	}
 	parseBody(pg, data, body, li)
+	pg.headingKeys = make([]string, len(pg.Headings))
+	pg.anchors = make([]string, len(pg.Headings))
+	for i, h := range pg.Headings {
+		pg.headingKeys[i], pg.anchors[i] = HeadingKey(h.Text), githubSlug(h.Text)
+	}
 	if pg.Info != nil {
 		sk := shingle.Of(body)
 		pg.Sketch = &sk

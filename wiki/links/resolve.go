@@ -293,8 +293,13 @@ func HasHeadings(pg *Page, hs []string, anchors bool) bool {
 		ws := strings.ToLower(strings.TrimSpace(want))
 		found := false
 		for j := idx + 1; j < len(pg.Headings); j++ {
-			t := pg.Headings[j].Text
-			if HeadingKey(t) == wk || (anchors && githubSlug(t) == ws) {
+			var hk, ha string
+			if len(pg.headingKeys) == len(pg.Headings) {
+				hk, ha = pg.headingKeys[j], pg.anchors[j]
+			} else {
+				hk, ha = HeadingKey(pg.Headings[j].Text), githubSlug(pg.Headings[j].Text)
+			}
+			if hk == wk || (anchors && ha == ws) {
 				idx, found = j, true
 				break
 			}
