@@ -98,10 +98,14 @@ func linkText(s string) string {
 
 // autoIndex stages a regenerated index.md when index: auto is set and the
 // transaction changes pages in a way index.md shows.
+//
+// A page update that keeps the page's path, title, summary and first tag
+// cannot change index.md, so it skips the render (on a 6k-page wiki that
+// is most of a write's cost).
 func (s *Store) autoIndex(tx *Tx) error {
 	touches := false
-	for _, p := range tx.Staged() {
-		if LayerOf(p) == LayerPages {
+	for _, c := range tx.changes {
+		if LayerOf(c.rel) == LayerPages && s.changesIndexLine(c) {
 			touches = true
 			break
 		}
@@ -126,6 +130,21 @@ func stageIndex(tx *Tx, pages []PageInfo) error {
 		return nil
 	}
 	return tx.Replace("index.md", data, "")
+}
+
+// changesIndexLine reports whether a staged page change can change index.md.
+func (s *Store) changesIndexLine(c *change) bool {
+	if c.op == OpDelete || !c.existed {
+		return true
+	}
+	before, after := pageInfoFrom(c.rel, c.old), pageInfoFrom(c.rel, c.data)
+	first := func(t []string) string {
+		if len(t) == 0 {
+			return ""
+		}
+		return t[0]
+	}
+	return before.Title != after.Title || before.Summary != after.Summary || first(before.Tags) != first(after.Tags)
 }
 
 // catalogueWith returns the page catalogue as it will be after tx commits.
@@ -168,7 +187,7 @@ type IndexResult struct {
 func (s *Store) RebuildIndex(ctx context.Context) (IndexResult, error) {
 	var res IndexResult
 	err := s.Update(ctx, func(tx *Tx) error {
-		pages, err := s.PagesContext(tx.Context())
+		pages, err := s.PagesFresh(tx.Context())
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"net/url"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,6 +41,7 @@ type PageInfo struct {
 
 	size  int64
 	mtime time.Time
+	key   string // PageKey(Path), computed once
 }
 
 // PageInfoFrom builds the catalogue entry of the page at rel from its
@@ -149,10 +151,40 @@ func (s *Store) PagesContext(ctx context.Context) ([]PageInfo, error) {
 	return append([]PageInfo(nil), s.catSorted...), nil
 }
 
-// scanPagesLocked reconciles the catalogue with the disk, unless a scan
-// that started after arrived has done it already.
+// MaxCatalogueAge bounds how stale the page catalogue may be with respect to
+// edits made outside the server (Obsidian, git pull). Writes through the
+// store update it at once; outside edits are seen by the next scan, which
+// runs when the last one is older than ten times its own cost, capped at
+// MaxCatalogueAge (a 6k-page scan costs tens of milliseconds, so a busy
+// server rescans about once a second instead of on every call). The search
+// index reconciles by the same rule. [Store.PagesFresh] forces a scan.
+const MaxCatalogueAge = 2 * time.Second
+
+// catalogueFresh reports whether the catalogue can be served without a scan
+// for a caller that arrived at arrived.
+func (s *Store) catalogueFresh(arrived time.Time) bool {
+	if s.cat == nil {
+		return false
+	}
+	if s.catAt.After(arrived) {
+		return true // a scan started after the caller arrived
+	}
+	return time.Since(s.catAt) < min(10*s.catCost, MaxCatalogueAge)
+}
+
+// PagesFresh is [Store.Pages] after a scan of pages/ that starts now, for
+// callers that must see every outside edit (rebuild_index).
+func (s *Store) PagesFresh(ctx context.Context) ([]PageInfo, error) {
+	s.catMu.Lock()
+	s.catAt = time.Time{}
+	s.catMu.Unlock()
+	return s.PagesContext(ctx)
+}
+
+// scanPagesLocked reconciles the catalogue with the disk, unless it is
+// fresh enough for a caller that arrived at arrived (see MaxCatalogueAge).
 func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
-	if s.cat != nil && s.catAt.After(arrived) {
+	if s.catalogueFresh(arrived) {
 		return nil
 	}
 	started := time.Now()
@@ -198,7 +230,7 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 			return nil
 		}
 		pi := pageInfoFrom(p, data)
-		pi.size, pi.mtime = info.Size(), info.ModTime()
+		pi.size, pi.mtime, pi.key = info.Size(), info.ModTime(), PageKey(p)
 		next[p] = pi
 		return nil
 	})
@@ -208,7 +240,7 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 	if err != nil {
 		return internal("list pages", err)
 	}
-	s.cat, s.catSorted, s.catAt = next, nil, started
+	s.cat, s.catSorted, s.catAt, s.catCost = next, nil, started, time.Since(started)
 	Progress(ctx, seen, seen, "scanned "+strconv.Itoa(seen)+" pages")
 	return nil
 }
@@ -233,6 +265,7 @@ func (s *Store) noteCommitted(changes []Change) {
 			continue
 		}
 		pi := pageInfoFrom(c.Path, c.Data)
+		pi.key = PageKey(c.Path)
 		if fi, err := s.root.Stat(c.Path); err == nil {
 			pi.size, pi.mtime = fi.Size(), fi.ModTime()
 		}
@@ -241,16 +274,20 @@ func (s *Store) noteCommitted(changes []Change) {
 }
 
 // pageByKey finds the existing page whose identity key ([PageKey]) is key.
+//
+// The folder the key names is listed now, so a page created there outside
+// the server a moment ago is found; pages whose folder names differ only by
+// case or separators come from the catalogue (see MaxCatalogueAge).
 func (s *Store) pageByKey(key string) (PageInfo, bool, error) {
+	found := s.keyInFolder(key)
 	arrived := time.Now()
 	s.catMu.Lock()
 	defer s.catMu.Unlock()
 	if err := s.scanPagesLocked(context.Background(), arrived); err != nil {
 		return PageInfo{}, false, err
 	}
-	var found []PageInfo
 	for _, p := range s.cat {
-		if PageKey(p.Path) == key {
+		if p.key == key && !slices.ContainsFunc(found, func(f PageInfo) bool { return f.Path == p.Path }) {
 			found = append(found, p)
 		}
 	}
@@ -259,6 +296,35 @@ func (s *Store) pageByKey(key string) (PageInfo, bool, error) {
 	}
 	sort.Slice(found, func(i, j int) bool { return found[i].Path < found[j].Path })
 	return found[0], true, nil
+}
+
+// keyInFolder lists the folder a page key points into and returns the pages
+// there whose key is key, read from disk.
+func (s *Store) keyInFolder(key string) []PageInfo {
+	dir := path.Dir(key)
+	entries, err := fs.ReadDir(s.root.FS(), dir)
+	if err != nil {
+		return nil
+	}
+	base := path.Base(key)
+	var out []PageInfo
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || !strings.EqualFold(path.Ext(name), ".md") || IsTempName(name) || strings.HasPrefix(name, ".") {
+			continue
+		}
+		if !strings.EqualFold(strings.TrimSuffix(name, path.Ext(name)), base) && PageKey(name) != base {
+			continue
+		}
+		p := dir + "/" + name
+		if PageKey(p) != key || !addressable(p) {
+			continue
+		}
+		if data, ok, err := s.readRaw(p); err == nil && ok {
+			out = append(out, pageInfoFrom(p, data))
+		}
+	}
+	return out
 }
 
 // ResolvePage turns what a caller named into a page's project-relative path.

@@ -63,6 +63,7 @@ type Store struct {
 	cat       map[string]PageInfo // page path -> metadata; nil until first scan
 	catSorted []PageInfo          // cat sorted by path; nil when it must be rebuilt
 	catAt     time.Time           // when the last scan of pages/ started
+	catCost   time.Duration       // how long the last scan took
 }
 
 // Option configures [Open].

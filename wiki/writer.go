@@ -316,9 +316,13 @@ func (tx *Tx) checkNewName(rel string) error {
 				return Errorf(CodeConflict, "%s and %s would be one page (names differing only by case, separators or accents are the same page)", rel, c.rel)
 			}
 		}
-		pages, err := s.Pages()
+		existing, ok, err := s.pageByKey(key)
 		if err != nil {
 			return err
+		}
+		var pages []PageInfo
+		if ok {
+			pages = []PageInfo{existing}
 		}
 		for _, p := range pages {
 			if p.Path == rel || PageKey(p.Path) != key {
