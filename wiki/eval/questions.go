@@ -149,7 +149,7 @@ func newGrouper(answers *answerIndex) *grouper {
 
 // add takes one audit line.
 func (g *grouper) add(r *AuditLine) {
-	if r.Tool == "internal" || strings.HasPrefix(r.Tool, "cli:") || r.Session == "" {
+	if r.Tool == "internal" || strings.HasPrefix(r.Tool, "internal:") || strings.HasPrefix(r.Tool, "cli:") || r.Session == "" {
 		return
 	}
 	g.seq++
