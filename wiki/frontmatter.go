@@ -496,7 +496,9 @@ var Removed any = removed{}
 // When keep has a YAML block mapping, each kept key's lines are copied byte for
 // byte, comments and quoting included. Keys from TOML or JSON frontmatter are
 // re-encoded as YAML. keep may be nil. With no fields and nothing kept, the
-// result is body alone.
+// result is body alone, unless keep had a block or body opens with a
+// delimiter: then an empty block "---\n---\n" comes first, so the body is
+// never read as frontmatter.
 func RenderDoc(fields []Field, keep *Doc, body []byte) ([]byte, error) {
 	set := map[string]bool{}
 	root := &yaml.Node{Kind: yaml.MappingNode}
@@ -545,7 +547,14 @@ func RenderDoc(fields []Field, keep *Doc, body []byte) ([]byte, error) {
 		}
 	}
 	if len(root.Content) == 0 && len(kept) == 0 {
-		return body, nil
+		if keep == nil || keep.Format == FormatNone {
+			if d, err := ParseDoc("body", body); err == nil && d.Format == FormatNone {
+				return body, nil
+			}
+		}
+		// An empty block: the file had one, or the body alone would be read
+		// as frontmatter (it opens with a delimiter).
+		return append([]byte("---\n---\n"), body...), nil
 	}
 	var buf bytes.Buffer
 	buf.WriteString("---\n")

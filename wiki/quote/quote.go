@@ -43,8 +43,24 @@ var replacer = strings.NewReplacer(
 	"~~", "", "==", "",
 )
 
-// Normalize returns s under the package's normalisation.
+// Normalize returns s under the package's normalisation. It is idempotent:
+// when removing markers or spaces brings characters together that Unicode
+// orders or composes differently (combining marks on both sides of a "*"),
+// or makes a new "~~" or "==" ("~*~"), the steps are applied again until nothing changes, so a normal form is
+// its own normal form (found by go test -fuzz FuzzNormalize).
 func Normalize(s string) string {
+	n := normalizeOnce(s)
+	for i := 0; i < 4 && (!norm.NFKC.IsNormalString(n) || strings.Contains(n, "~~") || strings.Contains(n, "==")); i++ {
+		m := normalizeOnce(n)
+		if m == n {
+			break
+		}
+		n = m
+	}
+	return n
+}
+
+func normalizeOnce(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	s = norm.NFKC.String(s)
 	s = replacer.Replace(s)
