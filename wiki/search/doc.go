@@ -1,0 +1,71 @@
+// Package search is llmwiki's full-text search: a BM25 index (bleve v2,
+// scorch) of the wiki's pages, sources and context.md, kept under
+// .llmwiki/search/ and in step with every audited write.
+//
+// # Keeping in step
+//
+// [Index] implements [wiki.Derived]: registered with [wiki.Store.AddDerived],
+// it indexes the files of every committed write inside that write's call. A
+// failed update marks the index stale in the store (load_project and every
+// search result say so) and the next search repairs it. Files changed
+// outside the server (Obsidian, git pull) are found by reconciling: every
+// indexable file's size and mtime are compared with a manifest of what was
+// indexed, and a file that differs is hashed and re-indexed when its sha256
+// differs too. Reconciling happens when the index opens and before a search
+// (at most every ReconcileEvery; by default ten times the cost of the last
+// walk, capped at 2 s). Deleting .llmwiki/search/ rebuilds the index, also
+// while the server runs; an unreadable or corrupted index is rebuilt, never
+// a crash. The first build runs in the background, so a server answers
+// initialize and tools/list at once; a search during a build waits up to
+// BuildWait and then answers from what is indexed, with state "building".
+// When another llmwiki process holds the shared index, a process keeps a
+// private index under .llmwiki/search/proc-* and removes it when it exits.
+//
+// # Languages
+//
+// Every file gets one language, decided in this order: the frontmatter key
+// lang (or language); else the first folder below pages/ or sources/ that
+// is named by a language tag ("de", "pt-br", "zh-TW") or ends in ".<tag>" or
+// "_<tag>" ("pages.fr", as tldr names its translations); else the script of
+// its text (kana → ja, Hangul → ko, Han → zh, Arabic script → ar or fa,
+// Cyrillic → ru or uk, Thai, Hebrew, Greek, Devanagari...) or, for Latin
+// text, a clear majority of one language's stop words; else the lang key of
+// schema.md's frontmatter; else English.
+//
+// # Analysis
+//
+// All text goes through one analysis that works for every language (see
+// analyze): Unicode word segmentation, NFKC, case folding, accents removed
+// from Latin, Greek, Arabic and Hebrew letters (Café finds cafe), and
+// overlapping bigrams for Chinese, Japanese, Korean, Thai, Lao, Khmer and
+// Myanmar text, so a CJK query finds its page also when a Latin product name
+// sits inside it. Identifiers are split (getUserName, snake_case,
+// os.path.join, utf8) with their whole form kept as a further term, and
+// hyphenated names ("--dry-run", "POL-358") keep their joined forms. On top
+// of that, the words of a file are stemmed in the file's own language (a
+// Snowball stemmer, or bleve's for Arabic, Persian and Hindi) into a
+// separate field whose terms carry the language, so English stemming never
+// touches a German page. A query is stemmed in its own language, guessed
+// from its script and stop words (or given as lang).
+//
+// # Ranking
+//
+// BM25 over one combined field in which the title counts three times and
+// aliases, tags and headings twice (a simple BM25F), plus the title alone and
+// the stems. Each query word may match any of its forms; a page matching
+// more of the query's words ranks higher (bleve's coordination factor). In
+// the default best-match mode, stop words of the query's language are left
+// out. Length normalisation is weakened (BM25 b = 0.5 instead of 0.75) so
+// a long page that is about the query is not buried by a short page that
+// mentions it once.
+//
+// Code: fenced code blocks and whole-line inline code (tldr's commands) are
+// also indexed as their own field. A query that asks for code ("show me the
+// code for X") has its asking words (show, code, example...) left out of the
+// ranking, and matches in code count double; a hit whose best match is in
+// prose brings the listing that follows it.
+//
+// The query is literal text: nothing in it is an operator, whatever it
+// contains ("C++", "a:b", "(", "*", "--dry-run"). The match mode replaces
+// syntax: best (default), all, any, phrase.
+package search

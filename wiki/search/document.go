@@ -1,0 +1,357 @@
+package search
+
+import (
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/llmwiki/llmwiki/wiki"
+)
+
+// Kinds of indexed files, matched by the scopes of [Options].
+const (
+	KindPage    = "page"
+	KindSource  = "source"
+	KindContext = "context"
+)
+
+// Repetitions of each part in the combined "all" field: a cheap BM25F. A
+// term in the title counts three times, in an alias, tag or heading twice.
+const (
+	titleRepeat   = 3
+	aliasRepeat   = 2
+	headingRepeat = 2
+)
+
+// MaxIndexedBytes is how much of one file is indexed; the rest of a larger
+// file is not searchable (the hit says so in its note).
+const MaxIndexedBytes = 8 << 20
+
+// kindOf returns the kind of an indexable project path, or "" for a file
+// search does not index.
+func kindOf(rel string) string {
+	switch wiki.LayerOf(rel) {
+	case wiki.LayerPages:
+		if strings.EqualFold(path.Ext(rel), ".md") {
+			return KindPage
+		}
+	case wiki.LayerSources, wiki.LayerResearch:
+		return KindSource
+	case wiki.LayerContext:
+		return KindContext
+	}
+	return ""
+}
+
+// indexDoc is what bleve indexes for one file (see mapping.go).
+type indexDoc struct {
+	Kind    string   `json:"kind"`
+	Lang    string   `json:"lang"`
+	Path    string   `json:"path"`
+	Tags    []string `json:"tags"`
+	All     string   `json:"all"`
+	Title   string   `json:"title"`
+	Code    string   `json:"code"`
+	Stem    string   `json:"stem"`
+	T       string   `json:"t"`
+	Updated string   `json:"u"`
+}
+
+// parsed is a markdown file cut into the parts search cares about.
+type parsed struct {
+	title    string
+	aliases  []string
+	tags     []string
+	lang     string
+	updated  string
+	headings []string
+	prose    []string // paragraphs outside code
+	code     []string // fenced code blocks and whole-line inline code
+	body     string
+	bodyOff  int // byte offset of body in the file
+}
+
+// parseFile reads the parts of a text file. Markdown frontmatter gives the
+// title, aliases, tags, lang (or language) and updated keys; a file with
+// unparseable frontmatter is indexed as plain text.
+func parseFile(rel string, data []byte) parsed {
+	var p parsed
+	text := string(data)
+	body := text
+	if strings.HasSuffix(strings.ToLower(rel), ".md") {
+		if d, err := wiki.ParseDoc(rel, data); err == nil {
+			body = string(d.Body)
+			if d.Meta != nil {
+				p.title = strings.TrimSpace(wiki.MetaString(d.Meta, "title"))
+				p.aliases = wiki.MetaList(d.Meta, "aliases")
+				p.tags = wiki.MetaList(d.Meta, "tags")
+				p.updated = wiki.MetaString(d.Meta, "updated")
+				p.lang = normLang(wiki.MetaString(d.Meta, "lang"))
+				if p.lang == "" {
+					p.lang = normLang(wiki.MetaString(d.Meta, "language"))
+				}
+				if s := wiki.MetaString(d.Meta, "summary"); s != "" {
+					p.prose = append(p.prose, s)
+				} else if s := wiki.MetaString(d.Meta, "description"); s != "" {
+					p.prose = append(p.prose, s)
+				}
+			}
+		}
+	}
+	p.body = body
+	p.bodyOff = len(text) - len(body)
+	scanMarkdown(body, func(b block) {
+		switch b.kind {
+		case blockHeading:
+			p.headings = append(p.headings, b.text)
+			if p.title == "" && b.level == 1 {
+				p.title = b.text
+			}
+		case blockCode:
+			p.code = append(p.code, b.text)
+		case blockProse:
+			p.prose = append(p.prose, b.text)
+		}
+	})
+	if p.title == "" {
+		base := path.Base(rel)
+		p.title = strings.TrimSuffix(base, path.Ext(base))
+	}
+	for i, t := range p.tags {
+		p.tags[i] = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(t), "#"))
+	}
+	return p
+}
+
+// pageLang decides the language of a file: the lang (or language)
+// frontmatter key; else a folder named by a language tag ([langFromPath]);
+// else the text's script or stop words ([langFromText]); else def.
+func pageLang(rel string, p parsed, def string) string {
+	if p.lang != "" {
+		return p.lang
+	}
+	if l := langFromPath(rel); l != "" {
+		return l
+	}
+	sample := p.title + "\n" + strings.Join(p.prose, "\n")
+	if len(sample) > 4000 {
+		sample = sample[:4000]
+	}
+	if l := langFromText(sample, 5); l != "" {
+		return l
+	}
+	return def
+}
+
+// buildDoc turns a file into the document bleve indexes.
+func buildDoc(rel string, data []byte, defLang string) (indexDoc, parsed) {
+	if len(data) > MaxIndexedBytes {
+		data = data[:MaxIndexedBytes]
+	}
+	p := parseFile(rel, data)
+	lang := pageLang(rel, p, defLang)
+	d := indexDoc{Kind: kindOf(rel), Lang: lang, Path: rel, Tags: p.tags, T: p.title, Updated: p.updated}
+	if d.Tags == nil {
+		d.Tags = []string{}
+	}
+	var all []string
+	rep := func(s string, n int) {
+		for i := 0; i < n; i++ {
+			all = append(all, s)
+		}
+	}
+	rep(p.title, titleRepeat)
+	for _, a := range p.aliases {
+		rep(a, aliasRepeat)
+	}
+	for _, t := range p.tags {
+		rep(t, aliasRepeat)
+	}
+	for _, h := range p.headings {
+		rep(h, headingRepeat)
+	}
+	all = append(all, pathWords(rel))
+	all = append(all, p.body)
+	d.All = strings.Join(all, "\n"+fieldSep+"\n")
+	d.Title = strings.Join(append([]string{p.title}, p.aliases...), "\n"+fieldSep+"\n")
+	d.Code = strings.Join(p.code, "\n"+fieldSep+"\n")
+	if hasStemmer(lang) {
+		var st []string
+		stems := func(s string, n int) {
+			for i := 0; i < n; i++ {
+				st = appendStems(st, lang, s)
+			}
+		}
+		stems(p.title, titleRepeat)
+		for _, a := range p.aliases {
+			stems(a, aliasRepeat)
+		}
+		for _, h := range p.headings {
+			stems(h, headingRepeat)
+		}
+		for _, pr := range p.prose {
+			stems(pr, 1)
+		}
+		d.Stem = strings.Join(st, " ")
+	}
+	return d, p
+}
+
+// pathWords is the part of a path worth searching: its folders below the
+// layer folder and the file name without extension.
+func pathWords(rel string) string {
+	rel = strings.TrimSuffix(rel, path.Ext(rel))
+	if i := strings.IndexByte(rel, '/'); i >= 0 {
+		rel = rel[i+1:]
+	}
+	return rel
+}
+
+// stemTerm is how a stem is written in the "stem" field: prefixed by the
+// base language so that stems of different languages never meet.
+func stemTerm(lang, s string) string { return baseLang(lang) + ":" + s }
+
+// appendStems appends the stem terms of the words of s in lang.
+func appendStems(dst []string, lang, s string) []string {
+	analyze(s, func(t token) {
+		if t.extra || !t.word {
+			return
+		}
+		if st := cachedStem(lang, s[t.start:t.end], t.term); st != "" {
+			dst = append(dst, stemTerm(lang, st))
+		}
+	})
+	return dst
+}
+
+var stemCache sync.Map // lang+"\x00"+raw -> stem
+
+// cachedStem stems one word, remembering the answer (the vocabulary of a
+// wiki is far smaller than its text).
+func cachedStem(lang, raw, folded string) string {
+	key := baseLang(lang) + "\x00" + folded
+	if v, ok := stemCache.Load(key); ok {
+		return v.(string)
+	}
+	lower := strings.ToLower(raw)
+	if strings.ContainsAny(lower, "’'") {
+		lower = folded
+	}
+	st := stem(lang, lower)
+	stemCache.Store(key, st)
+	return st
+}
+
+// Markdown blocks, as search sees them.
+const (
+	blockProse = iota
+	blockHeading
+	blockCode
+)
+
+type block struct {
+	kind       int
+	level      int // heading level
+	text       string
+	start, end int // byte range in the scanned text
+}
+
+// scanMarkdown cuts markdown into headings, code (fenced blocks and lines
+// that are one inline code span, as tldr pages write commands) and prose
+// paragraphs, in order.
+func scanMarkdown(src string, fn func(block)) {
+	off := 0
+	fence := ""
+	codeStart, paraStart := -1, -1
+	var code, para strings.Builder
+	flushPara := func(end int) {
+		if paraStart >= 0 {
+			fn(block{kind: blockProse, text: para.String(), start: paraStart, end: end})
+		}
+		para.Reset()
+		paraStart = -1
+	}
+	for off < len(src) {
+		nl := strings.IndexByte(src[off:], '\n')
+		next := len(src)
+		if nl >= 0 {
+			next = off + nl + 1
+		}
+		line := strings.TrimRight(src[off:next], "\r\n")
+		t := strings.TrimLeft(line, " \t>")
+		if fence != "" {
+			if strings.HasPrefix(strings.TrimSpace(t), fence) && strings.Trim(strings.TrimSpace(t), fence[:1]) == "" {
+				fn(block{kind: blockCode, text: code.String(), start: codeStart, end: next})
+				code.Reset()
+				fence = ""
+			} else {
+				code.WriteString(line)
+				code.WriteByte('\n')
+			}
+			off = next
+			continue
+		}
+		if f := fenceOf(t); f != "" {
+			flushPara(off)
+			fence, codeStart = f, off
+			off = next
+			continue
+		}
+		switch {
+		case strings.HasPrefix(t, "#") && headingLevel(t) > 0:
+			flushPara(off)
+			lvl := headingLevel(t)
+			fn(block{kind: blockHeading, level: lvl, text: strings.TrimSpace(strings.TrimRight(t[lvl:], "# ")), start: off, end: next})
+		case isCodeLine(t):
+			flushPara(off)
+			fn(block{kind: blockCode, text: strings.TrimSpace(t)[1 : len(strings.TrimSpace(t))-1], start: off, end: next})
+		case strings.TrimSpace(t) == "":
+			flushPara(off)
+		default:
+			if paraStart < 0 {
+				paraStart = off
+			}
+			para.WriteString(line)
+			para.WriteByte('\n')
+		}
+		off = next
+	}
+	if fence != "" {
+		fn(block{kind: blockCode, text: code.String(), start: codeStart, end: len(src)})
+	}
+	flushPara(len(src))
+}
+
+func fenceOf(t string) string {
+	t = strings.TrimSpace(t)
+	for _, ch := range []byte{'`', '~'} {
+		n := 0
+		for n < len(t) && t[n] == ch {
+			n++
+		}
+		if n >= 3 {
+			if ch == '`' && strings.Contains(t[n:], "`") {
+				return ""
+			}
+			return t[:n]
+		}
+	}
+	return ""
+}
+
+func headingLevel(t string) int {
+	n := 0
+	for n < len(t) && n < 7 && t[n] == '#' {
+		n++
+	}
+	if n == 0 || n > 6 || (n < len(t) && t[n] != ' ' && t[n] != '\t') {
+		return 0
+	}
+	return n
+}
+
+// isCodeLine reports a line that is one inline code span: `like this`.
+func isCodeLine(t string) bool {
+	t = strings.TrimSpace(t)
+	return len(t) > 2 && t[0] == '`' && t[len(t)-1] == '`' && t[1] != '`' && strings.Count(t, "`") == 2
+}

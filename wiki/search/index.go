@@ -1,0 +1,896 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/gob"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/gofrs/flock"
+	"github.com/llmwiki/llmwiki/wiki"
+)
+
+// StateDir is the folder of the search index's state, inside the project.
+const StateDir = ".llmwiki/search"
+
+const (
+	mainDir      = StateDir + "/index"        // the shared on-disk index
+	manifestFile = StateDir + "/manifest.gob" // what the index holds (see manifest)
+	procPrefix   = "proc-"                    // private indexes of other processes
+	ownerLock    = "owner.lock"
+	internalID   = "llmwiki_id"
+	internalVer  = "llmwiki_schema"
+	batchDocs    = 256
+)
+
+// The index states reported in [Status].
+const (
+	StateReady    = "ready"    // in step with the files
+	StateBuilding = "building" // a build is under way; results cover what is indexed so far
+	StateStale    = "stale"    // an update failed; results may miss recent changes (Reason says which)
+	StateFailed   = "failed"   // the index cannot be used; searches fail with Reason
+)
+
+// Status is the index's health, carried by every search result and by
+// load_project as index: {state, pages, reason}.
+type Status struct {
+	// State is ready, building, stale or failed.
+	State string `json:"state" jsonschema:"ready: in step with the files; building: first build or rebuild under way (results cover only what is indexed so far); stale: an update failed and results may miss recent changes; failed: the index cannot be used"`
+	// Pages is the number of files in the index (pages, sources and context.md).
+	Pages int `json:"pages" jsonschema:"files in the index: pages, sources and context.md"`
+	// Reason says why the state is not ready, or what the last repair did.
+	Reason string `json:"reason,omitempty" jsonschema:"why the state is not ready, or what the last repair did"`
+}
+
+// Options configure [Open]. The zero value is the server's configuration.
+type Options struct {
+	// DefaultLang is the language of files that name none and whose path and
+	// text say nothing clearer ("en" when empty; schema.md's `lang` key, if
+	// set, wins over this).
+	DefaultLang string
+	// ReconcileEvery is the least time between two reconciliations with the
+	// disk before a search. 0 picks it from the last walk's cost (ten times
+	// it, at most 2 s): a 200-page wiki reconciles before every search, a
+	// 40,000-page one about once a second. Negative: before every search.
+	ReconcileEvery time.Duration
+	// BuildWait is how long a search waits for a build in progress before it
+	// answers from the part already indexed (default 20 s).
+	BuildWait time.Duration
+	// Logger receives progress and problems (default: the store's logger).
+	Logger *slog.Logger
+}
+
+// fileRec is what the manifest knows about one indexed file.
+type fileRec struct {
+	Size    int64
+	MTime   int64 // unix nanoseconds
+	SHA     string
+	Skipped bool // binary: known but not indexed
+}
+
+// manifest maps each indexed file to the size, mtime and sha256 it had when
+// indexed. It is saved a little after changes (and on Close); a manifest
+// that lags the index only makes the next reconciliation hash a few files
+// again, because indexing a file twice is harmless.
+type manifest struct {
+	Schema  string
+	IndexID string
+	Files   map[string]fileRec
+}
+
+// Index is the search index of one project, kept in step with its files. It
+// implements [wiki.Derived]: register it with [wiki.Store.AddDerived] so every
+// audited write updates it in the same call. Open it with [Open], then
+// [Index.Start]; searches wait for the first build.
+type Index struct {
+	st  *wiki.Store
+	opt Options
+	log *slog.Logger
+
+	mu       sync.RWMutex // guards the fields below
+	idx      bleve.Index
+	dir      string // project-relative folder of the open bleve index
+	ident    os.FileInfo
+	state    string
+	reason   string // why failed, or a note about the last repair
+	done     int    // build progress
+	total    int
+	ready    chan struct{} // closed when the current build is done
+	private  bool
+	owner    *flock.Flock
+	closed   bool
+	lastWalk time.Time
+	walkCost time.Duration
+
+	unpersisted atomic.Int64 // batches applied but not yet on disk
+
+	opMu     sync.Mutex // serialises changes to the index and manifest
+	man      manifest
+	dirty    bool
+	saveT    *time.Timer
+	started  bool
+	building sync.WaitGroup
+}
+
+// Open returns the project's index without touching the disk; [Index.Start]
+// opens or builds it in the background.
+func Open(st *wiki.Store, opt Options) *Index {
+	if opt.BuildWait == 0 {
+		opt.BuildWait = 20 * time.Second
+	}
+	log := opt.Logger
+	if log == nil {
+		log = st.Logger()
+	}
+	x := &Index{st: st, opt: opt, log: log, state: StateBuilding, ready: make(chan struct{})}
+	x.reason = "the index has not been opened yet"
+	return x
+}
+
+// Start opens the on-disk index (or builds it when missing, unreadable or
+// made by another version) and reconciles it with the files, in the
+// background. It returns at once; Start after the first call does nothing.
+func (x *Index) Start() {
+	x.mu.Lock()
+	if x.started || x.closed {
+		x.mu.Unlock()
+		return
+	}
+	x.started = true
+	ready := x.ready
+	x.mu.Unlock()
+	x.opMu.Lock() // released by load once the index is open
+	x.building.Add(1)
+	go func() {
+		defer x.building.Done()
+		x.load(ready, "")
+	}()
+}
+
+// Name is "search" (the name of this state in stale reports).
+func (x *Index) Name() string { return "search" }
+
+// Status reports the index's state and size.
+func (x *Index) Status() Status {
+	x.mu.RLock()
+	s := Status{State: x.state, Reason: x.reason}
+	idx := x.idx
+	if x.state == StateBuilding && x.total > 0 {
+		s.Reason = fmt.Sprintf("building the index: %d of %d files indexed; results cover only those", x.done, x.total)
+	}
+	x.mu.RUnlock()
+	if idx != nil {
+		if n, err := idx.DocCount(); err == nil {
+			s.Pages = int(n)
+		}
+	}
+	if s.State == StateReady {
+		for _, st := range x.st.Stale() {
+			if st.Name == x.Name() {
+				s.State, s.Reason = StateStale, st.Reason
+			}
+		}
+	}
+	return s
+}
+
+// defaultLang is the language of files that name none.
+func (x *Index) defaultLang() string {
+	if l := normLang(wiki.MetaString(x.st.Config().Raw, "lang")); l != "" {
+		return l
+	}
+	if l := normLang(x.opt.DefaultLang); l != "" {
+		return l
+	}
+	return DefaultLang
+}
+
+// abs returns the host path of a project-relative state folder.
+func (x *Index) abs(rel string) string { return filepath.Join(x.st.Dir(), filepath.FromSlash(rel)) }
+
+// checkStateDir makes sure .llmwiki/search is a real folder inside the
+// project (never a symlink that could carry the index's writes outside).
+func (x *Index) checkStateDir() error {
+	root := x.st.Root()
+	for _, p := range []string{".llmwiki", StateDir} {
+		fi, err := root.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			if err := root.Mkdir(p, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s is not a folder (a symlink or a file); remove it so the index can be rebuilt", p)
+		}
+	}
+	return nil
+}
+
+// load opens or creates the index, then reconciles it. It is called with
+// opMu held (by Start or restart) and releases it once the index is open.
+func (x *Index) load(ready chan struct{}, why string) {
+	defer close(ready)
+	note, err := x.openLocked(why)
+	x.opMu.Unlock()
+	if err != nil {
+		x.fail("the search index cannot be opened or created: " + err.Error())
+		return
+	}
+	t0 := time.Now()
+	if err := x.reconcile(true); err != nil {
+		x.fail("building the search index failed: " + err.Error())
+		return
+	}
+	x.mu.Lock()
+	x.state, x.reason, x.total, x.done = StateReady, note, 0, 0
+	x.mu.Unlock()
+	x.st.ClearStale(x.Name())
+	x.log.Info("search index ready", "files", x.Status().Pages, "took", time.Since(t0).Round(time.Millisecond))
+}
+
+func (x *Index) fail(reason string) {
+	x.mu.Lock()
+	x.state, x.reason = StateFailed, reason
+	x.mu.Unlock()
+	x.st.MarkStale(x.Name(), reason)
+	x.log.Error("search index failed", "reason", reason)
+}
+
+// openLocked opens the shared index, or creates it when it is missing,
+// unreadable or of another schema; when another process holds it, it
+// creates a private one. It returns a note for the status (a repair made).
+func (x *Index) openLocked(why string) (string, error) {
+	if err := x.checkStateDir(); err != nil {
+		return "", err
+	}
+	note := why
+	abs := x.abs(mainDir)
+	idx, err := bleve.OpenUsing(abs, runtimeConfig())
+	switch {
+	case err == nil:
+		id, ver := internal(idx, internalID), internal(idx, internalVer)
+		man, ok := x.loadManifest()
+		if ver != schemaVersion || id == "" || !ok || man.IndexID != id {
+			idx.Close()
+			if ver != schemaVersion && ver != "" {
+				note = "rebuilt: the index was made by another version of llmwiki"
+			}
+			return note, x.createLocked(mainDir)
+		}
+		x.man = man
+		x.setIndex(idx, mainDir, false)
+		x.removeOrphans()
+		return note, nil
+	case errors.Is(err, bleve.ErrorIndexPathDoesNotExist) || errors.Is(err, bleve.ErrorIndexMetaMissing):
+		return note, x.createLocked(mainDir)
+	case strings.Contains(err.Error(), "timeout"):
+		// Another llmwiki process serves this wiki and holds the index.
+		dir, err := x.privateDir()
+		if err != nil {
+			return "", err
+		}
+		return "another llmwiki process holds the shared index; this process keeps its own under " + StateDir, x.createLocked(dir)
+	default:
+		x.log.Warn("search index unreadable; rebuilding it", "err", err)
+		if note == "" {
+			note = "rebuilt: the index on disk was unreadable (" + shortErr(err) + ")"
+		}
+		return note, x.createLocked(mainDir)
+	}
+}
+
+// runtimeConfig is scorch's configuration: a second process waits at most
+// a second for the index's lock, and batches return once applied in memory
+// (persisted in the background within milliseconds; the manifest is saved
+// only when every batch is persisted, so a crash costs a re-index of the
+// files changed since, never a file the index silently lacks).
+func runtimeConfig() map[string]any {
+	return map[string]any{"bolt_timeout": "1s", "unsafe_batch": true}
+}
+
+func shortErr(err error) string {
+	s := err.Error()
+	if i := strings.LastIndex(s, ": "); i >= 0 && len(s)-i < 120 {
+		s = s[i+2:]
+	}
+	if len(s) > 120 {
+		s = s[:120]
+	}
+	return s
+}
+
+func internal(idx bleve.Index, key string) string {
+	b, err := idx.GetInternal([]byte(key))
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// createLocked makes an empty index in dir, replacing whatever is there.
+func (x *Index) createLocked(dir string) error {
+	root := x.st.Root()
+	if err := root.RemoveAll(dir); err != nil {
+		return fmt.Errorf("remove the old index: %w", err)
+	}
+	// Created with durable batches, so the mapping and our keys are on disk
+	// before it is reopened with the runtime configuration.
+	idx, err := bleve.NewUsing(x.abs(dir), newMapping(), "scorch", "scorch", map[string]any{"bolt_timeout": "1s"})
+	if err != nil {
+		return err
+	}
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	id := hex.EncodeToString(rnd[:])
+	b := idx.NewBatch()
+	b.SetInternal([]byte(internalID), []byte(id))
+	b.SetInternal([]byte(internalVer), []byte(schemaVersion))
+	err = idx.Batch(b)
+	if cerr := idx.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if idx, err = bleve.OpenUsing(x.abs(dir), runtimeConfig()); err != nil {
+		return err
+	}
+	x.man = manifest{Schema: schemaVersion, IndexID: id, Files: map[string]fileRec{}}
+	x.dirty = true
+	x.setIndex(idx, dir, dir != mainDir)
+	if dir == mainDir {
+		x.removeOrphans()
+	}
+	return nil
+}
+
+func (x *Index) setIndex(idx bleve.Index, dir string, private bool) {
+	fi, _ := os.Stat(filepath.Join(x.abs(dir), "index_meta.json"))
+	x.mu.Lock()
+	x.idx, x.dir, x.ident, x.private = idx, dir, fi, private
+	x.mu.Unlock()
+}
+
+// privateDir makes a folder for this process's own index, held by a lock so
+// that another process can tell it is in use.
+func (x *Index) privateDir() (string, error) {
+	var rnd [4]byte
+	_, _ = rand.Read(rnd[:])
+	dir := StateDir + "/" + procPrefix + fmt.Sprintf("%d-%s", os.Getpid(), hex.EncodeToString(rnd[:]))
+	if err := x.st.Root().MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	fl := flock.New(filepath.Join(x.abs(dir), ownerLock))
+	if ok, err := fl.TryLock(); err != nil || !ok {
+		return "", fmt.Errorf("cannot lock the private index folder")
+	}
+	x.owner = fl
+	return dir, nil
+}
+
+// removeOrphans deletes private index folders whose process has gone.
+func (x *Index) removeOrphans() {
+	ents, err := fs.ReadDir(x.st.Root().FS(), StateDir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), procPrefix) {
+			continue
+		}
+		dir := StateDir + "/" + e.Name()
+		fl := flock.New(filepath.Join(x.abs(dir), ownerLock))
+		if ok, err := fl.TryLock(); err == nil && ok {
+			_ = x.st.Root().RemoveAll(dir)
+			_ = fl.Close()
+		}
+	}
+}
+
+func (x *Index) loadManifest() (manifest, bool) {
+	data, ok, err := x.st.ReadState(manifestFile)
+	if err != nil || !ok {
+		return manifest{}, false
+	}
+	var m manifest
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&m); err != nil || m.Schema != schemaVersion || m.Files == nil {
+		return manifest{}, false
+	}
+	return m, true
+}
+
+// saveManifest writes the manifest when it changed. Call with opMu held.
+func (x *Index) saveManifestLocked() {
+	x.mu.RLock()
+	private := x.private
+	x.mu.RUnlock()
+	if !x.dirty || private || x.man.Files == nil {
+		return
+	}
+	if x.unpersisted.Load() > 0 {
+		// Some batch is not on disk yet: saving now could claim what the
+		// index on disk lacks. Try again shortly.
+		x.saveSoon()
+		return
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(&x.man); err != nil {
+		x.log.Warn("search manifest not saved", "err", err)
+		return
+	}
+	if err := x.st.WriteState(manifestFile, buf.Bytes()); err != nil {
+		// Not fatal: the next start re-hashes what changed since.
+		x.log.Warn("search manifest not saved", "err", err)
+		return
+	}
+	x.dirty = false
+}
+
+// saveSoon saves the manifest two seconds after the first unsaved change.
+func (x *Index) saveSoon() {
+	if x.saveT != nil {
+		return
+	}
+	x.saveT = time.AfterFunc(2*time.Second, func() {
+		x.opMu.Lock()
+		defer x.opMu.Unlock()
+		x.saveT = nil
+		if !x.isClosed() {
+			x.saveManifestLocked()
+		}
+	})
+}
+
+// Close saves the manifest and closes the index. A build in progress is
+// abandoned (the next start resumes it from the manifest).
+func (x *Index) Close() error {
+	x.mu.Lock()
+	if x.closed {
+		x.mu.Unlock()
+		return nil
+	}
+	x.closed = true
+	x.mu.Unlock()
+	x.building.Wait()
+	x.opMu.Lock()
+	defer x.opMu.Unlock()
+	if x.saveT != nil {
+		x.saveT.Stop()
+		x.saveT = nil
+	}
+	x.mu.Lock()
+	idx, private, dir, owner := x.idx, x.private, x.dir, x.owner
+	x.idx = nil
+	x.mu.Unlock()
+	var err error
+	if idx != nil {
+		// Let the background persister catch up (it takes milliseconds).
+		for i := 0; i < 200 && x.unpersisted.Load() > 0; i++ {
+			time.Sleep(5 * time.Millisecond)
+		}
+		err = idx.Close()
+	}
+	if x.unpersisted.Load() <= 0 {
+		x.saveManifestLocked()
+	}
+	if x.saveT != nil {
+		x.saveT.Stop()
+		x.saveT = nil
+	}
+	if private {
+		_ = x.st.Root().RemoveAll(dir)
+	}
+	if owner != nil {
+		_ = owner.Close()
+	}
+	return err
+}
+
+func (x *Index) isClosed() bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.closed
+}
+
+// fileStat is what a walk sees of one file.
+type fileStat struct {
+	size  int64
+	mtime int64
+}
+
+// walk lists every indexable file with its size and mtime: pages/**.md,
+// sources/** and context.md. Hidden files and folders, writer temp files and
+// symlinks are skipped.
+func (x *Index) walk() (map[string]fileStat, error) {
+	out := map[string]fileStat{}
+	fsys := x.st.Root().FS()
+	for _, top := range []string{"pages", "sources"} {
+		err := fs.WalkDir(fsys, top, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if p == top {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if d.IsDir() {
+				if p != top && strings.HasPrefix(d.Name(), ".") {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if !d.Type().IsRegular() || strings.HasPrefix(d.Name(), ".") || wiki.IsTempName(p) || kindOf(p) == "" {
+				return nil
+			}
+			info, err := d.Info()
+			if err != nil {
+				return nil
+			}
+			out[p] = fileStat{size: info.Size(), mtime: info.ModTime().UnixNano()}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if fi, err := x.st.Root().Lstat("context.md"); err == nil && fi.Mode().IsRegular() {
+		out["context.md"] = fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	}
+	return out, nil
+}
+
+// reconcile brings the index in step with the files on disk: files whose
+// size or mtime differ from the manifest are hashed, and re-indexed when the
+// hash differs too; files gone from disk are removed. It works in batches,
+// holding opMu for one batch at a time so that writes are not held up.
+func (x *Index) reconcile(progress bool) error {
+	t0 := time.Now()
+	files, err := x.walk()
+	if err != nil {
+		return err
+	}
+	x.opMu.Lock()
+	var todo, gone []string
+	for p, fsz := range files {
+		rec, ok := x.man.Files[p]
+		if !ok || rec.Size != fsz.size || rec.MTime != fsz.mtime {
+			todo = append(todo, p)
+		}
+	}
+	for p := range x.man.Files {
+		if _, ok := files[p]; !ok {
+			gone = append(gone, p)
+		}
+	}
+	x.opMu.Unlock()
+	sort.Strings(todo)
+	if progress {
+		x.mu.Lock()
+		x.total, x.done = len(todo), 0
+		x.mu.Unlock()
+	}
+	changed := 0
+	for len(todo) > 0 || len(gone) > 0 {
+		if x.isClosed() {
+			return nil
+		}
+		n := min(batchDocs, len(todo))
+		chunk := todo[:n]
+		todo = todo[n:]
+		var dels []string
+		if len(chunk) == 0 {
+			dels, gone = gone, nil
+		}
+		c, err := x.indexPaths(chunk, dels)
+		if err != nil {
+			return err
+		}
+		changed += c
+		if progress {
+			x.mu.Lock()
+			x.done += n
+			x.mu.Unlock()
+		}
+	}
+	x.opMu.Lock()
+	if changed > 0 {
+		x.saveManifestLocked()
+	}
+	x.opMu.Unlock()
+	x.mu.Lock()
+	x.lastWalk, x.walkCost = time.Now(), time.Since(t0)
+	x.mu.Unlock()
+	return nil
+}
+
+// indexPaths re-reads paths from disk and indexes those whose content
+// changed, and removes dels, in one batch under opMu. It returns how many
+// documents changed.
+func (x *Index) indexPaths(paths, dels []string) (int, error) {
+	x.opMu.Lock()
+	defer x.opMu.Unlock()
+	x.mu.RLock()
+	idx := x.idx
+	x.mu.RUnlock()
+	if idx == nil {
+		return 0, errors.New("the index is closed")
+	}
+	root := x.st.Root()
+	lang := x.defaultLang()
+	b := idx.NewBatch()
+	changed := 0
+	for _, p := range paths {
+		fi, err := root.Lstat(p)
+		if err != nil || !fi.Mode().IsRegular() {
+			if _, ok := x.man.Files[p]; ok {
+				b.Delete(p)
+				delete(x.man.Files, p)
+				changed++
+			}
+			continue
+		}
+		rec, had := x.man.Files[p]
+		st := fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+		if had && rec.Size == st.size && rec.MTime == st.mtime {
+			continue // a write indexed it meanwhile
+		}
+		data, err := root.ReadFile(p)
+		if err != nil {
+			x.log.Warn("search: cannot read file", "path", p, "err", err)
+			continue
+		}
+		sum := wiki.SHA256Hex(data)
+		if had && rec.SHA == sum {
+			rec.Size, rec.MTime = st.size, st.mtime
+			x.man.Files[p] = rec
+			x.dirty = true
+			continue
+		}
+		skipped := wiki.IsBinary(data)
+		if skipped {
+			if had && !rec.Skipped {
+				b.Delete(p)
+			}
+		} else {
+			doc, _ := buildDoc(p, data, lang)
+			if err := b.Index(p, doc); err != nil {
+				return changed, err
+			}
+		}
+		x.man.Files[p] = fileRec{Size: st.size, MTime: st.mtime, SHA: sum, Skipped: skipped}
+		x.dirty = true
+		changed++
+	}
+	for _, p := range dels {
+		b.Delete(p)
+		delete(x.man.Files, p)
+		x.dirty = true
+		changed++
+	}
+	if b.Size() == 0 {
+		return changed, nil
+	}
+	if err := x.safeBatch(idx, b); err != nil {
+		return changed, err
+	}
+	return changed, nil
+}
+
+// safeBatch runs idx.Batch, turning a panic (a corrupted segment) into an
+// error.
+func (x *Index) safeBatch(idx bleve.Index, b *bleve.Batch) (err error) {
+	x.unpersisted.Add(1)
+	var once sync.Once
+	done := func(error) { once.Do(func() { x.unpersisted.Add(-1) }) }
+	b.SetPersistedCallback(done)
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the index failed while writing: %v", r)
+		}
+		if err != nil {
+			done(err)
+		}
+	}()
+	old := debug.SetPanicOnFault(true)
+	defer debug.SetPanicOnFault(old)
+	return idx.Batch(b)
+}
+
+// Apply indexes the committed changes of one audited write (wiki.Derived).
+// It runs inside the write, under the project lock; an error makes the store
+// mark the index stale and say so in the call's warnings.
+func (x *Index) Apply(ctx context.Context, changes []wiki.Change) error {
+	var todo []wiki.Change
+	for _, c := range changes {
+		if kindOf(c.Path) != "" {
+			todo = append(todo, c)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	x.opMu.Lock()
+	defer x.opMu.Unlock()
+	x.mu.RLock()
+	idx, state, reason := x.idx, x.state, x.reason
+	x.mu.RUnlock()
+	if idx == nil {
+		if state == StateFailed {
+			return wiki.Errorf(wiki.CodeInternal, "the search index is unavailable (%s); search results will not show this change until it is rebuilt", reason)
+		}
+		return wiki.Errorf(wiki.CodeInternal, "the search index is not open yet; the change is picked up when it opens")
+	}
+	lang := x.defaultLang()
+	b := idx.NewBatch()
+	for _, c := range todo {
+		if c.Op == wiki.OpDelete {
+			b.Delete(c.Path)
+			delete(x.man.Files, c.Path)
+			continue
+		}
+		fi, err := x.st.Root().Lstat(c.Path)
+		if err != nil {
+			return wiki.Errorf(wiki.CodeInternal, "search index: %s vanished after it was written", c.Path)
+		}
+		skipped := wiki.IsBinary(c.Data)
+		if !skipped {
+			doc, _ := buildDoc(c.Path, c.Data, lang)
+			if err := b.Index(c.Path, doc); err != nil {
+				return &wiki.Error{Code: wiki.CodeInternal, Msg: "search index: " + c.Path + " could not be indexed", Err: err}
+			}
+		} else if rec, ok := x.man.Files[c.Path]; ok && !rec.Skipped {
+			b.Delete(c.Path)
+		}
+		x.man.Files[c.Path] = fileRec{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), SHA: wiki.SHA256Hex(c.Data), Skipped: skipped}
+	}
+	if err := x.safeBatch(idx, b); err != nil {
+		// The manifest must not claim what the index lacks.
+		for _, c := range todo {
+			delete(x.man.Files, c.Path)
+		}
+		x.dirty = true
+		return &wiki.Error{Code: wiki.CodeInternal, Msg: "the search index could not be updated; it is rebuilt at the next search", Err: err}
+	}
+	x.dirty = true
+	x.saveSoon()
+	return nil
+}
+
+// restart throws the current index away and builds a new one in the
+// background, saying why in the status.
+func (x *Index) restart(why string) {
+	x.mu.Lock()
+	if x.closed || x.state == StateBuilding {
+		x.mu.Unlock()
+		return
+	}
+	x.state, x.reason, x.total, x.done = StateBuilding, why, 0, 0
+	ready := make(chan struct{})
+	x.ready = ready
+	old := x.idx
+	x.idx = nil
+	x.mu.Unlock()
+	x.log.Warn("search index is rebuilt", "reason", why)
+	x.opMu.Lock()
+	if old != nil {
+		func() {
+			defer func() { _ = recover() }()
+			_ = old.Close()
+		}()
+	}
+	x.man = manifest{}
+	x.building.Add(1)
+	go func() {
+		defer x.building.Done()
+		x.load(ready, why)
+	}()
+}
+
+// ensure readies the index for a search: it waits for a build in progress
+// (up to BuildWait or ctx), rebuilds an index whose folder was deleted or
+// replaced, and reconciles with the disk when that is due.
+func (x *Index) ensure(ctx context.Context) {
+	x.Start()
+	x.wait(ctx, x.opt.BuildWait)
+	x.mu.RLock()
+	state, dir, ident, closed := x.state, x.dir, x.ident, x.closed
+	x.mu.RUnlock()
+	if closed || state == StateBuilding {
+		return
+	}
+	if state == StateFailed || !x.sameIndexFolder(dir, ident) {
+		why := "rebuilt: the index folder was deleted or replaced while the server ran"
+		if state == StateFailed {
+			why = "rebuilt after a failure"
+		}
+		x.restart(why)
+		x.wait(ctx, x.opt.BuildWait)
+		return
+	}
+	x.reconcileIfDue()
+}
+
+func (x *Index) wait(ctx context.Context, d time.Duration) {
+	x.mu.RLock()
+	ready := x.ready
+	x.mu.RUnlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ready:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// sameIndexFolder reports whether the index folder on disk is still the one
+// that was opened.
+func (x *Index) sameIndexFolder(dir string, ident os.FileInfo) bool {
+	if ident == nil {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(x.abs(dir), "index_meta.json"))
+	return err == nil && os.SameFile(fi, ident)
+}
+
+func (x *Index) reconcileIfDue() {
+	x.mu.RLock()
+	last, cost := x.lastWalk, x.walkCost
+	x.mu.RUnlock()
+	every := x.opt.ReconcileEvery
+	if every == 0 {
+		every = min(10*cost, 2*time.Second)
+	}
+	if every > 0 && time.Since(last) < every {
+		return
+	}
+	if err := x.reconcile(false); err != nil {
+		reason := "reconciling the search index with the files failed: " + err.Error()
+		x.st.MarkStale(x.Name(), reason)
+		x.log.Error("search index is stale", "err", err)
+		return
+	}
+	x.st.ClearStale(x.Name())
+}
+
+// Reconcile brings the index in step with the files now, whatever the
+// interval (the command line and tests use it).
+func (x *Index) Reconcile(ctx context.Context) error {
+	x.Start()
+	x.wait(ctx, 24*time.Hour)
+	if err := x.reconcile(false); err != nil {
+		return err
+	}
+	x.st.ClearStale(x.Name())
+	return nil
+}
+
+// Wait blocks until the current build is done or ctx ends.
+func (x *Index) Wait(ctx context.Context) error {
+	x.Start()
+	x.wait(ctx, 24*time.Hour)
+	return ctx.Err()
+}
+
+var _ wiki.Derived = (*Index)(nil)
+
+// relPath is used in error messages; it never names a host path.
+func relPath(p string) string { return path.Clean(p) }

@@ -1,0 +1,124 @@
+package search
+
+import (
+	"strings"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/registry"
+	"github.com/blevesearch/bleve/v2/search"
+	index "github.com/blevesearch/bleve_index_api"
+)
+
+// Analyzer names registered with bleve.
+const (
+	analyzerText  = "llmwiki_text"  // [analyze]
+	analyzerTerms = "llmwiki_terms" // pre-analysed terms separated by spaces
+)
+
+// schemaVersion changes whenever analysis or mapping changes; an index built
+// with another version is rebuilt.
+const schemaVersion = "llmwiki-search-3"
+
+// bm25B is BM25's length normalisation (bleve's default is 0.75). Pages in a
+// wiki vary from one line to thousands; with full normalisation a short
+// page that mentions a term once beats the long page that is about it. At
+// 0.5 a long page pays half as much for its length. It is set once for the
+// process (bleve keeps it in a package variable).
+const bm25B = 0.5
+
+func init() {
+	search.BM25_b = bm25B
+	if err := registry.RegisterAnalyzer(analyzerText, func(map[string]any, *registry.Cache) (analysis.Analyzer, error) {
+		return textAnalyzer{}, nil
+	}); err != nil {
+		panic(err)
+	}
+	if err := registry.RegisterAnalyzer(analyzerTerms, func(map[string]any, *registry.Cache) (analysis.Analyzer, error) {
+		return termsAnalyzer{}, nil
+	}); err != nil {
+		panic(err)
+	}
+}
+
+type textAnalyzer struct{}
+
+// Analyze runs [analyze] for bleve.
+func (textAnalyzer) Analyze(input []byte) analysis.TokenStream {
+	var out analysis.TokenStream
+	analyze(string(input), func(t token) {
+		typ := analysis.AlphaNumeric
+		out = append(out, &analysis.Token{Term: []byte(t.term), Start: t.start, End: t.end, Position: t.pos, Type: typ})
+	})
+	return out
+}
+
+type termsAnalyzer struct{}
+
+// Analyze splits pre-analysed terms at spaces.
+func (termsAnalyzer) Analyze(input []byte) analysis.TokenStream {
+	s := string(input)
+	out := make(analysis.TokenStream, 0, strings.Count(s, " ")+1)
+	pos, off := 0, 0
+	for _, f := range strings.Split(s, " ") {
+		if f != "" {
+			pos++
+			out = append(out, &analysis.Token{Term: []byte(f), Start: off, End: off + len(f), Position: pos, Type: analysis.AlphaNumeric})
+		}
+		off += len(f) + 1
+	}
+	return out
+}
+
+// newMapping returns the index mapping: BM25 scoring and the fields of
+// [indexDoc].
+func newMapping() mapping.IndexMapping {
+	im := bleve.NewIndexMapping()
+	im.ScoringModel = index.BM25Scoring
+	im.DefaultAnalyzer = analyzerText
+	im.StoreDynamic = false
+	im.IndexDynamic = false
+	im.DocValuesDynamic = false
+	dm := bleve.NewDocumentStaticMapping()
+	text := func(analyzer string, vectors bool) *mapping.FieldMapping {
+		f := bleve.NewTextFieldMapping()
+		f.Analyzer = analyzer
+		f.Store = false
+		f.IncludeTermVectors = vectors
+		f.IncludeInAll = false
+		f.DocValues = false
+		return f
+	}
+	kw := func(store bool) *mapping.FieldMapping {
+		f := bleve.NewKeywordFieldMapping()
+		f.Analyzer = keyword.Name
+		f.Store = store
+		f.IncludeInAll = false
+		f.DocValues = false
+		f.IncludeTermVectors = false
+		return f
+	}
+	stored := func() *mapping.FieldMapping {
+		f := bleve.NewTextFieldMapping()
+		f.Index = false
+		f.Store = true
+		f.IncludeInAll = false
+		f.DocValues = false
+		f.IncludeTermVectors = false
+		return f
+	}
+	dm.AddFieldMappingsAt("all", text(analyzerText, true))
+	dm.AddFieldMappingsAt("title", text(analyzerText, false))
+	dm.AddFieldMappingsAt("code", text(analyzerText, false))
+	dm.AddFieldMappingsAt("stem", text(analyzerTerms, false))
+	dm.AddFieldMappingsAt("kind", kw(true))
+	dm.AddFieldMappingsAt("lang", kw(true))
+	dm.AddFieldMappingsAt("path", kw(false))
+	dm.AddFieldMappingsAt("tags", kw(false))
+	dm.AddFieldMappingsAt("t", stored())
+	dm.AddFieldMappingsAt("u", stored())
+	im.DefaultMapping = dm
+	return im
+}

@@ -1,0 +1,481 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime/debug"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/llmwiki/llmwiki/wiki"
+)
+
+// Limits of a search.
+const (
+	DefaultLimit = 10
+	MaxLimit     = 50
+	MaxOffset    = 10_000
+	// MaxQueryTerms is how many distinct words of a query are searched; a
+	// longer query is cut and the result says so.
+	MaxQueryTerms = 48
+	// MaxQueryBytes is the longest query read; the rest is ignored (and said).
+	MaxQueryBytes = 4096
+)
+
+// Match modes.
+const (
+	MatchBest   = "best"   // every word may match; pages matching more words rank higher
+	MatchAll    = "all"    // every word must match
+	MatchAny    = "any"    // any word may match; stop words are searched too
+	MatchPhrase = "phrase" // the words in this order, next to each other
+)
+
+// Scopes.
+const (
+	ScopePages   = "pages"
+	ScopeSources = "sources"
+	ScopeContext = "context"
+	ScopeAll     = "all"
+)
+
+// Query is one search request.
+type Query struct {
+	// Text is searched literally: no character in it is an operator.
+	Text string
+	// Match is best (default), all, any or phrase.
+	Match string
+	// Scope is pages (default), sources, context or all.
+	Scope string
+	// Tag keeps only files with this tag (case-insensitive, "#" optional).
+	Tag string
+	// Prefix keeps only files whose path starts with this ("pages/en/",
+	// "sources/papers"; a path under pages/ may omit "pages/").
+	Prefix string
+	// Lang keeps only files in this language ("de", "ja", "pt-br").
+	Lang string
+	// Limit is the most hits returned (default 10, at most 50); Offset skips
+	// hits for paging.
+	Limit, Offset int
+}
+
+// Hit is one file that matched.
+type Hit struct {
+	Path    string  `json:"path" jsonschema:"project-relative path; pass it to read_page"`
+	Title   string  `json:"title"`
+	Score   float64 `json:"score" jsonschema:"BM25 relevance; higher is better, comparable only within one result"`
+	Updated string  `json:"updated,omitempty" jsonschema:"the page's updated time (RFC 3339) when it has one"`
+	Kind    string  `json:"kind" jsonschema:"page, source or context"`
+	Lang    string  `json:"lang" jsonschema:"the language the file was analysed in"`
+	// Heading is the heading the best match sits under.
+	Heading string `json:"heading,omitempty" jsonschema:"the heading the best match sits under"`
+	// Snippet is ~200 characters around the best match, matches in **bold**.
+	Snippet string `json:"snippet" jsonschema:"about 200 characters centred on the best match; matched words are marked **like this**"`
+	// Line is the 1-based line of the best match in the file.
+	Line int `json:"line,omitempty" jsonschema:"1-based line of the best match in the file (read_page from_line)"`
+	// Listing is the code block the matched prose introduces (or the one
+	// matched), when there is one.
+	Listing string `json:"listing,omitempty" jsonschema:"the code block that follows the matched prose in its section (or the block matched), up to 1,500 characters"`
+}
+
+// Result is the answer to a [Query].
+type Result struct {
+	Query string `json:"query"`
+	Match string `json:"match"`
+	Scope string `json:"scope"`
+	// Total is how many files match in all.
+	Total      int    `json:"total"`
+	Hits       []Hit  `json:"hits"`
+	NextOffset int    `json:"next_offset,omitempty" jsonschema:"offset of the next page of hits; absent on the last page"`
+	Index      Status `json:"index"`
+	// Notes say how the query was read (words left out, a cut query).
+	Notes []string `json:"notes,omitempty" jsonschema:"how the query was read: words left out as too common, a query cut to its first words, a request for code"`
+}
+
+// group is one query word: its primary term and alternatives.
+type group struct {
+	terms  []string // primary term first, then extras at its position
+	stems  []string // stem terms (with language prefix)
+	stop   bool
+	intent bool // a word that asks for code, not which code
+}
+
+// codeIntent words: a query that has one of these asks for code; they say
+// nothing about which code, so they are left out of the ranking (the lesson
+// of ../shared/seeds/003: "give me the code" must not be won by prose that
+// says "code").
+var codeWords = map[string]bool{
+	"code": true, "snippet": true, "snippets": true, "listing": true, "listings": true,
+	"example": true, "examples": true, "sample": true, "implementation": true, "source": true,
+	"syntax": true, "function": true, "script": true, "command": true, "commands": true,
+}
+
+var codeAskWords = map[string]bool{"show": true, "give": true, "print": true, "display": true, "find": true, "see": true, "write": true, "need": true, "want": true, "me": true}
+
+// Search runs a query. An empty query, or one with nothing searchable in it,
+// is a CodeInvalid error that says what to do.
+func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
+	res := Result{Query: q.Text, Match: q.Match, Scope: q.Scope, Hits: []Hit{}}
+	if err := normalise(&q, &res); err != nil {
+		return res, err
+	}
+	res.Match, res.Scope = q.Match, q.Scope
+	x.ensure(ctx)
+	groups, lang, codeAsk, notes := x.readQuery(q)
+	res.Notes = append(res.Notes, notes...)
+	if len(groups) == 0 {
+		res.Index = x.Status()
+		return res, wiki.Errorf(wiki.CodeInvalid, "the query %q has no words to search for (punctuation and symbols alone are not indexed); search for words, names or numbers", clip(q.Text, 60))
+	}
+	bq := buildQuery(groups, q.Match, codeAsk)
+	if f := filterQuery(q); f != nil {
+		bq.AddFilter(f)
+	}
+	x.mu.RLock()
+	idx, state, reason := x.idx, x.state, x.reason
+	x.mu.RUnlock()
+	if idx == nil {
+		res.Index = x.Status()
+		if state == StateFailed {
+			return res, wiki.Errorf(wiki.CodeInternal, "the search index is unavailable: %s; it is rebuilt at the next search, or delete %s and retry", reason, StateDir)
+		}
+		return res, wiki.Errorf(wiki.CodeConflict, "the search index is being rebuilt (%s); retry in a moment", reason)
+	}
+	req := bleve.NewSearchRequestOptions(bq, q.Limit, q.Offset, false)
+	req.Fields = []string{"t", "u", "kind", "lang"}
+	sr, err := safeSearch(ctx, idx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return res, wiki.Errorf(wiki.CodeConflict, "the search was cancelled")
+		}
+		x.log.Error("search failed; rebuilding the index", "err", err)
+		x.restart("rebuilt: a search failed to read the index (" + shortErr(err) + ")")
+		res.Index = x.Status()
+		return res, wiki.Errorf(wiki.CodeInternal, "the search index could not be read and is being rebuilt; retry in a moment")
+	}
+	_ = lang
+	res.Total = int(sr.Total)
+	for _, h := range sr.Hits {
+		hit := Hit{Path: h.ID, Score: math.Round(h.Score*10000) / 10000}
+		hit.Title, _ = h.Fields["t"].(string)
+		hit.Updated, _ = h.Fields["u"].(string)
+		hit.Kind, _ = h.Fields["kind"].(string)
+		hit.Lang, _ = h.Fields["lang"].(string)
+		x.fillSnippet(&hit, groups, codeAsk)
+		res.Hits = append(res.Hits, hit)
+	}
+	if q.Offset+len(sr.Hits) < res.Total && len(sr.Hits) == q.Limit {
+		res.NextOffset = q.Offset + len(sr.Hits)
+	}
+	res.Index = x.Status()
+	if res.Index.State != StateReady {
+		res.Notes = append(res.Notes, "the index is "+res.Index.State+": "+res.Index.Reason)
+	}
+	return res, nil
+}
+
+func safeSearch(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest) (sr *bleve.SearchResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the index failed while reading: %v", r)
+		}
+	}()
+	old := debug.SetPanicOnFault(true)
+	defer debug.SetPanicOnFault(old)
+	return idx.SearchInContext(ctx, req)
+}
+
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}
+
+// normalise checks and fills in the defaults of q.
+func normalise(q *Query, res *Result) error {
+	if !utf8.ValidString(q.Text) {
+		return wiki.Errorf(wiki.CodeInvalid, "the query is not valid UTF-8 text")
+	}
+	if strings.TrimSpace(q.Text) == "" {
+		return wiki.Errorf(wiki.CodeInvalid, "the query is empty; give the words to search for")
+	}
+	if len(q.Text) > MaxQueryBytes {
+		cut := MaxQueryBytes
+		for cut > 0 && !utf8.RuneStart(q.Text[cut]) {
+			cut--
+		}
+		q.Text = q.Text[:cut]
+		res.Notes = append(res.Notes, fmt.Sprintf("the query is longer than %d bytes; only its start was searched", MaxQueryBytes))
+	}
+	switch strings.ToLower(q.Match) {
+	case "", MatchBest, "best_match", "best-match":
+		q.Match = MatchBest
+	case MatchAll, MatchAny, MatchPhrase:
+		q.Match = strings.ToLower(q.Match)
+	default:
+		return wiki.Errorf(wiki.CodeInvalid, "match %q is not one of all, any, phrase (or best, the default)", q.Match)
+	}
+	switch strings.ToLower(q.Scope) {
+	case "", ScopePages:
+		q.Scope = ScopePages
+	case ScopeSources, ScopeContext, ScopeAll:
+		q.Scope = strings.ToLower(q.Scope)
+	default:
+		return wiki.Errorf(wiki.CodeInvalid, "scope %q is not one of pages, sources, context, all", q.Scope)
+	}
+	if q.Limit < 0 || q.Offset < 0 {
+		return wiki.Errorf(wiki.CodeInvalid, "limit and offset must not be negative")
+	}
+	if q.Limit == 0 {
+		q.Limit = DefaultLimit
+	}
+	if q.Limit > MaxLimit {
+		q.Limit = MaxLimit
+	}
+	if q.Offset > MaxOffset {
+		return wiki.Errorf(wiki.CodeInvalid, "offset %d is past the last page of results that can be read (%d); narrow the query instead", q.Offset, MaxOffset)
+	}
+	if q.Lang != "" {
+		l := normLang(q.Lang)
+		if l == "" {
+			return wiki.Errorf(wiki.CodeInvalid, "lang %q is not a language code like en, de, ja or pt-br", q.Lang)
+		}
+		q.Lang = l
+	}
+	return nil
+}
+
+// readQuery analyses the query text into groups, guesses its language for
+// stemming and stop words, and decides whether it asks for code.
+func (x *Index) readQuery(q Query) ([]group, string, bool, []string) {
+	var notes []string
+	var groups []group
+	byPos := map[int]int{}
+	var words []string
+	analyze(q.Text, func(t token) {
+		if t.extra {
+			if gi, ok := byPos[t.pos]; ok {
+				groups[gi].terms = appendUniq(groups[gi].terms, t.term)
+			}
+			return
+		}
+		byPos[t.pos] = len(groups)
+		g := group{terms: []string{t.term}}
+		groups = append(groups, g)
+		if t.word {
+			words = append(words, q.Text[t.start:t.end])
+		} else {
+			words = append(words, "")
+		}
+	})
+	lang := langFromText(q.Text, 1)
+	if lang == "" {
+		lang = x.defaultLang()
+	}
+	if q.Lang != "" {
+		lang = q.Lang
+	}
+	// Stems.
+	if hasStemmer(lang) {
+		for i := range groups {
+			if words[i] != "" {
+				if st := cachedStem(lang, words[i], groups[i].terms[0]); st != "" {
+					groups[i].stems = []string{stemTerm(lang, st)}
+				}
+			}
+		}
+	}
+	// A request for code: its asking words are left out of the ranking.
+	codeAsk := false
+	for _, g := range groups {
+		if codeWords[g.terms[0]] {
+			codeAsk = true
+		}
+	}
+	if codeAsk && q.Match != MatchPhrase {
+		kept := groups[:0:0]
+		var dropped []string
+		for _, g := range groups {
+			t := g.terms[0]
+			if codeWords[t] || codeAskWords[t] {
+				dropped = append(dropped, t)
+				continue
+			}
+			kept = append(kept, g)
+		}
+		if len(kept) > 0 {
+			groups = kept
+			notes = append(notes, "asks for code: code blocks rank higher, and "+quoteList(dropped)+" were not searched as words")
+		} else {
+			codeAsk = false
+		}
+	}
+	// Stop words are left out of best-match queries (not all, any, phrase).
+	if q.Match == MatchBest {
+		var kept []group
+		var dropped []string
+		for _, g := range groups {
+			if isStop(lang, g.terms[0]) || (lang != "en" && isStop("en", g.terms[0]) && len(g.terms[0]) < 4) {
+				dropped = append(dropped, g.terms[0])
+				continue
+			}
+			kept = append(kept, g)
+		}
+		if len(kept) > 0 && len(dropped) > 0 {
+			groups = kept
+			notes = append(notes, "common words not searched: "+quoteList(dropped))
+		}
+	}
+	// Duplicates and the cap.
+	seen := map[string]bool{}
+	uniq := groups[:0:0]
+	for _, g := range groups {
+		if q.Match == MatchPhrase || !seen[g.terms[0]] {
+			seen[g.terms[0]] = true
+			uniq = append(uniq, g)
+		}
+	}
+	groups = uniq
+	if len(groups) > MaxQueryTerms {
+		notes = append(notes, fmt.Sprintf("the query has %d words; only the first %d were searched", len(groups), MaxQueryTerms))
+		groups = groups[:MaxQueryTerms]
+	}
+	return groups, lang, codeAsk, notes
+}
+
+func quoteList(ws []string) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, w := range ws {
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, `"`+w+`"`)
+		}
+	}
+	if len(out) > 8 {
+		out = append(out[:8], "…")
+	}
+	return strings.Join(out, ", ")
+}
+
+func appendUniq(s []string, v string) []string {
+	for _, x := range s {
+		if x == v {
+			return s
+		}
+	}
+	return append(s, v)
+}
+
+// Boosts of the parts of one query word.
+const (
+	boostExtra = 1.2 // the whole identifier or compound, when the word was split
+	boostStem  = 0.6 // another form of the word (stem match)
+	boostTitle = 1.5 // a match in the title or an alias
+	boostCode  = 2.0 // a match in code, when the query asks for code
+)
+
+func term(field, t string, boost float64) query.Query {
+	q := query.NewTermQuery(t)
+	q.SetField(field)
+	q.SetBoost(boost)
+	return q
+}
+
+// groupQuery matches one query word in any of its forms and fields.
+func groupQuery(g group, codeAsk bool) query.Query {
+	var alts []query.Query
+	for i, t := range g.terms {
+		b := 1.0
+		if i > 0 {
+			b = boostExtra
+		}
+		alts = append(alts, term("all", t, b))
+	}
+	for _, s := range g.stems {
+		alts = append(alts, term("stem", s, boostStem))
+	}
+	alts = append(alts, term("title", g.terms[0], boostTitle))
+	if codeAsk {
+		alts = append(alts, term("code", g.terms[0], boostCode))
+	}
+	return query.NewDisjunctionQuery(alts)
+}
+
+// buildQuery turns groups into a bleve query for the match mode.
+func buildQuery(groups []group, match string, codeAsk bool) *query.BooleanQuery {
+	bq := query.NewBooleanQuery(nil, nil, nil)
+	switch match {
+	case MatchPhrase:
+		terms := make([][]string, len(groups))
+		for i, g := range groups {
+			terms[i] = g.terms
+		}
+		if len(terms) == 1 {
+			bq.AddMust(groupQuery(groups[0], codeAsk))
+		} else {
+			bq.AddMust(query.NewMultiPhraseQuery(terms, "all"))
+		}
+	case MatchAll:
+		var must []query.Query
+		for _, g := range groups {
+			must = append(must, groupQuery(g, codeAsk))
+		}
+		bq.AddMust(query.NewConjunctionQuery(must))
+	default:
+		var should []query.Query
+		for _, g := range groups {
+			should = append(should, groupQuery(g, codeAsk))
+		}
+		d := query.NewDisjunctionQuery(should)
+		d.SetMin(1)
+		bq.AddMust(d)
+	}
+	return bq
+}
+
+// filterQuery restricts results to the scope and filters of q (it does not
+// change scores).
+func filterQuery(q Query) query.Query {
+	var must []query.Query
+	switch q.Scope {
+	case ScopePages:
+		must = append(must, term("kind", KindPage, 1))
+	case ScopeSources:
+		must = append(must, term("kind", KindSource, 1))
+	case ScopeContext:
+		must = append(must, term("kind", KindContext, 1))
+	}
+	if t := strings.ToLower(strings.TrimPrefix(strings.TrimSpace(q.Tag), "#")); t != "" {
+		must = append(must, term("tags", t, 1))
+	}
+	if p := strings.TrimPrefix(strings.TrimSpace(q.Prefix), "/"); p != "" {
+		alts := []query.Query{prefix(p)}
+		if !strings.HasPrefix(p, "pages/") && !strings.HasPrefix(p, "sources/") && p != "context.md" {
+			alts = append(alts, prefix("pages/"+p))
+		}
+		must = append(must, query.NewDisjunctionQuery(alts))
+	}
+	if q.Lang != "" {
+		alts := []query.Query{term("lang", q.Lang, 1)}
+		if !strings.Contains(q.Lang, "-") {
+			alts = append(alts, prefix(q.Lang+"-"))
+			alts[1].(*query.PrefixQuery).SetField("lang")
+		}
+		must = append(must, query.NewDisjunctionQuery(alts))
+	}
+	if len(must) == 0 {
+		return nil
+	}
+	return query.NewConjunctionQuery(must)
+}
+
+func prefix(p string) query.Query {
+	q := query.NewPrefixQuery(p)
+	q.SetField("path")
+	return q
+}
