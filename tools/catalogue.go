@@ -15,6 +15,7 @@ func Catalogue(d Deps) []Tool {
 		LoadProject(d),
 		ReadPage(d),
 		ListPages(d),
+		SearchWiki(d),
 		GatherSources(d),
 		ValidateStructure(d),
 		LintFindings(d),

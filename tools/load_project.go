@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/search"
 )
 
 // LoadProjectInput takes no arguments.
@@ -12,6 +13,8 @@ type LoadProjectInput struct{}
 // LoadProjectOutput is the project's orientation.
 type LoadProjectOutput struct {
 	wiki.Project
+	// Index is the search index's health (absent when the server has none).
+	Index *search.Status `json:"index,omitempty" jsonschema:"the search index: state (ready, building, stale, failed), files indexed and why it is not ready"`
 	Notes
 }
 
@@ -19,10 +22,16 @@ type LoadProjectOutput struct {
 // workflow.
 func LoadProject(d Deps) Tool {
 	return newTool(d, "load_project", "core", "Load project",
-		"Orientation for this wiki; call it first in every workflow. Returns schema.md (the rules pages follow), guidelines.md (learned rules), context.md (the current synthesis), counts, sources not yet folded into context.md, pages changed since the last build, stale derived state and recent log entries.",
+		"Orientation for this wiki; call it first in every workflow. Returns schema.md (the rules pages follow), guidelines.md (learned rules), context.md (the current synthesis), counts, sources not yet folded into context.md, pages changed since the last build, stale derived state, the search index's state and recent log entries.",
 		readOnlyHints,
 		func(ctx context.Context, _ LoadProjectInput) (LoadProjectOutput, error) {
 			p, err := d.Store.LoadProject(ctx)
-			return LoadProjectOutput{Project: p}, err
+			out := LoadProjectOutput{Project: p}
+			if d.Search != nil {
+				d.Search.Start()
+				st := d.Search.Status()
+				out.Index = &st
+			}
+			return out, err
 		})
 }

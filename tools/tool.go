@@ -15,6 +15,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/model"
+	"github.com/llmwiki/llmwiki/wiki/search"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -28,6 +29,9 @@ type Deps struct {
 	// Model is the OpenAI-compatible endpoint propose_plan asks (nil: the
 	// tool says none is configured).
 	Model *model.Client
+	// Search is the wiki's search index, kept in step with every write
+	// (registered with Store.AddDerived). nil: search_wiki says so.
+	Search *search.Index
 }
 
 func (d Deps) logger() *slog.Logger {

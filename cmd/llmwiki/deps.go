@@ -6,11 +6,18 @@ import (
 	"github.com/llmwiki/llmwiki/tools"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/model"
+	"github.com/llmwiki/llmwiki/wiki/search"
 )
 
 // newDeps wires what the tools need for the store st (mc may be nil: no
-// model configured); every transport (stdio, HTTP) builds its server from
-// the same Deps.
+// model configured); every transport (stdio, HTTP) and `llmwiki search`
+// build from the same Deps. The search index is registered with the store,
+// so every audited write updates it in the same call and closing the store
+// closes it, and started in the background, so a server answers initialize
+// and tools/list at once while a large wiki is still being indexed.
 func newDeps(_ env, st *wiki.Store, log *slog.Logger, mc *model.Client) (tools.Deps, error) {
-	return tools.Deps{Store: st, Log: log, Model: mc}, nil
+	idx := search.Open(st, search.Options{Logger: log})
+	st.AddDerived(idx)
+	idx.Start()
+	return tools.Deps{Store: st, Log: log, Model: mc, Search: idx}, nil
 }

@@ -114,3 +114,28 @@ func checkWrites(t *testing.T, root string, calls []wiki.AuditRecord) {
 		}
 	}
 }
+
+// TestSearchEndToEnd drives search_wiki through the built binary with the
+// TypeScript SDK on a wiki whose pages are the English Obsidian Help vault,
+// then checks the index is on disk and every call was audited.
+func TestSearchEndToEnd(t *testing.T) {
+	vault := wikitest.Corpus(t, "obsidian-help/en")
+	bin := binary(t)
+	root := filepath.Join(t.TempDir(), "wiki")
+	initWiki(t, root)
+	n := wikitest.CopyTree(t, vault, filepath.Join(root, "pages", "obsidian-help", "en"), ".md")
+	out := node(t, "search_flow.mjs", "--bin", bin, "--root", root, "--pages", strconv.Itoa(n))
+	var summary struct {
+		Calls int    `json:"calls"`
+		Top   string `json:"top"`
+	}
+	if err := json.Unmarshal(out, &summary); err != nil {
+		t.Fatalf("summary: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".llmwiki", "search", "index", "index_meta.json")); err != nil {
+		t.Errorf("no index on disk: %v", err)
+	}
+	if got := len(auditLines(t, root)); got != summary.Calls {
+		t.Errorf("audit has %d lines, the client made %d calls", got, summary.Calls)
+	}
+}

@@ -37,6 +37,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"serve", "serve a wiki to MCP clients over stdio, or HTTP with --http", runServe},
+		{"search", "search the wiki from the command line (the search_wiki engine)", runSearch},
 		{"init", "create a wiki's folders and starting files (never overwrites)", runInit},
 		{"lint", "check the wiki's links, pages and index; exit 1 when a finding is an error", runLint},
 		{"eval", "measure how well the wiki answers: hit rate, wasted reads, gaps, citations", runEval},

@@ -68,7 +68,7 @@ type analyzer struct {
 
 	// run collects a run of characters of a script written without spaces.
 	runStart, runEnd int
-	runKind          int // 0 none, 1 CJK, 2 other no-space script
+	runKind          int // 0 none, 1 CJK, 2 other no-space script, 3 letters UAX #29 leaves out
 
 	// compound tracking: the previous word segment's end and its tokens
 	prevWordEnd            int
@@ -125,6 +125,12 @@ func (a *analyzer) run() {
 			r, _ := utf8.DecodeRuneInString(s)
 			if isNoSpaceScript(r) {
 				a.addRun(start, end, 2)
+				continue
+			}
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				// Letters and digits UAX #29 leaves alone (full-width
+				// digits): a word of their own.
+				a.addRun(start, end, 3)
 				continue
 			}
 			a.flushRun()
@@ -338,10 +344,14 @@ func (a *analyzer) addRun(start, end, kind int) {
 }
 
 func (a *analyzer) flushRun() {
-	if a.runKind == 0 {
+	switch a.runKind {
+	case 0:
 		return
+	case 3:
+		a.word(a.runStart, a.runEnd, false)
+	default:
+		a.ngrams(a.runStart, a.runEnd, true)
 	}
-	a.ngrams(a.runStart, a.runEnd, true)
 	a.runKind = 0
 }
 

@@ -52,9 +52,9 @@ type Status struct {
 	// State is ready, building, stale or failed.
 	State string `json:"state" jsonschema:"ready: in step with the files; building: first build or rebuild under way (results cover only what is indexed so far); stale: an update failed and results may miss recent changes; failed: the index cannot be used"`
 	// Pages is the number of files in the index (pages, sources and context.md).
-	Pages int `json:"pages" jsonschema:"files in the index: pages, sources and context.md"`
+	Pages int `json:"pages" jsonschema:"files in the index (pages and sources and context.md)"`
 	// Reason says why the state is not ready, or what the last repair did.
-	Reason string `json:"reason,omitempty" jsonschema:"why the state is not ready, or what the last repair did"`
+	Reason string `json:"reason,omitempty" jsonschema:"why the state is not ready; or what the last repair did"`
 }
 
 // Options configure [Open]. The zero value is the server's configuration.

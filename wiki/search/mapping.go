@@ -47,7 +47,7 @@ type textAnalyzer struct{}
 
 // Analyze runs [analyze] for bleve.
 func (textAnalyzer) Analyze(input []byte) analysis.TokenStream {
-	var out analysis.TokenStream
+	out := make(analysis.TokenStream, 0, len(input)/6+1)
 	analyze(string(input), func(t token) {
 		typ := analysis.AlphaNumeric
 		out = append(out, &analysis.Token{Term: []byte(t.term), Start: t.start, End: t.end, Position: t.pos, Type: typ})

@@ -65,9 +65,9 @@ type Query struct {
 type Hit struct {
 	Path    string  `json:"path" jsonschema:"project-relative path; pass it to read_page"`
 	Title   string  `json:"title"`
-	Score   float64 `json:"score" jsonschema:"BM25 relevance; higher is better, comparable only within one result"`
+	Score   float64 `json:"score" jsonschema:"BM25 relevance; higher is better; comparable only within one result"`
 	Updated string  `json:"updated,omitempty" jsonschema:"the page's updated time (RFC 3339) when it has one"`
-	Kind    string  `json:"kind" jsonschema:"page, source or context"`
+	Kind    string  `json:"kind" jsonschema:"page or source or context"`
 	Lang    string  `json:"lang" jsonschema:"the language the file was analysed in"`
 	// Heading is the heading the best match sits under.
 	Heading string `json:"heading,omitempty" jsonschema:"the heading the best match sits under"`
@@ -77,7 +77,7 @@ type Hit struct {
 	Line int `json:"line,omitempty" jsonschema:"1-based line of the best match in the file (read_page from_line)"`
 	// Listing is the code block the matched prose introduces (or the one
 	// matched), when there is one.
-	Listing string `json:"listing,omitempty" jsonschema:"the code block that follows the matched prose in its section (or the block matched), up to 1,500 characters"`
+	Listing string `json:"listing,omitempty" jsonschema:"the code block that follows the matched prose in its section (or the block matched); up to 1500 characters"`
 }
 
 // Result is the answer to a [Query].
@@ -90,8 +90,8 @@ type Result struct {
 	Hits       []Hit  `json:"hits"`
 	NextOffset int    `json:"next_offset,omitempty" jsonschema:"offset of the next page of hits; absent on the last page"`
 	Index      Status `json:"index"`
-	// Notes say how the query was read (words left out, a cut query).
-	Notes []string `json:"notes,omitempty" jsonschema:"how the query was read: words left out as too common, a query cut to its first words, a request for code"`
+	// QueryNotes say how the query was read (words left out, a cut query).
+	QueryNotes []string `json:"notes,omitempty" jsonschema:"how the query was read: words left out as too common; a query cut to its first words; a request for code"`
 }
 
 // group is one query word: its primary term and alternatives.
@@ -124,7 +124,7 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 	res.Match, res.Scope = q.Match, q.Scope
 	x.ensure(ctx)
 	groups, lang, codeAsk, notes := x.readQuery(q)
-	res.Notes = append(res.Notes, notes...)
+	res.QueryNotes = append(res.QueryNotes, notes...)
 	if len(groups) == 0 {
 		res.Index = x.Status()
 		return res, wiki.Errorf(wiki.CodeInvalid, "the query %q has no words to search for (punctuation and symbols alone are not indexed); search for words, names or numbers", clip(q.Text, 60))
@@ -171,7 +171,7 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 	}
 	res.Index = x.Status()
 	if res.Index.State != StateReady {
-		res.Notes = append(res.Notes, "the index is "+res.Index.State+": "+res.Index.Reason)
+		res.QueryNotes = append(res.QueryNotes, "the index is "+res.Index.State+": "+res.Index.Reason)
 	}
 	return res, nil
 }
@@ -209,7 +209,7 @@ func normalise(q *Query, res *Result) error {
 			cut--
 		}
 		q.Text = q.Text[:cut]
-		res.Notes = append(res.Notes, fmt.Sprintf("the query is longer than %d bytes; only its start was searched", MaxQueryBytes))
+		res.QueryNotes = append(res.QueryNotes, fmt.Sprintf("the query is longer than %d bytes; only its start was searched", MaxQueryBytes))
 	}
 	switch strings.ToLower(q.Match) {
 	case "", MatchBest, "best_match", "best-match":

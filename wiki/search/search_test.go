@@ -1,0 +1,462 @@
+package search
+
+import (
+	"context"
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmwiki/llmwiki/wiki"
+)
+
+// testWiki makes a wiki with files (project-relative path → content) written
+// straight to disk, opens it with an index that reconciles before every
+// search, and waits for the first build.
+func testWiki(t *testing.T, files map[string]string) (*wiki.Store, *Index, string) {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := wiki.Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	for rel, content := range files {
+		writeFile(t, dir, rel, content)
+	}
+	st, err := wiki.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := Open(st, Options{ReconcileEvery: -1, BuildWait: 30 * time.Second})
+	st.AddDerived(x)
+	t.Cleanup(func() { st.Close() })
+	if err := x.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if s := x.Status(); s.State != StateReady {
+		t.Fatalf("index state %+v", s)
+	}
+	return st, x, dir
+}
+
+func writeFile(t *testing.T, dir, rel, content string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustSearch(t *testing.T, x *Index, q Query) Result {
+	t.Helper()
+	res, err := x.Search(context.Background(), q)
+	if err != nil {
+		t.Fatalf("search %q: %v", q.Text, err)
+	}
+	return res
+}
+
+func paths(r Result) []string {
+	var out []string
+	for _, h := range r.Hits {
+		out = append(out, h.Path)
+	}
+	return out
+}
+
+func first(t *testing.T, x *Index, q Query, want string) Result {
+	t.Helper()
+	r := mustSearch(t, x, q)
+	if len(r.Hits) == 0 || r.Hits[0].Path != want {
+		t.Errorf("search %q (match %s, scope %s): got %v, want %s first", q.Text, q.Match, q.Scope, paths(r), want)
+	}
+	return r
+}
+
+var fixture = map[string]string{
+	"pages/cafe.md":        "---\ntitle: Café culture\ntags: [food, paris]\n---\nThe naïve visitor orders a crème brûlée at the café.\n",
+	"pages/tokyo.md":       "---\ntitle: 東京の喫茶店\nlang: ja\n---\n東京には多くの喫茶店があります。Obsidianで記録します。\n",
+	"pages/zh.md":          "---\ntitle: 同步\n---\n不小心关掉了一个标签页，可以用快捷键重新打开。\n",
+	"pages/ko.md":          "---\ntitle: 단어 개수\n---\n단어 개수는 상태 표시줄에 표시돼요.\n",
+	"pages/ar.md":          "---\ntitle: مرحبا\n---\nمكتبة المدينة كبيرة جدا\n",
+	"pages/th.md":          "---\ntitle: ภาษาไทย\n---\nการซิงค์ข้อมูลระหว่างอุปกรณ์\n",
+	"pages/de/notiz.md":    "---\ntitle: Notizen verschwinden\n---\nDie Werkzeugleiste ist verschwunden. Notizen werden automatisch veröffentlicht.\n",
+	"pages/en/running.md":  "---\ntitle: Running tests\n---\nThe runner runs every test when you run it.\n",
+	"pages/code.md":        "---\ntitle: Helpers\n---\nThe helper getUserName reads the user.\n\nHere is how to parse a config file:\n\n```go\nfunc parseConfig(path string) (*Config, error) {\n\treturn load(path)\n}\n```\n\nUse os.path.join and snake_case_name and the --dry-run flag for POL-358. C++ is not Go.\n",
+	"pages/prose-code.md":  "---\ntitle: Code review\n---\nCode review is about code. Good code, code style, code owners: this page says code a lot but has no listing about config parsing.\n",
+	"pages/long.md":        "---\ntitle: Glacier hiking\n---\n" + strings.Repeat("Glacier hiking needs crampons, ropes and a guide. ", 300) + "\n",
+	"pages/short.md":       "---\ntitle: Packing list\n---\nBring crampons.\n",
+	"pages/stop.md":        "---\ntitle: Hamlet\n---\nTo be or not to be, that is the question.\n",
+	"pages/tldr/tar.md":    "# tar\n\n> Archiving utility.\n\n- E[x]tract a g[z]ipped archive into a directory:\n\n`tar xzf {{path/to/source.tar.gz}} --directory {{path/to/directory}}`\n",
+	"sources/notes.md":     "# Raw notes\n\nThe quarterly meeting discussed the zeppelin budget.\n",
+	"sources/blob.bin":     "\x00\x01\x02zeppelin\x00",
+	"context.md":           "---\nbuilt_at: 2024-01-01T00:00:00Z\n---\n# Context\n\nThe wiki covers zeppelin history.\n",
+	"pages/tagged/one.md":  "---\ntitle: Tagged one\ntags: [alpha]\n---\nShared marmalade words.\n",
+	"pages/tagged/two.md":  "---\ntitle: Tagged two\ntags: [beta]\n---\nShared marmalade words.\n",
+	"pages/phrase/a.md":    "---\ntitle: A\n---\nthe quick brown fox jumps\n",
+	"pages/phrase/b.md":    "---\ntitle: B\n---\nbrown quick fox, the jumps\n",
+	"pages/rtl/hebrew.md":  "---\ntitle: שלום\n---\nספריית העיר גדולה מאוד\n",
+	"pages/mixed/ja-in.md": "---\ntitle: 製品\n---\nこのページではLlmwikiサーバーの使い方を説明します。\n",
+}
+
+func TestAnalysis(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []string // terms that must be produced
+	}{
+		{"Café NAÏVE Straße", []string{"cafe", "naive", "strasse"}},
+		{"getUserName", []string{"get", "user", "name", "getusername"}},
+		{"snake_case_name os.path.join", []string{"snake", "case", "name", "snake_case_name", "snakecasename", "os", "path", "join", "os.path.join"}},
+		{"--dry-run POL-358", []string{"dry", "run", "dry-run", "dryrun", "pol", "358", "pol-358"}},
+		{"C++ and C#", []string{"c", "c++", "c#"}},
+		{"don't l'import", []string{"don", "don't", "import"}},
+		{"HTTPServer utf8", []string{"http", "server", "httpserver", "utf", "8", "utf8"}},
+		{"東京都", []string{"東京", "京都", "東"}},
+		{"단어를", []string{"단어", "어를"}},
+		{"การซิงค์", []string{"กา", "าร"}},
+		{"e[x]tract g[z]ipped", []string{"extract", "gzipped"}},
+		{"ＡＢＣ１２３", []string{"abc", "123"}},
+	}
+	for _, c := range cases {
+		got := map[string]bool{}
+		for _, tk := range analyzeAll(c.in) {
+			got[tk.term] = true
+		}
+		for _, w := range c.want {
+			if !got[w] {
+				t.Errorf("analyze(%q): no term %q in %v", c.in, w, got)
+			}
+		}
+	}
+}
+
+func TestLanguageRule(t *testing.T) {
+	cases := []struct {
+		rel, content, want string
+	}{
+		{"pages/x.md", "---\nlang: de\n---\nhello", "de"},
+		{"pages/obsidian-help/ja/x.md", "text", "ja"},
+		{"pages/obsidian-help/zh-TW/x.md", "text", "zh-tw"},
+		{"pages/tldr/pages.fr/common/x.md", "text", "fr"},
+		{"pages/tldr/pages/common/x.md", "the tool that you use for the files in the folder", "en"},
+		{"pages/x.md", "Die Werkzeugleiste ist verschwunden und ich weiß nicht, wie ich sie wieder einblenden kann, aber das ist nicht so schlimm.", "de"},
+		{"pages/x.md", "東京には多くの喫茶店があります。", "ja"},
+		{"pages/x.md", "مكتبة المدينة كبيرة جدا", "ar"},
+		{"pages/x.md", "xyz", "en"},
+	}
+	for _, c := range cases {
+		p := parseFile(c.rel, []byte(c.content))
+		if got := pageLang(c.rel, p, "en"); got != c.want {
+			t.Errorf("pageLang(%s, %q) = %s, want %s", c.rel, c.content, got, c.want)
+		}
+	}
+}
+
+func TestSearchFindsWhatItShould(t *testing.T) {
+	_, x, _ := testWiki(t, fixture)
+	cases := []struct {
+		q    Query
+		want string
+	}{
+		{Query{Text: "cafe"}, "pages/cafe.md"},
+		{Query{Text: "CAFÉ"}, "pages/cafe.md"},
+		{Query{Text: "creme brulee"}, "pages/cafe.md"},
+		{Query{Text: "喫茶店"}, "pages/tokyo.md"},
+		{Query{Text: "标签页 快捷键"}, "pages/zh.md"},
+		{Query{Text: "상태 표시줄"}, "pages/ko.md"},
+		{Query{Text: "المدينة"}, "pages/ar.md"},
+		{Query{Text: "ซิงค์"}, "pages/th.md"},
+		{Query{Text: "העיר"}, "pages/rtl/hebrew.md"},
+		{Query{Text: "Llmwikiサーバー"}, "pages/mixed/ja-in.md"},
+		{Query{Text: "llmwiki"}, "pages/mixed/ja-in.md"},
+		{Query{Text: "Notiz"}, "pages/de/notiz.md"}, // German stem of Notizen
+		{Query{Text: "run"}, "pages/en/running.md"},          // English stem of runs/running
+		{Query{Text: "get_user_name"}, "pages/code.md"},
+		{Query{Text: "user name"}, "pages/code.md"},
+		{Query{Text: "--dry-run"}, "pages/code.md"},
+		{Query{Text: "POL-358"}, "pages/code.md"},
+		{Query{Text: "C++"}, "pages/code.md"},
+		{Query{Text: "os.path.join"}, "pages/code.md"},
+		{Query{Text: "extract gzipped archive"}, "pages/tldr/tar.md"},
+		{Query{Text: "to be or not to be"}, "pages/stop.md"},
+		{Query{Text: "zeppelin budget", Scope: ScopeSources}, "sources/notes.md"},
+		{Query{Text: "zeppelin", Scope: ScopeContext}, "context.md"},
+		{Query{Text: "show me the code for parsing a config file"}, "pages/code.md"},
+		{Query{Text: "glacier crampons"}, "pages/long.md"},
+	}
+	for _, c := range cases {
+		first(t, x, c.q, c.want)
+	}
+}
+
+func TestLiteralQueries(t *testing.T) {
+	_, x, _ := testWiki(t, fixture)
+	for _, q := range []string{`POL-358`, `don't`, `--dry-run`, `a:b`, `title:hamlet`, `(`, `*`, `C++`, `"quoted`, `+fox -quick`, `fox~2`, `/regex.*/`, `AND OR NOT`, `\`, `{{x}}`} {
+		res, err := x.Search(context.Background(), Query{Text: q})
+		if err != nil && wiki.CodeOf(err) != wiki.CodeInvalid {
+			t.Errorf("query %q: %v", q, err)
+		}
+		if err == nil && res.Index.State != StateReady {
+			t.Errorf("query %q: index %+v", q, res.Index)
+		}
+	}
+	// "title:hamlet" is text, not a field query: it finds the page by its words.
+	first(t, x, Query{Text: "title:hamlet"}, "pages/stop.md")
+	if r := mustSearch(t, x, Query{Text: "+fox -quick", Match: MatchAll}); len(r.Hits) != 2 {
+		t.Errorf("+fox -quick with match all: want both fox pages (the signs are not operators), got %v", paths(r))
+	}
+}
+
+func TestMatchModesAndFilters(t *testing.T) {
+	_, x, _ := testWiki(t, fixture)
+	if r := mustSearch(t, x, Query{Text: "the quick brown fox", Match: MatchPhrase}); strings.Join(paths(r), ",") != "pages/phrase/a.md" {
+		t.Errorf("phrase: got %v", paths(r))
+	}
+	if r := mustSearch(t, x, Query{Text: "quick fox", Match: MatchAll}); len(r.Hits) != 2 {
+		t.Errorf("all: got %v", paths(r))
+	}
+	if r := mustSearch(t, x, Query{Text: "marmalade zeppelin", Match: MatchAll}); len(r.Hits) != 0 {
+		t.Errorf("all with a word nowhere on one page: got %v", paths(r))
+	}
+	if r := mustSearch(t, x, Query{Text: "marmalade zeppelin", Match: MatchAny, Scope: ScopeAll}); r.Total != 4 {
+		t.Errorf("any over all scopes: total %d, hits %v", r.Total, paths(r))
+	}
+	if r := mustSearch(t, x, Query{Text: "marmalade", Tag: "#Alpha"}); strings.Join(paths(r), ",") != "pages/tagged/one.md" {
+		t.Errorf("tag filter: got %v", paths(r))
+	}
+	if r := mustSearch(t, x, Query{Text: "marmalade", Prefix: "tagged/tw"}); strings.Join(paths(r), ",") != "pages/tagged/two.md" {
+		t.Errorf("prefix filter: got %v", paths(r))
+	}
+	if r := mustSearch(t, x, Query{Text: "notizen", Lang: "de"}); strings.Join(paths(r), ",") != "pages/de/notiz.md" {
+		t.Errorf("lang filter: got %v", paths(r))
+	}
+	if r := mustSearch(t, x, Query{Text: "zeppelin"}); len(r.Hits) != 0 {
+		t.Errorf("default scope is pages; got %v", paths(r))
+	}
+	// Paging.
+	all := mustSearch(t, x, Query{Text: "marmalade fox quick", Match: MatchAny})
+	p1 := mustSearch(t, x, Query{Text: "marmalade fox quick", Match: MatchAny, Limit: 2})
+	p2 := mustSearch(t, x, Query{Text: "marmalade fox quick", Match: MatchAny, Limit: 2, Offset: p1.NextOffset})
+	if all.Total != 4 || p1.NextOffset != 2 || p2.NextOffset != 0 || len(p2.Hits) != 2 ||
+		strings.Join(append(paths(p1), paths(p2)...), ",") != strings.Join(paths(all), ",") {
+		t.Errorf("paging: all %v (%d), p1 %v next %d, p2 %v next %d", paths(all), all.Total, paths(p1), p1.NextOffset, paths(p2), p2.NextOffset)
+	}
+	for _, bad := range []Query{{Text: "x", Match: "fuzzy"}, {Text: "x", Scope: "web"}, {Text: "x", Limit: -1}, {Text: "x", Lang: "klingon"}, {Text: "x", Offset: MaxOffset + 1}} {
+		if _, err := x.Search(context.Background(), bad); wiki.CodeOf(err) != wiki.CodeInvalid {
+			t.Errorf("%+v: err %v, want invalid", bad, err)
+		}
+	}
+	if r := mustSearch(t, x, Query{Text: "marmalade", Limit: 500}); len(r.Hits) > MaxLimit {
+		t.Errorf("limit not capped")
+	}
+}
+
+func TestSnippetsAndListings(t *testing.T) {
+	_, x, _ := testWiki(t, fixture)
+	r := first(t, x, Query{Text: "glacier guide"}, "pages/long.md")
+	h := r.Hits[0]
+	if n := len([]rune(h.Snippet)); n < 120 || n > 260 {
+		t.Errorf("snippet is %d characters: %q", n, h.Snippet)
+	}
+	if !strings.Contains(h.Snippet, "**Glacier**") || !strings.Contains(h.Snippet, "**guide**") {
+		t.Errorf("matches not marked: %q", h.Snippet)
+	}
+	r = first(t, x, Query{Text: "parse a config file"}, "pages/code.md")
+	if !strings.Contains(r.Hits[0].Listing, "func parseConfig") {
+		t.Errorf("the prose that introduces a listing should bring it: %+v", r.Hits[0])
+	}
+	if r.Hits[0].Line != 6 {
+		t.Errorf("line of the best match = %d, want 6", r.Hits[0].Line)
+	}
+	r = mustSearch(t, x, Query{Text: "show me the code for parsing config"})
+	if len(r.Hits) == 0 || r.Hits[0].Path != "pages/code.md" {
+		t.Fatalf("code request: %v", paths(r))
+	}
+	for _, h := range r.Hits {
+		if h.Path == "pages/prose-code.md" && h.Score >= r.Hits[0].Score {
+			t.Errorf("prose that says code beats the listing")
+		}
+	}
+	if len(r.QueryNotes) == 0 || !strings.Contains(strings.Join(r.QueryNotes, " "), "asks for code") {
+		t.Errorf("notes %v", r.QueryNotes)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range fixture {
+		files[k] = v
+	}
+	huge := strings.Repeat("lorem ipsum dolor sit amet ", 200_000) + "needleword"
+	files["pages/huge.md"] = huge // a 5.4 MB single line
+	st, x, _ := testWiki(t, files)
+	ctx := context.Background()
+
+	r := first(t, x, Query{Text: "needleword"}, "pages/huge.md")
+	if n := len([]rune(r.Hits[0].Snippet)); n > 300 || !strings.Contains(r.Hits[0].Snippet, "**needleword**") {
+		t.Errorf("snippet of a 5 MB line: %d chars %q", n, clip(r.Hits[0].Snippet, 400))
+	}
+	long := strings.Repeat("marmalade ", 1000) // 10,000 characters
+	res, err := x.Search(ctx, Query{Text: long})
+	if err != nil || len(res.Hits) == 0 {
+		t.Errorf("10,000-character query: %v %v", err, paths(res))
+	}
+	var words []string
+	for i := 0; i < 2000; i++ {
+		words = append(words, "w"+strings.Repeat("x", i%7)+string(rune('a'+i%26))+string(rune('a'+i/26%26)))
+	}
+	res, err = x.Search(ctx, Query{Text: strings.Join(words, " ")[:10000]})
+	if err != nil || !strings.Contains(strings.Join(res.QueryNotes, " "), "only the first") {
+		t.Errorf("10,000 characters of distinct words: %v notes %v", err, res.QueryNotes)
+	}
+	if _, err := x.Search(ctx, Query{Text: "caf\xe9 \xff"}); wiki.CodeOf(err) != wiki.CodeInvalid {
+		t.Errorf("invalid UTF-8: %v", err)
+	}
+	for _, q := range []string{"", "   \n\t", "?!... ---", "(((", "***"} {
+		_, err := x.Search(ctx, Query{Text: q})
+		if wiki.CodeOf(err) != wiki.CodeInvalid {
+			t.Errorf("query %q: err %v, want invalid", q, err)
+		}
+	}
+	if r := mustSearch(t, x, Query{Text: "the of and"}); r.Index.State != StateReady {
+		t.Errorf("stop words only: %+v", r)
+	}
+	// A binary source is not indexed, and not an error.
+	if _, err := st.SaveSource(ctx, wiki.SourceInput{Path: "sources/img.bin", Content: base64.StdEncoding.EncodeToString([]byte("\x00\xffzeppelin\x00")), Encoding: "base64"}); err != nil {
+		t.Fatal(err)
+	}
+	r = mustSearch(t, x, Query{Text: "zeppelin", Scope: ScopeSources})
+	if strings.Join(paths(r), ",") != "sources/notes.md" || len(st.Stale()) != 0 {
+		t.Errorf("binary sources: hits %v stale %v", paths(r), st.Stale())
+	}
+}
+
+func TestWritesAreIndexedInTheSameCall(t *testing.T) {
+	st, x, _ := testWiki(t, fixture)
+	ctx := context.Background()
+	x.opt.ReconcileEvery = time.Hour // only the write itself may update the index
+	w, err := st.WritePage(ctx, wiki.PageInput{Title: "Quokka facts", Body: "The quokka is a small marsupial.\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first(t, x, Query{Text: "quokka marsupial"}, w.Path)
+	if _, err := st.WritePage(ctx, wiki.PageInput{Title: "Quokka facts", Body: "Now about wombats.\n", BaseSHA256: w.SHA256}); err != nil {
+		t.Fatal(err)
+	}
+	if r := mustSearch(t, x, Query{Text: "quokka marsupial", Match: MatchAll}); len(r.Hits) != 0 {
+		t.Errorf("old content still found: %v", paths(r))
+	}
+	first(t, x, Query{Text: "wombats"}, w.Path)
+}
+
+func TestOutsideEditsAreReconciled(t *testing.T) {
+	st, x, dir := testWiki(t, fixture)
+	writeFile(t, dir, "pages/new/obsidian-edit.md", "# Platypus\n\nEdited in Obsidian.\n")
+	first(t, x, Query{Text: "platypus"}, "pages/new/obsidian-edit.md")
+	os.Remove(filepath.Join(dir, "pages", "short.md"))
+	if r := mustSearch(t, x, Query{Text: "packing list"}); len(r.Hits) != 0 && r.Hits[0].Path == "pages/short.md" {
+		t.Errorf("deleted page still found: %v", paths(r))
+	}
+	// Same size, new mtime: hashed, and re-indexed only if the bytes differ.
+	writeFile(t, dir, "pages/new/obsidian-edit.md", "# Platyplus\n\nEdited in Obsidian.\n")
+	os.Chtimes(filepath.Join(dir, "pages/new/obsidian-edit.md"), time.Now(), time.Now().Add(time.Minute))
+	first(t, x, Query{Text: "platyplus"}, "pages/new/obsidian-edit.md")
+	if len(st.Stale()) != 0 {
+		t.Errorf("stale: %v", st.Stale())
+	}
+}
+
+func TestIndexSurvivesRestartAndRebuildsWhenBroken(t *testing.T) {
+	_, x, dir := testWiki(t, fixture)
+	first(t, x, Query{Text: "cafe"}, "pages/cafe.md")
+	idxDir := filepath.Join(dir, ".llmwiki", "search")
+
+	// Deleted while the server runs: the next search rebuilds it.
+	if err := os.RemoveAll(idxDir); err != nil {
+		t.Fatal(err)
+	}
+	r := first(t, x, Query{Text: "cafe"}, "pages/cafe.md")
+	if !strings.Contains(r.Index.Reason, "deleted") {
+		t.Errorf("status after rebuild: %+v", r.Index)
+	}
+
+	// Corrupted while the server runs (every file replaced by garbage).
+	filepath.Walk(filepath.Join(idxDir, "index"), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			os.Remove(p)
+			os.WriteFile(p, []byte("garbage"), 0o644)
+		}
+		return nil
+	})
+	first(t, x, Query{Text: "cafe"}, "pages/cafe.md")
+	x.Close()
+
+	// Corrupted while no server runs: the next start rebuilds and says so.
+	os.WriteFile(filepath.Join(idxDir, "index", "index_meta.json"), []byte("{not json"), 0o644)
+	st2, err := wiki.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	x2 := Open(st2, Options{ReconcileEvery: -1})
+	r = first(t, x2, Query{Text: "cafe"}, "pages/cafe.md")
+	if !strings.Contains(r.Index.Reason, "unreadable") {
+		t.Errorf("status after a corrupt start: %+v", r.Index)
+	}
+	x2.Close()
+
+	// A clean restart reuses the index and its manifest: nothing to re-index.
+	st3, err := wiki.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st3.Close()
+	x3 := Open(st3, Options{ReconcileEvery: -1})
+	x3.Start()
+	x3.Wait(context.Background())
+	if x3.Status().Reason != "" || x3.Status().Pages != x2statusPages(t, dir) {
+		t.Errorf("restart: %+v", x3.Status())
+	}
+	first(t, x3, Query{Text: "cafe"}, "pages/cafe.md")
+}
+
+// x2statusPages counts the indexable text files of the fixture wiki.
+func x2statusPages(t *testing.T, dir string) int {
+	n := 0
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if err == nil && !fi.IsDir() && kindOf(rel) != "" && !strings.HasSuffix(rel, ".bin") {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
+func TestFailedUpdateMarksStale(t *testing.T) {
+	st, x, dir := testWiki(t, fixture)
+	x.opt.ReconcileEvery = time.Hour
+	// Break the index under the running server: the write still succeeds,
+	// and says the index is stale.
+	os.RemoveAll(filepath.Join(dir, ".llmwiki", "search"))
+	os.WriteFile(filepath.Join(dir, ".llmwiki", "search"), []byte("a file where the folder was"), 0o644)
+	ctx := wiki.WithCall(context.Background(), wiki.NewCall("write_page", "s", nil))
+	if _, err := st.WritePage(ctx, wiki.PageInput{Title: "Kiwi", Body: "kiwi bird\n"}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	res, err := x.Search(context.Background(), Query{Text: "kiwi"})
+	if err == nil && res.Index.State == StateReady && len(res.Hits) == 0 {
+		t.Errorf("a broken index must not look ready with results quietly missing: %+v", res.Index)
+	}
+	os.Remove(filepath.Join(dir, ".llmwiki", "search"))
+	r := first(t, x, Query{Text: "kiwi"}, "pages/kiwi.md")
+	if r.Index.State != StateReady {
+		t.Errorf("after repair: %+v", r.Index)
+	}
+}
