@@ -174,7 +174,7 @@ func TestSearchFindsWhatItShould(t *testing.T) {
 		{Query{Text: "Llmwikiサーバー"}, "pages/mixed/ja-in.md"},
 		{Query{Text: "llmwiki"}, "pages/mixed/ja-in.md"},
 		{Query{Text: "Notiz"}, "pages/de/notiz.md"}, // German stem of Notizen
-		{Query{Text: "run"}, "pages/en/running.md"},          // English stem of runs/running
+		{Query{Text: "run"}, "pages/en/running.md"}, // English stem of runs/running
 		{Query{Text: "get_user_name"}, "pages/code.md"},
 		{Query{Text: "user name"}, "pages/code.md"},
 		{Query{Text: "--dry-run"}, "pages/code.md"},
