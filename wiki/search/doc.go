@@ -55,7 +55,7 @@
 // the stems. Each query word may match any of its forms; a page matching
 // more of the query's words ranks higher (bleve's coordination factor). In
 // the default best-match mode, stop words of the query's language are left
-// out. Length normalisation is weakened (BM25 b = 0.5 instead of 0.75) so
+// out. Length normalisation is weakened (BM25 b = 0.3 instead of 0.75) so
 // a long page that is about the query is not buried by a short page that
 // mentions it once.
 //

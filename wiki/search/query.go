@@ -319,7 +319,7 @@ func (x *Index) readQuery(q Query) ([]group, string, bool, []string) {
 		var kept []group
 		var dropped []string
 		for _, g := range groups {
-			if isStop(lang, g.terms[0]) || (lang != "en" && isStop("en", g.terms[0]) && len(g.terms[0]) < 4) {
+			if groupIsStop(g, lang) {
 				dropped = append(dropped, g.terms[0])
 				continue
 			}
@@ -345,6 +345,18 @@ func (x *Index) readQuery(q Query) ([]group, string, bool, []string) {
 		groups = groups[:MaxQueryTerms]
 	}
 	return groups, lang, codeAsk, notes
+}
+
+// groupIsStop reports a query word that is a stop word of lang in any of
+// its forms ("doesn't" is split into "doesn", whose whole form is the stop
+// word), or a short English stop word in a query of another language.
+func groupIsStop(g group, lang string) bool {
+	for _, t := range g.terms {
+		if isStop(lang, t) || (lang != "en" && len(t) < 4 && isStop("en", t)) {
+			return true
+		}
+	}
+	return false
 }
 
 func quoteList(ws []string) string {
@@ -375,7 +387,7 @@ func appendUniq(s []string, v string) []string {
 const (
 	boostExtra = 1.2 // the whole identifier or compound, when the word was split
 	boostStem  = 0.6 // another form of the word (stem match)
-	boostTitle = 1.5 // a match in the title or an alias
+	boostTitle = 0.3 // a match in the title or an alias (titles already count three times in "all")
 	boostCode  = 2.0 // a match in code, when the query asks for code
 )
 
