@@ -487,7 +487,7 @@ func (x *Index) Close() error {
 		for i := 0; i < 200 && x.unpersisted.Load() > 0; i++ {
 			time.Sleep(5 * time.Millisecond)
 		}
-		err = idx.Close()
+		err = x.closeIndex(idx)
 	}
 	if x.unpersisted.Load() <= 0 {
 		x.saveManifestLocked()
@@ -503,6 +503,28 @@ func (x *Index) Close() error {
 		_ = owner.Close()
 	}
 	return err
+}
+
+// closeIndex closes a bleve index, giving up after 10 s: an index whose
+// files were deleted or corrupted under it can leave its background
+// persister stuck, and closing must never hang the server.
+func (x *Index) closeIndex(idx bleve.Index) error {
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- fmt.Errorf("closing the index failed: %v", r)
+			}
+		}()
+		done <- idx.Close()
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(10 * time.Second):
+		x.log.Error("search index did not close within 10 s; left behind")
+		return errors.New("the search index did not close in time")
+	}
 }
 
 func (x *Index) isClosed() bool {
@@ -791,10 +813,7 @@ func (x *Index) restart(why string) {
 	x.log.Warn("search index is rebuilt", "reason", why)
 	x.opMu.Lock()
 	if old != nil {
-		func() {
-			defer func() { _ = recover() }()
-			_ = old.Close()
-		}()
+		x.closeIndex(old)
 	}
 	x.man = manifest{}
 	x.building.Add(1)
