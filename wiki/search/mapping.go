@@ -20,7 +20,7 @@ const (
 
 // schemaVersion changes whenever analysis or mapping changes; an index built
 // with another version is rebuilt.
-const schemaVersion = "llmwiki-search-3"
+const schemaVersion = "llmwiki-search-4"
 
 // bm25B is BM25's length normalisation (bleve's default is 0.75). Pages in a
 // wiki vary from one line to thousands; with full normalisation a short
