@@ -62,9 +62,11 @@ func loadGolden(t testing.TB, file string) []goldenQ {
 func corpusWiki(t testing.TB, dir string, corpora ...string) string {
 	t.Helper()
 	shared := wikitest.SharedDir(t)
-	if _, err := os.Stat(filepath.Join(dir, "schema.md")); err == nil {
+	marker := filepath.Join(dir, ".llmwiki", "quality-wiki-complete")
+	if _, err := os.Stat(marker); err == nil {
 		return dir
 	}
+	os.RemoveAll(dir) // an interrupted copy: start again
 	if _, err := wiki.Init(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -97,6 +99,9 @@ func corpusWiki(t testing.TB, dir string, corpora ...string) string {
 		}
 	}
 	t.Logf("quality wiki: %d pages from %v", n, corpora)
+	if err := os.WriteFile(marker, []byte("complete\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	return dir
 }
 
