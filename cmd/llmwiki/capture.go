@@ -57,15 +57,17 @@ func runCapture(ctx context.Context, e env, args []string) error {
 }
 
 func capture(ctx context.Context, e env, rootFlag string, ifEnabled bool, session, transcriptPath string) (string, error) {
+	// A bad hook input is not returned at once: once the wiki is open it is
+	// recorded in the audit log like every other capture attempt.
 	var in hookInput
+	var inputErr error
 	if session == "" {
 		data, err := io.ReadAll(io.LimitReader(e.stdin, 1<<20))
 		if err != nil {
-			return "", fmt.Errorf("read hook input: %w", err)
-		}
-		if len(strings.TrimSpace(string(data))) > 0 {
+			inputErr = wiki.Errorf(wiki.CodeInvalid, "read hook input: %v", err)
+		} else if len(strings.TrimSpace(string(data))) > 0 {
 			if err := json.Unmarshal(data, &in); err != nil {
-				return "", fmt.Errorf("stdin is not Claude Code hook JSON: %v", err)
+				inputErr = wiki.Errorf(wiki.CodeInvalid, "stdin is not Claude Code hook JSON: %v", err)
 			}
 		}
 		session = in.SessionID
@@ -78,6 +80,9 @@ func capture(ctx context.Context, e env, rootFlag string, ifEnabled bool, sessio
 		return "", err
 	}
 	if _, err := os.Stat(filepath.Join(dir, "schema.md")); err != nil {
+		if inputErr != nil {
+			return "", fmt.Errorf("%s; no wiki at %s to record it in", wiki.PublicMessage(inputErr), dir)
+		}
 		return "", fmt.Errorf("no wiki at %s (run llmwiki init %s); nothing was captured", dir, dir)
 	}
 	st, err := wiki.Open(dir, wiki.WithLogger(newLogger(e)))
@@ -90,7 +95,10 @@ func capture(ctx context.Context, e env, rootFlag string, ifEnabled bool, sessio
 	}
 	call := wiki.NewCall("cli:capture", st.SessionID(), map[string]any{"session_id": session, "transcript": transcriptPath, "event": in.HookEventName, "reason": in.Reason})
 	ctx = wiki.WithCall(ctx, call)
-	msg, err := captureInto(ctx, e, st, session, transcriptPath, in.CWD)
+	var msg string
+	if err = inputErr; err == nil {
+		msg, err = captureInto(ctx, e, st, session, transcriptPath, in.CWD)
+	}
 	if aerr := st.Audit(call, err); aerr != nil {
 		fmt.Fprintf(e.stderr, "llmwiki capture: audit line not written: %s\n", wiki.PublicMessage(aerr))
 	}

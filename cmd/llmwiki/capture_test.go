@@ -154,8 +154,10 @@ func TestCaptureFailsQuietly(t *testing.T) {
 		{"transcript of another session", hookJSON(capSession, other), nil, "is not the transcript of session", true},
 		{"missing transcript", hookJSON("1111-2222", ""), nil, "no transcript named 1111-2222.jsonl", true},
 		{"malformed session id", hookJSON("../../etc/passwd", tp), nil, "missing or malformed", true},
-		{"not hook JSON", "{not json", nil, "not Claude Code hook JSON", false},
+		{"not hook JSON", "{not json", nil, "not Claude Code hook JSON", true},
+		{"hook JSON of the wrong shape", `{"session_id": 42}`, nil, "not Claude Code hook JSON", true},
 		{"no wiki", hookJSON(capSession, tp), []string{"--root", filepath.Join(home, "nowiki")}, "no wiki at", false},
+		{"not hook JSON and no wiki", "{not json", []string{"--root", filepath.Join(home, "nowiki")}, "not Claude Code hook JSON", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -174,9 +176,11 @@ func TestCaptureFailsQuietly(t *testing.T) {
 			}
 			calls := auditLines(t, root)
 			if c.audited {
-				if len(calls) != n+1 || calls[len(calls)-1].Outcome != "error" || calls[len(calls)-1].Tool != "cli:capture" || calls[len(calls)-1].Error == "" {
+				if len(calls) != n+1 || calls[len(calls)-1].Outcome != "error" || calls[len(calls)-1].Tool != "cli:capture" || !strings.Contains(calls[len(calls)-1].Error, c.want) {
 					t.Errorf("audit: %d -> %d lines, last %+v", n, len(calls), calls[len(calls)-1])
 				}
+			} else if len(calls) != n {
+				t.Errorf("audit: %d -> %d lines in a wiki the attempt was not about", n, len(calls))
 			}
 			if _, err := os.Stat(filepath.Join(home, "nowiki")); err == nil {
 				t.Error("capture created a wiki")
@@ -192,6 +196,11 @@ func TestCaptureIfEnabled(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(root, "sources", "sessions", "*"))
 	if stderr != "" || len(files) != 0 || len(auditLines(t, root)) != n {
 		t.Errorf("disabled capture did something: %q %v", stderr, files)
+	}
+	// Disabled, it does not even complain about its input.
+	_, stderr, _ = runIn(t, "{not json", map[string]string{"HOME": home}, "capture", "--root", root, "--if-enabled")
+	if stderr != "" || len(auditLines(t, root)) != n {
+		t.Errorf("disabled capture with a bad hook input: %q, %d audit lines (want %d)", stderr, len(auditLines(t, root)), n)
 	}
 	// schema.md turns it on.
 	schema := filepath.Join(root, "schema.md")
