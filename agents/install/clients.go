@@ -241,8 +241,11 @@ func profileWhat(rs []agents.Resolved) string {
 }
 
 // zedBuiltinWrite are Zed's built-in tools that change files or run
-// commands: off in every llmwiki profile.
-var zedBuiltinWrite = []string{"edit_file", "create_directory", "delete_path", "move_path", "copy_path", "terminal"}
+// commands (https://zed.dev/docs/ai/tools, "Edit Tools"), and subagent,
+// which starts another agent with tools of its own: each is set false in
+// every llmwiki profile, so none depends on how Zed treats a tool a profile
+// does not list.
+var zedBuiltinWrite = []string{"edit_file", "create_directory", "delete_path", "move_path", "copy_path", "restore_file_from_disk", "save_file", "terminal", "subagent"}
 
 func zedProfile(r agents.Resolved) ordered {
 	builtins := ordered{}
