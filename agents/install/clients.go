@@ -1,6 +1,8 @@
 package install
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -183,10 +185,14 @@ func continueDev(o *Options) (*plan, error) {
 
 // zed: https://zed.dev/docs/ai/mcp (context_servers in settings.json with
 // command, args and env; project settings in .zed/settings.json, read once
-// the worktree is trusted) and https://zed.dev/docs/ai/agent-profiles
+// the worktree is trusted), https://zed.dev/docs/ai/agent-profiles
 // (agent.profiles with built-in tools and per-server MCP tools, so each
-// llmwiki agent becomes a profile allowing only its tools). Zed's settings
-// are JSON with comments and trailing commas (JSONC), kept as they are.
+// llmwiki agent becomes a profile allowing only its tools),
+// https://zed.dev/docs/ai/rules (project rules: the first of zedRulesFiles
+// at the top of the worktree) and https://zed.dev/docs/ai/instructions
+// (personal instructions in AGENTS.md beside the user settings.json). Zed's
+// settings are JSON with comments and trailing commas (JSONC), kept as
+// they are.
 func zed(o *Options) (*plan, error) {
 	entry := ordered{{"command", o.Command}, {"args", o.serveArgs()}, {"env", map[string]string{}}}
 	p := &plan{}
@@ -222,11 +228,47 @@ func zed(o *Options) (*plan, error) {
 		}
 		return nil
 	}))
+	if o.Scope == ScopeProject {
+		rules, existing := zedRulesFile(o.Project)
+		if existing && filepath.Base(rules) != ".rules" {
+			p.notes = append(p.notes, "Zed reads only the first project rules file of "+strings.Join(zedRulesFiles, ", ")+"; this project has "+filepath.Base(rules)+", so the llmwiki block goes there rather than into a new .rules that would hide it.")
+		}
+		p.edits = append(p.edits, blockEdit(rules, "llmwiki block in the project rules Zed reads", rulesBody(o)))
+	} else {
+		p.edits = append(p.edits, blockEdit(filepath.Join(filepath.Dir(settings), "AGENTS.md"), "llmwiki block in your personal instructions", rulesBody(o)))
+	}
 	p.next = "In Zed open the Agent Panel settings (agent: open settings): llmwiki should have a green dot. Pick a wiki-* profile to give the agent only that role's tools."
 	if o.Scope == ScopeProject {
 		p.next = "Open the project in Zed and trust it (Restricted Mode blocks project MCP servers), then check the Agent Panel settings for llmwiki's green dot."
 	}
 	return p, nil
+}
+
+// zedRulesFiles are the project rules files Zed looks for at the top of a
+// worktree, in order; it reads only the first one present
+// (https://zed.dev/docs/ai/rules).
+var zedRulesFiles = []string{".rules", ".cursorrules", ".windsurfrules", ".clinerules", ".github/copilot-instructions.md", "AGENT.md", "AGENTS.md", "CLAUDE.md", "GEMINI.md"}
+
+// zedRulesFile returns the rules file Zed reads in project (existing true),
+// else project/.rules. A folder of that name (Cline's .clinerules/) is not
+// a rules file to Zed; a symlink counts, and Install then refuses it.
+func zedRulesFile(project string) (string, bool) {
+	for _, name := range zedRulesFiles {
+		p := filepath.Join(project, filepath.FromSlash(name))
+		fi, err := os.Lstat(p)
+		if err != nil {
+			continue
+		}
+		if fi.Mode().IsRegular() {
+			return p, true
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+				return p, true
+			}
+		}
+	}
+	return filepath.Join(project, ".rules"), false
 }
 
 func profileWhat(rs []agents.Resolved) string {
@@ -315,7 +357,9 @@ func vscodeAgent(r agents.Resolved) []byte {
 // windsurf: https://docs.windsurf.com/windsurf/cascade/mcp (servers only in
 // ~/.codeium/windsurf/mcp_config.json, mcpServers with command and args),
 // https://docs.windsurf.com/windsurf/cascade/memories (workspace rules in
-// .windsurf/rules/*.md with a trigger frontmatter) and
+// .windsurf/rules/*.md with a trigger frontmatter; global rules in the one
+// file global_rules.md, ~/.codeium/windsurf/memories/global_rules.md, read
+// up to 6,000 characters) and
 // https://docs.windsurf.com/windsurf/cascade/workflows (.windsurf/workflows/
 // *.md, invoked as /name).
 func windsurf(o *Options) (*plan, error) {
@@ -343,7 +387,8 @@ func windsurf(o *Options) (*plan, error) {
 			}
 		}
 	} else {
-		p.notes = append(p.notes, "Windsurf keeps global rules in one file of yours (global_rules.md), which llmwiki does not edit; the project scope writes .windsurf/rules and .windsurf/workflows.")
+		p.edits = append(p.edits, blockEdit(filepath.Join(o.Home, ".codeium", "windsurf", "memories", "global_rules.md"), "llmwiki block in your global rules", rulesBody(o)))
+		p.notes = append(p.notes, fmt.Sprintf("Windsurf limits the size of global_rules.md (6,000 characters in its docs); the llmwiki block takes about %d of them. Workflows are per project: run with --scope project to add .windsurf/workflows.", len(rulesBody(o))/100*100+100))
 	}
 	p.next = "In Windsurf open Cascade > MCP servers and press refresh: llmwiki should be listed with its tools."
 	return p, nil

@@ -2,6 +2,7 @@ package install
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/tailscale/hujson"
@@ -86,6 +87,45 @@ func FuzzYAMLUpsert(f *testing.F) {
 		out2, _ := d2.bytes()
 		if string(out2) != string(out) {
 			t.Fatalf("second upsert changed the file:\n%s\n---\n%s", out, out2)
+		}
+	})
+}
+
+// FuzzMergeBlock: whatever a shared rules file holds, merging llmwiki's
+// block either refuses or keeps every byte outside the block, holds the
+// block once, and is unchanged by a second merge.
+func FuzzMergeBlock(f *testing.F) {
+	for _, s := range []string{"", "mine\n", "mine", "a\r\nb\r\n", "a\n" + blockBegin + "\nold\n" + blockEnd + "\nb\n", blockBegin + "\n", blockEnd + "\n" + blockBegin + "\n", "<!-- llmwiki:begin x -->\r\n" + blockEnd} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		out, err := mergeBlock(in, "# llmwiki\n\nrules\n")
+		if err != nil {
+			return
+		}
+		s, o := string(out), string(in)
+		// Markers count only as whole lines (mid-line they are text).
+		begin, end, off := -1, -1, 0
+		nb, ne := 0, 0
+		for _, line := range strings.SplitAfter(s, "\n") {
+			switch t := strings.TrimSpace(line); {
+			case strings.HasPrefix(t, blockBeginPrefix):
+				nb, begin = nb+1, off
+			case t == blockEnd:
+				ne, end = ne+1, off+len(line)
+			}
+			off += len(line)
+		}
+		if nb != 1 || ne != 1 || begin > end {
+			t.Fatalf("markers in %q", s)
+		}
+		before, after := s[:begin], s[end:]
+		if !strings.HasPrefix(o, strings.TrimRight(before, "\r\n")) || !strings.HasSuffix(o, after) {
+			t.Fatalf("text outside the block changed:\n%q\n->\n%q", o, s)
+		}
+		again, err := mergeBlock(out, "# llmwiki\n\nrules\n")
+		if err != nil || string(again) != s {
+			t.Fatalf("second merge: %v\n%q\n%q", err, s, again)
 		}
 	})
 }

@@ -131,7 +131,7 @@ func checkShape(t *testing.T, client, rel string, data []byte) {
 		if m.Name == "" || m.Version == "" || m.Schema != "v1" || len(m.MCPServers) != 1 || m.MCPServers[0].Name != "llmwiki" || m.MCPServers[0].Command != testCommand {
 			t.Errorf("%s: %+v", rel, m)
 		}
-	case strings.HasSuffix(base, ".md") || strings.HasSuffix(base, ".mdc"):
+	case base == ".rules" || strings.HasSuffix(base, ".md") || strings.HasSuffix(base, ".mdc"):
 		fm := map[string]any{}
 		if strings.HasPrefix(string(data), "---\n") {
 			end := strings.Index(string(data)[4:], "\n---\n")
@@ -156,9 +156,20 @@ func checkShape(t *testing.T, client, rel string, data []byte) {
 			"cline/Workflows":      "",
 			"cline/.clinerules":    "",
 			"cline/workflows":      "",
+			"zed/project":          "",
+			"zed/zed":              "",
+			"windsurf/memories":    "",
 		}[client+"/"+filepath.Base(filepath.Dir(rel))]
 		if strings.Join(keys, " ") != want {
 			t.Errorf("%s: frontmatter keys %v, want %q", rel, keys, want)
+		}
+		// Files shared with the person hold llmwiki's text in one marked block.
+		if shared := base == ".rules" || base == "AGENTS.md" || base == "global_rules.md"; shared != strings.Contains(string(data), blockBegin) ||
+			strings.Count(string(data), blockBeginPrefix) != boolInt(shared) || strings.Count(string(data), blockEnd) != boolInt(shared) {
+			t.Errorf("%s: shared file %v, but llmwiki block markers %d/%d", rel, shared, strings.Count(string(data), blockBeginPrefix), strings.Count(string(data), blockEnd))
+		}
+		if base == "global_rules.md" && len(data) > 6000 {
+			t.Errorf("%s: %d bytes, over Windsurf's 6,000-character limit for global rules", rel, len(data))
 		}
 		if client == "vscode" {
 			if _, ok := fm["tools"].([]any); !ok {
