@@ -184,6 +184,11 @@ type Evidence struct {
 	// Line is the 1-based line where the quote starts in the file (0 when
 	// not verified).
 	Line int `json:"line,omitempty"`
+	// SHA256 is the sha256 (64 lowercase hex digits) of the file's content
+	// the quote was found in; empty when not verified. A stored finding
+	// that cites a version keeps its last snapshot from the retention
+	// (see wiki.Store.PruneSnapshots).
+	SHA256 string `json:"sha256,omitempty"`
 	// Reason says why the evidence is not verified.
 	Reason string `json:"reason,omitempty"`
 }

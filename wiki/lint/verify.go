@@ -67,6 +67,7 @@ type Verifier struct {
 type verText struct {
 	rel    string // the canonical project-relative path
 	text   *quote.Text
+	sum    string // sha256 (hex) of the bytes read
 	reason string // why the file cannot hold evidence ("" when it can)
 }
 
@@ -83,7 +84,9 @@ func NewVerifier(st *wiki.Store) *Verifier {
 // names no file, a file outside the wiki or under .llmwiki/, a missing or
 // binary file, or is not in the file. File in the result is the
 // project-relative path the quote was checked against; Line is where the
-// quote starts.
+// quote starts; SHA256 is the sha256 of the file as read (set only when
+// the quote verified), which keeps that version's snapshot from the
+// retention while the finding is stored.
 func (v *Verifier) Verify(q Quote) Evidence {
 	ev := Evidence{File: strings.TrimSpace(q.File), Quote: q.Quote}
 	if r := quote.Check(q.Quote); r != "" {
@@ -105,7 +108,7 @@ func (v *Verifier) Verify(q Quote) Evidence {
 		ev.Reason = "the quote is not in " + rel + "; copy the passage verbatim (only case, whitespace and line breaks, quote marks, dashes and emphasis markers may differ)"
 		return ev
 	}
-	ev.Verified, ev.Line = true, line
+	ev.Verified, ev.Line, ev.SHA256 = true, line, t.sum
 	return ev
 }
 
@@ -157,7 +160,7 @@ func (v *Verifier) read(name string) (string, *verText) {
 	if wiki.IsBinary(data) {
 		return rel, &verText{reason: rel + " is a binary file; quote a text file"}
 	}
-	return rel, &verText{text: quote.Prepare(string(data))}
+	return rel, &verText{text: quote.Prepare(string(data)), sum: wiki.SHA256Hex(data)}
 }
 
 // Check verifies a proposal and returns it as a finding (not stored). The
