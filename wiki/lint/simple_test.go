@@ -8,7 +8,7 @@ package lint
 // line, markdown links "](...)" with a local destination.
 
 import (
-	"github.com/llmwiki/llmwiki/wiki/shingle"
+	"hash/fnv"
 	"math"
 	"net/url"
 	"path"
@@ -595,18 +595,87 @@ func sUniq(ss []string) []string {
 	return out
 }
 
-// sNearDuplicates finds the groups of pages whose shingle sets (Shingles
-// of the body) have Jaccard similarity at least t, exactly, by an
-// all-pairs similarity join with prefix filtering (Bayardo, Ma, Srikant,
-// "Scaling up all pairs similarity search", 2007): tokens are ordered
-// rarest first, and two sets with Jaccard >= t must share a token among
-// the first |x| - ceil(t*|x|) + 1 of each. It returns the first path of
-// each group (connected components of the pairs).
+// sTokens splits text into words the simple way, as package wiki/shingle
+// documents its tokens (without using it): runs of letters, digits and
+// combining marks, lower-cased; in scripts written without spaces (Han,
+// kana, Thai, Lao, Khmer, Myanmar, Tibetan) each character is a word.
+func sTokens(text string) []string {
+	var out []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, string(cur))
+			cur = cur[:0]
+		}
+	}
+	for _, r := range text {
+		switch {
+		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar, unicode.Tibetan):
+			flush()
+			out = append(out, string(r))
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+			cur = append(cur, unicode.ToLower(r))
+		default:
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+// sShingles returns the distinct 5-word shingles of text, each as the
+// 64-bit FNV-1a hash of its words joined by spaces, sorted.
+func sShingles(text string) []uint64 {
+	toks := sTokens(text)
+	seen := map[uint64]bool{}
+	var out []uint64
+	for i := 0; i+5 <= len(toks); i++ {
+		h := fnv.New64a()
+		h.Write([]byte(strings.Join(toks[i:i+5], " ")))
+		x := h.Sum64()
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// sJaccard is |a∩b| / |a∪b| of two sorted sets without repeats.
+func sJaccard(a, b []uint64) float64 {
+	inter, i, j := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			inter++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	union := len(a) + len(b) - inter
+	if union == 0 {
+		return 0
+	}
+	return float64(inter) / float64(union)
+}
+
+// sNearDuplicates finds the groups of pages whose shingle sets
+// ([sShingles] of the body) have Jaccard similarity at least t, exactly,
+// by an all-pairs similarity join with prefix filtering (Bayardo, Ma,
+// Srikant, "Scaling up all pairs similarity search", 2007): tokens are
+// ordered rarest first, and two sets with Jaccard >= t must share a token
+// among the first |x| - ceil(t*|x|) + 1 of each. It returns the first path
+// of each group (connected components of the pairs).
 func sNearDuplicates(bodies map[string]string, t float64, minShingles int) []string {
 	var paths []string
 	sets := map[string][]uint64{}
 	for p, b := range bodies {
-		s := shingle.Set([]byte(b))
+		s := sShingles(b)
 		if len(s) >= minShingles {
 			paths = append(paths, p)
 			sets[p] = s
@@ -660,7 +729,7 @@ func sNearDuplicates(bodies map[string]string, t float64, minShingles int) []str
 			index[h] = append(index[h], i)
 		}
 		for j := range cands {
-			if shingle.Jaccard(sets[p], sets[paths[j]]) >= t {
+			if sJaccard(sets[p], sets[paths[j]]) >= t {
 				a, b := find(i), find(j)
 				if a != b {
 					parent[max(a, b)] = min(a, b)
@@ -681,4 +750,48 @@ func sNearDuplicates(bodies map[string]string, t float64, minShingles int) []str
 	}
 	sort.Strings(out)
 	return out
+}
+
+// sIndexDrift reports index.md as drifted (["index.md:0"]) when it is
+// missing, when a page is not linked from it, when one of its links leads
+// to no page, or when its frontmatter's page count is wrong. index is
+// index.md's content ("" and ok false when there is none); pages are all
+// the pages (path -> content).
+func sIndexDrift(index string, ok bool, pages map[string]string) []string {
+	if !ok {
+		return []string{"index.md:0"}
+	}
+	var files []string
+	for p := range pages {
+		files = append(files, p)
+	}
+	sort.Strings(files)
+	ix := newSIndex(files, nil)
+	listed := map[string]bool{}
+	drift := false
+	for _, l := range sParse("index.md", index).links {
+		to, _ := ix.resolve("index.md", l.target)
+		if to == "" || to == "index.md" {
+			drift = true
+			continue
+		}
+		listed[to] = true
+	}
+	for _, p := range files {
+		drift = drift || !listed[p]
+	}
+	fm, _, _ := sSplit(index)
+	n := ""
+	for _, l := range fm {
+		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "pages" {
+			n = strings.TrimSpace(v)
+		}
+	}
+	if n != strconv.Itoa(len(files)) {
+		drift = true
+	}
+	if drift {
+		return []string{"index.md:0"}
+	}
+	return nil
 }
