@@ -8,8 +8,13 @@
 // there, see wikitest.Figure), the SIGKILL crash run at full size (1,000
 // writes, 50 kills), and renders the section from the recorded figures.
 //
-//	go run ./cmd/promises          # run the tests, rewrite the section
-//	go run ./cmd/promises -check   # run the tests, fail if the section differs (.ci/run)
+//	go run ./cmd/promises              # run the tests, rewrite the section
+//	go run ./cmd/promises -check       # run the tests, fail if the section differs (.ci/run)
+//	go run ./cmd/promises -fuzz-only   # rewrite only the "Fuzzed" line; runs no test
+//
+// The "Fuzzed" line lists the go test -fuzz targets found in the code
+// (every "func FuzzX(" in a _test.go file, as .ci/fuzz finds them), so a
+// new target changes the section without any measurement.
 //
 // Only figures that do not depend on timing go into the README (cases
 // tried, writes attempted, kills, writes lost); the rest is printed.
@@ -46,8 +51,15 @@ func main() {
 	seed := flag.Int("seed", 1, "random seed of the crash run")
 	readme := flag.String("readme", "README.md", "the README to update")
 	figs := flag.String("figures", "", "render from this figures.jsonl instead of running the tests")
+	fuzzOnly := flag.Bool("fuzz-only", false, "rewrite (or with -check, compare) only the Fuzzed line, from the fuzz targets in the code; runs no test")
 	flag.Parse()
-	if err := run(*check, *writes, *kills, *seed, *readme, *figs); err != nil {
+	var err error
+	if *fuzzOnly {
+		err = runFuzzOnly(*check, *readme)
+	} else {
+		err = run(*check, *writes, *kills, *seed, *readme, *figs)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "promises:", err)
 		os.Exit(1)
 	}
@@ -82,7 +94,7 @@ func run(check bool, writes, kills, seed int, readme, figs string) error {
 	if err != nil {
 		return err
 	}
-	section := render(f)
+	section := render(f, targets)
 	fmt.Printf("fuzz targets (%d): %s\n", len(targets), fuzzList(targets))
 	printFigures(os.Stdout, f)
 	data, err := os.ReadFile(readme)
@@ -106,6 +118,70 @@ func run(check bool, writes, kills, seed int, readme, figs string) error {
 	}
 	fmt.Fprintln(os.Stderr, "promises: README section rewritten")
 	return nil
+}
+
+// fuzzPrefix starts the section's line about fuzzing.
+const fuzzPrefix = "- **Fuzzed.**"
+
+// runFuzzOnly rewrites (or with check, compares) only the Fuzzed line of
+// the README's section, from the fuzz targets in the code under the
+// current folder; the measured figures stay as they are.
+func runFuzzOnly(check bool, readme string) error {
+	targets, err := fuzzTargets(".")
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(readme)
+	if err != nil {
+		return err
+	}
+	out, changed, err := replaceFuzzLine(string(data), fuzzBullet(targets))
+	if err != nil {
+		return fmt.Errorf("%s: %w", readme, err)
+	}
+	fmt.Printf("fuzz targets (%d): %s\n", len(targets), fuzzList(targets))
+	if !changed {
+		fmt.Fprintln(os.Stderr, "promises: the Fuzzed line is up to date")
+		return nil
+	}
+	if check {
+		return fmt.Errorf("%s's Fuzzed line differs from the fuzz targets in the code; run go run ./cmd/promises -fuzz-only and commit README.md", readme)
+	}
+	if err := os.WriteFile(readme, []byte(out), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintln(os.Stderr, "promises: the Fuzzed line rewritten")
+	return nil
+}
+
+// replaceFuzzLine replaces the line starting with fuzzPrefix inside the
+// promises section of readme with line (which ends in a newline).
+func replaceFuzzLine(readme, line string) (string, bool, error) {
+	i, j := strings.Index(readme, begin), strings.Index(readme, end)
+	if i < 0 || j < i {
+		return "", false, fmt.Errorf("no %q and %q markers", strings.TrimSpace(begin), end)
+	}
+	sec := readme[i+len(begin) : j]
+	k := strings.Index(sec, fuzzPrefix)
+	if k < 0 || (k > 0 && sec[k-1] != '\n') {
+		return "", false, fmt.Errorf("the promises section has no line starting %q; run go run ./cmd/promises", fuzzPrefix)
+	}
+	n := strings.IndexByte(sec[k:], '\n')
+	if n < 0 {
+		return "", false, fmt.Errorf("the %q line does not end", fuzzPrefix)
+	}
+	old := sec[k : k+n+1]
+	if old == line {
+		return readme, false, nil
+	}
+	sec = sec[:k] + line + sec[k+n+1:]
+	return readme[:i+len(begin)] + sec + readme[j:], true, nil
+}
+
+// fuzzBullet is the section's line about fuzzing: how many go test -fuzz
+// targets there are, and which.
+func fuzzBullet(targets []string) string {
+	return fmt.Sprintf("%s %d `go test -fuzz` targets with committed seeds: %s. `.ci/fuzz` runs each for 60 s.\n", fuzzPrefix, len(targets), fuzzList(targets))
 }
 
 // figures are the measured values, summed over the tests that recorded
@@ -177,8 +253,8 @@ func thousands(n int) string {
 }
 
 // render is the README section: short, and only figures that a rerun
-// reproduces exactly.
-func render(f figures) string {
+// reproduces exactly, then the fuzz targets (from [fuzzTargets]).
+func render(f figures, fuzz []string) string {
 	// Figures that depend on the machine (a real tmpfs needs root) are
 	// printed, not written here, so the section is the same everywhere.
 	kinds := []string{"containment", "names", "frontmatter", "content", "protocol", "disk-faults", "crash-steps"}
@@ -198,7 +274,7 @@ func render(f figures) string {
 	fmt.Fprintf(&b, "- **Crashes lose nothing.** The server was killed with SIGKILL at random moments during %s writes: %d kills survived, writes lost: %d. After each restart every file parses, every page and context.md hold a version that was written, every replaced version is in a snapshot, audit lines parse (a torn last line is moved aside and reported), no temp file remains. A further %d crashes stopped each kind of write at every step: the wiki was all old or all new.\n",
 		thousands(f.get("crash", "writes")), f.get("crash", "kills"), f.get("crash", "lost"), f.get("crash-steps", "cases"))
 	fmt.Fprintf(&b, "- **Full and read-only disks fail cleanly.** %d injected failures (no space, read-only, permission denied at every step of every kind of write), and a real full and read-only tmpfs where the tests may mount one: a clear error, the old content byte-identical, no temp file left. Temp files live beside their target, so a `TMPDIR` on another file system changes nothing.\n", f.get("disk-faults", "cases"))
-	b.WriteString("- **Fuzzed.** Every parser of untrusted input has a `go test -fuzz` target with committed seeds (names and path resolution, frontmatter, wikilinks, quotes, log entries, plans, audit lines, transcripts); `.ci/fuzz` runs each for 60 s.\n")
+	b.WriteString(fuzzBullet(fuzz))
 	return b.String()
 }
 

@@ -59,10 +59,84 @@ func TestRender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := render(f)
-	for _, want := range []string{"15 hostile cases tried in all", "15 containment cases", "during 1,000 writes: 50 kills survived, writes lost: 0", "2 processes × 50 writers, 500 mixed"} {
+	out := render(f, []string{"wiki.FuzzParseDoc", "cmd/llmwiki.FuzzScreenLines"})
+	for _, want := range []string{"15 hostile cases tried in all", "15 containment cases", "during 1,000 writes: 50 kills survived, writes lost: 0", "2 processes × 50 writers, 500 mixed",
+		"- **Fuzzed.** 2 `go test -fuzz` targets with committed seeds: `wiki.FuzzParseDoc`, `cmd/llmwiki.FuzzScreenLines`. `.ci/fuzz` runs each for 60 s.\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("section lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestFuzzTargets: the targets are found in the code, and the README's
+// Fuzzed line lists exactly them (go run ./cmd/promises -fuzz-only
+// rewrites it).
+func TestFuzzTargets(t *testing.T) {
+	root := wikitest.RepoRoot(t)
+	wd, _ := os.Getwd()
+	if err := os.Chdir(root); err != nil {
+		t.Fatal(err)
+	}
+	targets, err := fuzzTargets(".")
+	os.Chdir(wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	has := map[string]bool{}
+	for _, x := range targets {
+		has[x] = true
+	}
+	for _, want := range []string{"wiki.FuzzParseDoc", "wiki.FuzzCleanPath", "wiki/links.FuzzParse", "wiki/quote.FuzzNormalize", "cmd/llmwiki.FuzzScreenLines"} {
+		if !has[want] {
+			t.Errorf("fuzz target %s not found in %v", want, targets)
+		}
+	}
+	// As many as .ci/fuzz finds: one per "func Fuzz" line of a _test.go file.
+	n := 0
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == ".git" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if strings.HasSuffix(p, "_test.go") {
+			b, _ := os.ReadFile(p)
+			for _, l := range strings.Split(string(b), "\n") {
+				if strings.HasPrefix(l, "func Fuzz") {
+					n++
+				}
+			}
+		}
+		return nil
+	})
+	if len(targets) != n || n < 10 {
+		t.Errorf("%d targets listed, %d func Fuzz lines in the code", len(targets), n)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, changed, err := replaceFuzzLine(string(data), fuzzBullet(targets)); err != nil || changed {
+		t.Errorf("README's Fuzzed line is not the generated one (go run ./cmd/promises -fuzz-only): %v\nwant: %s", err, fuzzBullet(targets))
+	}
+}
+
+// TestReplaceFuzzLine: only the Fuzzed line of the section changes.
+func TestReplaceFuzzLine(t *testing.T) {
+	doc := "# R\n\n" + begin + "Intro.\n\n- **Crashes lose nothing.** x\n" + fuzzPrefix + " old text\n" + end + "\n\nAfter. " + fuzzPrefix + " outside\n"
+	out, changed, err := replaceFuzzLine(doc, fuzzBullet([]string{"wiki.FuzzA"}))
+	want := "# R\n\n" + begin + "Intro.\n\n- **Crashes lose nothing.** x\n" + fuzzPrefix + " 1 `go test -fuzz` targets with committed seeds: `wiki.FuzzA`. `.ci/fuzz` runs each for 60 s.\n" + end + "\n\nAfter. " + fuzzPrefix + " outside\n"
+	if err != nil || !changed || out != want {
+		t.Errorf("replaceFuzzLine = %v, %v:\n%s\nwant:\n%s", changed, err, out, want)
+	}
+	if _, changed, err := replaceFuzzLine(out, fuzzBullet([]string{"wiki.FuzzA"})); err != nil || changed {
+		t.Errorf("second rewrite: %v %v", changed, err)
+	}
+	if _, _, err := replaceFuzzLine("no markers", "x\n"); err == nil {
+		t.Error("no markers: no error")
+	}
+	if _, _, err := replaceFuzzLine(begin+"no line\n"+end, "x\n"); err == nil {
+		t.Error("no Fuzzed line: no error")
 	}
 }
