@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,9 +100,9 @@ func TestLinkTools(t *testing.T) {
 	}
 	many := []any{}
 	for i := 0; i < 1000; i++ {
-		many = append(many, map[string]any{"file": "pages/p" + strings.Repeat("x", i%9) + ".md", "quote": "some words here"})
+		many = append(many, map[string]any{"file": fmt.Sprintf("pages/p%03d.md", i), "quote": "some words here"})
 	}
-	if res := h.call("lint_findings", map[string]any{"submit": []any{map[string]any{"kind": "gap", "message": "m", "evidence": many}}}); !res.IsError || !strings.Contains(text(res), "at most 20") {
+	if res := h.call("lint_findings", map[string]any{"submit": []any{map[string]any{"kind": "gap", "message": "m", "evidence": many}}}); !res.IsError || !strings.Contains(text(res), "at most 20") || !strings.Contains(text(res), "names 1000") {
 		t.Errorf("1,000 files: %s", text(res))
 	}
 	if res := h.call("lint_findings", map[string]any{"submit": []any{map[string]any{"kind": "orphan_page", "message": "m", "evidence": many[:1]}}}); !res.IsError {

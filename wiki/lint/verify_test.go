@@ -2,6 +2,7 @@ package lint
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,7 +100,14 @@ func TestCheckProposal(t *testing.T) {
 	// Malformed proposals are errors.
 	many := make([]Quote, 1000)
 	for i := range many {
-		many[i] = Quote{File: "pages/p" + strings.Repeat("x", i%7) + ".md", Quote: "some quoted words"}
+		many[i] = Quote{File: fmt.Sprintf("pages/p%03d.md", i), Quote: "some quoted words"}
+	}
+	names := map[string]bool{}
+	for _, q := range many {
+		names[q.File] = true
+	}
+	if len(names) != 1000 {
+		t.Fatalf("%d distinct file names, want 1000", len(names))
 	}
 	bad := []struct {
 		p    Proposal
@@ -116,6 +124,15 @@ func TestCheckProposal(t *testing.T) {
 		if _, err := v.Check(b.p); wiki.CodeOf(err) != b.code {
 			t.Errorf("Check(kind %q, %d quotes) err = %v, want %s", b.p.Kind, len(b.p.Evidence), err, b.code)
 		}
+	}
+	// Submitted, the finding naming 1,000 files is refused whole: the
+	// message says how many it names, and nothing is stored.
+	_, err := Submit(context.Background(), st, "agent", "test", []Proposal{{Kind: KindGap, Message: "m", Evidence: many}})
+	if wiki.CodeOf(err) != wiki.CodeTooLarge || !strings.Contains(wiki.PublicMessage(err), "names 1000") {
+		t.Errorf("Submit with 1,000 files: %v", err)
+	}
+	if _, ok, _ := st.ReadState(agentFile); ok {
+		t.Error("a refused submission stored findings")
 	}
 }
 
