@@ -204,6 +204,16 @@ func TestHTTPRefusesBadRequests(t *testing.T) {
 	auth := "Authorization: Bearer " + token
 	before := wikiFiles(t, ts.root)
 	sid := ts.initialize(auth)
+	sse := ts.openSSE(auth)
+	sse.post(initBody)
+	if m := sse.next(); m["id"] != 1.0 || m["result"] == nil {
+		t.Fatalf("SSE initialize: %v", m)
+	}
+	sse.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	// A tool argument holding a byte that is not UTF-8 (\xff, and a
+	// truncated two-byte sequence): encoding/json would store U+FFFD.
+	badUTF8 := `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"write_page","arguments":{"title":"bad ` + "\xff" + ` byte","body":"x"}}}`
+	badUTF8SSE := `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"save_source","arguments":{"path":"sources/bad.md","content":"` + "\xc3\x28" + `"}}}`
 
 	big := strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"save_source","arguments":{"path":"sources/big.md","content":"` + strings.Repeat("x", 20<<20) + `"}}}`)
 	chunked := io.MultiReader(strings.NewReader(`{"jsonrpc":"2.0","id":8,"method":"ping","params":{"pad":"`), strings.NewReader(strings.Repeat("y", 20<<20)), strings.NewReader(`"}}`))
@@ -215,53 +225,91 @@ func TestHTTPRefusesBadRequests(t *testing.T) {
 		status  int
 		reason  string // audited refusal reason, "" when not audited
 		want    string // in the body
+		// screened is the tool of the audit line the UTF-8 screen writes
+		// for a JSON-RPC message it refuses (-32700, id null), "" for none.
+		screened string
 	}{
-		{"no token", func() *http.Request { return newReq("POST", ts.base+"/mcp", initBody) }, "", nil, 401, "no bearer token", "Bearer"},
-		{"wrong token", func() *http.Request { return newReq("POST", ts.base+"/mcp", initBody) }, "", []string{"Authorization: Bearer wrong-token-0123456789"}, 401, "wrong bearer token", ""},
-		{"basic auth", func() *http.Request { return newReq("POST", ts.base+"/mcp", initBody) }, "", []string{"Authorization: Basic dXNlcjpwYXNz"}, 401, "no bearer token", ""},
-		{"token in query", func() *http.Request { return newReq("POST", ts.base+"/mcp?access_token="+token, initBody) }, "", []string{auth}, 400, "credential in the URL query (access_token)", "Authorization: Bearer"},
-		{"token value in query", func() *http.Request { return newReq("GET", ts.base+"/sse?x="+token, "") }, "", []string{auth}, 400, "credential in the URL query (x)", ""},
-		{"token in query without header", func() *http.Request { return newReq("GET", ts.base+"/sse?token=abc", "") }, "", nil, 400, "credential in the URL query (token)", ""},
-		{"foreign origin", func() *http.Request { return newReq("POST", ts.base+"/mcp", initBody) }, "", []string{auth, "Origin: https://evil.example"}, 403, "Origin not allowed", "--allow-origin"},
-		{"foreign origin same host other port", func() *http.Request { return newReq("POST", ts.base+"/mcp", initBody) }, "", []string{auth, "Origin: http://127.0.0.1:1"}, 403, "Origin not allowed", ""},
-		{"null origin", func() *http.Request { return newReq("POST", ts.base+"/mcp", initBody) }, "", []string{auth, "Origin: null"}, 403, "Origin not allowed", ""},
+		{"no token", func() *http.Request { return newReq("POST", ts.base+"/mcp", initBody) }, "", nil, 401, "no bearer token", "Bearer", ""},
+		{"wrong token", func() *http.Request { return newReq("POST", ts.base+"/mcp", initBody) }, "", []string{"Authorization: Bearer wrong-token-0123456789"}, 401, "wrong bearer token", "", ""},
+		{"basic auth", func() *http.Request { return newReq("POST", ts.base+"/mcp", initBody) }, "", []string{"Authorization: Basic dXNlcjpwYXNz"}, 401, "no bearer token", "", ""},
+		{"token in query", func() *http.Request { return newReq("POST", ts.base+"/mcp?access_token="+token, initBody) }, "", []string{auth}, 400, "credential in the URL query (access_token)", "Authorization: Bearer", ""},
+		{"token value in query", func() *http.Request { return newReq("GET", ts.base+"/sse?x="+token, "") }, "", []string{auth}, 400, "credential in the URL query (x)", "", ""},
+		{"token in query without header", func() *http.Request { return newReq("GET", ts.base+"/sse?token=abc", "") }, "", nil, 400, "credential in the URL query (token)", "", ""},
+		{"foreign origin", func() *http.Request { return newReq("POST", ts.base+"/mcp", initBody) }, "", []string{auth, "Origin: https://evil.example"}, 403, "Origin not allowed", "--allow-origin", ""},
+		{"foreign origin same host other port", func() *http.Request { return newReq("POST", ts.base+"/mcp", initBody) }, "", []string{auth, "Origin: http://127.0.0.1:1"}, 403, "Origin not allowed", "", ""},
+		{"null origin", func() *http.Request { return newReq("POST", ts.base+"/mcp", initBody) }, "", []string{auth, "Origin: null"}, 403, "Origin not allowed", "", ""},
 		{"foreign host", func() *http.Request {
 			r := newReq("POST", ts.base+"/mcp", initBody)
 			r.Host = "evil.example:80"
 			return r
-		}, "", []string{auth}, 403, "Host not allowed", "DNS rebinding"},
+		}, "", []string{auth}, 403, "Host not allowed", "DNS rebinding", ""},
 		{"20 MB body", func() *http.Request {
 			r, _ := http.NewRequest("POST", ts.base+"/mcp", big)
 			return r
-		}, sid, []string{auth}, 413, "body too large", "limit is 8 MiB"},
+		}, sid, []string{auth}, 413, "body too large", "limit is 8 MiB", ""},
 		{"20 MB chunked body", func() *http.Request {
 			r := newReq("POST", ts.base+"/mcp", "")
 			r.Body = io.NopCloser(chunked)
 			r.ContentLength = -1
 			return r
-		}, sid, []string{auth}, 400, "body too large", ""},
-		{"malformed JSON", func() *http.Request { return newReq("POST", ts.base+"/mcp", `{"jsonrpc":"2.0","id":3,"method":`) }, sid, []string{auth}, 400, "", "not valid json"},
-		{"not JSON at all", func() *http.Request { return newReq("POST", ts.base+"/mcp", "\xff\xfe garbage") }, sid, []string{auth}, 400, "", ""},
+		}, sid, []string{auth}, 413, "body too large", "over the 8 MiB limit", ""},
+		{"malformed JSON", func() *http.Request { return newReq("POST", ts.base+"/mcp", `{"jsonrpc":"2.0","id":3,"method":`) }, sid, []string{auth}, 400, "", "not valid json", ""},
+		{"not JSON at all", func() *http.Request { return newReq("POST", ts.base+"/mcp", "\xff\xfe garbage") }, sid, []string{auth}, 400, "", "not valid UTF-8", "protocol"},
+		{"invalid UTF-8 in a tool argument", func() *http.Request { return newReq("POST", ts.base+"/mcp", badUTF8) }, sid, []string{auth}, 400, "", "not valid UTF-8", "write_page"},
+		{"invalid UTF-8 in a tool argument over SSE", func() *http.Request { return newReq("POST", sse.endpoint, badUTF8SSE) }, "", []string{auth}, 400, "", "not valid UTF-8", "save_source"},
 		{"unknown session POST", func() *http.Request {
 			return newReq("POST", ts.base+"/mcp", callBody(4, "list_pages", map[string]any{}))
-		}, "mcp-session-00000000-0000-4000-8000-000000000000", []string{auth}, 404, "", "Invalid session ID"},
+		}, "mcp-session-00000000-0000-4000-8000-000000000000", []string{auth}, 404, "", "Invalid session ID", ""},
 		{"forged session POST", func() *http.Request {
 			return newReq("POST", ts.base+"/mcp", callBody(4, "list_pages", map[string]any{}))
-		}, "../../etc/passwd", []string{auth}, 404, "", ""},
-		{"unknown session GET", func() *http.Request { return newReq("GET", ts.base+"/mcp", "") }, "mcp-session-00000000-0000-4000-8000-000000000000", []string{auth}, 404, "", "unknown or expired session"},
-		{"GET without session", func() *http.Request { return newReq("GET", ts.base+"/mcp", "") }, "", []string{auth}, 400, "", "initialize first"},
-		{"unknown session DELETE", func() *http.Request { return newReq("DELETE", ts.base+"/mcp", "") }, "nope", []string{auth}, 404, "", ""},
+		}, "../../etc/passwd", []string{auth}, 404, "", "", ""},
+		{"unknown session GET", func() *http.Request { return newReq("GET", ts.base+"/mcp", "") }, "mcp-session-00000000-0000-4000-8000-000000000000", []string{auth}, 404, "", "unknown or expired session", ""},
+		{"GET without session", func() *http.Request { return newReq("GET", ts.base+"/mcp", "") }, "", []string{auth}, 400, "", "initialize first", ""},
+		{"unknown session DELETE", func() *http.Request { return newReq("DELETE", ts.base+"/mcp", "") }, "nope", []string{auth}, 404, "", "", ""},
 		{"unknown SSE session", func() *http.Request {
 			return newReq("POST", ts.base+"/message?sessionId=00000000-0000-4000-8000-000000000000", callBody(5, "list_pages", map[string]any{}))
-		}, "", []string{auth}, 400, "", "Invalid session ID"},
-		{"wrong content type", func() *http.Request { return newReq("POST", ts.base+"/mcp", initBody) }, "", []string{auth, "Content-Type: text/plain"}, 400, "", "application/json"},
+		}, "", []string{auth}, 400, "", "Invalid session ID", ""},
+		{"wrong content type", func() *http.Request { return newReq("POST", ts.base+"/mcp", initBody) }, "", []string{auth, "Content-Type: text/plain"}, 400, "", "application/json", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			n := len(ts.refusals())
+			nCalls := len(auditLines(t, ts.root)) - n
 			r := ts.do(c.req(), c.sid, c.headers...)
 			if r.status != c.status || !strings.Contains(string(r.body), c.want) {
 				t.Fatalf("status %d, want %d; body %.300s", r.status, c.status, r.body)
+			}
+			var calls []wiki.AuditRecord
+			for _, a := range auditLines(t, ts.root) {
+				if a.Tool != "http:refused" {
+					calls = append(calls, a)
+				}
+			}
+			calls = calls[nCalls:]
+			if c.screened == "" && len(calls) > 0 {
+				t.Fatalf("a refused request reached a tool or was audited as one: %+v", calls)
+			}
+			if c.screened != "" {
+				errObj, _ := r.message["error"].(map[string]any)
+				if id, ok := r.message["id"]; !ok || id != nil || errObj == nil || errObj["code"] != float64(codeParseError) ||
+					r.header.Get("Content-Type") != "application/json" {
+					t.Errorf("want a JSON-RPC parse error with id null, got %s %s", r.header.Get("Content-Type"), r.body)
+				}
+				if len(calls) != 1 {
+					t.Fatalf("want one audit line for the screened message, got %+v", calls)
+				}
+				a := calls[0]
+				args, _ := a.Args.(map[string]any)
+				if a.Tool != c.screened || a.Outcome != "error" || a.Code != wiki.CodeInvalid || !strings.Contains(a.Error, "not valid UTF-8") ||
+					!strings.HasPrefix(a.Remote, "127.0.0.1:") || len(a.Writes) > 0 || args["bytes"] == nil {
+					t.Errorf("screened message's audit line: %+v", a)
+				}
+				if c.sid != "" && a.Session != c.sid {
+					t.Errorf("audit line session %q, want the request's session %q", a.Session, c.sid)
+				}
+				if c.sid == "" && args["claimed_session"] != sse.id {
+					t.Errorf("audit line of an SSE message does not name its session %q: %v", sse.id, args)
+				}
 			}
 			got := ts.refusals()
 			if c.reason == "" {
@@ -286,12 +334,106 @@ func TestHTTPRefusesBadRequests(t *testing.T) {
 	if m := ts.post(sid, callBody(9, "list_pages", map[string]any{}), auth); m.status != 200 || m.result() == nil {
 		t.Fatalf("the session broke after bad requests: %d %s", m.status, m.body)
 	}
+	sse.post(callBody(10, "list_pages", map[string]any{}))
+	if m := sse.next(); m["id"] != 10.0 || m["result"] == nil {
+		t.Fatalf("the SSE session broke after bad requests: %v", m)
+	}
+	for _, p := range []string{"pages/bad-byte.md", "pages/bad-\ufffd-byte.md", "sources/bad.md"} {
+		if _, err := os.Stat(filepath.Join(ts.root, p)); err == nil {
+			t.Errorf("a message with invalid UTF-8 was written: %s", p)
+		}
+	}
 	raw, _ := os.ReadFile(filepath.Join(ts.root, ".llmwiki", "audit", time.Now().UTC().Format("2006-01-02")+".jsonl"))
 	if bytes.Contains(raw, []byte(token)) {
 		t.Errorf("the token is in the audit log")
 	}
 	if d := diffFiles(before, wikiFiles(t, ts.root)); len(d) > 0 {
 		t.Errorf("bad requests changed wiki files: %v", d)
+	}
+}
+
+// sseSession is a legacy SSE session: a GET /sse stream and the
+// /message endpoint it announced.
+type sseSession struct {
+	ts       *testServer
+	id       string // the sessionId of the endpoint
+	endpoint string // absolute URL of /message?sessionId=...
+	headers  []string
+	events   chan map[string]any // JSON-RPC messages with an id, from the stream
+}
+
+// openSSE opens a legacy SSE stream; it is closed when the test ends.
+func (ts *testServer) openSSE(headers ...string) *sseSession {
+	ts.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", ts.base+"/sse", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	for _, h := range headers {
+		k, v, _ := strings.Cut(h, ":")
+		req.Header.Set(k, strings.TrimSpace(v))
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		cancel()
+		ts.t.Fatalf("GET /sse: %v %v", err, resp)
+	}
+	ts.t.Cleanup(func() { cancel(); resp.Body.Close() })
+	s := &sseSession{ts: ts, headers: headers, events: make(chan map[string]any, 16)}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	event := ""
+	for sc.Scan() {
+		line := sc.Text()
+		if e, ok := strings.CutPrefix(line, "event: "); ok {
+			event = e
+		} else if d, ok := strings.CutPrefix(line, "data: "); ok && event == "endpoint" {
+			u, err := resp.Request.URL.Parse(d)
+			if err != nil {
+				ts.t.Fatalf("endpoint %q: %v", d, err)
+			}
+			s.endpoint, s.id = u.String(), u.Query().Get("sessionId")
+			break
+		}
+	}
+	if s.id == "" {
+		ts.t.Fatalf("the SSE stream announced no endpoint (%v)", sc.Err())
+	}
+	go func() {
+		defer close(s.events)
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				var m map[string]any
+				if json.Unmarshal([]byte(d), &m) == nil && m["id"] != nil {
+					s.events <- m
+				}
+			}
+		}
+	}()
+	return s
+}
+
+// post sends one JSON-RPC message to the session's endpoint; the answer
+// comes on the stream (see next).
+func (s *sseSession) post(body string) {
+	s.ts.t.Helper()
+	r := s.ts.do(newReq("POST", s.endpoint, body), "", s.headers...)
+	if r.status != http.StatusAccepted {
+		s.ts.t.Fatalf("POST %s: %d %s", s.endpoint, r.status, r.body)
+	}
+}
+
+// next returns the next response on the stream.
+func (s *sseSession) next() map[string]any {
+	s.ts.t.Helper()
+	select {
+	case m, ok := <-s.events:
+		if !ok {
+			s.ts.t.Fatal("the SSE stream ended")
+		}
+		return m
+	case <-time.After(10 * time.Second):
+		s.ts.t.Fatal("no response on the SSE stream within 10 s")
+		return nil
 	}
 }
 

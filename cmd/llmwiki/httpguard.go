@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
@@ -36,7 +37,12 @@ var queryTokenNames = map[string]bool{
 //     constant time (401 with WWW-Authenticate);
 //  6. GET and DELETE on /mcp name a session this server handed out (400
 //     without one, 404 for an unknown one);
-//  7. the body is at most --max-body-mb (413).
+//  7. a POST body is at most --max-body-mb (413), whether it declares its
+//     length or comes chunked;
+//  8. a POST body passes the screen stdio applies to each line (see
+//     [screenEncoding]): one that is not valid UTF-8 gets HTTP 400 with a
+//     JSON-RPC parse error (-32700, id null) and an audit line naming the
+//     tool it called, and never reaches a tool.
 //
 // Refusals 2–5 and 7 are audited as tool "http:refused" with code "refused"
 // (rate-limited, see refusalLimiter). Nothing here writes the wiki.
@@ -90,37 +96,74 @@ func (h *httpServer) guard(next http.Handler) http.Handler {
 				return
 			}
 		}
-		if r.Body != nil && r.Method == http.MethodPost {
-			if r.ContentLength > maxBody {
-				h.refuse(w, r, http.StatusRequestEntityTooLarge, "body too large",
-					fmt.Sprintf("the request body is %d bytes; the limit is %d MiB (--max-body-mb)", r.ContentLength, h.cfg.maxBodyMiB))
+		if r.Method == http.MethodPost && r.Body != nil {
+			body, ok := h.readBody(w, r, maxBody)
+			if !ok {
 				return
 			}
-			r.Body = &limitedBody{ReadCloser: http.MaxBytesReader(w, r.Body, maxBody), h: h, w: w, r: r}
+			if code, msg := screenEncoding(body); code != 0 {
+				h.rejectMessage(w, r, body, code, msg)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
 		next.ServeHTTP(w, r)
 	})
 }
 
-// limitedBody audits a body that turns out (chunked, no Content-Length) to
-// exceed the limit; mcp-go then answers with a JSON-RPC parse error.
-type limitedBody struct {
-	io.ReadCloser
-	h    *httpServer
-	w    http.ResponseWriter
-	r    *http.Request
-	once sync.Once
+// readBody reads a POST body of at most maxBody bytes. A body over the
+// limit, declared (Content-Length) or found while reading (chunked), is
+// refused with 413 and audited; a body the client stopped sending gets 400.
+// ok is false when the request has been answered.
+func (h *httpServer) readBody(w http.ResponseWriter, r *http.Request, maxBody int64) (body []byte, ok bool) {
+	if r.ContentLength > maxBody {
+		h.refuse(w, r, http.StatusRequestEntityTooLarge, "body too large",
+			fmt.Sprintf("the request body is %d bytes; the limit is %d MiB (--max-body-mb)", r.ContentLength, h.cfg.maxBodyMiB))
+		return nil, false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		h.refuse(w, r, http.StatusRequestEntityTooLarge, "body too large",
+			fmt.Sprintf("the request body is over the %d MiB limit (--max-body-mb)", h.cfg.maxBodyMiB))
+		return nil, false
+	case err != nil:
+		http.Error(w, "Bad Request: the request body could not be read", http.StatusBadRequest)
+		return nil, false
+	}
+	return body, true
 }
 
-func (b *limitedBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		b.once.Do(func() {
-			b.h.audit(b.r, "body too large", fmt.Sprintf("the request body is over the %d MiB limit (--max-body-mb)", b.h.cfg.maxBodyMiB))
-		})
-	}
-	return n, err
+// rejectMessage answers a POST body the shared screen refused (see
+// [screenEncoding]) with HTTP 400 and a JSON-RPC error whose id is null (the
+// message cannot be trusted to carry one), and audits it as stdio does: the
+// tool a tools/call names (else "protocol"), the method and size, and who
+// sent it. Nothing reaches mcp-go, so nothing is written.
+func (h *httpServer) rejectMessage(w http.ResponseWriter, r *http.Request, body []byte, code int, msg string) {
+	auditRejected(h.st, body, msg, func(c *wiki.Call) {
+		c.Remote = r.RemoteAddr
+		claimed := r.Header.Get(server.HeaderKeySessionID)
+		if claimed != "" && r.URL.Path == "/mcp" {
+			if _, err := h.sessions.Validate(claimed); err == nil {
+				c.Session = claimed
+				return
+			}
+		}
+		if claimed == "" {
+			claimed = r.URL.Query().Get("sessionId") // legacy SSE, unverified
+		}
+		if claimed != "" {
+			if args, ok := c.Args.(map[string]any); ok {
+				args["claimed_session"] = truncate(claimed)
+			}
+		}
+	})
+	h.log.Warn("refused a JSON-RPC message", "remote", r.RemoteAddr, "path", r.URL.Path, "reason", msg)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusBadRequest)
+	w.Write(append(rpcError(nil, code, msg), '\n'))
 }
 
 // refuse answers a refused request and audits it.

@@ -9,7 +9,6 @@ import (
 	"io"
 	"log"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/mark3labs/mcp-go/server"
@@ -33,7 +32,7 @@ func serveStdio(ctx context.Context, srv *server.MCPServer, e env, st *wiki.Stor
 	pr, pw := io.Pipe()
 	reject := func(line []byte, code int, msg string) {
 		writeError(out, line, code, msg)
-		auditRejected(st, line, msg)
+		auditRejected(st, line, msg, nil)
 	}
 	go func() {
 		pw.CloseWithError(screenLines(e.stdin, pw, reject))
@@ -48,15 +47,6 @@ func serveStdio(ctx context.Context, srv *server.MCPServer, e env, st *wiki.Stor
 	return err
 }
 
-// JSON-RPC error codes the screen answers with.
-const (
-	codeParseError     = -32700
-	codeInvalidRequest = -32600
-	// codeNotInitialized is the code LSP uses for a request before
-	// initialize; MCP defines none, and -32000..-32099 are the server's.
-	codeNotInitialized = -32002
-)
-
 // screen checks each line before mcp-go sees it. It is used by one
 // goroutine.
 type screen struct {
@@ -67,11 +57,13 @@ type screen struct {
 // or the JSON-RPC error code and message to answer it with.
 func (sc *screen) check(line []byte) (int, string) {
 	t := bytes.TrimSpace(line)
-	switch {
-	case len(t) == 0:
+	if len(t) == 0 {
 		return -1, ""
-	case !utf8.Valid(line):
-		return codeParseError, "Parse error: request is not valid UTF-8"
+	}
+	if code, msg := screenEncoding(line); code != 0 {
+		return code, msg
+	}
+	switch {
 	case !json.Valid(t):
 		return codeParseError, "Parse error: request is not valid JSON"
 	case t[0] != '{':
@@ -157,55 +149,8 @@ func readLine(br *bufio.Reader) ([]byte, bool, error) {
 	}
 }
 
-// auditRejected writes the audit line of a request the screen refused.
-func auditRejected(st *wiki.Store, line []byte, msg string) {
-	if st == nil {
-		return
-	}
-	var probe struct {
-		Method string `json:"method"`
-		Params struct {
-			Name string `json:"name"`
-		} `json:"params"`
-	}
-	json.Unmarshal(bytes.ToValidUTF8(line, []byte("\uFFFD")), &probe)
-	tool := "protocol"
-	if probe.Method == "tools/call" && probe.Params.Name != "" && utf8.ValidString(probe.Params.Name) && len(probe.Params.Name) < 64 {
-		tool = probe.Params.Name
-	}
-	c := wiki.NewCall(tool, st.SessionID(), map[string]any{"method": probe.Method, "bytes": len(line)})
-	st.Audit(c, wiki.Errorf(wiki.CodeInvalid, "%s", msg))
-}
-
 // writeError answers a line that cannot be handed to the server with a
 // JSON-RPC error carrying the line's id when it can be read.
 func writeError(out io.Writer, line []byte, code int, msg string) {
-	var id any
-	var probe struct {
-		ID json.RawMessage `json:"id"`
-	}
-	clean := bytes.ToValidUTF8(line, []byte("\uFFFD"))
-	if json.Unmarshal(clean, &probe) == nil && len(probe.ID) > 0 && validID(probe.ID) {
-		id = probe.ID
-	}
-	resp := map[string]any{
-		"jsonrpc": "2.0",
-		"id":      id,
-		"error":   map[string]any{"code": code, "message": msg},
-	}
-	b, _ := json.Marshal(resp)
-	out.Write(append(b, '\n'))
-}
-
-// validID reports a JSON-RPC id: a string or a number.
-func validID(raw json.RawMessage) bool {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return false
-	}
-	switch v.(type) {
-	case string, float64:
-		return true
-	}
-	return false
+	out.Write(append(rpcError(requestID(line), code, msg), '\n'))
 }

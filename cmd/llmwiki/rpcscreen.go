@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+
+	"github.com/llmwiki/llmwiki/wiki"
+)
+
+// The screen every transport applies to a raw JSON-RPC message before
+// mcp-go decodes it. encoding/json turns an invalid UTF-8 byte into U+FFFD
+// without a word, so a tool would store the replacement character where the
+// client sent something else; such a message is refused whole instead, with
+// a parse error and an audit line, and nothing is written. stdio screens
+// each line (see [screen]); HTTP screens each POST body in the guard (see
+// [httpServer.guard]).
+
+// JSON-RPC error codes the screens answer with.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+	// codeNotInitialized is the code LSP uses for a request before
+	// initialize; MCP defines none, and -32000..-32099 are the server's.
+	codeNotInitialized = -32002
+)
+
+// msgInvalidUTF8 is the error message of a message that is not valid UTF-8.
+const msgInvalidUTF8 = "Parse error: request is not valid UTF-8"
+
+// screenEncoding checks the bytes of one JSON-RPC message (a stdio line, an
+// HTTP body). It returns 0 and "" when the message may go on to mcp-go, or
+// the JSON-RPC error code and message to refuse it with.
+func screenEncoding(raw []byte) (int, string) {
+	if !utf8.Valid(raw) {
+		return codeParseError, msgInvalidUTF8
+	}
+	return 0, ""
+}
+
+// auditRejected writes the audit line of a message a screen refused: tool
+// is the name a tools/call names (when it reads as one), else "protocol";
+// args are the method and the size in bytes, never the content; the error
+// is CodeInvalid with msg. identify, when not nil, fills in who sent it
+// (session, remote address) before the line is written.
+func auditRejected(st *wiki.Store, raw []byte, msg string, identify func(*wiki.Call)) {
+	if st == nil {
+		return
+	}
+	var probe struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	json.Unmarshal(bytes.ToValidUTF8(raw, []byte("\uFFFD")), &probe)
+	tool := "protocol"
+	if probe.Method == "tools/call" && probe.Params.Name != "" && utf8.ValidString(probe.Params.Name) && len(probe.Params.Name) < 64 {
+		tool = probe.Params.Name
+	}
+	c := wiki.NewCall(tool, st.SessionID(), map[string]any{"method": probe.Method, "bytes": len(raw)})
+	if identify != nil {
+		identify(c)
+	}
+	st.Audit(c, wiki.Errorf(wiki.CodeInvalid, "%s", msg))
+}
+
+// rpcError encodes a JSON-RPC error response (without a newline); id nil
+// encodes as null.
+func rpcError(id json.RawMessage, code int, msg string) []byte {
+	var v any
+	if id != nil {
+		v = id
+	}
+	b, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"id":      v,
+		"error":   map[string]any{"code": code, "message": msg},
+	})
+	return b
+}
+
+// requestID returns the id of a raw message when it can be read and is a
+// string or a number, else nil.
+func requestID(raw []byte) json.RawMessage {
+	var probe struct {
+		ID json.RawMessage `json:"id"`
+	}
+	clean := bytes.ToValidUTF8(raw, []byte("\uFFFD"))
+	if json.Unmarshal(clean, &probe) == nil && len(probe.ID) > 0 && validID(probe.ID) {
+		return probe.ID
+	}
+	return nil
+}
+
+// validID reports a JSON-RPC id: a string or a number.
+func validID(raw json.RawMessage) bool {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return false
+	}
+	switch v.(type) {
+	case string, float64:
+		return true
+	}
+	return false
+}
