@@ -283,10 +283,13 @@ func allowedHosts(bind string, extra []string) map[string]bool {
 	return hosts
 }
 
-// serve serves on ln until ctx ends, then shuts down gracefully: new
-// requests get 503, tool calls in flight run to the end (their writes are
-// committed and answered) for up to cfg.shutdownTimeout, then the streams
-// are closed.
+// serve serves on ln until ctx ends, then shuts down gracefully in two
+// steps. Draining: the listener stays open and every new request, on a new
+// connection or an open one, gets 503 with Retry-After and Connection:
+// close (the guard), while tool calls in flight run to the end (their writes
+// are committed and answered) for up to cfg.shutdownTimeout. Closing: the
+// listener and idle connections close, responses still queued for SSE
+// streams are let out, the streams end, and serve returns.
 func (h *httpServer) serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
 		Handler:           h.handler,
@@ -306,8 +309,9 @@ func (h *httpServer) serve(ctx context.Context, ln net.Listener) error {
 	h.draining.Store(true)
 	deadline, cancel := context.WithTimeout(context.Background(), h.cfg.shutdownTimeout)
 	defer cancel()
-	shut := make(chan error, 1)
-	go func() { shut <- hs.Shutdown(deadline) }() // closes the listener at once
+	// Drain before Shutdown: once Shutdown starts, net/http drops requests
+	// read on open connections without an answer, and a client deserves
+	// the 503 that tells it to come back.
 	done := make(chan struct{})
 	go func() { h.inflight.Wait(); close(done) }()
 	select {
@@ -315,6 +319,8 @@ func (h *httpServer) serve(ctx context.Context, ln net.Listener) error {
 	case <-deadline.Done():
 		h.log.Error("shutdown timeout: calls still running are abandoned (their writes commit whole or not at all)")
 	}
+	shut := make(chan error, 1)
+	go func() { shut <- hs.Shutdown(deadline) }() // closes the listener at once
 	// Let responses queued for SSE streams reach their clients, then end
 	// the long-lived streams so Shutdown can finish.
 	time.Sleep(200 * time.Millisecond)

@@ -689,8 +689,8 @@ func TestHTTPCancelledNotificationStopsHandler(t *testing.T) {
 }
 
 // TestHTTPGracefulShutdown: on SIGTERM (the serve context ends) a write in
-// flight finishes and is answered, new requests are refused, and serve
-// returns.
+// flight finishes and is answered, new requests meanwhile get 503 (on open
+// connections and new ones), and serve returns with the listener closed.
 func TestHTTPGracefulShutdown(t *testing.T) {
 	hold := make(chan struct{})
 	entered := make(chan struct{}, 1)
@@ -707,13 +707,32 @@ func TestHTTPGracefulShutdown(t *testing.T) {
 		got <- ts.post(sid, callBody(2, "write_page", map[string]any{"title": "In flight", "body": "# In flight\n"}))
 	}()
 	<-entered
+	// A client with a connection open from before the shutdown.
+	addr := strings.TrimPrefix(ts.base, "http://")
+	early, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer early.Close()
 	stopped := make(chan error, 1)
 	go func() { stopped <- ts.stop() }()
-	time.Sleep(300 * time.Millisecond)
-	if _, err := http.Post(ts.base+"/mcp", "application/json", strings.NewReader(initBody)); err == nil {
-		// The listener is closed; a request that still got through must
-		// have been refused with 503 (checked by the guard), never served.
-		t.Log("a new connection was still accepted during shutdown")
+	waitFor(t, ts.h.draining.Load, "the server to start draining")
+	time.Sleep(100 * time.Millisecond)
+	// While the write is in flight, new requests get 503, on the open
+	// connection and on a new one.
+	fmt.Fprintf(early, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n%s",
+		addr, len(initBody), initBody)
+	early.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(early), nil)
+	if err != nil {
+		t.Fatalf("a request on an open connection got no answer while draining: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !resp.Close {
+		t.Errorf("a request on an open connection while draining: %d (Retry-After %q, close %v); want 503", resp.StatusCode, resp.Header.Get("Retry-After"), resp.Close)
+	}
+	if r := ts.post(sid, callBody(3, "list_pages", map[string]any{})); r.status != http.StatusServiceUnavailable || !strings.Contains(string(r.body), "shutting down") {
+		t.Errorf("a new request while draining: %d %s; want 503", r.status, r.body)
 	}
 	select {
 	case <-stopped:
@@ -727,6 +746,9 @@ func TestHTTPGracefulShutdown(t *testing.T) {
 	}
 	if err := <-stopped; err != nil {
 		t.Fatalf("serve: %v", err)
+	}
+	if _, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+		t.Errorf("the listener is still open after serve returned")
 	}
 	if _, err := os.Stat(filepath.Join(ts.root, "pages", "in-flight.md")); err != nil {
 		t.Errorf("the in-flight write is not on disk: %v", err)
