@@ -6,6 +6,16 @@ import { assert } from "./lib.mjs";
 export async function flow(w, { expectSources }) {
   const summary = { calls: 0, writes: [] };
 
+  // initialize's instructions reach the client: the workflow, naming the
+  // tools an agent starts with.
+  const instructions = w.client.getInstructions();
+  assert.equal(typeof instructions, "string", "initialize carried no instructions");
+  assert.ok(instructions.trim().length > 0, "the instructions are empty");
+  for (const tool of ["load_project", "search_wiki"]) {
+    assert.ok(instructions.includes(tool), `the instructions do not name ${tool}`);
+  }
+  summary.instructionsChars = instructions.length;
+
   // tools/list: every tool has all four hints set explicitly.
   const { tools } = await w.client.listTools();
   const names = tools.map((t) => t.name).sort();
