@@ -69,37 +69,39 @@ const progressInterval = 100 * time.Millisecond
 // store's progress reports as MCP notifications/progress, when the client
 // sent a progress token with the request (params._meta.progressToken).
 // Reports are throttled to one per progressInterval and only sent when
-// progress increases, as the specification requires. sent reports whether
-// any notification went out.
+// progress increases, as the specification requires; one call's successive
+// phases (a page scan, then the wait for a model) are numbered on from each
+// other by [progressSeq]. sent reports whether any notification went out.
 func withProgress(ctx context.Context, req mcp.CallToolRequest) (_ context.Context, sent func() bool) {
 	if req.Params.Meta == nil || req.Params.Meta.ProgressToken == nil || server.ClientSessionFromContext(ctx) == nil {
 		return ctx, func() bool { return false }
 	}
 	token := req.Params.Meta.ProgressToken
 	var mu sync.Mutex
-	var last float64
+	var seq progressSeq
 	var lastAt time.Time
 	sentAny := false
 	fn := func(done, total int, message string) {
 		mu.Lock()
 		defer mu.Unlock()
-		p := float64(done)
-		if sentAny && p <= last {
-			return
-		}
 		final := total > 0 && done >= total
 		if !final && time.Since(lastAt) < progressInterval {
 			return
 		}
+		p, t, ok := seq.next(done, total)
+		if !ok {
+			return
+		}
 		params := map[string]any{"progressToken": token, "progress": p}
-		if total > 0 {
-			params["total"] = float64(total)
+		if t > 0 {
+			params["total"] = t
 		}
 		if message != "" {
 			params["message"] = message
 		}
 		if err := notify(ctx, string(mcp.MethodNotificationProgress), params); err == nil {
-			last, lastAt, sentAny = p, time.Now(), true
+			seq.sent(p, t)
+			lastAt, sentAny = time.Now(), true
 		}
 	}
 	return wiki.WithProgress(ctx, fn), func() bool {
@@ -107,6 +109,44 @@ func withProgress(ctx context.Context, req mcp.CallToolRequest) (_ context.Conte
 		defer mu.Unlock()
 		return sentAny
 	}
+}
+
+// progressSeq turns the reports of one call, which may come in phases that
+// each count from the start (hashed 1, 2, … 40 sources; then waiting for the
+// model 1, 2, …), into one strictly increasing progress value. A phase ends
+// with its final report (done ≥ total > 0) or when done goes down; the next
+// phase is numbered on from the last value sent (its total too). A report
+// that repeats the current phase's last value is dropped.
+type progressSeq struct {
+	offset  float64 // added to the current phase's values
+	raw     int     // the current phase's last done
+	last    float64 // the last value sent
+	sentAny bool
+	ended   bool // the current phase's final report was sent
+	started bool
+}
+
+// next returns the progress and total (0: unknown) to send for a report, or
+// ok=false to drop it. Call sent when it went out.
+func (q *progressSeq) next(done, total int) (p, t float64, ok bool) {
+	if q.started && (q.ended || done < q.raw) {
+		q.offset, q.ended = q.last, false
+	}
+	q.started, q.raw = true, done
+	p = q.offset + float64(done)
+	if q.sentAny && p <= q.last {
+		return 0, 0, false
+	}
+	if total > 0 {
+		t = q.offset + float64(total)
+	}
+	return p, t, true
+}
+
+// sent records that p (of total t) went out.
+func (q *progressSeq) sent(p, t float64) {
+	q.last, q.sentAny = p, true
+	q.ended = t > 0 && p >= t
 }
 
 // logCall sends one MCP log message (notifications/message, logger

@@ -3,11 +3,13 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,6 +24,13 @@ import (
 // scripted OpenAI-compatible endpoint.
 func newModelHarness(t *testing.T, replies ...string) (*harness, *modeltest.Server) {
 	t.Helper()
+	return newModelHarnessProgress(t, 0, replies...)
+}
+
+// newModelHarnessProgress is newModelHarness whose model client reports a
+// completion in progress every interval (0: the default).
+func newModelHarnessProgress(t *testing.T, interval time.Duration, replies ...string) (*harness, *modeltest.Server) {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "wiki")
 	if _, err := wiki.Init(dir); err != nil {
 		t.Fatal(err)
@@ -35,6 +44,9 @@ func newModelHarness(t *testing.T, replies ...string) (*harness, *modeltest.Serv
 	cfg, err := model.Resolve(func(string) string { return "" }, model.Flags{BaseURL: srv.BaseURL(), Model: "test-model", Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if interval > 0 {
+		cfg.ProgressInterval = interval
 	}
 	mc, err := model.New(cfg)
 	if err != nil {
@@ -125,5 +137,99 @@ func TestProposePlanWithoutModel(t *testing.T) {
 	r := h.call("propose_plan", map[string]any{"operation": "ingest", "source": "sources/a.md"})
 	if !r.IsError || !strings.Contains(text(r), "no model endpoint is configured") {
 		t.Errorf("%s", text(r))
+	}
+}
+
+// TestProposePlanReportsProgressWhileTheModelWorks: a client that sends a
+// progress token gets notifications/progress while the model is slow, with
+// values that strictly increase from the source scan (build hashes the
+// pending sources first) into the wait for the model, and none after the
+// response.
+func TestProposePlanReportsProgressWhileTheModelWorks(t *testing.T) {
+	reply, _ := json.Marshal(map[string]any{
+		"takeaways": []string{"The wiki now covers WAL."},
+		"actions":   []map[string]any{{"kind": "update_context", "markdown": "# Context\n\nSQLite's WAL.\n"}},
+	})
+	h, srv := newModelHarnessProgress(t, 150*time.Millisecond, string(reply))
+	srv.Delay = 1200 * time.Millisecond
+	for _, n := range []string{"a", "b", "c"} {
+		h.ok("save_source", map[string]any{"path": "sources/" + n + ".md", "content": "# " + n + "\n\nWAL text " + n + ".\n"})
+	}
+	type note struct {
+		progress, total float64
+		message         string
+		token           any
+	}
+	var mu sync.Mutex
+	var notes []note
+	h.c.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method != string(mcp.MethodNotificationProgress) {
+			return
+		}
+		f := n.Params.AdditionalFields
+		p, _ := f["progress"].(float64)
+		tot, _ := f["total"].(float64)
+		msg, _ := f["message"].(string)
+		mu.Lock()
+		notes = append(notes, note{p, tot, msg, f["progressToken"]})
+		mu.Unlock()
+	})
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "propose_plan"
+	req.Params.Arguments = map[string]any{"operation": "build"}
+	req.Params.Meta = &mcp.Meta{ProgressToken: "tok-1"}
+	res, err := h.c.CallTool(context.Background(), req)
+	if err != nil || res.IsError {
+		t.Fatalf("%v %s", err, text(res))
+	}
+	mu.Lock()
+	got := append([]note(nil), notes...)
+	mu.Unlock()
+	waits := 0
+	for i, n := range got {
+		if n.token != "tok-1" {
+			t.Errorf("notification %d carries token %v", i, n.token)
+		}
+		if i > 0 && n.progress <= got[i-1].progress {
+			t.Errorf("progress does not increase: %+v then %+v", got[i-1], n)
+		}
+		if strings.HasPrefix(n.message, "waiting for test-model (") {
+			waits++
+			if n.total != 0 {
+				t.Errorf("a wait reports a total: %+v", n)
+			}
+		}
+	}
+	// 1.2 s at 150 ms intervals: about 7 reports of the wait.
+	if waits < 4 {
+		t.Fatalf("%d progress notifications while waiting for the model: %+v", waits, got)
+	}
+	if !strings.HasPrefix(got[0].message, "hashed 3 sources") || got[0].progress != 3 || got[0].total != 3 || got[1].progress != 4 {
+		t.Errorf("the scan's report and the first wait: %+v", got[:2])
+	}
+	time.Sleep(400 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(notes) != len(got) {
+		t.Errorf("%d progress notifications after the response", len(notes)-len(got))
+	}
+}
+
+// TestProgressSeq: phases that each count from the start become one strictly
+// increasing sequence; repeats are dropped.
+func TestProgressSeq(t *testing.T) {
+	type rep struct{ done, total int }
+	var q progressSeq
+	var out [][2]float64
+	for _, r := range []rep{{1, 0}, {1, 0}, {5, 10}, {10, 10}, {1, 0}, {2, 0}, {2, 0}, {1, 3}, {0, 0}, {3, 0}} {
+		p, tot, ok := q.next(r.done, r.total)
+		if ok {
+			q.sent(p, tot)
+			out = append(out, [2]float64{p, tot})
+		}
+	}
+	want := [][2]float64{{1, 0}, {5, 10}, {10, 10}, {11, 0}, {12, 0}, {13, 15}, {16, 0}}
+	if fmt.Sprint(out) != fmt.Sprint(want) {
+		t.Errorf("got %v\nwant %v", out, want)
 	}
 }

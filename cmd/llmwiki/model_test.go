@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/model"
@@ -242,11 +243,22 @@ func TestPlanToolsEndToEnd(t *testing.T) {
 	bin := binary(t)
 	root := filepath.Join(t.TempDir(), "wiki")
 	initWiki(t, root)
-	srv := modeltest.New(t, ingestReply())
-	out := node(t, "plan_flow.mjs", "--bin", bin, "--root", root, "--base-url", srv.BaseURL())
+	second, _ := json.Marshal(map[string]any{
+		"takeaways": []string{"A checkpoint copies the WAL back."},
+		"actions":   []map[string]any{{"kind": "create_page", "slug": "sqlite-checkpoints", "title": "SQLite checkpoints", "markdown": "A checkpoint moves WAL pages into the database; see [[sqlite-wal]].\n"}},
+	})
+	srv := modeltest.New(t, ingestReply(), string(second))
+	// Every completion takes 1.5 s; the server reports progress every
+	// 250 ms, and the script's second propose_plan has a 750 ms timeout
+	// that resets on progress.
+	srv.Delay = 1500 * time.Millisecond
+	t.Setenv(model.EnvProgress, "250ms")
+	out := node(t, "plan_flow.mjs", "--bin", bin, "--root", root, "--base-url", srv.BaseURL(), "--delay", "1500")
 	var sum struct {
-		PlanID string `json:"plan_id"`
-		Calls  int    `json:"calls"`
+		PlanID     string `json:"plan_id"`
+		SlowPlanID string `json:"slow_plan_id"`
+		Calls      int    `json:"calls"`
+		Progress   int    `json:"progress"`
 	}
 	if err := json.Unmarshal(out, &sum); err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -263,14 +275,17 @@ func TestPlanToolsEndToEnd(t *testing.T) {
 		switch c.Tool {
 		case "propose_plan":
 			propose++
-			if m, _ := c.Extra["model"].(map[string]any); m["total_tokens"] != 165.0 || c.Extra["plan_id"] != sum.PlanID || len(c.Writes) != 0 {
+			if m, _ := c.Extra["model"].(map[string]any); m["total_tokens"] != 165.0 || (c.Extra["plan_id"] != sum.PlanID && c.Extra["plan_id"] != sum.SlowPlanID) || len(c.Writes) != 0 {
 				t.Errorf("propose_plan audit %+v", c)
 			}
 		case "apply_plan":
 			apply++
 		}
 	}
-	if propose != 1 || apply != 2 || len(calls) != sum.Calls {
+	if sum.Progress < 2 || sum.SlowPlanID == "" {
+		t.Errorf("slow propose_plan: %d progress notifications, plan %q", sum.Progress, sum.SlowPlanID)
+	}
+	if propose != 2 || apply != 2 || len(calls) != sum.Calls {
 		t.Errorf("audit: %d propose, %d apply, %d lines for %d calls", propose, apply, len(calls), sum.Calls)
 	}
 }

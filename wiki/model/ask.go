@@ -83,6 +83,9 @@ func reason(err error) string { return strings.TrimSuffix(wiki.PublicMessage(err
 // [*RejectedError] wrapped in a *wiki.Error (CodeInvalid) whose message shows
 // both errors. Endpoint errors are returned as they are, without a retry.
 //
+// While a completion runs, progress is reported as [Client.Complete] does,
+// numbered on across the retry.
+//
 // The summed [Usage] is recorded in the audit line of the call in ctx under
 // extra.model, also on failure.
 func (c *Client) Ask(ctx context.Context, req Request, check func(reply []byte) error) ([]byte, Usage, error) {
@@ -90,7 +93,8 @@ func (c *Client) Ask(ctx context.Context, req Request, check func(reply []byte) 
 	record := func() { wiki.CallFrom(ctx).SetExtra("model", u) }
 	defer record()
 
-	comp, err := c.Complete(ctx, req, nil)
+	wait := &waiting{}
+	comp, err := c.complete(ctx, req, nil, wait)
 	u.add(comp)
 	if err != nil {
 		return nil, u, err
@@ -107,7 +111,8 @@ func (c *Client) Ask(ctx context.Context, req Request, check func(reply []byte) 
 		{Role: openai.ChatMessageRoleAssistant, Content: clip(comp.Content, 20000)},
 		{Role: openai.ChatMessageRoleUser, Content: "Your reply was rejected: " + wiki.PublicMessage(first) + "\nRespond again with ONLY the corrected JSON document: no prose, no code fences."},
 	}
-	comp, err = c.Complete(ctx, req, history)
+	wait.retry = true
+	comp, err = c.complete(ctx, req, history, wait)
 	u.add(comp)
 	if err != nil {
 		return nil, u, err

@@ -41,6 +41,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.ResponseFormat == "" {
 		cfg.ResponseFormat = FormatJSONObject
 	}
+	if cfg.ProgressInterval <= 0 {
+		cfg.ProgressInterval = DefaultProgressInterval
+	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	hc := &http.Client{
 		Transport: &keyTransport{base: base, key: cfg.APIKey, origin: cfg.KeyOrigin},
@@ -129,7 +132,59 @@ type Completion struct {
 // Complete runs one chat completion with the given messages. The call is
 // bounded by the configured timeout. Errors are *wiki.Error values whose
 // message says what to do (start Ollama, pull the model, check the key).
+//
+// While the endpoint has not answered, Complete reports progress to the
+// context's [wiki.ProgressFunc] every [Config.ProgressInterval]: done is 1,
+// 2, 3, … (total 0, unknown) and the message "waiting for <model> (Ns)". The
+// reports stop before Complete returns.
 func (c *Client) Complete(ctx context.Context, req Request, history []openai.ChatCompletionMessage) (Completion, error) {
+	return c.complete(ctx, req, history, &waiting{})
+}
+
+// waiting numbers the progress reports of one [Client.Ask] (both
+// completions of a retry), so they keep increasing.
+type waiting struct {
+	n     int
+	retry bool
+}
+
+// tick reports progress every interval until the returned stop is called;
+// stop returns only when no report is in flight, so none comes after it.
+func (c *Client) tick(ctx context.Context, w *waiting, start time.Time) (stop func()) {
+	done := make(chan struct{})
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		t := time.NewTicker(c.cfg.ProgressInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case now := <-t.C:
+				select {
+				case <-done:
+					return
+				default:
+				}
+				w.n++
+				msg := fmt.Sprintf("waiting for %s (%ds)", c.cfg.Model, int(now.Sub(start).Round(time.Second)/time.Second))
+				if w.retry {
+					msg = fmt.Sprintf("waiting for %s (%ds, retry)", c.cfg.Model, int(now.Sub(start).Round(time.Second)/time.Second))
+				}
+				wiki.Progress(ctx, w.n, 0, msg)
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-exited
+	}
+}
+
+func (c *Client) complete(ctx context.Context, req Request, history []openai.ChatCompletionMessage, w *waiting) (Completion, error) {
 	msgs := []openai.ChatCompletionMessage{
 		{Role: openai.ChatMessageRoleSystem, Content: req.System},
 		{Role: openai.ChatMessageRoleUser, Content: req.User},
@@ -161,6 +216,7 @@ func (c *Client) Complete(ctx context.Context, req Request, history []openai.Cha
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	start := time.Now()
+	stop := c.tick(ctx, w, start)
 	resp, err := c.api.CreateChatCompletion(ctx, creq)
 	if err != nil && creq.ResponseFormat != nil && rejectsResponseFormat(err) {
 		// "where the endpoint supports it": an endpoint that refuses
@@ -168,6 +224,7 @@ func (c *Client) Complete(ctx context.Context, req Request, history []openai.Cha
 		creq.ResponseFormat = nil
 		resp, err = c.api.CreateChatCompletion(ctx, creq)
 	}
+	stop()
 	out := Completion{Duration: time.Since(start)}
 	if err != nil {
 		return out, c.explain(ctx, err)

@@ -17,6 +17,11 @@ const (
 	// DefaultTimeout bounds one completion (a 3B model on a laptop takes
 	// tens of seconds for a plan; a cold model load adds more).
 	DefaultTimeout = 5 * time.Minute
+	// DefaultProgressInterval is how often a completion in progress is
+	// reported ([Client.Complete]): often enough to keep a client whose
+	// request timeout resets on progress (the MCP TypeScript SDK's default is
+	// 60 s) waiting for a model that takes minutes.
+	DefaultProgressInterval = 5 * time.Second
 	// Temperature of every completion.
 	Temperature = 0.2
 	// openAIOrigin is the only origin $OPENAI_API_KEY is ever sent to.
@@ -42,6 +47,7 @@ const (
 	EnvAPIKey         = "LLMWIKI_API_KEY"
 	EnvTimeout        = "LLMWIKI_MODEL_TIMEOUT"
 	EnvResponseFormat = "LLMWIKI_RESPONSE_FORMAT"
+	EnvProgress       = "LLMWIKI_PROGRESS_INTERVAL"
 	EnvOpenAIKey      = "OPENAI_API_KEY"
 )
 
@@ -63,6 +69,10 @@ type Config struct {
 	// ResponseFormat is [FormatJSONObject] (default), [FormatJSONSchema] or
 	// [FormatNone].
 	ResponseFormat string
+	// ProgressInterval is how often a completion that is still running is
+	// reported to the context's progress function (default
+	// [DefaultProgressInterval]; $LLMWIKI_PROGRESS_INTERVAL).
+	ProgressInterval time.Duration
 	// Notes are things a person should know about the configuration (a key
 	// that was not used because it belongs to another host).
 	Notes []string
@@ -76,6 +86,8 @@ type Flags struct {
 }
 
 // Resolve builds a Config from flags, then the environment, then defaults.
+// $LLMWIKI_PROGRESS_INTERVAL (a duration of at least 100ms) sets
+// [Config.ProgressInterval].
 //
 // Keys are bound to an origin: --api-key to the base URL in effect;
 // $LLMWIKI_API_KEY to $LLMWIKI_BASE_URL (or the default base URL when that is
@@ -118,6 +130,14 @@ func Resolve(getenv func(string) string, f Flags) (Config, error) {
 	}
 	if c.Timeout < 0 {
 		return c, fmt.Errorf("timeout must be positive")
+	}
+	c.ProgressInterval = DefaultProgressInterval
+	if v := strings.TrimSpace(getenv(EnvProgress)); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 100*time.Millisecond {
+			return c, fmt.Errorf("$%s=%q is not a duration of at least 100ms, like 5s", EnvProgress, v)
+		}
+		c.ProgressInterval = d
 	}
 
 	type key struct{ value, origin, source string }

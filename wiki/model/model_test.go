@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -320,5 +321,86 @@ func TestJSONSchemaResponseFormat(t *testing.T) {
 	want := `{"type":"json_schema","json_schema":{"name":"llmwiki_plan","schema":{"type":"object","properties":{"a":{"type":"integer"}}},"strict":false}}`
 	if got != want {
 		t.Errorf("response_format\n got %s\nwant %s", got, want)
+	}
+}
+
+// progressLog collects the progress reports a context receives.
+type progressLog struct {
+	mu   sync.Mutex
+	done []int
+	msgs []string
+}
+
+func (l *progressLog) fn(done, total int, msg string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if total != 0 {
+		msg += " (total given)"
+	}
+	l.done, l.msgs = append(l.done, done), append(l.msgs, msg)
+}
+
+func (l *progressLog) snapshot() ([]int, []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]int(nil), l.done...), append([]string(nil), l.msgs...)
+}
+
+// TestProgressWhileWaiting: a slow completion reports progress every
+// ProgressInterval, numbered on across the retry, and no report arrives after
+// the call returned, on success and on error alike.
+func TestProgressWhileWaiting(t *testing.T) {
+	if _, err := model.Resolve(envOf(map[string]string{model.EnvProgress: "10ms"}), model.Flags{}); err == nil {
+		t.Error("an interval under 100ms was accepted")
+	}
+	srv := modeltest.New(t, "not json", `{"ok":true}`)
+	srv.Delay = 700 * time.Millisecond
+	cfg, err := model.Resolve(envOf(map[string]string{model.EnvProgress: "100ms"}), model.Flags{BaseURL: srv.BaseURL(), Model: "slow-model"})
+	if err != nil || cfg.ProgressInterval != 100*time.Millisecond {
+		t.Fatalf("%v %v", cfg.ProgressInterval, err)
+	}
+	c := client(t, cfg)
+	var log progressLog
+	ctx := wiki.WithProgress(context.Background(), log.fn)
+	check := func(b []byte) error { _, err := model.DecodeJSON(b); return err }
+	if _, u, err := c.Ask(ctx, model.Request{System: "s", User: "u"}, check); err != nil || !u.Retried {
+		t.Fatalf("%v %+v", err, u)
+	}
+	done, msgs := log.snapshot()
+	// 700 ms at 100 ms intervals, twice: about 6 reports per completion.
+	if len(done) < 8 {
+		t.Fatalf("%d progress reports in two 700 ms completions: %v", len(done), msgs)
+	}
+	for i, d := range done {
+		if d != i+1 {
+			t.Fatalf("reports are not numbered 1, 2, 3, …: %v", done)
+		}
+	}
+	if !strings.HasPrefix(msgs[0], "waiting for slow-model (0s") && !strings.HasPrefix(msgs[0], "waiting for slow-model (1s") {
+		t.Errorf("first message %q", msgs[0])
+	}
+	if last := msgs[len(msgs)-1]; !strings.HasPrefix(last, "waiting for slow-model (") || !strings.HasSuffix(last, "s, retry)") {
+		t.Errorf("last message %q", last)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if after, _ := log.snapshot(); len(after) != len(done) {
+		t.Errorf("%d reports arrived after Ask returned", len(after)-len(done))
+	}
+
+	// On error (the timeout) the ticker stops too.
+	srv.Push(`{"ok":true}`)
+	cfg.Timeout = 350 * time.Millisecond
+	var elog progressLog
+	_, err = client(t, cfg).Complete(wiki.WithProgress(context.Background(), elog.fn), model.Request{System: "s", User: "u"}, nil)
+	if !strings.Contains(wiki.PublicMessage(err), "did not answer within 350ms") {
+		t.Fatalf("err = %v", err)
+	}
+	got, _ := elog.snapshot()
+	if len(got) < 2 || len(got) > 4 {
+		t.Errorf("%d reports during a 350 ms timeout at 100 ms intervals", len(got))
+	}
+	time.Sleep(300 * time.Millisecond)
+	if after, _ := elog.snapshot(); len(after) != len(got) {
+		t.Errorf("%d reports arrived after the failed call returned", len(after)-len(got))
 	}
 }
