@@ -10,7 +10,7 @@ import (
 type WritePageInput struct {
 	Title      string         `json:"title" jsonschema:"the page title; the slug is derived from it unless slug is given"`
 	Body       string         `json:"body" jsonschema:"the markdown after the frontmatter: definition first, then substance, then a Related section with wikilinks"`
-	Slug       string         `json:"slug,omitempty" jsonschema:"the page name, lowercase words joined by -; case and separators are folded"`
+	Slug       string         `json:"slug,omitempty" jsonschema:"the page name, lowercase words joined by -; a page in a folder under pages/ is folder/name (en/plugins/graph-view); case and separators are folded"`
 	Summary    string         `json:"summary,omitempty" jsonschema:"one line for index.md; kept from the old version when omitted"`
 	Tags       []string       `json:"tags,omitempty" jsonschema:"one-word tags; omitted keeps the old ones and an empty list clears them"`
 	Aliases    []string       `json:"aliases,omitempty" jsonschema:"other names links may use for this page"`

@@ -155,6 +155,68 @@ func NormalizeSlug(name string) (string, error) {
 	return Slugify(name)
 }
 
+// MaxPageDepth is the most "/"-separated segments a page name may have
+// ("en/plugins/graph-view" has three).
+const MaxPageDepth = 8
+
+// NormalizePageName checks a page name that may name a page in a folder
+// under pages/ ("en/plugins/graph-view" for pages/en/plugins/graph-view.md)
+// and returns its canonical form: every "/"-separated segment normalised by
+// [NormalizeSlug] (so "En/Plugins/Graph View" is "en/plugins/graph-view").
+// A name without "/" is [NormalizeSlug]'s. Refused (CodeInvalid): an empty
+// segment (a leading, trailing or doubled "/", so no absolute name), "..",
+// "\", ":", control characters, more than [MaxPageDepth] segments, and a
+// name whose path would exceed [MaxPathLen]; the result always lies under
+// pages/.
+func NormalizePageName(name string) (string, error) {
+	if !strings.Contains(name, "/") {
+		return NormalizeSlug(name)
+	}
+	if !utf8.ValidString(name) {
+		return "", Errorf(CodeInvalid, "page name is not valid UTF-8")
+	}
+	if len(name) > MaxPathLen {
+		return "", Errorf(CodeInvalid, "page name is %d bytes; the limit is %d", len(name), MaxPathLen)
+	}
+	segs := strings.Split(name, "/")
+	if len(segs) > MaxPageDepth {
+		return "", Errorf(CodeInvalid, "page name %q has %d folder levels; the limit is %d", name, len(segs), MaxPageDepth)
+	}
+	for i, seg := range segs {
+		if strings.TrimSpace(seg) == "" {
+			return "", Errorf(CodeInvalid, "page name %q has an empty segment: give folder/name like \"en/my-topic\", without a leading, trailing or doubled '/'", name)
+		}
+		if i < len(segs)-1 && strings.HasSuffix(strings.ToLower(seg), ".md") {
+			return "", Errorf(CodeInvalid, "page name %q has a folder named like a page (%q)", name, seg)
+		}
+		n, err := NormalizeSlug(seg)
+		if err != nil {
+			return "", err
+		}
+		segs[i] = n
+	}
+	out := strings.Join(segs, "/")
+	if rel, err := CleanPath(PagePath(out)); err != nil || rel != PagePath(out) || LayerOf(rel) != LayerPages {
+		return "", Errorf(CodeInvalid, "page name %q does not name a page under pages/", name)
+	}
+	return out, nil
+}
+
+// ValidPageName reports whether s is already a canonical page name: one or
+// up to [MaxPageDepth] [ValidSlug] segments joined by "/".
+func ValidPageName(s string) bool {
+	segs := strings.Split(s, "/")
+	if len(segs) > MaxPageDepth || len(PagePath(s)) > MaxPathLen {
+		return false
+	}
+	for _, seg := range segs {
+		if !ValidSlug(seg) {
+			return false
+		}
+	}
+	return true
+}
+
 // ValidSlug reports whether s is already a canonical slug: 1 to [MaxSlugLen]
 // bytes of [a-z0-9-], not starting or ending with "-", not a device name.
 func ValidSlug(s string) bool {

@@ -385,7 +385,9 @@ func (s *Store) ResolvePage(name string) (string, error) {
 type PageInput struct {
 	// Title is required; the slug is derived from it when Slug is empty.
 	Title string
-	// Slug, when set, names the page; it is normalised ([NormalizeSlug]).
+	// Slug, when set, names the page; it is normalised
+	// ([NormalizePageName]). A page in a folder under pages/ is named
+	// folder/name ("en/plugins/graph-view").
 	Slug string
 	// Summary is one line; "" keeps the existing summary on update.
 	Summary string
@@ -432,7 +434,7 @@ func (s *Store) WritePage(ctx context.Context, in PageInput) (out PageWrite, err
 	}
 	slug := in.Slug
 	if slug != "" {
-		slug, err = NormalizeSlug(slug)
+		slug, err = NormalizePageName(slug)
 	} else {
 		slug, err = Slugify(in.Title)
 	}
@@ -446,6 +448,8 @@ func (s *Store) WritePage(ctx context.Context, in PageInput) (out PageWrite, err
 	}
 	if exists {
 		rel = existing.Path
+	} else {
+		rel = s.inExistingFolders(rel)
 	}
 	if exists && in.BaseSHA256 == "" {
 		cur, _, _ := s.readRaw(rel)
@@ -499,6 +503,53 @@ func (s *Store) WritePage(ctx context.Context, in PageInput) (out PageWrite, err
 	}
 	call.mu.Unlock()
 	return out, nil
+}
+
+// inExistingFolders spells the folders of a new page's path as an existing
+// page's folders are spelled when they are the same folder by [PageKey]
+// ("pages/en/plugins/x.md" goes into "pages/en/Plugins/" when that holds
+// pages), so a nested vault does not grow a second folder differing only by
+// case or separators.
+func (s *Store) inExistingFolders(rel string) string {
+	dir := path.Dir(rel)
+	if dir == "pages" {
+		return rel
+	}
+	pages, err := s.Pages()
+	if err != nil {
+		return rel
+	}
+	want := folderKey(dir)
+	best := ""
+	for _, p := range pages {
+		d := path.Dir(p.Path)
+		for d != "pages" && d != "." && len(d) > len(best) {
+			if k := folderKey(d); k == want || strings.HasPrefix(want, k+"/") {
+				if len(d) > len(best) {
+					best = d
+				}
+				break
+			}
+			d = path.Dir(d)
+		}
+	}
+	if best == "" {
+		return rel
+	}
+	return best + strings.TrimPrefix(rel, path.Join(strings.Split(rel, "/")[:strings.Count(best, "/")+1]...))
+}
+
+// folderKey is a folder path with each segment slugified, as [PageKey] does.
+func folderKey(dir string) string {
+	parts := strings.Split(dir, "/")
+	for i, c := range parts {
+		k, err := Slugify(c)
+		if err != nil {
+			k = "-"
+		}
+		parts[i] = k
+	}
+	return strings.Join(parts, "/")
 }
 
 func validatePageInput(in *PageInput) error {

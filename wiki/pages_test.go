@@ -66,6 +66,81 @@ func TestNormalizeSlug(t *testing.T) {
 	}
 }
 
+func TestNormalizePageName(t *testing.T) {
+	for in, want := range map[string]string{
+		"My Topic": "my-topic", "en/plugins/graph-view": "en/plugins/graph-view",
+		"En/Plugins/Graph View": "en/plugins/graph-view", "guides/Set_up.md": "guides/set-up",
+	} {
+		if got, err := NormalizePageName(in); err != nil || got != want || !ValidPageName(got) {
+			t.Errorf("NormalizePageName(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"a/../b", "/x", "a//b", "a/", "../x", "a/..", `a\b`, "a/c:d", "a/b.md/c", "a/ /b", "a/b/c/d/e/f/g/h/i", "a/\x00"} {
+		if got, err := NormalizePageName(bad); CodeOf(err) != CodeInvalid {
+			t.Errorf("NormalizePageName(%q) = %q, %v; want invalid", bad, got, err)
+		}
+	}
+	for _, bad := range []string{"", "a//b", "/a", "a/", "A/b", "a/con", "a/b_c", "a/../b"} {
+		if ValidPageName(bad) {
+			t.Errorf("ValidPageName(%q) = true", bad)
+		}
+	}
+}
+
+// WritePage takes folder/name slugs: a new page in a folder goes into the
+// folder as it is spelled on disk, and an existing nested page is updated in
+// place whatever the case and separators of its name.
+func TestWritePageNested(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, "pages", "en", "Plugins"), 0o755)
+	os.WriteFile(filepath.Join(dir, "pages", "en", "Plugins", "Graph view.md"), []byte("---\ntitle: Graph view\n---\nold\n"), 0o644)
+	st, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	w, err := st.WritePage(ctx, PageInput{Title: "Canvas", Slug: "en/plugins/canvas", Body: "new\n"})
+	if err != nil || w.Path != "pages/en/Plugins/canvas.md" || w.Slug != "en/Plugins/canvas" || !w.Created {
+		t.Fatalf("%+v %v", w, err)
+	}
+	w, err = st.WritePage(ctx, PageInput{Title: "Deep", Slug: "en/plugins/deep/page", Body: "x\n"})
+	if err != nil || w.Path != "pages/en/Plugins/deep/page.md" {
+		t.Fatalf("%+v %v", w, err)
+	}
+	w, err = st.WritePage(ctx, PageInput{Title: "Other", Slug: "de/other", Body: "x\n"})
+	if err != nil || w.Path != "pages/de/other.md" {
+		t.Fatalf("%+v %v", w, err)
+	}
+	old, _ := os.ReadFile(filepath.Join(dir, "pages", "en", "Plugins", "Graph view.md"))
+	w, err = st.WritePage(ctx, PageInput{Title: "Graph view", Slug: "en/plugins/graph-view", Body: "new body\n", BaseSHA256: SHA256Hex(old)})
+	if err != nil || w.Path != "pages/en/Plugins/Graph view.md" || w.Created {
+		t.Fatalf("%+v %v", w, err)
+	}
+	for _, bad := range []string{"a/../../x", "/etc/x", "a//b", "sources/../../x"} {
+		if _, err := st.WritePage(ctx, PageInput{Title: "X", Slug: bad, Body: "x\n"}); CodeOf(err) != CodeInvalid {
+			t.Errorf("slug %q: %v", bad, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pages", "en", "plugins")); err == nil {
+		if a, b := mustStat(t, filepath.Join(dir, "pages", "en", "plugins")), mustStat(t, filepath.Join(dir, "pages", "en", "Plugins")); !os.SameFile(a, b) {
+			t.Error("a second folder en/plugins was made")
+		}
+	}
+}
+
+func mustStat(t *testing.T, p string) os.FileInfo {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi
+}
+
 func TestCleanPath(t *testing.T) {
 	good := map[string]string{
 		"pages/x.md":        "pages/x.md",
