@@ -5,7 +5,10 @@ import "context"
 // ProgressFunc receives the progress of a long operation: done units out of
 // total (0 when the total is not known yet) and a short message for a
 // person ("hashed 1200 sources"). It is called from the goroutine doing the
-// work and must not block; adapters throttle and forward it (MCP
+// work, or while that work waits (on a model) from one helper goroutine that
+// stops before the work goes on, so never concurrently; it must not block.
+// One operation may report several phases that each count from the start;
+// adapters throttle, number the phases on and forward it (MCP
 // notifications/progress).
 type ProgressFunc func(done, total int, message string)
 
