@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
@@ -140,8 +141,11 @@ func Apply(ctx context.Context, s *wiki.Store, id string, selected []int) (*Plan
 			p.Results = append(p.Results, r)
 			continue
 		}
-		sha, notes, err := execute(ctx, s, p, a)
+		sha, rel, notes, err := execute(ctx, s, p, a)
 		r.SHA256, r.Notes = sha, notes
+		if rel != "" {
+			r.Target = rel // the file as it is spelled on disk (a nested vault's "en/Plugins/Graph view.md")
+		}
 		if err != nil {
 			r.Status, r.Error = "failed", wiki.PublicMessage(err)
 			firstErr = err
@@ -179,18 +183,18 @@ func failedN(p *Plan) int {
 }
 
 // execute runs one action through the store's writers and returns the
-// sha256 of the file written.
-func execute(ctx context.Context, s *wiki.Store, p *Plan, a Action) (string, []string, error) {
+// sha256 and path of the file written.
+func execute(ctx context.Context, s *wiki.Store, p *Plan, a Action) (sha, rel string, notes []string, err error) {
 	if !slices.Contains(Kinds, a.Kind) {
-		return "", nil, wiki.Errorf(wiki.CodeInvalid, "%q is not an action", a.Kind)
+		return "", "", nil, wiki.Errorf(wiki.CodeInvalid, "%q is not an action", a.Kind)
 	}
 	if a.Kind != KindUpdateContext && a.Kind != KindAppendContextSection {
 		// Belt and braces: the schema and Check said so; say it again here.
 		if err := canonicalSlug(a.Slug); err != nil {
-			return "", nil, err
+			return "", "", nil, err
 		}
 		if wiki.LayerOf(wiki.PagePath(a.Slug)) != wiki.LayerPages {
-			return "", nil, wiki.Errorf(wiki.CodeInvalid, "%s is not a page", a.Slug)
+			return "", "", nil, wiki.Errorf(wiki.CodeInvalid, "%s is not a page", a.Slug)
 		}
 	}
 	var sources []string
@@ -200,46 +204,48 @@ func execute(ctx context.Context, s *wiki.Store, p *Plan, a Action) (string, []s
 	switch a.Kind {
 	case KindCreatePage:
 		w, err := s.WritePage(ctx, wiki.PageInput{Title: a.Title, Slug: a.Slug, Summary: a.Summary, Tags: cloneTags(a.Tags), Sources: sources, Body: a.Markdown})
-		return w.SHA256, nil, err
+		return w.SHA256, w.Path, nil, err
 	case KindUpdatePage:
 		cur, err := readPage(s, a.Slug)
 		if err != nil {
-			return "", nil, err
+			return "", "", nil, err
 		}
 		title := a.Title
 		if title == "" {
 			title = cur.info.Title
 		}
 		w, err := s.WritePage(ctx, wiki.PageInput{Title: title, Slug: a.Slug, Summary: a.Summary, Tags: cloneTags(a.Tags), Sources: mergeSources(cur.info.Sources, sources), Body: a.Markdown, BaseSHA256: a.BaseSHA256})
-		return w.SHA256, nil, err
+		return w.SHA256, w.Path, nil, err
 	case KindAppendPageSection, KindAddLinks:
 		// Section appends and Related links are wiki/edit's (edit_page's)
 		// edits, run with the sha256 of the version read just now.
 		cur, err := readPage(s, a.Slug)
 		if err != nil {
-			return "", nil, err
+			return "", "", nil, err
 		}
 		in := edit.Input{Page: cur.info.Path, BaseSHA256: cur.sha}
 		if add := mergeSources(cur.info.Sources, sources); add != nil && len(add) != len(cur.info.Sources) {
 			in.Frontmatter = map[string]any{"sources": add}
 		}
-		var notes []string
 		if a.Kind == KindAppendPageSection {
 			in.Op, in.Heading, in.Content = edit.OpAppend, a.Heading, strings.TrimRight(a.Markdown, "\n")
 		} else {
 			w, err := LoadWorld(s, nil)
 			if err != nil {
-				return "", nil, err
+				return "", "", nil, err
 			}
 			for _, l := range a.Links {
-				if _, ok := w.page(l); ok {
-					in.Links = append(in.Links, l)
+				if info, ok := w.page(l); ok {
+					// The page's own path under pages/: a slug names it by
+					// key ("en/plugins/graph-view"), its link by file
+					// name ("en/Plugins/Graph view").
+					in.Links = append(in.Links, strings.TrimSuffix(strings.TrimPrefix(info.Path, "pages/"), path.Ext(info.Path)))
 				} else {
 					notes = append(notes, fmt.Sprintf("[[%s]] skipped: that page was not created (its create_page was not approved)", l))
 				}
 			}
 			if len(in.Links) == 0 {
-				return cur.sha, notes, nil
+				return cur.sha, cur.info.Path, notes, nil
 			}
 			in.Op = edit.OpAddLinks
 		}
@@ -247,10 +253,10 @@ func execute(ctx context.Context, s *wiki.Store, p *Plan, a Action) (string, []s
 		if err == nil && a.Kind == KindAddLinks && len(r.LinksAdded) < len(in.Links) {
 			notes = append(notes, fmt.Sprintf("%d link(s) already under Related", len(in.Links)-len(r.LinksAdded)))
 		}
-		return r.SHA256, notes, err
+		return r.SHA256, cur.info.Path, notes, err
 	case KindUpdateContext:
 		w, err := s.WriteContext(ctx, wiki.ContextInput{Content: a.Markdown, FoldedSources: p.Folded, BaseSHA256: p.ContextSHA256, BuiltBy: builtBy(p)})
-		return w.SHA256, nil, err
+		return w.SHA256, "", nil, err
 	case KindAppendContextSection:
 		data, _ := s.Root().ReadFile("context.md")
 		base := ""
@@ -259,9 +265,9 @@ func execute(ctx context.Context, s *wiki.Store, p *Plan, a Action) (string, []s
 		}
 		body := appendSection(string(contextBody(data)), a.Heading, a.Markdown)
 		w, err := s.WriteContext(ctx, wiki.ContextInput{Content: body, FoldedSources: p.Folded, BaseSHA256: base, BuiltBy: builtBy(p)})
-		return w.SHA256, nil, err
+		return w.SHA256, "", nil, err
 	}
-	return "", nil, wiki.Errorf(wiki.CodeInvalid, "%q is not an action", a.Kind)
+	return "", "", nil, wiki.Errorf(wiki.CodeInvalid, "%q is not an action", a.Kind)
 }
 
 func builtBy(p *Plan) string {

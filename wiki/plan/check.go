@@ -57,7 +57,9 @@ func contextBody(data []byte) []byte {
 	return d.Body
 }
 
-// page returns the existing page with the given slug.
+// page returns the existing page with the given slug; a nested slug
+// ("en/plugins/graph-view") finds the page in that folder by [wiki.PageKey],
+// whatever the case and separators of its file and folder names.
 func (w *World) page(slug string) (wiki.PageInfo, bool) {
 	p, ok := w.pages[wiki.PageKey(wiki.PagePath(slug))]
 	return p, ok
@@ -122,15 +124,22 @@ func (w *World) resolves(target string, planned map[string]bool) bool {
 	return !strings.Contains(slug, "/") && w.base[slug] == 1
 }
 
-// canonicalSlug re-checks a slug with the store's rules: it must already be
-// canonical, and its page path must lie in the pages layer.
+// canonicalSlug re-checks a page name with the store's rules
+// ([wiki.NormalizePageName]): it must already be canonical (one slug, or up
+// to [wiki.MaxPageDepth] slugs joined by "/" for a page in a folder), no
+// segment empty, "..", absolute or a device name, its first segment not
+// "sources" or "pages" (which would read as another layer), and its page
+// path must lie in the pages layer.
 func canonicalSlug(s string) error {
-	n, err := wiki.NormalizeSlug(s)
+	n, err := wiki.NormalizePageName(s)
 	if err != nil {
 		return err
 	}
-	if n != s || !wiki.ValidSlug(s) {
-		return wiki.Errorf(wiki.CodeInvalid, "%q is not a slug: use lowercase words joined by '-', like %q", s, n)
+	if n != s || !wiki.ValidPageName(s) {
+		return wiki.Errorf(wiki.CodeInvalid, "%q is not a slug: use lowercase words joined by '-', like %q (a page in a folder: folder/name, as the page list shows it)", s, n)
+	}
+	if first, _, nested := strings.Cut(s, "/"); nested && (first == "sources" || first == "pages") {
+		return wiki.Errorf(wiki.CodeInvalid, "%q is not a slug of a page: it starts with %q, but a slug names a page under pages/ without that prefix, and sources cannot be written", s, first+"/")
 	}
 	rel, err := wiki.CleanPath(wiki.PagePath(s))
 	if err != nil || wiki.LayerOf(rel) != wiki.LayerPages || rel != wiki.PagePath(s) {

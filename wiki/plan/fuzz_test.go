@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -31,6 +32,10 @@ func FuzzParse(f *testing.F) {
 		`[]`, `"x"`, `{`, ``,
 		`{"actions":[{"kind":"create_page","slug":"a\u002fb","title":"T","markdown":"x"}]}`,
 		`{"actions":[{"kind":"create_page","slug":"ａｂ","title":"T","markdown":"x"}]}`,
+		`{"actions":[{"kind":"create_page","slug":"en/plugins/graph-view","title":"T","markdown":"x"}]}`,
+		`{"actions":[{"kind":"create_page","slug":"a/../b","title":"T","markdown":"x"}]}`,
+		`{"actions":[{"kind":"create_page","slug":"sources/x","title":"T","markdown":"x"}]}`,
+		`{"actions":[{"kind":"add_links","slug":"a/con","links":["a//b"]}]}`,
 		`{"actions":[{"kind":"create_page","kind":"update_context","slug":"a","title":"T","markdown":"x"}]}`,
 	} {
 		f.Add([]byte(s))
@@ -53,7 +58,7 @@ func FuzzParse(f *testing.F) {
 			limit := plan.MaxPageChars
 			switch a.Kind {
 			case plan.KindCreatePage, plan.KindUpdatePage, plan.KindAppendPageSection, plan.KindAddLinks:
-				if !wiki.ValidSlug(a.Slug) {
+				if !wiki.ValidPageName(a.Slug) || strings.HasPrefix(a.Slug, "sources/") || strings.HasPrefix(a.Slug, "pages/") {
 					t.Fatalf("accepted slug %q", a.Slug)
 				}
 				rel, err := wiki.CleanPath(a.Target())
@@ -61,7 +66,7 @@ func FuzzParse(f *testing.F) {
 					t.Fatalf("target %q outside pages/", a.Target())
 				}
 				for _, l := range a.Links {
-					if !wiki.ValidSlug(l) {
+					if !wiki.ValidPageName(l) {
 						t.Fatalf("accepted link %q", l)
 					}
 				}

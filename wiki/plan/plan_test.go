@@ -267,7 +267,7 @@ func TestActionNamingAPathIsRejected(t *testing.T) {
 
 // A plan file edited on disk is input too: the executor re-checks it.
 func TestTamperedPlanIsRejectedByExecutor(t *testing.T) {
-	for _, slug := range []string{"../x", "sources/x", "../../etc/passwd"} {
+	for _, slug := range []string{"../x", "sources/x", "../../etc/passwd", "a/../b", "/x", "a//b", "pages/x"} {
 		f := newFixture(t, validPlan())
 		p, err := f.ingest(t)
 		if err != nil {
@@ -682,5 +682,128 @@ func TestAppendPageSectionUsesEditPage(t *testing.T) {
 	calls = len(files)
 	if calls != 2 {
 		t.Errorf("%d snapshots of electron.md, want 2 (one per edit)", calls)
+	}
+}
+
+// A vault with pages in folders (pages/en/Plugins/Graph view.md): a plan
+// names them folder/slug as the page list shows them, and creates, updates,
+// appends to and links nested pages through the audited writers; a new page
+// goes into the existing folder as it is spelled on disk.
+func TestPlanOnNestedPages(t *testing.T) {
+	f := newFixture(t)
+	raw := "---\ntitle: Graph view\nsummary: The graph of notes and links.\n---\nThe graph view shows notes as nodes and links as edges.\n"
+	if err := os.MkdirAll(filepath.Join(f.dir, "pages", "en", "Plugins"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.dir, "pages", "en", "Plugins", "Graph view.md"), []byte(raw), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := f.store.SaveSource(ctx, wiki.SourceInput{Path: "sources/graph.md", Content: "# Local graph\n\nThe local graph view shows the links of one note; its depth setting limits the graph.\n"}); err != nil {
+		t.Fatal(err)
+	}
+	sha := wiki.SHA256Hex([]byte(raw))
+	f.srv.Push(doc(tk,
+		create("en/plugins/local-graph", "Local graph", "The local graph shows one note's links; see [[en/plugins/graph-view]].\n"),
+		map[string]any{"kind": "update_page", "slug": "en/plugins/graph-view", "base_sha256": sha, "markdown": "The graph view shows notes as nodes and links as edges. A local graph shows one note.\n"},
+		map[string]any{"kind": "append_page_section", "slug": "en/plugins/local-graph", "heading": "Settings", "markdown": "Depth limits how far the local graph reaches.\n"},
+		map[string]any{"kind": "add_links", "slug": "en/plugins/graph-view", "links": []string{"en/plugins/local-graph", "electron"}},
+		map[string]any{"kind": "add_links", "slug": "electron", "links": []string{"en/plugins/graph-view"}},
+	))
+	p, err := f.pr.Ingest(ctx, plan.IngestInput{Source: "sources/graph.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := f.srv.Requests()[0].Last()
+	for _, want := range []string{"en/plugins/graph-view | Graph view | The graph of notes and links.", "<<<PAGE slug=en/plugins/graph-view sha256=" + sha} {
+		if !strings.Contains(prompt, want) {
+			t.Errorf("the prompt lacks %q", want)
+		}
+	}
+	if got := p.Actions[0].Target(); got != "pages/en/plugins/local-graph.md" {
+		t.Errorf("target %q", got)
+	}
+	done, err := plan.Apply(ctx, f.store, p.ID, all(p))
+	if err != nil {
+		t.Fatalf("%v\n%+v", err, done.Results)
+	}
+	for _, r := range done.Results {
+		if r.Status != "ok" {
+			t.Errorf("result %+v", r)
+		}
+	}
+	read := func(rel string) string {
+		data, err := os.ReadFile(filepath.Join(f.dir, filepath.FromSlash(rel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	local := read("pages/en/Plugins/local-graph.md")
+	if !strings.Contains(local, "title: Local graph") || !strings.Contains(local, "## Settings\n\nDepth limits") || !strings.Contains(local, "sources:\n  - sources/graph.md") {
+		t.Errorf("created nested page:\n%s", local)
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, "pages", "en", "plugins")); err == nil {
+		if fi, _ := os.Stat(filepath.Join(f.dir, "pages", "en", "Plugins")); !os.SameFile(fi, mustStat(t, filepath.Join(f.dir, "pages", "en", "plugins"))) {
+			t.Error("a second folder pages/en/plugins was made next to pages/en/Plugins")
+		}
+	}
+	graph := read("pages/en/Plugins/Graph view.md")
+	if !strings.Contains(graph, "A local graph shows one note.") || !strings.Contains(graph, "title: Graph view") || !strings.Contains(graph, "## Related\n\n- [[local-graph]]\n- [[electron]]\n") {
+		t.Errorf("updated nested page:\n%s", graph)
+	}
+	if el := read("pages/electron.md"); !strings.Contains(el, "## Related\n\n- [[Graph view]]\n") {
+		t.Errorf("link to the nested page:\n%s", el)
+	}
+	if snaps, err := f.store.Snapshots("pages/en/Plugins/Graph view.md"); err != nil || len(snaps) == 0 {
+		t.Errorf("no snapshot of the updated nested page: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, "pages", "en", "plugins", "graph-view.md")); err == nil {
+		t.Error("update_page wrote a new file instead of the existing page")
+	}
+}
+
+func mustStat(t *testing.T, p string) os.FileInfo {
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi
+}
+
+// Nested slugs that try to leave pages/, name another layer or are not
+// canonical are refused, in every field that names a page, with nothing
+// written.
+func TestHostileNestedSlugsAreRefused(t *testing.T) {
+	for _, slug := range []string{"a/../b", "/x", "a//b", "sources/x", "pages/x", "a/", "en/con", "En/plugins", "a/b.md/c", "a/b/c/d/e/f/g/h/i", `a\b`, "a/./b"} {
+		for _, kind := range []string{"create", "append", "link"} {
+			t.Run(kind+" "+slug, func(t *testing.T) {
+				var act map[string]any
+				switch kind {
+				case "create":
+					act = create(slug, "X", "body")
+				case "append":
+					act = map[string]any{"kind": "append_page_section", "slug": slug, "heading": "H", "markdown": "x"}
+				case "link":
+					act = map[string]any{"kind": "add_links", "slug": "electron", "links": []string{slug}}
+				}
+				bad := doc(tk, act)
+				f := newFixture(t, bad, bad)
+				before := f.hashes(t)
+				_, err := f.ingest(t)
+				if err == nil {
+					t.Fatal("accepted")
+				}
+				if msg := wiki.PublicMessage(err); !strings.Contains(msg, "rejected twice") {
+					t.Errorf("message %q", msg)
+				}
+				if d := wikitest.DiffHashes(before, f.hashes(t)); len(d) != 0 {
+					t.Errorf("wrote: %v", d)
+				}
+				if list, _ := plan.NewBook(f.store).List(); len(list) != 0 {
+					t.Errorf("a plan was saved")
+				}
+			})
+		}
 	}
 }

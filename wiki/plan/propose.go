@@ -217,7 +217,7 @@ The only action kinds (any other kind rejects the whole plan):
 
 Rules:
 - At most 20 actions. Page markdown at most 100000 characters, a section at most 20000, at most 10 links per add_links.
-- A slug is lowercase ASCII words joined by "-" (like "electron-ipc"): never a path, no "/", no ".md". Sources, schema.md and server files cannot be written.
+- A slug is lowercase ASCII words joined by "-" (like "electron-ipc"). A page in a folder is named folder/slug exactly as the page list shows it (like "en/plugins/graph-view"); never "..", a leading "/", "sources/" or ".md". Sources, schema.md and server files cannot be written.
 - create_page only for a slug that is not in the page list and not reserved. To change a page you were shown in full, use update_page with its sha256, or append_page_section.
 - [[wikilinks]] in markdown and add_links may name only pages in the list or pages this plan creates.
 - markdown has no frontmatter: the server writes title, summary, tags, sources and dates.
@@ -247,7 +247,11 @@ func (pr *Proposer) writeCatalogue(u *strings.Builder, w *World) {
 			fmt.Fprintf(u, "… and %d more\n", len(pages)-i)
 			break
 		}
-		fmt.Fprintf(u, "%s | %s | %s\n", strings.TrimPrefix(wiki.PageKey(p.Path), "pages/"), oneLine(p.Title, 120), oneLine(p.Summary, 160))
+		slug := strings.TrimPrefix(wiki.PageKey(p.Path), "pages/")
+		if canonicalSlug(slug) != nil {
+			slug = "(no slug: link by title only)"
+		}
+		fmt.Fprintf(u, "%s | %s | %s\n", slug, oneLine(p.Title, 120), oneLine(p.Summary, 160))
 	}
 }
 
@@ -265,8 +269,8 @@ func (pr *Proposer) writeRelated(ctx context.Context, u *strings.Builder, w *Wor
 	}
 	var list []scored
 	for _, p := range w.pages {
-		if !wiki.ValidSlug(strings.TrimPrefix(wiki.PageKey(p.Path), "pages/")) {
-			continue // nested pages cannot be named by a slug, so not updated by a plan
+		if canonicalSlug(strings.TrimPrefix(wiki.PageKey(p.Path), "pages/")) != nil {
+			continue // a page no slug names cannot be updated by a plan
 		}
 		sc := 0
 		seen := map[string]bool{}
