@@ -520,14 +520,12 @@ func (s *Store) inExistingFolders(rel string) string {
 		return rel
 	}
 	want := folderKey(dir)
-	best := ""
+	best, depth := "", 0 // the deepest existing folder on the way to dir
 	for _, p := range pages {
 		d := path.Dir(p.Path)
-		for d != "pages" && d != "." && len(d) > len(best) {
+		for d != "pages" && d != "." && strings.Count(d, "/") > depth {
 			if k := folderKey(d); k == want || strings.HasPrefix(want, k+"/") {
-				if len(d) > len(best) {
-					best = d
-				}
+				best, depth = d, strings.Count(d, "/")
 				break
 			}
 			d = path.Dir(d)
