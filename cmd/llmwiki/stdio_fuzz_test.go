@@ -38,7 +38,7 @@ func FuzzScreenLines(f *testing.F) {
 		err := screenLines(bytes.NewReader(data), &fwd, func(line []byte, code int, msg string) {
 			codes = append(codes, code)
 			writeError(&answers, line, code, msg)
-			auditRejected(nil, line, msg)
+			auditRejected(nil, line, msg, nil)
 		})
 		if err != nil {
 			t.Fatalf("screenLines: %v", err)
