@@ -71,7 +71,7 @@ func TestProgressRebuildIndexAndLint(t *testing.T) {
 		total       float64 // the last notification's progress and total
 	}{
 		{"rebuild_index", "rebuild-1", 2 * n}, // pages scanned, then rendered (phases number on: progressSeq)
-		{"lint_findings", "lint-1", 0},    // checks run (their number is lint's business)
+		{"lint_findings", "lint-1", 0},        // checks run (their number is lint's business)
 	}
 	for _, c := range cases {
 		ps := call(c.tool, c.token)
