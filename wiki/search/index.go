@@ -13,14 +13,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/gofrs/flock"
 	"github.com/llmwiki/llmwiki/wiki"
 )
@@ -29,7 +28,9 @@ import (
 const StateDir = ".llmwiki/search"
 
 const (
-	mainDir      = StateDir + "/index"        // the shared on-disk index
+	mainDir      = StateDir + "/index"        // the shared on-disk index, unless currentFile names another
+	currentFile  = StateDir + "/current"      // the folder of the shared index, when not mainDir
+	freshPrefix  = "index-"                   // shared indexes rebuilt while a server ran
 	manifestFile = StateDir + "/manifest.gob" // what the index holds (see manifest)
 	procPrefix   = "proc-"                    // private indexes of other processes
 	ownerLock    = "owner.lock"
@@ -105,7 +106,7 @@ type Index struct {
 	mu       sync.RWMutex // guards the fields below
 	idx      bleve.Index
 	dir      string // project-relative folder of the open bleve index
-	ident    os.FileInfo
+	guard    *guard // watches idx's files and background work (guard.go)
 	state    string
 	reason   string // why failed, or a note about the last repair
 	done     int    // build progress
@@ -116,8 +117,6 @@ type Index struct {
 	closed   bool
 	lastWalk time.Time
 	walkCost time.Duration
-
-	unpersisted atomic.Int64 // batches applied but not yet on disk
 
 	opMu     sync.Mutex // serialises changes to the index and manifest
 	man      manifest
@@ -158,7 +157,7 @@ func (x *Index) Start() {
 	x.building.Add(1)
 	go func() {
 		defer x.building.Done()
-		x.load(ready, "")
+		x.load(ready, "", nil)
 	}()
 }
 
@@ -225,15 +224,36 @@ func (x *Index) checkStateDir() error {
 	return nil
 }
 
+// prevIndex is the index a rebuild replaces: it is abandoned, never
+// reopened, and its folder is removed once the new index is open.
+type prevIndex struct {
+	dir     string
+	private bool
+	guard   *guard
+	owner   *flock.Flock
+}
+
 // load opens or creates the index, then reconciles it. It is called with
 // opMu held (by Start or restart) and releases it once the index is open.
-func (x *Index) load(ready chan struct{}, why string) {
+// A rebuild (prev != nil) builds into a fresh folder (see guard.go).
+func (x *Index) load(ready chan struct{}, why string, prev *prevIndex) {
 	defer close(ready)
-	note, err := x.openLocked(why)
+	note, err := x.openLocked(why, prev)
 	x.opMu.Unlock()
 	if err != nil {
 		x.fail("the search index cannot be opened or created: " + err.Error())
 		return
+	}
+	if prev != nil {
+		x.mu.RLock()
+		dir := x.dir
+		x.mu.RUnlock()
+		if prev.dir != "" && prev.dir != dir {
+			x.removeIndexDir(prev.dir, prev.guard)
+		}
+		if prev.owner != nil {
+			_ = prev.owner.Close()
+		}
 	}
 	t0 := time.Now()
 	if err := x.reconcile(true); err != nil {
@@ -248,6 +268,7 @@ func (x *Index) load(ready chan struct{}, why string) {
 }
 
 func (x *Index) fail(reason string) {
+	reason = x.public(reason)
 	x.mu.Lock()
 	x.state, x.reason = StateFailed, reason
 	x.mu.Unlock()
@@ -255,33 +276,70 @@ func (x *Index) fail(reason string) {
 	x.log.Error("search index failed", "reason", reason)
 }
 
+// currentDir is the project-relative folder of the shared index: the one
+// named by .llmwiki/search/current, else .llmwiki/search/index.
+func (x *Index) currentDir() string {
+	data, ok, err := x.st.ReadState(currentFile)
+	if err != nil || !ok {
+		return mainDir
+	}
+	name := strings.TrimSpace(string(data))
+	if name == "index" {
+		return mainDir
+	}
+	rest, ok := strings.CutPrefix(name, freshPrefix)
+	if !ok || rest == "" || strings.Trim(rest, "0123456789abcdef") != "" {
+		return mainDir
+	}
+	return StateDir + "/" + name
+}
+
+// freshDir names a new folder for the shared index.
+func freshDir() string {
+	var rnd [4]byte
+	_, _ = rand.Read(rnd[:])
+	return StateDir + "/" + freshPrefix + hex.EncodeToString(rnd[:])
+}
+
 // openLocked opens the shared index, or creates it when it is missing,
 // unreadable or of another schema; when another process holds it, it
-// creates a private one. It returns a note for the status (a repair made).
-func (x *Index) openLocked(why string) (string, error) {
+// creates a private one. A rebuild (prev != nil) creates a new index in a
+// fresh folder (private again if the previous one was). It returns a note
+// for the status (a repair made).
+func (x *Index) openLocked(why string, prev *prevIndex) (string, error) {
 	if err := x.checkStateDir(); err != nil {
 		return "", err
 	}
 	note := why
-	abs := x.abs(mainDir)
-	idx, err := bleve.OpenUsing(abs, runtimeConfig())
+	if prev != nil {
+		if prev.private {
+			dir, err := x.privateDir()
+			if err != nil {
+				return "", err
+			}
+			return note, x.createLocked(dir)
+		}
+		return note, x.createLocked(freshDir())
+	}
+	cur := x.currentDir()
+	idx, g, err := openGuarded(x.abs(cur), x.onBackgroundError)
 	switch {
 	case err == nil:
 		id, ver := internal(idx, internalID), internal(idx, internalVer)
 		man, ok := x.loadManifest()
 		if ver != schemaVersion || id == "" || !ok || man.IndexID != id {
-			idx.Close()
+			_ = x.closeIndex(idx, g)
 			if ver != schemaVersion && ver != "" {
 				note = "rebuilt: the index was made by another version of llmwiki"
 			}
-			return note, x.createLocked(mainDir)
+			return note, x.createLocked(cur)
 		}
 		x.man = man
-		x.setIndex(idx, mainDir, false)
+		x.setIndex(idx, cur, false, g)
 		x.removeOrphans()
 		return note, nil
 	case errors.Is(err, bleve.ErrorIndexPathDoesNotExist) || errors.Is(err, bleve.ErrorIndexMetaMissing):
-		return note, x.createLocked(mainDir)
+		return note, x.createLocked(cur)
 	case strings.Contains(err.Error(), "timeout"):
 		// Another llmwiki process serves this wiki and holds the index.
 		dir, err := x.privateDir()
@@ -290,21 +348,29 @@ func (x *Index) openLocked(why string) (string, error) {
 		}
 		return "another llmwiki process holds the shared index; this process keeps its own under " + StateDir, x.createLocked(dir)
 	default:
+		// Unreadable: whatever the failed open left behind is never
+		// reused; the new index goes to a fresh folder.
 		x.log.Warn("search index unreadable; rebuilding it", "err", err)
 		if note == "" {
 			note = "rebuilt: the index on disk was unreadable (" + shortErr(err) + ")"
 		}
-		return note, x.createLocked(mainDir)
+		if err := x.createLocked(freshDir()); err != nil {
+			return "", err
+		}
+		_ = x.st.Root().RemoveAll(cur)
+		return note, nil
 	}
 }
 
 // runtimeConfig is scorch's configuration: a second process waits at most
-// a second for the index's lock, and batches return once applied in memory
+// a second for the index's lock, batches return once applied in memory
 // (persisted in the background within milliseconds; the manifest is saved
 // only when every batch is persisted, so a crash costs a re-index of the
-// files changed since, never a file the index silently lacks).
+// files changed since, never a file the index silently lacks), and the
+// callbacks of guard.go watch the background goroutines.
 func runtimeConfig() map[string]any {
-	return map[string]any{"bolt_timeout": "1s", "unsafe_batch": true}
+	return map[string]any{"bolt_timeout": "1s", "unsafe_batch": true,
+		"eventCallbackName": callbackName, "asyncErrorCallbackName": callbackName}
 }
 
 func shortErr(err error) string {
@@ -327,6 +393,7 @@ func internal(idx bleve.Index, key string) string {
 }
 
 // createLocked makes an empty index in dir, replacing whatever is there.
+// A shared index's folder is recorded in .llmwiki/search/current.
 func (x *Index) createLocked(dir string) error {
 	root := x.st.Root()
 	if err := root.RemoveAll(dir); err != nil {
@@ -334,39 +401,49 @@ func (x *Index) createLocked(dir string) error {
 	}
 	// Created with durable batches, so the mapping and our keys are on disk
 	// before it is reopened with the runtime configuration.
-	idx, err := bleve.NewUsing(x.abs(dir), newMapping(), "scorch", "scorch", map[string]any{"bolt_timeout": "1s"})
-	if err != nil {
-		return err
-	}
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
 	id := hex.EncodeToString(rnd[:])
-	b := idx.NewBatch()
-	b.SetInternal([]byte(internalID), []byte(id))
-	b.SetInternal([]byte(internalVer), []byte(schemaVersion))
-	err = idx.Batch(b)
-	if cerr := idx.Close(); err == nil {
-		err = cerr
-	}
+	_, err := protect(func() (struct{}, error) {
+		idx, err := bleve.NewUsing(x.abs(dir), newMapping(), "scorch", "scorch", map[string]any{"bolt_timeout": "1s", "eventCallbackName": callbackName})
+		if err != nil {
+			return struct{}{}, err
+		}
+		b := idx.NewBatch()
+		b.SetInternal([]byte(internalID), []byte(id))
+		b.SetInternal([]byte(internalVer), []byte(schemaVersion))
+		err = idx.Batch(b)
+		if cerr := idx.Close(); err == nil {
+			err = cerr
+		}
+		return struct{}{}, err
+	})
 	if err != nil {
 		return err
 	}
-	if idx, err = bleve.OpenUsing(x.abs(dir), runtimeConfig()); err != nil {
+	idx, g, err := openGuarded(x.abs(dir), x.onBackgroundError)
+	if err != nil {
 		return err
+	}
+	private := strings.HasPrefix(path.Base(dir), procPrefix)
+	if !private {
+		name := path.Base(dir)
+		if err := x.st.WriteState(currentFile, []byte(name+"\n")); err != nil {
+			x.log.Warn("search: the index folder could not be recorded", "err", err)
+		}
 	}
 	x.man = manifest{Schema: schemaVersion, IndexID: id, Files: map[string]fileRec{}}
 	x.dirty = true
-	x.setIndex(idx, dir, dir != mainDir)
-	if dir == mainDir {
+	x.setIndex(idx, dir, private, g)
+	if !private {
 		x.removeOrphans()
 	}
 	return nil
 }
 
-func (x *Index) setIndex(idx bleve.Index, dir string, private bool) {
-	fi, _ := os.Stat(filepath.Join(x.abs(dir), "index_meta.json"))
+func (x *Index) setIndex(idx bleve.Index, dir string, private bool, g *guard) {
 	x.mu.Lock()
-	x.idx, x.dir, x.ident, x.private = idx, dir, fi, private
+	x.idx, x.dir, x.private, x.guard = idx, dir, private, g
 	x.mu.Unlock()
 }
 
@@ -387,23 +464,55 @@ func (x *Index) privateDir() (string, error) {
 	return dir, nil
 }
 
-// removeOrphans deletes private index folders whose process has gone.
+// removeOrphans deletes private index folders whose process has gone, and
+// shared index folders other than the current one that no process holds.
 func (x *Index) removeOrphans() {
 	ents, err := fs.ReadDir(x.st.Root().FS(), StateDir)
 	if err != nil {
 		return
 	}
+	cur := path.Base(x.currentDir())
 	for _, e := range ents {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), procPrefix) {
+		name := e.Name()
+		if !e.IsDir() {
 			continue
 		}
-		dir := StateDir + "/" + e.Name()
-		fl := flock.New(filepath.Join(x.abs(dir), ownerLock))
+		lock := ""
+		switch {
+		case strings.HasPrefix(name, procPrefix):
+			lock = ownerLock
+		case (name == "index" || strings.HasPrefix(name, freshPrefix)) && name != cur:
+			lock = "store/root.bolt" // bbolt holds it with flock while open
+		default:
+			continue
+		}
+		dir := StateDir + "/" + name
+		lp := filepath.Join(x.abs(dir), filepath.FromSlash(lock))
+		if _, err := os.Stat(lp); err != nil {
+			if errors.Is(err, fs.ErrNotExist) && lock != ownerLock {
+				_ = x.st.Root().RemoveAll(dir)
+			}
+			continue
+		}
+		fl := flock.New(lp)
 		if ok, err := fl.TryLock(); err == nil && ok {
 			_ = x.st.Root().RemoveAll(dir)
 			_ = fl.Close()
 		}
 	}
+}
+
+// removeIndexDir removes the folder of an abandoned index, unless it was
+// replaced meanwhile (by another process, say): unlinking files that are
+// still mapped is safe, the mappings stay valid.
+func (x *Index) removeIndexDir(dir string, g *guard) {
+	if g != nil {
+		fi, err := os.Stat(filepath.Join(x.abs(dir), "index_meta.json"))
+		if err == nil && g.meta != nil && !os.SameFile(fi, g.meta) {
+			return
+		}
+	}
+	_ = x.st.Root().RemoveAll(dir)
 }
 
 func (x *Index) loadManifest() (manifest, bool) {
@@ -421,12 +530,12 @@ func (x *Index) loadManifest() (manifest, bool) {
 // saveManifest writes the manifest when it changed. Call with opMu held.
 func (x *Index) saveManifestLocked() {
 	x.mu.RLock()
-	private := x.private
+	private, g := x.private, x.guard
 	x.mu.RUnlock()
-	if !x.dirty || private || x.man.Files == nil {
+	if !x.dirty || private || x.man.Files == nil || g == nil || g.abandoned.Load() {
 		return
 	}
-	if x.unpersisted.Load() > 0 {
+	if g.pending.Load() > 0 {
 		// Some batch is not on disk yet: saving now could claim what the
 		// index on disk lacks. Try again shortly.
 		x.saveSoon()
@@ -461,7 +570,9 @@ func (x *Index) saveSoon() {
 }
 
 // Close saves the manifest and closes the index. A build in progress is
-// abandoned (the next start resumes it from the manifest).
+// abandoned (the next start resumes it from the manifest). An index whose
+// files were damaged is not closed (see guard.go): its folder is removed,
+// so the next start builds it again.
 func (x *Index) Close() error {
 	x.mu.Lock()
 	if x.closed {
@@ -478,19 +589,25 @@ func (x *Index) Close() error {
 		x.saveT = nil
 	}
 	x.mu.Lock()
-	idx, private, dir, owner := x.idx, x.private, x.dir, x.owner
+	idx, private, dir, owner, g := x.idx, x.private, x.dir, x.owner, x.guard
 	x.idx = nil
 	x.mu.Unlock()
 	var err error
 	if idx != nil {
 		// Let the background persister catch up (it takes milliseconds).
-		for i := 0; i < 200 && x.unpersisted.Load() > 0; i++ {
+		for i := 0; i < 200 && g.pending.Load() > 0 && !g.isDead(); i++ {
 			time.Sleep(5 * time.Millisecond)
 		}
-		err = x.closeIndex(idx)
-	}
-	if x.unpersisted.Load() <= 0 {
-		x.saveManifestLocked()
+		if derr := g.check(idx); derr != nil || g.abandoned.Load() {
+			g.abandon()
+			x.log.Warn("search index damaged; left open and removed, the next start rebuilds it", "reason", derr)
+			x.removeIndexDir(dir, g)
+		} else {
+			if g.pending.Load() <= 0 {
+				x.saveManifestLocked()
+			}
+			err = x.closeIndex(idx, g)
+		}
 	}
 	if x.saveT != nil {
 		x.saveT.Stop()
@@ -505,21 +622,17 @@ func (x *Index) Close() error {
 	return err
 }
 
-// closeIndex closes a bleve index, giving up after 10 s: an index whose
-// files were deleted or corrupted under it can leave its background
-// persister stuck, and closing must never hang the server.
-func (x *Index) closeIndex(idx bleve.Index) error {
+// closeIndex closes a sound bleve index, giving up after 10 s so that
+// closing never hangs the server.
+func (x *Index) closeIndex(idx bleve.Index, g *guard) error {
 	done := make(chan error, 1)
 	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- fmt.Errorf("closing the index failed: %v", r)
-			}
-		}()
-		done <- idx.Close()
+		_, err := protect(func() (struct{}, error) { return struct{}{}, idx.Close() })
+		done <- err
 	}()
 	select {
 	case err := <-done:
+		g.unregister(idx)
 		return err
 	case <-time.After(10 * time.Second):
 		x.log.Error("search index did not close within 10 s; left behind")
@@ -645,15 +758,18 @@ func (x *Index) reconcile(progress bool) error {
 
 // indexPaths re-reads paths from disk and indexes those whose content
 // changed, and removes dels, in one batch under opMu. It returns how many
-// documents changed.
+// documents changed; an index found damaged is a *damageError.
 func (x *Index) indexPaths(paths, dels []string) (int, error) {
 	x.opMu.Lock()
 	defer x.opMu.Unlock()
 	x.mu.RLock()
-	idx := x.idx
+	idx, g := x.idx, x.guard
 	x.mu.RUnlock()
 	if idx == nil {
 		return 0, errors.New("the index is closed")
+	}
+	if err := g.check(idx); err != nil {
+		return 0, &damageError{err}
 	}
 	root := x.st.Root()
 	lang := x.defaultLang()
@@ -710,36 +826,48 @@ func (x *Index) indexPaths(paths, dels []string) (int, error) {
 	if b.Size() == 0 {
 		return changed, nil
 	}
-	if err := x.safeBatch(idx, b); err != nil {
-		return changed, err
+	if err := x.safeBatch(idx, g, b); err != nil {
+		return changed, &damageError{err}
 	}
 	return changed, nil
 }
 
-// safeBatch runs idx.Batch, turning a panic (a corrupted segment) into an
-// error.
-func (x *Index) safeBatch(idx bleve.Index, b *bleve.Batch) (err error) {
-	x.unpersisted.Add(1)
+// damageError is an index found damaged, or failing as a damaged one
+// does: it is abandoned and rebuilt, never repaired in place.
+type damageError struct{ err error }
+
+func (e *damageError) Error() string { return e.err.Error() }
+func (e *damageError) Unwrap() error { return e.err }
+
+// safeBatch runs idx.Batch with faults and panics turned into errors. It
+// gives up when a background goroutine of the index fails meanwhile (a
+// batch would then wait for it for ever).
+func (x *Index) safeBatch(idx bleve.Index, g *guard, b *bleve.Batch) error {
+	g.pending.Add(1)
 	var once sync.Once
-	done := func(error) { once.Do(func() { x.unpersisted.Add(-1) }) }
+	done := func(error) { once.Do(func() { g.pending.Add(-1) }) }
 	b.SetPersistedCallback(done)
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("the index failed while writing: %v", r)
-		}
-		if err != nil {
-			done(err)
-		}
+	res := make(chan error, 1)
+	go func() {
+		_, err := protect(func() (struct{}, error) { return struct{}{}, idx.Batch(b) })
+		res <- err
 	}()
-	old := debug.SetPanicOnFault(true)
-	defer debug.SetPanicOnFault(old)
-	return idx.Batch(b)
+	var err error
+	select {
+	case err = <-res:
+	case <-g.dead:
+		err = errors.New("a background task of the index failed")
+	}
+	if err != nil {
+		done(err)
+	}
+	return err
 }
 
 // Apply indexes the committed changes of one audited write (wiki.Derived).
 // It runs inside the write, under the project lock; an error makes the store
 // mark the index stale and say so in the call's warnings.
-func (x *Index) Apply(ctx context.Context, changes []wiki.Change) error {
+func (x *Index) Apply(ctx context.Context, changes []wiki.Change) (err error) {
 	var todo []wiki.Change
 	for _, c := range changes {
 		if kindOf(c.Path) != "" {
@@ -749,16 +877,27 @@ func (x *Index) Apply(ctx context.Context, changes []wiki.Change) error {
 	if len(todo) == 0 {
 		return nil
 	}
+	var damaged error
+	defer func() {
+		// After opMu is released: the rebuild takes it.
+		if damaged != nil {
+			x.repair(damaged)
+		}
+	}()
 	x.opMu.Lock()
 	defer x.opMu.Unlock()
 	x.mu.RLock()
-	idx, state, reason := x.idx, x.state, x.reason
+	idx, g, state, reason := x.idx, x.guard, x.state, x.reason
 	x.mu.RUnlock()
 	if idx == nil {
 		if state == StateFailed {
-			return wiki.Errorf(wiki.CodeInternal, "the search index is unavailable (%s); search results will not show this change until it is rebuilt", reason)
+			return wiki.Errorf(wiki.CodeInternal, "the search index is unavailable (%s); the next search rebuilds it from the files, this change included", reason)
 		}
-		return wiki.Errorf(wiki.CodeInternal, "the search index is not open yet; the change is picked up when it opens")
+		return wiki.Errorf(wiki.CodeInternal, "the search index is being built; the build picks up this change")
+	}
+	if err := g.check(idx); err != nil {
+		damaged = err
+		return wiki.Errorf(wiki.CodeInternal, "the search index was found damaged (%s) and is being rebuilt from the files, this change included", shortErr(err))
 	}
 	lang := x.defaultLang()
 	b := idx.NewBatch()
@@ -783,20 +922,59 @@ func (x *Index) Apply(ctx context.Context, changes []wiki.Change) error {
 		}
 		x.man.Files[c.Path] = fileRec{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), SHA: wiki.SHA256Hex(c.Data), Skipped: skipped}
 	}
-	if err := x.safeBatch(idx, b); err != nil {
+	if err := x.safeBatch(idx, g, b); err != nil {
 		// The manifest must not claim what the index lacks.
 		for _, c := range todo {
 			delete(x.man.Files, c.Path)
 		}
 		x.dirty = true
-		return &wiki.Error{Code: wiki.CodeInternal, Msg: "the search index could not be updated; it is rebuilt at the next search", Err: err}
+		damaged = err
+		return &wiki.Error{Code: wiki.CodeInternal, Msg: "the search index failed while indexing this change and is being rebuilt from the files, this change included", Err: err}
 	}
 	x.dirty = true
 	x.saveSoon()
 	return nil
 }
 
-// restart throws the current index away and builds a new one in the
+// repair abandons an index found damaged and rebuilds it in a fresh folder.
+func (x *Index) repair(err error) {
+	why := "rebuilt: the index files were changed or damaged while the server ran (" + shortErr(err) + ")"
+	if errors.Is(err, errFolderGone) {
+		why = "rebuilt: the index folder was deleted or replaced while the server ran"
+	}
+	x.restart(x.public(why))
+}
+
+// public removes the project's host path from a message (status reasons
+// reach the model, which works with project-relative paths only).
+func (x *Index) public(msg string) string {
+	return strings.ReplaceAll(msg, x.st.Dir()+string(os.PathSeparator), "")
+}
+
+// onBackgroundError is told (by guard.go) that a background goroutine of
+// the index in g failed: a persister or merger that hit damaged files.
+func (x *Index) onBackgroundError(g *guard, err error) {
+	x.mu.RLock()
+	current := x.guard == g
+	x.mu.RUnlock()
+	if !current {
+		return
+	}
+	x.log.Error("search index background task failed", "err", err)
+	if g.folderGone() {
+		x.repair(errFolderGone)
+		return
+	}
+	what := "a background task"
+	var se *scorch.ScorchError
+	if errors.As(err, &se) && se.Source != "" {
+		what = "its " + se.Source
+	}
+	x.restart("rebuilt: " + what + " of the index failed, most likely on files changed or damaged while the server ran")
+}
+
+// restart abandons the current index (never reading, writing or closing it
+// again; see guard.go) and builds a new one in a fresh folder in the
 // background, saying why in the status.
 func (x *Index) restart(why string) {
 	x.mu.Lock()
@@ -807,40 +985,40 @@ func (x *Index) restart(why string) {
 	x.state, x.reason, x.total, x.done = StateBuilding, why, 0, 0
 	ready := make(chan struct{})
 	x.ready = ready
-	old := x.idx
-	x.idx = nil
+	prev := &prevIndex{dir: x.dir, private: x.private, guard: x.guard, owner: x.owner}
+	x.idx, x.guard = nil, nil
 	x.mu.Unlock()
+	prev.guard.abandon()
 	x.log.Warn("search index is rebuilt", "reason", why)
 	x.opMu.Lock()
-	if old != nil {
-		x.closeIndex(old)
-	}
 	x.man = manifest{}
 	x.building.Add(1)
 	go func() {
 		defer x.building.Done()
-		x.load(ready, why)
+		x.load(ready, why, prev)
 	}()
 }
 
 // ensure readies the index for a search: it waits for a build in progress
-// (up to BuildWait or ctx), rebuilds an index whose folder was deleted or
-// replaced, and reconciles with the disk when that is due.
+// (up to BuildWait or ctx), rebuilds an index that failed or whose files
+// were deleted, replaced or damaged, and reconciles with the disk when that
+// is due.
 func (x *Index) ensure(ctx context.Context) {
 	x.Start()
 	x.wait(ctx, x.opt.BuildWait)
 	x.mu.RLock()
-	state, dir, ident, closed := x.state, x.dir, x.ident, x.closed
+	state, idx, g, closed := x.state, x.idx, x.guard, x.closed
 	x.mu.RUnlock()
 	if closed || state == StateBuilding {
 		return
 	}
-	if state == StateFailed || !x.sameIndexFolder(dir, ident) {
-		why := "rebuilt: the index folder was deleted or replaced while the server ran"
-		if state == StateFailed {
-			why = "rebuilt after a failure"
-		}
-		x.restart(why)
+	if state == StateFailed || idx == nil {
+		x.restart("rebuilt after a failure")
+		x.wait(ctx, x.opt.BuildWait)
+		return
+	}
+	if err := g.check(idx); err != nil {
+		x.repair(err)
 		x.wait(ctx, x.opt.BuildWait)
 		return
 	}
@@ -860,16 +1038,9 @@ func (x *Index) wait(ctx context.Context, d time.Duration) {
 	}
 }
 
-// sameIndexFolder reports whether the index folder on disk is still the one
-// that was opened.
-func (x *Index) sameIndexFolder(dir string, ident os.FileInfo) bool {
-	if ident == nil {
-		return false
-	}
-	fi, err := os.Stat(filepath.Join(x.abs(dir), "index_meta.json"))
-	return err == nil && os.SameFile(fi, ident)
-}
-
+// reconcileIfDue reconciles when the interval has passed, or at once when
+// the index is marked stale (an update failed: the reconciliation indexes
+// the files it missed).
 func (x *Index) reconcileIfDue() {
 	x.mu.RLock()
 	last, cost := x.lastWalk, x.walkCost
@@ -878,16 +1049,31 @@ func (x *Index) reconcileIfDue() {
 	if every == 0 {
 		every = min(10*cost, 2*time.Second)
 	}
-	if every > 0 && time.Since(last) < every {
+	if every > 0 && time.Since(last) < every && !x.markedStale() {
 		return
 	}
 	if err := x.reconcile(false); err != nil {
+		var de *damageError
+		if errors.As(err, &de) {
+			x.repair(de.err)
+			return
+		}
 		reason := "reconciling the search index with the files failed: " + err.Error()
 		x.st.MarkStale(x.Name(), reason)
 		x.log.Error("search index is stale", "err", err)
 		return
 	}
 	x.st.ClearStale(x.Name())
+}
+
+// markedStale reports whether the store holds the index stale.
+func (x *Index) markedStale() bool {
+	for _, s := range x.st.Stale() {
+		if s.Name == x.Name() {
+			return true
+		}
+	}
+	return false
 }
 
 // Reconcile brings the index in step with the files now, whatever the

@@ -385,7 +385,7 @@ func TestIndexSurvivesRestartAndRebuildsWhenBroken(t *testing.T) {
 	}
 
 	// Corrupted while the server runs (every file replaced by garbage).
-	filepath.Walk(filepath.Join(idxDir, "index"), func(p string, fi os.FileInfo, err error) error {
+	filepath.Walk(currentIndexDir(t, dir), func(p string, fi os.FileInfo, err error) error {
 		if err == nil && !fi.IsDir() {
 			os.Remove(p)
 			os.WriteFile(p, []byte("garbage"), 0o644)
@@ -396,7 +396,7 @@ func TestIndexSurvivesRestartAndRebuildsWhenBroken(t *testing.T) {
 	x.Close()
 
 	// Corrupted while no server runs: the next start rebuilds and says so.
-	os.WriteFile(filepath.Join(idxDir, "index", "index_meta.json"), []byte("{not json"), 0o644)
+	os.WriteFile(filepath.Join(currentIndexDir(t, dir), "index_meta.json"), []byte("{not json"), 0o644)
 	st2, err := wiki.Open(dir)
 	if err != nil {
 		t.Fatal(err)
