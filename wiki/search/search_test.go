@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/edit"
+	"github.com/llmwiki/llmwiki/wiki/plan"
 )
 
 // testWiki makes a wiki with files (project-relative path → content) written
@@ -339,18 +341,100 @@ func TestWritesAreIndexedInTheSameCall(t *testing.T) {
 	st, x, _ := testWiki(t, fixture)
 	ctx := context.Background()
 	x.opt.ReconcileEvery = time.Hour // only the write itself may update the index
-	w, err := st.WritePage(ctx, wiki.PageInput{Title: "Quokka facts", Body: "The quokka is a small marsupial.\n"})
+	none := func(q Query) {
+		t.Helper()
+		if r := mustSearch(t, x, q); len(r.Hits) != 0 {
+			t.Errorf("search %q: still found %v", q.Text, paths(r))
+		}
+	}
+	// write_page: create, then replace.
+	w, err := st.WritePage(ctx, wiki.PageInput{Title: "Quokka facts", Body: "The quokka is a small marsupial.\n\n## Diet\n\nLeaves.\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	first(t, x, Query{Text: "quokka marsupial"}, w.Path)
-	if _, err := st.WritePage(ctx, wiki.PageInput{Title: "Quokka facts", Body: "Now about wombats.\n", BaseSHA256: w.SHA256}); err != nil {
+	w2, err := st.WritePage(ctx, wiki.PageInput{Title: "Quokka facts", Body: "Now about wombats.\n\n## Diet\n\nLeaves.\n", BaseSHA256: w.SHA256})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if r := mustSearch(t, x, Query{Text: "quokka marsupial", Match: MatchAll}); len(r.Hits) != 0 {
-		t.Errorf("old content still found: %v", paths(r))
-	}
+	none(Query{Text: "quokka marsupial", Match: MatchAll})
 	first(t, x, Query{Text: "wombats"}, w.Path)
+
+	// edit_page.
+	e, err := edit.Edit(ctx, st, edit.Input{Page: w.Path, BaseSHA256: w2.SHA256, Op: edit.OpAppend, Heading: "Diet", Content: "Also eucalyptus bark.\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first(t, x, Query{Text: "eucalyptus bark"}, w.Path)
+
+	// restore_snapshot: back to the marsupial version.
+	snaps, err := st.Snapshots(w.Path)
+	if err != nil || len(snaps) == 0 {
+		t.Fatalf("snapshots: %v %v", snaps, err)
+	}
+	var oldest wiki.Snapshot
+	for _, sn := range snaps {
+		if oldest.Path == "" || sn.Time.Before(oldest.Time) {
+			oldest = sn
+		}
+	}
+	rs, err := st.RestoreSnapshot(ctx, wiki.RestoreInput{Path: w.Path, Snapshot: oldest.Path, BaseSHA256: e.SHA256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first(t, x, Query{Text: "quokka marsupial", Match: MatchAll}, w.Path)
+	none(Query{Text: "eucalyptus bark", Match: MatchAll})
+
+	// move_page: the old path is gone, the new one found.
+	mv, err := edit.Move(ctx, st, edit.MoveInput{From: w.Path, To: "marsupials/quokka", BaseSHA256: rs.SHA256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := first(t, x, Query{Text: "quokka marsupial"}, mv.To)
+	for _, p := range paths(r) {
+		if p == w.Path {
+			t.Errorf("moved page still found at its old path %s: %v", w.Path, paths(r))
+		}
+	}
+
+	// atomic_write_context (scope context).
+	if _, err := st.WriteContext(ctx, wiki.ContextInput{Content: "# Context\n\nThe wiki now covers platypus venom.\n"}); err != nil {
+		t.Fatal(err)
+	}
+	first(t, x, Query{Text: "platypus venom", Scope: ScopeContext}, "context.md")
+
+	// save_source.
+	if _, err := st.SaveSource(ctx, wiki.SourceInput{Path: "sources/papers/numbat.md", Content: "# Numbat\n\nThe numbat eats termites.\n"}); err != nil {
+		t.Fatal(err)
+	}
+	first(t, x, Query{Text: "numbat termites", Scope: ScopeSources}, "sources/papers/numbat.md")
+
+	// research_save: create, then append.
+	rw, err := st.ResearchSave(ctx, wiki.ResearchInput{Topic: "Tasmanian devil", Heading: "Range", Content: "Found only in Tasmania.\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first(t, x, Query{Text: "found only in tasmania", Scope: ScopeSources}, rw.Path)
+	if _, err := st.ResearchSave(ctx, wiki.ResearchInput{Topic: "Tasmanian devil", Heading: "Disease", Content: "Facial tumour disease threatens it.\n"}); err != nil {
+		t.Fatal(err)
+	}
+	first(t, x, Query{Text: "facial tumour disease", Scope: ScopeSources}, rw.Path)
+
+	// An approved plan (ingest): its pages are found at once.
+	book := plan.NewBook(st)
+	p := &plan.Plan{Op: "ingest", Actions: []plan.Action{{Kind: plan.KindCreatePage, Slug: "bilby", Title: "Bilby", Summary: "A desert marsupial.", Markdown: "The bilby digs burrows in the desert.\n"}}}
+	if err := book.Save(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	done, err := plan.Apply(ctx, st, p.ID, []int{1})
+	if err != nil {
+		t.Fatalf("apply: %v %+v", err, done)
+	}
+	first(t, x, Query{Text: "bilby burrows"}, "pages/bilby.md")
+
+	if len(st.Stale()) != 0 {
+		t.Errorf("stale after audited writes: %v", st.Stale())
+	}
 }
 
 func TestOutsideEditsAreReconciled(t *testing.T) {
