@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -12,9 +15,18 @@ import (
 )
 
 // runSearch is `llmwiki search "query"`: the search_wiki engine on the
-// command line. It waits for the index to be built (saying so on stderr).
+// command line, over an existing wiki (it never creates one). It waits for
+// the index to be built (saying so on stderr). The query is literal text:
+// any argument that is not one of the command's flags is a query word, so
+// `llmwiki search --dry-run` searches for "--dry-run"; after "--" every
+// argument is a query word (`llmwiki search -- --json`).
 func runSearch(ctx context.Context, e env, args []string) error {
-	fs := newFlags(e, "search", `search "query" [--scope pages|sources|context|all] [--match best|all|any|phrase] [--limit N] [--json] [--root DIR]`)
+	fs := newFlags(e, "search", `search "query" [--scope pages|sources|context|all] [--match best|all|any|phrase] [--limit N] [--json] [--root DIR]
+
+The query is literal text: arguments that are not the flags below are query
+words, wherever they stand (llmwiki search --dry-run finds "--dry-run"); every
+argument after -- is a query word (llmwiki search -- --json). The wiki must
+exist (llmwiki init creates one).`)
 	rootFlag := fs.String("root", "", "wiki root (default $LLMWIKI_ROOT, else ~/llmwiki)")
 	scope := fs.String("scope", "pages", "pages, sources, context or all")
 	match := fs.String("match", "best", "best, all, any or phrase")
@@ -24,18 +36,9 @@ func runSearch(ctx context.Context, e env, args []string) error {
 	prefix := fs.String("prefix", "", "only files whose path starts with this")
 	lang := fs.String("lang", "", "only files in this language")
 	asJSON := fs.Bool("json", false, "print the result as JSON (the search_wiki tool's output)")
-	// Flags may come after the query: parse, take the words, parse the rest.
-	var words []string
-	rest := args
-	for {
-		if err := fs.Parse(rest); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		words = append(words, fs.Arg(0))
-		rest = fs.Args()[1:]
+	words, err := splitSearchArgs(fs, args)
+	if err != nil {
+		return err
 	}
 	if len(words) == 0 {
 		fs.Usage()
@@ -46,7 +49,7 @@ func runSearch(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := openOrCreate(e, dir)
+	st, err := openExisting(e, dir)
 	if err != nil {
 		return err
 	}
@@ -81,6 +84,61 @@ func runSearch(ctx context.Context, e env, args []string) error {
 	}
 	printResult(e, res, *offset)
 	return nil
+}
+
+// splitSearchArgs separates the command's flags from the query words: an
+// argument is a flag only when it names one of fs's flags ("--json",
+// "-limit=5", "--scope sources"); anything else, "--dry-run" included, is
+// a query word, and every argument after "--" is one. "-h" and "--help"
+// print the usage (flag.ErrHelp).
+func splitSearchArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var words []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(words, args[i+1:]...), nil
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || a == "-" || strings.HasPrefix(a, "---") {
+			words = append(words, a)
+			continue
+		}
+		if name == "h" || name == "help" {
+			fs.Usage()
+			return nil, flag.ErrHelp
+		}
+		f := fs.Lookup(name)
+		if f == nil {
+			words = append(words, a)
+			continue
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() && !hasValue {
+			value = "true"
+		} else if !hasValue {
+			if i+1 >= len(args) {
+				return nil, fmt.Errorf("flag --%s needs a value", name)
+			}
+			i++
+			value = args[i]
+		}
+		if err := fs.Set(name, value); err != nil {
+			return nil, fmt.Errorf("invalid value %q for flag --%s: %v", value, name, err)
+		}
+	}
+	return words, nil
+}
+
+// openExisting opens the wiki at dir, which must exist: a mistyped --root
+// is an error that says so, never a new wiki.
+func openExisting(e env, dir string) (*wiki.Store, error) {
+	if fi, err := os.Stat(filepath.Join(dir, "schema.md")); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("no wiki at %s (it has no schema.md); check --root or $LLMWIKI_ROOT, or create one with: llmwiki init %s", dir, dir)
+	}
+	st, err := wiki.Open(dir, wiki.WithLogger(newLogger(e)))
+	if err != nil {
+		return nil, fmt.Errorf("open wiki at %s: %s", dir, wiki.PublicMessage(err))
+	}
+	return st, nil
 }
 
 func printResult(e env, res search.Result, offset int) {

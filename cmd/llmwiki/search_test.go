@@ -37,4 +37,51 @@ func TestSearchCommand(t *testing.T) {
 	if _, _, err := runCmd("--root", root); err == nil {
 		t.Errorf("no query: want an error")
 	}
+	// Query words that look like flags are searched as text, wherever
+	// they stand; known flags still work around them.
+	os.WriteFile(filepath.Join(root, "pages", "deploy.md"), []byte("---\ntitle: Deploying\n---\nRun the deploy with --dry-run first, then --force.\n"), 0o644)
+	for _, args := range [][]string{
+		{"--dry-run", "--root", root},
+		{"--root", root, "--dry-run"},
+		{"--root=" + root, "deploy", "--dry-run", "--limit", "3"},
+		{"--root", root, "--", "--dry-run"},
+		{"-dry-run", "--root", root},
+	} {
+		out, stderr, err := runCmd(args...)
+		if err != nil || !strings.Contains(out, "pages/deploy.md") {
+			t.Errorf("search %q: %v\n%s\n%s", args, err, out, stderr)
+		}
+	}
+	out, _, err = runCmd("--dry-run", "--json", "--root", root)
+	if err != nil || json.Unmarshal([]byte(out), &res) != nil || res.Query != "--dry-run" || len(res.Hits) != 1 {
+		t.Errorf("--dry-run as the query: %v %q", err, out)
+	}
+	out, _, err = runCmd("--root", root, "--json", "--", "--json")
+	if err != nil || json.Unmarshal([]byte(out), &res) != nil || res.Query != "--json" {
+		t.Errorf("after --, a flag name is a query word: %v %q", err, out)
+	}
+	if _, _, err := runCmd("--root", root, "deploy", "--limit"); err == nil || !strings.Contains(err.Error(), "needs a value") {
+		t.Errorf("a flag without its value: %v", err)
+	}
+}
+
+func TestSearchNeedsAnExistingWiki(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-such-wiki")
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"search", "--root", missing, "anything"}, strings.NewReader(""), &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "no wiki at") || !strings.Contains(err.Error(), "llmwiki init") {
+		t.Fatalf("search in a missing wiki: %v\n%s", err, errb.String())
+	}
+	if _, serr := os.Stat(missing); !os.IsNotExist(serr) {
+		t.Errorf("search created %s: %v", missing, serr)
+	}
+	// An existing folder that is not a wiki is not turned into one either.
+	plain := t.TempDir()
+	err = run(context.Background(), []string{"search", "--root", plain, "anything"}, strings.NewReader(""), &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "no wiki at") {
+		t.Fatalf("search in a plain folder: %v", err)
+	}
+	if ents, _ := os.ReadDir(plain); len(ents) != 0 {
+		t.Errorf("search wrote into a plain folder: %v", ents)
+	}
 }
