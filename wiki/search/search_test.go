@@ -544,3 +544,30 @@ func TestFailedUpdateMarksStale(t *testing.T) {
 		t.Errorf("after repair: %+v", r.Index)
 	}
 }
+
+// BenchmarkSnippetOfAHugeFile measures one hit's snippet in a 5 MB file
+// whose only match is at its end (the cost is bounded by snippetScan plus a
+// literal scan, not an analysis of the whole file).
+func BenchmarkSnippetOfAHugeFile(b *testing.B) {
+	dir := b.TempDir()
+	if _, err := wiki.Init(dir); err != nil {
+		b.Fatal(err)
+	}
+	p := filepath.Join(dir, "pages", "huge.md")
+	os.WriteFile(p, []byte("# Huge\n\n"+strings.Repeat("lorem ipsum dolor sit amet ", 200_000)+"needleword\n"), 0o644)
+	st, err := wiki.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	x := Open(st, Options{})
+	groups, _, codeAsk, _ := x.readQuery(Query{Text: "needleword", Match: MatchBest})
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		h := Hit{Path: "pages/huge.md", Lang: "en"}
+		x.fillSnippet(&h, groups, codeAsk)
+		if !strings.Contains(h.Snippet, "**needleword**") {
+			b.Fatalf("snippet %q", clip(h.Snippet, 300))
+		}
+	}
+}

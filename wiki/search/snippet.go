@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"sort"
 	"strings"
 	"unicode"
@@ -20,9 +21,17 @@ type match struct {
 	group      int
 }
 
+// snippetScan is how much of a file's body is analysed for its snippet, in
+// bytes: all of a smaller file; of a larger one, the start, or when the
+// start holds no match, a window around the first literal occurrence of a
+// query word. It keeps the cost of a hit bounded whatever the file's size
+// (a file may be indexed up to MaxIndexedBytes).
+const snippetScan = 64 << 10
+
 // fillSnippet reads the hit's file and sets its snippet, heading, line and
-// listing from the best window of matches. A file that cannot be read gets
-// an empty snippet.
+// listing from the best window of matches within the part of the file
+// scanned (see snippetScan). A file that cannot be read gets an empty
+// snippet.
 func (x *Index) fillSnippet(h *Hit, groups []group, codeAsk bool) {
 	data, err := x.st.Root().ReadFile(h.Path)
 	if err != nil || wiki.IsBinary(data) {
@@ -31,10 +40,7 @@ func (x *Index) fillSnippet(h *Hit, groups []group, codeAsk bool) {
 	if len(data) > MaxIndexedBytes {
 		data = data[:MaxIndexedBytes]
 	}
-	p := parseFile(h.Path, data)
-	body := p.body
-	var blocks []block
-	scanMarkdown(body, func(b block) { blocks = append(blocks, b) })
+	body, bodyOff := splitBody(h.Path, data)
 
 	want := map[string]int{}
 	for gi, g := range groups {
@@ -49,26 +55,39 @@ func (x *Index) fillSnippet(h *Hit, groups []group, codeAsk bool) {
 			}
 		}
 	}
-	stemming := hasStemmer(h.Lang)
+	// The scanned window [off, off+len(win)) of the body.
+	off, win := 0, body
 	var ms []match
-	analyze(body, func(t token) {
-		gi, ok := want[t.term]
-		if !ok && stemming && t.word && !t.extra {
-			if st := cachedStem(h.Lang, body[t.start:t.end], t.term); st != "" {
-				gi, ok = want[stemTerm(h.Lang, st)]
+	if len(body) > snippetScan {
+		win = body[:runeFloor(body, snippetScan)]
+		ms = findMatches(win, h.Lang, want)
+		if len(ms) == 0 {
+			if at := firstLiteral(body, groups); at >= 0 {
+				off = runeFloor(body, max(0, at-snippetScan/4))
+				win = body[off:runeFloor(body, min(len(body), off+snippetScan))]
 			}
 		}
-		if ok {
-			ms = append(ms, match{t.start, t.end, gi})
-		}
+	}
+	if ms == nil {
+		ms = findMatches(win, h.Lang, want)
+	}
+	var blocks []block
+	scanMarkdown(win, func(b block) {
+		b.start += off
+		b.end += off
+		blocks = append(blocks, b)
 	})
 	if len(ms) == 0 {
-		h.Snippet = excerpt(body, 0, 0, nil)
+		h.Snippet = excerpt(body, off, off, nil)
 		return
 	}
+	for i := range ms {
+		ms[i].start += off
+		ms[i].end += off
+	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].start < ms[j].start })
-	inCode := func(off int) bool {
-		b := blockAt(blocks, off)
+	inCode := func(at int) bool {
+		b := blockAt(blocks, at)
 		return b >= 0 && blocks[b].kind == blockCode
 	}
 	// The best window of ~snippetChars bytes: most distinct query words,
@@ -99,19 +118,22 @@ func (x *Index) fillSnippet(h *Hit, groups []group, codeAsk bool) {
 			bestI, bestJ, bestScore = i, j, score
 		}
 	}
-	win := ms[bestI:bestJ]
-	if len(win) == 0 {
-		win = ms[bestI : bestI+1]
+	best := ms[bestI:bestJ]
+	if len(best) == 0 {
+		best = ms[bestI : bestI+1]
 	}
-	h.Snippet = excerpt(body, win[0].start, win[len(win)-1].end, win)
-	at := win[0].start
-	h.Line = 1 + strings.Count(string(data[:p.bodyOff+at]), "\n")
+	h.Snippet = excerpt(body, best[0].start, best[len(best)-1].end, best)
+	at := best[0].start
+	h.Line = 1 + bytes.Count(data[:bodyOff+at], []byte("\n"))
 	bi := blockAt(blocks, at)
 	for k := len(blocks) - 1; k >= 0; k-- {
 		if blocks[k].kind == blockHeading && blocks[k].start <= at {
 			h.Heading = blocks[k].text
 			break
 		}
+	}
+	if h.Heading == "" && off > 0 {
+		h.Heading = headingBefore(body[:off])
 	}
 	if bi >= 0 {
 		switch {
@@ -121,6 +143,109 @@ func (x *Index) fillSnippet(h *Hit, groups []group, codeAsk bool) {
 			h.Listing = clipChars(blocks[bi+1].text, listingChars)
 		}
 	}
+}
+
+// splitBody returns the body of a file (after markdown frontmatter) and its
+// byte offset in the file.
+func splitBody(rel string, data []byte) (string, int) {
+	text := string(data)
+	if strings.HasSuffix(strings.ToLower(rel), ".md") {
+		if d, err := wiki.ParseDoc(rel, data); err == nil {
+			off := len(text) - len(d.Body)
+			if off >= 0 && text[off:] == string(d.Body) {
+				return text[off:], off // the body is the file's tail: no copy
+			}
+			body := string(d.Body)
+			return body, len(text) - len(body)
+		}
+	}
+	return text, 0
+}
+
+// findMatches analyses text and returns the tokens that are query terms
+// (want: term → query word), also through the stems of lang.
+func findMatches(text, lang string, want map[string]int) []match {
+	stemming := hasStemmer(lang)
+	var ms []match
+	analyze(text, func(t token) {
+		gi, ok := want[t.term]
+		if !ok && stemming && t.word && !t.extra {
+			if st := cachedStem(lang, text[t.start:t.end], t.term); st != "" {
+				gi, ok = want[stemTerm(lang, st)]
+			}
+		}
+		if ok {
+			ms = append(ms, match{t.start, t.end, gi})
+		}
+	})
+	return ms
+}
+
+// runeFloor returns n, moved back to the start of the rune it falls in.
+func runeFloor(s string, n int) int {
+	if n >= len(s) {
+		return len(s)
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return n
+}
+
+// firstLiteral returns the offset of the first occurrence in body of a
+// query word as written in the index (ASCII letters compared without case),
+// or -1. It is a cheap locator for large files, not an analysis: a word
+// found only through folding or stemming is not found here.
+func firstLiteral(body string, groups []group) int {
+	var terms []string
+	longest := 0
+	for _, g := range groups {
+		if t := g.terms[0]; t != "" {
+			terms = append(terms, t)
+			longest = max(longest, len(t))
+		}
+	}
+	if len(terms) == 0 {
+		return -1
+	}
+	const chunk = 64 << 10
+	buf := make([]byte, 0, chunk+longest)
+	for lo := 0; lo < len(body); lo += chunk {
+		hi := min(len(body), lo+chunk+longest)
+		buf = buf[:0]
+		for i := lo; i < hi; i++ {
+			c := body[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			buf = append(buf, c)
+		}
+		first := -1
+		for _, t := range terms {
+			if k := bytes.Index(buf, []byte(t)); k >= 0 && (first < 0 || k < first) {
+				first = k
+			}
+		}
+		if first >= 0 {
+			return lo + first
+		}
+	}
+	return -1
+}
+
+// headingBefore returns the text of the last markdown heading line in the
+// last megabyte of s (fenced code is not told apart here), or "".
+func headingBefore(s string) string {
+	floor := max(0, len(s)-1<<20)
+	for end := len(s); end > floor; {
+		start := strings.LastIndexByte(s[:end], '\n') + 1
+		line := strings.TrimLeft(s[start:end], " \t>")
+		if lvl := headingLevel(line); lvl > 0 {
+			return strings.TrimSpace(strings.TrimRight(line[lvl:], "# \r"))
+		}
+		end = start - 1
+	}
+	return ""
 }
 
 // blockAt returns the index of the block containing off, or -1.
