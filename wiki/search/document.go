@@ -23,8 +23,9 @@ const (
 	headingRepeat = 2
 )
 
-// MaxIndexedBytes is how much of one file is indexed; the rest of a larger
-// file is not searchable (the hit says so in its note).
+// MaxIndexedBytes is how much of one file is indexed, in bytes; the rest of
+// a larger file is not searchable, and a hit on such a file says so in its
+// note ([Hit].Note).
 const MaxIndexedBytes = 8 << 20
 
 // kindOf returns the kind of an indexable project path, or "" for a file

@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime/debug"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
@@ -66,7 +67,7 @@ type Hit struct {
 	Path    string  `json:"path" jsonschema:"project-relative path; pass it to read_page"`
 	Title   string  `json:"title"`
 	Score   float64 `json:"score" jsonschema:"BM25 relevance; higher is better; comparable only within one result"`
-	Updated string  `json:"updated,omitempty" jsonschema:"the page's updated time (RFC 3339) when it has one"`
+	Updated string  `json:"updated,omitempty" jsonschema:"when the file last changed (RFC 3339): its frontmatter updated key, else (sources, context.md, pages without the key) the file's modification time"`
 	Kind    string  `json:"kind" jsonschema:"page or source or context"`
 	Lang    string  `json:"lang" jsonschema:"the language the file was analysed in"`
 	// Heading is the heading the best match sits under.
@@ -78,6 +79,9 @@ type Hit struct {
 	// Listing is the code block the matched prose introduces (or the one
 	// matched), when there is one.
 	Listing string `json:"listing,omitempty" jsonschema:"the code block that follows the matched prose in its section (or the block matched); up to 1500 characters"`
+	// Note says what is special about this hit: a file larger than
+	// MaxIndexedBytes is searchable only up to there.
+	Note string `json:"note,omitempty" jsonschema:"what is special about this hit, e.g. a file too large to be indexed whole (text past the first 8 MiB is not searchable)"`
 }
 
 // Result is the answer to a [Query].
@@ -91,7 +95,7 @@ type Result struct {
 	NextOffset int    `json:"next_offset,omitempty" jsonschema:"offset of the next page of hits; absent on the last page"`
 	Index      Status `json:"index"`
 	// QueryNotes say how the query was read (words left out, a cut query).
-	QueryNotes []string `json:"notes,omitempty" jsonschema:"how the query was read: words left out as too common; a query cut to its first words; a request for code"`
+	QueryNotes []string `json:"notes,omitempty" jsonschema:"how the query was read: words left out as too common (or a query of common words only); a query cut to its first words; a request for code; a limit above 50 lowered to 50"`
 }
 
 // group is one query word: its primary term and alternatives.
@@ -163,6 +167,14 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 		hit.Updated, _ = h.Fields["u"].(string)
 		hit.Kind, _ = h.Fields["kind"].(string)
 		hit.Lang, _ = h.Fields["lang"].(string)
+		if fi, err := x.st.Root().Lstat(hit.Path); err == nil {
+			if hit.Updated == "" {
+				hit.Updated = fi.ModTime().UTC().Format(time.RFC3339)
+			}
+			if fi.Size() > MaxIndexedBytes {
+				hit.Note = fmt.Sprintf("the file is %d bytes; only its first %d bytes (%d MiB) are indexed and searchable", fi.Size(), MaxIndexedBytes, MaxIndexedBytes>>20)
+			}
+		}
 		x.fillSnippet(&hit, groups, codeAsk)
 		res.Hits = append(res.Hits, hit)
 	}
@@ -234,6 +246,7 @@ func normalise(q *Query, res *Result) error {
 		q.Limit = DefaultLimit
 	}
 	if q.Limit > MaxLimit {
+		res.QueryNotes = append(res.QueryNotes, fmt.Sprintf("limit %d is more than %d; at most %d hits are returned (page on with offset)", q.Limit, MaxLimit, MaxLimit))
 		q.Limit = MaxLimit
 	}
 	if q.Offset > MaxOffset {
@@ -328,6 +341,8 @@ func (x *Index) readQuery(q Query) ([]group, string, bool, []string) {
 		if len(kept) > 0 && len(dropped) > 0 {
 			groups = kept
 			notes = append(notes, "common words not searched: "+quoteList(dropped))
+		} else if len(kept) == 0 && len(dropped) > 0 {
+			notes = append(notes, "the query has only common words ("+quoteList(dropped)+"); they were all searched, so expect weak matches")
 		}
 	}
 	// Duplicates and the cap.

@@ -214,7 +214,7 @@ func TestLiteralQueries(t *testing.T) {
 }
 
 func TestMatchModesAndFilters(t *testing.T) {
-	_, x, _ := testWiki(t, fixture)
+	st, x, dir := testWiki(t, fixture)
 	if r := mustSearch(t, x, Query{Text: "the quick brown fox", Match: MatchPhrase}); strings.Join(paths(r), ",") != "pages/phrase/a.md" {
 		t.Errorf("phrase: got %v", paths(r))
 	}
@@ -252,8 +252,34 @@ func TestMatchModesAndFilters(t *testing.T) {
 			t.Errorf("%+v: err %v, want invalid", bad, err)
 		}
 	}
-	if r := mustSearch(t, x, Query{Text: "marmalade", Limit: 500}); len(r.Hits) > MaxLimit {
-		t.Errorf("limit not capped")
+	if r := mustSearch(t, x, Query{Text: "marmalade", Limit: 500}); len(r.Hits) > MaxLimit || !strings.Contains(strings.Join(r.QueryNotes, " "), "limit 500 is more than 50") {
+		t.Errorf("limit not capped, or capped silently: %d hits, notes %q", len(r.Hits), r.QueryNotes)
+	}
+	// updated: the frontmatter key, else the file's modification time.
+	mt := time.Date(2024, 3, 4, 5, 6, 7, 0, time.UTC)
+	os.Chtimes(filepath.Join(dir, "sources", "notes.md"), mt, mt)
+	os.Chtimes(filepath.Join(dir, "context.md"), mt, mt)
+	for _, q := range []Query{{Text: "zeppelin budget", Scope: ScopeSources}, {Text: "zeppelin history", Scope: ScopeContext}, {Text: "glacier"}} {
+		r := mustSearch(t, x, q)
+		if len(r.Hits) == 0 {
+			t.Fatalf("%q: no hits", q.Text)
+		}
+		h := r.Hits[0]
+		want := mt.Format(time.RFC3339)
+		if q.Scope == "" {
+			fi, _ := os.Stat(filepath.Join(dir, filepath.FromSlash(h.Path)))
+			want = fi.ModTime().UTC().Format(time.RFC3339)
+		}
+		if h.Updated != want {
+			t.Errorf("%s: updated %q, want %q (the file's modification time)", h.Path, h.Updated, want)
+		}
+	}
+	w, err := st.WritePage(context.Background(), wiki.PageInput{Title: "Dated", Body: "A dated page about lichen.\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := first(t, x, Query{Text: "lichen"}, w.Path); r.Hits[0].Updated != w.Updated {
+		t.Errorf("a page's updated key wins: %q, want %q", r.Hits[0].Updated, w.Updated)
 	}
 }
 
@@ -293,14 +319,20 @@ func TestBadInput(t *testing.T) {
 	for k, v := range fixture {
 		files[k] = v
 	}
-	huge := strings.Repeat("lorem ipsum dolor sit amet ", 200_000) + "needleword"
-	files["pages/huge.md"] = huge // a 5.4 MB single line
+	huge := strings.Repeat("lorem ipsum dolor sit amet ", 200_000) + "needleword " + strings.Repeat("lorem ipsum dolor sit amet ", 120_000) + "pastthecut"
+	files["pages/huge.md"] = huge // an 8.6 MB single line: indexed up to MaxIndexedBytes
 	st, x, _ := testWiki(t, files)
 	ctx := context.Background()
 
 	r := first(t, x, Query{Text: "needleword"}, "pages/huge.md")
 	if n := len([]rune(r.Hits[0].Snippet)); n > 300 || !strings.Contains(r.Hits[0].Snippet, "**needleword**") {
 		t.Errorf("snippet of a 5 MB line: %d chars %q", n, clip(r.Hits[0].Snippet, 400))
+	}
+	if !strings.Contains(r.Hits[0].Note, "only its first 8388608 bytes") {
+		t.Errorf("a file indexed only in part must say so in its hit: %+v", r.Hits[0].Note)
+	}
+	if r := mustSearch(t, x, Query{Text: "pastthecut"}); len(r.Hits) != 0 {
+		t.Errorf("text past MaxIndexedBytes is not indexed: %v", paths(r))
 	}
 	long := strings.Repeat("marmalade ", 1000) // 10,000 characters
 	res, err := x.Search(ctx, Query{Text: long})
@@ -324,8 +356,16 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("query %q: err %v, want invalid", q, err)
 		}
 	}
-	if r := mustSearch(t, x, Query{Text: "the of and"}); r.Index.State != StateReady {
-		t.Errorf("stop words only: %+v", r)
+	// Only stop words: they are all searched (nothing else is left), and
+	// the result says so.
+	r = mustSearch(t, x, Query{Text: "the of and"})
+	if r.Index.State != StateReady || len(r.Hits) == 0 || !strings.Contains(strings.Join(r.QueryNotes, " "), "only common words") {
+		t.Errorf("stop words only: hits %v notes %q index %+v", paths(r), r.QueryNotes, r.Index)
+	}
+	for _, h := range r.Hits {
+		if !strings.Contains(strings.ToLower(h.Snippet), "**the**") && !strings.Contains(strings.ToLower(h.Snippet), "**and**") && !strings.Contains(strings.ToLower(h.Snippet), "**of**") {
+			t.Errorf("stop-word hit %s without a marked stop word: %q", h.Path, h.Snippet)
+		}
 	}
 	// A binary source is not indexed, and not an error.
 	if _, err := st.SaveSource(ctx, wiki.SourceInput{Path: "sources/img.bin", Content: base64.StdEncoding.EncodeToString([]byte("\x00\xffzeppelin\x00")), Encoding: "base64"}); err != nil {
