@@ -7,19 +7,47 @@
 // [Index] implements [wiki.Derived]: registered with [wiki.Store.AddDerived],
 // it indexes the files of every committed write inside that write's call. A
 // failed update marks the index stale in the store (load_project and every
-// search result say so) and the next search repairs it. Files changed
-// outside the server (Obsidian, git pull) are found by reconciling: every
-// indexable file's size and mtime are compared with a manifest of what was
-// indexed, and a file that differs is hashed and re-indexed when its sha256
-// differs too. Reconciling happens when the index opens and before a search
-// (at most every ReconcileEvery; by default ten times the cost of the last
-// walk, capped at 2 s). Deleting .llmwiki/search/ rebuilds the index, also
-// while the server runs; an unreadable or corrupted index is rebuilt, never
-// a crash. The first build runs in the background, so a server answers
+// search result say so) and the next search reconciles at once, which
+// re-indexes what the update missed; an update that fails because the index
+// is damaged rebuilds it instead. Files changed outside the server
+// (Obsidian, git pull) are found by reconciling: every indexable file's size
+// and mtime are compared with a manifest of what was indexed, and a file
+// that differs is hashed and re-indexed when its sha256 differs too.
+// Reconciling happens when the index opens and before a search (at most
+// every ReconcileEvery; by default ten times the cost of the last walk,
+// capped at 2 s, so outside edits show up in searches after at most that
+// long). The first build runs in the background, so a server answers
 // initialize and tools/list at once; a search during a build waits up to
 // BuildWait and then answers from what is indexed, with state "building".
 // When another llmwiki process holds the shared index, a process keeps a
 // private index under .llmwiki/search/proc-* and removes it when it exits.
+//
+// # Damage while the server runs
+//
+// Deleting .llmwiki/search/ rebuilds the index, also while the server runs;
+// an unreadable index is rebuilt at start. bleve reads its files through
+// mmap (zapx and bbolt offer no other way), so a file truncated in place
+// under a running server would make the next read a SIGBUS that kills the
+// process. To avoid that (guard.go): before every search and every batch,
+// the files of the open index are compared with what was recorded of them
+// (root.bolt: same inode, never shorter, meta pages intact, read with
+// pread; each live segment: same inode and mtime, as long as its mapping);
+// bleve's persister and merger run with debug.SetPanicOnFault (set from
+// scorch's event callback), so a fault there is a panic that bleve recovers
+// and reports to scorch's async error callback. Either way the index is
+// abandoned, never read, written or closed again (its memory, mappings and
+// goroutines are leaked on purpose until the process exits), and a new one
+// is built from the files in a fresh folder, .llmwiki/search/index-<hex>,
+// which .llmwiki/search/current names; the status says "rebuilt: ...".
+//
+// A window remains: damage that lands after a search or batch has passed
+// its check, while bleve is inside the damaged files in a goroutine it
+// starts without recovery (the per-segment goroutines of the path-prefix
+// and language filters, the introducer that applies a batch), or in the
+// persister's first round after the index opens (before its first event),
+// can still crash the process. The check costs, per search and per batch,
+// one stat of index_meta.json, root.bolt and each live segment and two
+// 28-byte preads of root.bolt.
 //
 // # Languages
 //
