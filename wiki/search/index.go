@@ -152,9 +152,9 @@ func (x *Index) Start() {
 	}
 	x.started = true
 	ready := x.ready
+	x.building.Add(1) // under mu, so that it happens before Close's Wait
 	x.mu.Unlock()
 	x.opMu.Lock() // released by load once the index is open
-	x.building.Add(1)
 	go func() {
 		defer x.building.Done()
 		x.load(ready, "", nil)
@@ -987,12 +987,12 @@ func (x *Index) restart(why string) {
 	x.ready = ready
 	prev := &prevIndex{dir: x.dir, private: x.private, guard: x.guard, owner: x.owner}
 	x.idx, x.guard = nil, nil
+	x.building.Add(1) // under mu, so that it happens before Close's Wait
 	x.mu.Unlock()
 	prev.guard.abandon()
 	x.log.Warn("search index is rebuilt", "reason", why)
 	x.opMu.Lock()
 	x.man = manifest{}
-	x.building.Add(1)
 	go func() {
 		defer x.building.Done()
 		x.load(ready, why, prev)
@@ -1007,13 +1007,13 @@ func (x *Index) ensure(ctx context.Context) {
 	x.Start()
 	x.wait(ctx, x.opt.BuildWait)
 	x.mu.RLock()
-	state, idx, g, closed := x.state, x.idx, x.guard, x.closed
+	state, reason, idx, g, closed := x.state, x.reason, x.idx, x.guard, x.closed
 	x.mu.RUnlock()
 	if closed || state == StateBuilding {
 		return
 	}
 	if state == StateFailed || idx == nil {
-		x.restart("rebuilt after a failure")
+		x.restart("rebuilt after a failure (" + clip(reason, 160) + ")")
 		x.wait(ctx, x.opt.BuildWait)
 		return
 	}

@@ -499,9 +499,14 @@ func TestIndexSurvivesRestartAndRebuildsWhenBroken(t *testing.T) {
 	first(t, x, Query{Text: "cafe"}, "pages/cafe.md")
 	idxDir := filepath.Join(dir, ".llmwiki", "search")
 
-	// Deleted while the server runs: the next search rebuilds it.
-	if err := os.RemoveAll(idxDir); err != nil {
+	// Deleted while the server runs: the next search rebuilds it. (Moved
+	// away in one step, then deleted: bleve's persister may be adding a
+	// file meanwhile, which a plain RemoveAll would trip on.)
+	if err := os.Rename(idxDir, idxDir+".gone"); err != nil {
 		t.Fatal(err)
+	}
+	for i := 0; i < 50 && os.RemoveAll(idxDir+".gone") != nil; i++ {
+		time.Sleep(10 * time.Millisecond)
 	}
 	r := first(t, x, Query{Text: "cafe"}, "pages/cafe.md")
 	if !strings.Contains(r.Index.Reason, "deleted") {
