@@ -139,3 +139,21 @@ func TestCloseAfterDamage(t *testing.T) {
 		t.Errorf("restart after damage: %+v", r.Index)
 	}
 }
+
+// TestStaleIndexReconcilesAtTheNextSearch: a failed update leaves the index
+// stale; the next search reconciles with the files at once, whatever the
+// interval, so what the update missed is found and the mark is cleared.
+func TestStaleIndexReconcilesAtTheNextSearch(t *testing.T) {
+	st, x, dir := testWiki(t, fixture)
+	x.opt.ReconcileEvery = time.Hour
+	first(t, x, Query{Text: "cafe"}, "pages/cafe.md")
+	writeFile(t, dir, "pages/missed.md", "# Missed\n\nThe update of this ocelot page failed.\n")
+	if r := mustSearch(t, x, Query{Text: "ocelot"}); len(r.Hits) != 0 {
+		t.Fatalf("reconciled before its time: %v", paths(r))
+	}
+	st.MarkStale(x.Name(), "search index: pages/missed.md could not be indexed")
+	r := first(t, x, Query{Text: "ocelot"}, "pages/missed.md")
+	if r.Index.State != StateReady || len(st.Stale()) != 0 {
+		t.Errorf("after the reconciliation: %+v stale %v", r.Index, st.Stale())
+	}
+}

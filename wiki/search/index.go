@@ -899,37 +899,51 @@ func (x *Index) Apply(ctx context.Context, changes []wiki.Change) (err error) {
 		damaged = err
 		return wiki.Errorf(wiki.CodeInternal, "the search index was found damaged (%s) and is being rebuilt from the files, this change included", shortErr(err))
 	}
+	// forget makes the manifest forget these files, so that the next
+	// reconciliation (at once, since the store marks the index stale)
+	// indexes them again: the manifest must not claim what the index lacks.
+	forget := func() {
+		for _, c := range todo {
+			delete(x.man.Files, c.Path)
+		}
+		x.dirty = true
+	}
 	lang := x.defaultLang()
 	b := idx.NewBatch()
+	recs := map[string]fileRec{}
 	for _, c := range todo {
 		if c.Op == wiki.OpDelete {
 			b.Delete(c.Path)
-			delete(x.man.Files, c.Path)
 			continue
 		}
 		fi, err := x.st.Root().Lstat(c.Path)
 		if err != nil {
-			return wiki.Errorf(wiki.CodeInternal, "search index: %s vanished after it was written", c.Path)
+			forget()
+			return wiki.Errorf(wiki.CodeInternal, "search index: %s vanished after it was written; the next search reconciles the index with the files", c.Path)
 		}
 		skipped := wiki.IsBinary(c.Data)
 		if !skipped {
 			doc, _ := buildDoc(c.Path, c.Data, lang)
 			if err := b.Index(c.Path, doc); err != nil {
-				return &wiki.Error{Code: wiki.CodeInternal, Msg: "search index: " + c.Path + " could not be indexed", Err: err}
+				forget()
+				return &wiki.Error{Code: wiki.CodeInternal, Msg: "search index: " + c.Path + " could not be indexed; the next search tries again", Err: err}
 			}
 		} else if rec, ok := x.man.Files[c.Path]; ok && !rec.Skipped {
 			b.Delete(c.Path)
 		}
-		x.man.Files[c.Path] = fileRec{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), SHA: wiki.SHA256Hex(c.Data), Skipped: skipped}
+		recs[c.Path] = fileRec{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), SHA: wiki.SHA256Hex(c.Data), Skipped: skipped}
 	}
 	if err := x.safeBatch(idx, g, b); err != nil {
-		// The manifest must not claim what the index lacks.
-		for _, c := range todo {
-			delete(x.man.Files, c.Path)
-		}
-		x.dirty = true
+		forget()
 		damaged = err
 		return &wiki.Error{Code: wiki.CodeInternal, Msg: "the search index failed while indexing this change and is being rebuilt from the files, this change included", Err: err}
+	}
+	for _, c := range todo {
+		if c.Op == wiki.OpDelete {
+			delete(x.man.Files, c.Path)
+		} else {
+			x.man.Files[c.Path] = recs[c.Path]
+		}
 	}
 	x.dirty = true
 	x.saveSoon()
