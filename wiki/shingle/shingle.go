@@ -2,7 +2,8 @@ package shingle
 
 import (
 	"math/bits"
-	"sort"
+	"slices"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -42,88 +43,174 @@ func mix64(x uint64) uint64 {
 // noSpaceScript reports runes of scripts written without spaces between
 // words: each is a token of its own.
 func noSpaceScript(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar, unicode.Tibetan)
+	// Every such script starts at or above U+0E00 (Thai).
+	return r >= 0x0E00 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar, unicode.Tibetan)
+}
+
+// The classes of a rune ([classOf]) other than a lower-cased word rune.
+const (
+	sep   = -1 // not part of a token
+	alone = -2 // a token of its own (noSpaceScript)
+)
+
+// classOf returns what r is in a text: sep, alone, or (for a letter, digit
+// or combining mark) its lower case.
+func classOf(r rune) rune {
+	switch {
+	case r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9'):
+		return r
+	case r >= 'A' && r <= 'Z':
+		return r + 'a' - 'A'
+	case r < utf8.RuneSelf:
+		return sep
+	case noSpaceScript(r):
+		return alone
+	case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+		return unicode.ToLower(r)
+	}
+	return sep
+}
+
+// bmpClass is classOf for every rune of the Basic Multilingual Plane,
+// computed once: the unicode tables are searched per rune otherwise.
+var bmpClass = sync.OnceValue(func() *[0x10000]int32 {
+	var t [0x10000]int32
+	for r := range t {
+		t[r] = classOf(rune(r))
+	}
+	return &t
+})
+
+const fnvOffset, fnvPrime = 14695981039346656037, 1099511628211
+
+// tokens yields the hash of each token of a text in turn.
+type tokens struct {
+	text []byte
+	i    int
+	bmp  *[0x10000]int32
+}
+
+func newTokens(text []byte) tokens { return tokens{text: text, bmp: bmpClass()} }
+
+// next returns the hash of the next token; ok is false at the end.
+func (t *tokens) next() (h uint64, ok bool) {
+	h = fnvOffset
+	in := false
+	text := t.text
+	for t.i < len(text) {
+		c := text[t.i]
+		if c < utf8.RuneSelf {
+			t.i++
+			var r byte
+			switch {
+			case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
+				r = c
+			case c >= 'A' && c <= 'Z':
+				r = c + 'a' - 'A'
+			default:
+				if in {
+					return h, true
+				}
+				continue
+			}
+			in = true
+			h = (h ^ uint64(r)) * fnvPrime
+			continue
+		}
+		r, n := utf8.DecodeRune(text[t.i:])
+		var k rune
+		if r < 0x10000 {
+			k = t.bmp[r]
+		} else {
+			k = classOf(r)
+		}
+		if k == alone {
+			if in {
+				return h, true // the character is read again next time
+			}
+			t.i += n
+			return mix64(uint64(r)), true
+		}
+		t.i += n
+		if k == sep {
+			if in {
+				return h, true
+			}
+			continue
+		}
+		in = true
+		h = (h ^ uint64(k)) * fnvPrime
+	}
+	return h, in
 }
 
 // eachToken calls fn with the hash of each token of text.
 func eachToken(text []byte, fn func(uint64)) {
-	const offset, prime = 14695981039346656037, 1099511628211
-	h := uint64(offset)
-	in := false
-	for i := 0; i < len(text); {
-		r, n := rune(text[i]), 1
-		if r >= utf8.RuneSelf {
-			r, n = utf8.DecodeRune(text[i:])
+	t := newTokens(text)
+	for {
+		h, ok := t.next()
+		if !ok {
+			return
 		}
-		i += n
-		switch {
-		case r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9'):
-		case r >= 'A' && r <= 'Z':
-			r += 'a' - 'A'
-		case r < utf8.RuneSelf:
-			r = -1
-		case noSpaceScript(r):
-			if in {
-				fn(h)
-				in = false
-			}
-			fn(mix64(uint64(r)))
-			continue
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
-			r = unicode.ToLower(r)
-		default:
-			r = -1
-		}
-		if r < 0 {
-			if in {
-				fn(h)
-				in = false
-			}
-			continue
-		}
-		if !in {
-			h, in = offset, true
-		}
-		h = (h ^ uint64(r)) * prime
-	}
-	if in {
 		fn(h)
+	}
+}
+
+// shingles yields the hash of each shingle (run of [Size] tokens) of a
+// text in turn, with repeats.
+type shingles struct {
+	tok  tokens
+	win  [Size]uint64 // the last Size tokens, oldest first
+	seen int
+}
+
+// next returns the hash of the next shingle; ok is false at the end.
+func (s *shingles) next() (uint64, bool) {
+	for {
+		t, ok := s.tok.next()
+		if !ok {
+			return 0, false
+		}
+		copy(s.win[:], s.win[1:])
+		s.win[Size-1] = t
+		if s.seen++; s.seen < Size {
+			continue
+		}
+		h := uint64(0)
+		for _, x := range s.win {
+			h = bits.RotateLeft64(h, 17) ^ x
+			h *= 0x9e3779b97f4a7c15
+		}
+		return mix64(h), true
 	}
 }
 
 // Each calls fn with the hash of each shingle of text (with repeats), in
 // order.
 func Each(text []byte, fn func(uint64)) {
-	var ring [Size]uint64
-	n := 0
-	eachToken(text, func(t uint64) {
-		ring[n%Size] = t
-		n++
-		if n < Size {
+	s := shingles{tok: newTokens(text)}
+	for {
+		h, ok := s.next()
+		if !ok {
 			return
 		}
-		h := uint64(0)
-		for j := 0; j < Size; j++ {
-			h = bits.RotateLeft64(h, 17) ^ ring[(n+j)%Size]
-			h *= 0x9e3779b97f4a7c15
-		}
-		fn(mix64(h))
-	})
+		fn(h)
+	}
 }
 
 // Set returns the sorted, distinct shingle hashes of text.
 func Set(text []byte) []uint64 {
 	var out []uint64
-	Each(text, func(h uint64) { out = append(out, h) })
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	w := 0
-	for i, h := range out {
-		if i == 0 || h != out[w-1] {
-			out[w] = h
-			w++
+	s := shingles{tok: newTokens(text)}
+	for {
+		h, ok := s.next()
+		if !ok {
+			break
 		}
+		out = append(out, h)
 	}
-	return out[:w]
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // Jaccard returns |a∩b| / |a∪b| of two sorted, distinct sets (0 when both
@@ -165,18 +252,21 @@ func Of(text []byte) Sketch {
 	for i := range m {
 		m[i] = ^uint64(0)
 	}
-	Each(text, func(h uint64) {
+	sh := shingles{tok: newTokens(text)}
+	for {
+		h, ok := sh.next()
+		if !ok {
+			break
+		}
 		s.Shingles++
 		for i := range m {
 			// One multiply per hash function: h is already well mixed, and
 			// x -> (x^seed)*odd is a permutation of 64-bit values.
 			v := (h ^ seeds[i]) * 0x9e3779b97f4a7c15
 			v ^= v >> 29
-			if v < m[i] {
-				m[i] = v
-			}
+			m[i] = min(m[i], v)
 		}
-	})
+	}
 	for i, v := range m {
 		s.Min[i] = uint32(v >> 32)
 	}
