@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -285,20 +286,40 @@ func IsTempName(name string) bool { return strings.Contains(filepath.Base(name),
 // .llmwiki/), and the caller holds both, so every one found is stale.
 func (s *Store) removeStaleTemps(call *Call) {
 	var removed []string
-	_ = fs.WalkDir(s.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+	// Each folder is listed without a stat per entry ([Dir]): opening a
+	// wiki of 40k pages should not cost 40k stats.
+	var walk func(r *os.Root, dir string)
+	walk = func(r *os.Root, dir string) {
+		d, err := OpenDir(r)
 		if err != nil {
-			return nil
+			return
 		}
-		if d.IsDir() && (p == ".llmwiki/search" || p == ".git") {
-			return fs.SkipDir
-		}
-		if !d.IsDir() && IsTempName(d.Name()) {
-			if rerr := s.root.Remove(p); rerr == nil {
-				removed = append(removed, p)
+		ents, _ := d.Entries()
+		d.Close()
+		slices.SortFunc(ents, func(a, b DirEntry) int { return strings.Compare(a.Name, b.Name) })
+		for _, e := range ents {
+			p := e.Name
+			if dir != "" {
+				p = dir + "/" + e.Name
+			}
+			if e.Type.IsDir() {
+				if p == ".llmwiki/search" || p == ".git" {
+					continue
+				}
+				if sub, err := r.OpenRoot(e.Name); err == nil {
+					walk(sub, p)
+					sub.Close()
+				}
+				continue
+			}
+			if IsTempName(e.Name) {
+				if rerr := s.root.Remove(p); rerr == nil {
+					removed = append(removed, p)
+				}
 			}
 		}
-		return nil
-	})
+	}
+	walk(s.root, "")
 	if len(removed) > 0 {
 		call.AddWarning(fmt.Sprintf("removed %d temp file(s) left by an interrupted write (%s); the files they were for are unchanged", len(removed), strings.Join(firstN(removed, 5), ", ")))
 	}

@@ -2,7 +2,6 @@ package links
 
 import (
 	"context"
-	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -233,60 +232,50 @@ func (g *Graph) view0(ctx context.Context, force bool) (*View, error) {
 }
 
 // walk reconciles the entries with the disk by size and modification time,
-// parsing new and changed markdown files in parallel. It lists and reads
-// each folder through its own [os.Root] (opened inside the store's root),
-// so a file costs one openat, not one per path component.
+// parsing new and changed markdown files in parallel. Folders are listed
+// without a stat per file; each worker opens one folder ([wiki.Dir], inside
+// the store's root) and stats or reads its files by name: a file new to the
+// graph costs an open, a stat and a read, a known one a stat.
 func (g *Graph) walk(ctx context.Context) (bool, error) {
 	root := g.st.Root()
 	seen := make(map[string]bool, len(g.entries))
-	type task struct {
-		dir   string // "" for the project folder itself
-		names []string
-		infos []fs.FileInfo
-	}
-	var tasks []*task
-	consider := func(t **task, dir, name string, fi fs.FileInfo) {
+	var tasks []*walkTask
+	add := func(t **walkTask, dir, name string) {
 		p := name
 		if dir != "" {
 			p = dir + "/" + name
 		}
-		if !fi.Mode().IsRegular() || !inUniverse(p) || strings.HasPrefix(name, ".") {
+		if !inUniverse(p) || strings.HasPrefix(name, ".") {
 			return
 		}
 		seen[p] = true
-		if e, ok := g.entries[p]; ok && e.size == fi.Size() && e.mtime.Equal(fi.ModTime()) {
-			return
-		}
 		if *t == nil {
-			*t = &task{dir: dir}
+			*t = &walkTask{dir: dir}
 			tasks = append(tasks, *t)
 		}
 		(*t).names = append((*t).names, name)
-		(*t).infos = append((*t).infos, fi)
 	}
 	var list func(r *os.Root, dir string)
 	list = func(r *os.Root, dir string) {
-		f, err := r.Open(".")
+		d, err := wiki.OpenDir(r)
 		if err != nil {
 			return
 		}
-		ents, _ := f.ReadDir(-1)
-		f.Close()
-		var t *task
+		ents, _ := d.Entries()
+		d.Close()
+		var t *walkTask
 		for _, e := range ents {
-			name := e.Name()
-			if e.IsDir() {
-				if strings.HasPrefix(name, ".") {
+			switch {
+			case e.Type.IsDir():
+				if strings.HasPrefix(e.Name, ".") {
 					continue
 				}
-				if sub, err := r.OpenRoot(name); err == nil {
-					list(sub, dir+"/"+name)
+				if sub, err := r.OpenRoot(e.Name); err == nil {
+					list(sub, dir+"/"+e.Name)
 					sub.Close()
 				}
-				continue
-			}
-			if fi, err := e.Info(); err == nil {
-				consider(&t, dir, name, fi)
+			case e.Type.IsRegular():
+				add(&t, dir, e.Name)
 			}
 		}
 	}
@@ -296,10 +285,10 @@ func (g *Graph) walk(ctx context.Context) (bool, error) {
 			sub.Close()
 		}
 	}
-	var top *task
+	var top *walkTask
 	for _, f := range wiki.LayoutFiles {
-		if fi, err := root.Lstat(f); err == nil {
-			consider(&top, "", f, fi)
+		if fi, err := root.Lstat(f); err == nil && fi.Mode().IsRegular() {
+			add(&top, "", f)
 		}
 	}
 	changed := false
@@ -313,16 +302,16 @@ func (g *Graph) walk(ctx context.Context) (bool, error) {
 		return false, wiki.Errorf(wiki.CodeConflict, "cancelled while reading links")
 	}
 	if len(tasks) > 0 {
-		changed = true
-		results := make([][]*entry, len(tasks))
+		results := make([][]walkResult, len(tasks))
 		var wg sync.WaitGroup
 		next := make(chan int)
+		// The workers only read g.entries; it changes after they finish.
 		for w := 0; w < runtime.GOMAXPROCS(0); w++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for i := range next {
-					results[i] = readTask(root, tasks[i].dir, tasks[i].names, tasks[i].infos)
+					results[i] = g.readTask(root, tasks[i])
 				}
 			}()
 		}
@@ -335,13 +324,20 @@ func (g *Graph) walk(ctx context.Context) (bool, error) {
 		close(next)
 		wg.Wait()
 		for i, t := range tasks {
-			for k, e := range results[i] {
+			for k, r := range results[i] {
 				p := t.names[k]
 				if t.dir != "" {
 					p = t.dir + "/" + p
 				}
-				if e != nil {
-					g.entries[p] = e
+				switch {
+				case r.gone:
+					if _, ok := g.entries[p]; ok {
+						delete(g.entries, p)
+						changed = true
+					}
+				case r.e != nil:
+					g.entries[p] = r.e
+					changed = true
 				}
 			}
 		}
@@ -354,37 +350,75 @@ func (g *Graph) walk(ctx context.Context) (bool, error) {
 	return changed, nil
 }
 
-// readTask reads and parses the named files of one folder (dir "" is the
-// project folder) through a root opened on that folder.
-func readTask(root *os.Root, dir string, names []string, infos []fs.FileInfo) []*entry {
+// walkTask is the files of one folder (dir "" is the project folder) a
+// walk looks at.
+type walkTask struct {
+	dir   string
+	names []string
+}
+
+// walkResult is what a walk found of one file: a new entry (new or
+// changed), gone (no longer a regular file), or neither (unchanged).
+type walkResult struct {
+	e    *entry
+	gone bool
+}
+
+// readTask stats, and reads and parses where new or changed, the files of
+// one folder, through the folder opened inside root.
+func (g *Graph) readTask(root *os.Root, t *walkTask) []walkResult {
 	r := root
-	if dir != "" {
-		sub, err := root.OpenRoot(dir)
+	if t.dir != "" {
+		sub, err := root.OpenRoot(t.dir)
 		if err != nil {
 			return nil
 		}
 		defer sub.Close()
 		r = sub
 	}
-	out := make([]*entry, len(names))
-	for k, name := range names {
-		fi := infos[k]
+	d, err := wiki.OpenDir(r)
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	out := make([]walkResult, len(t.names))
+	for k, name := range t.names {
 		p := name
-		if dir != "" {
-			p = dir + "/" + name
+		if t.dir != "" {
+			p = t.dir + "/" + name
 		}
-		e := &entry{size: fi.Size(), mtime: fi.ModTime()}
-		if parsed(p) {
-			if fi.Size() <= MaxParseBytes {
-				if data, err := r.ReadFile(name); err == nil {
-					e.page = parseFor(p, data)
-				}
+		old := g.entries[p]
+		if old != nil || !parsed(p) {
+			st, err := d.Lstat(name)
+			if err != nil || !st.Mode.IsRegular() {
+				out[k].gone = true
+				continue
 			}
-			if e.page == nil {
-				e.page = tooLarge(p)
+			if old != nil && old.size == st.Size && old.mtime.Equal(st.ModTime) {
+				continue
+			}
+			if !parsed(p) {
+				out[k].e = &entry{size: st.Size, mtime: st.ModTime}
+				continue
 			}
 		}
-		out[k] = e
+		data, st, err := d.ReadFile(name, MaxParseBytes)
+		if err != nil {
+			// Unreadable (permissions) or replaced since the listing: a
+			// regular file is still a link target, with nothing parsed.
+			if st, err = d.Lstat(name); err != nil || !st.Mode.IsRegular() {
+				out[k].gone = true
+				continue
+			}
+			data = nil
+		}
+		e := &entry{size: st.Size, mtime: st.ModTime}
+		if data != nil {
+			e.page = parseFor(p, data)
+		} else {
+			e.page = tooLarge(p)
+		}
+		out[k].e = e
 	}
 	return out
 }

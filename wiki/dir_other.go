@@ -1,0 +1,59 @@
+//go:build !linux
+
+package wiki
+
+import (
+	"io"
+	"io/fs"
+	"os"
+)
+
+func dirFD(*os.File) int { return -1 }
+
+func (d *Dir) entries() ([]DirEntry, error) {
+	des, err := d.f.ReadDir(-1)
+	out := make([]DirEntry, len(des))
+	for i, e := range des {
+		out[i] = DirEntry{Name: e.Name(), Type: e.Type()}
+	}
+	return out, err
+}
+
+func (d *Dir) lstat(name string) (FileStat, error) {
+	fi, err := d.r.Lstat(name)
+	if err != nil {
+		return FileStat{}, err
+	}
+	return statOf(fi), nil
+}
+
+func (d *Dir) readFile(name string, limit int64) ([]byte, FileStat, error) {
+	lfi, err := d.r.Lstat(name)
+	if err != nil {
+		return nil, FileStat{}, err
+	}
+	if !lfi.Mode().IsRegular() {
+		return nil, statOf(lfi), &fs.PathError{Op: "read", Path: name, Err: errNotRegular.Err}
+	}
+	f, err := d.r.Open(name)
+	if err != nil {
+		return nil, FileStat{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, FileStat{}, err
+	}
+	st := statOf(fi)
+	if fi.Size() > limit {
+		return nil, st, nil
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, st, err
+	}
+	if int64(len(data)) > limit {
+		return nil, st, nil
+	}
+	return data, st, nil
+}
