@@ -117,9 +117,14 @@ type Page struct {
 }
 
 var (
-	spanKey    = parser.NewContextKey()
-	mdParser   parser.Parser
-	emptyLinks = []Link{}
+	spanKey  = parser.NewContextKey()
+	mdParser parser.Parser
+	// blockParser is mdParser without inline parsers: for a body with no
+	// "[" (so no link of any kind), whose headings and block ids come from
+	// the blocks' lines alone, it gives the same blocks at a fraction of
+	// the cost (most tldr pages).
+	blockParser parser.Parser
+	emptyLinks  = []Link{}
 )
 
 type spans map[ast.Node][2]int // node -> [close or start, end) byte offsets
@@ -189,13 +194,16 @@ func init() {
 		util.Prioritized(parser.NewRawHTMLParser(), 400),
 		util.Prioritized(parser.NewEmphasisParser(), 500),
 	}
-	mdParser = parser.NewParser(
-		parser.WithBlockParsers(append(parser.DefaultBlockParsers(),
-			util.Prioritized(extension.NewFootnoteBlockParser(), 999))...),
-		parser.WithASTTransformers(util.Prioritized(extension.NewFootnoteASTTransformer(), 999)),
-		parser.WithInlineParsers(ips...),
-		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
-	)
+	blocks := func() []parser.Option {
+		return []parser.Option{
+			parser.WithBlockParsers(append(parser.DefaultBlockParsers(),
+				util.Prioritized(extension.NewFootnoteBlockParser(), 999))...),
+			parser.WithASTTransformers(util.Prioritized(extension.NewFootnoteASTTransformer(), 999)),
+			parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+		}
+	}
+	mdParser = parser.NewParser(append(blocks(), parser.WithInlineParsers(ips...))...)
+	blockParser = parser.NewParser(blocks()...)
 }
 
 // lineIndex maps byte offsets to 1-based line numbers.
@@ -300,7 +308,11 @@ func emptyValue(v any) bool {
 func parseBody(pg *Page, file, body []byte, li lineIndex) {
 	off := pg.BodyStart
 	pc := parser.NewContext()
-	doc := mdParser.Parse(text.NewReader(body), parser.WithContext(pc))
+	p := mdParser
+	if bytes.IndexByte(body, '[') < 0 {
+		p = blockParser
+	}
+	doc := p.Parse(text.NewReader(body), parser.WithContext(pc))
 	sp, _ := pc.Get(spanKey).(spans)
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
