@@ -2,10 +2,12 @@ package lint
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"path"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -713,27 +715,29 @@ func (c *checker) checkMerge(ctx context.Context) error {
 		}
 	}
 	// LSH without a hash map: per band, the (key, page) pairs sorted by
-	// key; pages with equal keys share the band. Candidate pairs are
-	// collected as x<<32|y, sorted and de-duplicated.
+	// key; pages with equal keys share the band. A pair is taken at the
+	// first band it shares (so each once), collected as x<<32|y and
+	// sorted.
 	type pair struct{ x, y int32 }
 	var cand []uint64
 	bands := make([][shingle.BandCount]uint64, len(docs))
 	for i := range docs {
 		bands[i] = docs[i].sk.Bands()
 	}
-	kd := make([]struct {
+	type keyDoc struct {
 		key uint64
 		doc int32
-	}, len(docs))
+	}
+	kd := make([]keyDoc, len(docs))
 	for b := 0; b < shingle.BandCount; b++ {
 		for i := range docs {
 			kd[i].key, kd[i].doc = bands[i][b], int32(i)
 		}
-		sort.Slice(kd, func(i, j int) bool {
-			if kd[i].key != kd[j].key {
-				return kd[i].key < kd[j].key
+		slices.SortFunc(kd, func(p, q keyDoc) int {
+			if c := cmp.Compare(p.key, q.key); c != 0 {
+				return c
 			}
-			return kd[i].doc < kd[j].doc
+			return cmp.Compare(p.doc, q.doc)
 		})
 		for lo := 0; lo < len(kd); {
 			hi := lo + 1
@@ -741,7 +745,15 @@ func (c *checker) checkMerge(ctx context.Context) error {
 				hi++
 			}
 			for a := lo; a < hi; a++ {
+				bx := &bands[kd[a].doc]
+			next:
 				for c := a + 1; c < hi; c++ {
+					by := &bands[kd[c].doc]
+					for e := 0; e < b; e++ {
+						if bx[e] == by[e] {
+							continue next // taken at band e
+						}
+					}
 					cand = append(cand, uint64(kd[a].doc)<<32|uint64(kd[c].doc))
 				}
 			}
@@ -751,7 +763,7 @@ func (c *checker) checkMerge(ctx context.Context) error {
 			return wiki.Errorf(wiki.CodeConflict, "lint cancelled")
 		}
 	}
-	sort.Slice(cand, func(i, j int) bool { return cand[i] < cand[j] })
+	slices.Sort(cand)
 	var pairs []pair
 	need := map[int32]bool{}
 	for i, k := range cand {
