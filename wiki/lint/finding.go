@@ -193,13 +193,18 @@ type Evidence struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// hashParts returns the first n hex digits of the SHA-256 of the parts,
+// each followed by a zero byte.
 func hashParts(n int, parts ...string) string {
-	h := sha256.New()
+	var buf [512]byte
+	b := buf[:0]
 	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
+		b = append(append(b, p...), 0)
 	}
-	return hex.EncodeToString(h.Sum(nil)[:n/2])
+	sum := sha256.Sum256(b)
+	var out [64]byte
+	hex.Encode(out[:], sum[:n/2])
+	return string(out[:n/2*2])
 }
 
 // newFinding fills in the id, severity and fingerprint of a deterministic
