@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/shingle"
@@ -110,10 +111,27 @@ type Page struct {
 	// frontmatter), for near-duplicate detection; nil for other files.
 	Sketch *shingle.Sketch `json:"-"`
 
-	// headingKeys and anchors are each heading's HeadingKey and GitHub
-	// anchor, computed once (links into the file are checked against them
-	// every time the view is built).
-	headingKeys, anchors []string
+	// keys holds each heading's HeadingKey and GitHub anchor, computed the
+	// first time a link into the file names a heading (few files are such
+	// targets) and kept: links into it are checked every time the view is
+	// built.
+	keys atomic.Pointer[headingKeys]
+}
+
+type headingKeys struct{ keys, anchors []string }
+
+// headingIndex returns each heading's HeadingKey and GitHub anchor.
+func (pg *Page) headingIndex() *headingKeys {
+	if k := pg.keys.Load(); k != nil && len(k.keys) == len(pg.Headings) {
+		return k
+	}
+	k := &headingKeys{keys: make([]string, len(pg.Headings)), anchors: make([]string, len(pg.Headings))}
+	for i, h := range pg.Headings {
+		k.keys[i], k.anchors[i] = HeadingKey(h.Text), githubSlug(h.Text)
+	}
+	// Two callers may race to compute them: both results are the same.
+	pg.keys.Store(k)
+	return k
 }
 
 var (
@@ -262,11 +280,6 @@ func Parse(rel string, data []byte) *Page {
 		pg.Links = frontmatterLinks(d.Meta, data[:pg.BodyStart], li)
 	}
 	parseBody(pg, data, body, li)
-	pg.headingKeys = make([]string, len(pg.Headings))
-	pg.anchors = make([]string, len(pg.Headings))
-	for i, h := range pg.Headings {
-		pg.headingKeys[i], pg.anchors[i] = HeadingKey(h.Text), githubSlug(h.Text)
-	}
 	if pg.Info != nil {
 		sk := shingle.Of(body)
 		pg.Sketch = &sk

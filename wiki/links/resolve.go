@@ -288,17 +288,13 @@ func githubSlug(s string) string {
 // name the heading.
 func HasHeadings(pg *Page, hs []string, anchors bool) bool {
 	idx := -1
+	keys := pg.headingIndex()
 	for _, want := range hs {
 		wk := HeadingKey(want)
 		ws := strings.ToLower(strings.TrimSpace(want))
 		found := false
 		for j := idx + 1; j < len(pg.Headings); j++ {
-			var hk, ha string
-			if len(pg.headingKeys) == len(pg.Headings) {
-				hk, ha = pg.headingKeys[j], pg.anchors[j]
-			} else {
-				hk, ha = HeadingKey(pg.Headings[j].Text), githubSlug(pg.Headings[j].Text)
-			}
+			hk, ha := keys.keys[j], keys.anchors[j]
 			if hk == wk || (anchors && ha == ws) {
 				idx, found = j, true
 				break
