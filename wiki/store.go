@@ -303,7 +303,10 @@ func (s *Store) removeStaleTemps(call *Call) {
 				p = dir + "/" + e.Name
 			}
 			if e.Type.IsDir() {
-				if p == ".llmwiki/search" || p == ".git" {
+				// The search index's own folders hold only bleve's files;
+				// its manifest (written with a writer temp) sits directly
+				// in .llmwiki/search, which is swept.
+				if dir == ".llmwiki/search" || p == ".git" {
 					continue
 				}
 				if sub, err := r.OpenRoot(e.Name); err == nil {

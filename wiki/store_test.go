@@ -550,3 +550,32 @@ func TestWriteStepOrder(t *testing.T) {
 		t.Errorf("steps out of order: %s", got)
 	}
 }
+
+// TestOpenRemovesStateTemps: a writer temp left in .llmwiki/search (the
+// search manifest, written through WriteState) by a killed server is
+// removed when the wiki opens; bleve's own folders below it are not walked.
+func TestOpenRemovesStateTemps(t *testing.T) {
+	s, dir := newTestStore(t)
+	s.Close()
+	stale := filepath.Join(dir, ".llmwiki", "search", ".manifest.gob"+tempMarker+"e350799b91a532c6")
+	inIndex := filepath.Join(dir, ".llmwiki", "search", "index-1", "x"+tempMarker+"1")
+	for _, p := range []string{stale, inIndex} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("half"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s2, err := Open(dir, WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2.Close() // the sweep runs in the background; Close waits for it
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale manifest temp still there: %v", err)
+	}
+	if _, err := os.Stat(inIndex); err != nil {
+		t.Errorf("a file inside the index folder was touched: %v", err)
+	}
+}
