@@ -106,17 +106,32 @@ type group struct {
 	intent bool // a word that asks for code, not which code
 }
 
-// codeIntent words: a query that has one of these asks for code; they say
-// nothing about which code, so they are left out of the ranking (the lesson
-// of ../shared/seeds/003: "give me the code" must not be won by prose that
-// says "code").
+// codeWords: a query that has one of these asks for code; they say nothing
+// about which code, so they are left out of the ranking (the lesson of
+// ../shared/seeds/003: "give me the code" must not be won by prose that says
+// "code"). Only nouns that name code in general are here: words that are
+// also the topic of documentation pages ("command", "function", "script",
+// "syntax", "source": "command palette", "date functions", "automation
+// script", "formatting syntax") are searched as words, or a question about
+// them would lose its subject.
 var codeWords = map[string]bool{
 	"code": true, "snippet": true, "snippets": true, "listing": true, "listings": true,
-	"example": true, "examples": true, "sample": true, "implementation": true, "source": true,
-	"syntax": true, "function": true, "script": true, "command": true, "commands": true,
+	"example": true, "examples": true, "sample": true, "samples": true,
 }
 
-var codeAskWords = map[string]bool{"show": true, "give": true, "print": true, "display": true, "find": true, "see": true, "write": true, "need": true, "want": true, "me": true}
+// codeAskWords are the asking words of a request for code ("show me the
+// code for..."), left out with the code word. Verbs that name a task ("print",
+// "find", "write") are not asking words: "pretty print JSON" is about printing.
+var codeAskWords = map[string]bool{"show": true, "give": true, "display": true, "see": true, "need": true, "want": true, "me": true}
+
+// platformNames: the names one operating system goes by. Rule: a question
+// names the platform the way people say it ("on a Mac"), documentation
+// files it the way its folders and headings do ("osx/", "macOS"); each name
+// also searches the others (as extra forms of the word, like the whole form
+// of a split identifier).
+var platformNames = map[string][]string{
+	"mac": {"macos", "osx"}, "macos": {"mac", "osx"}, "osx": {"macos", "mac"},
+}
 
 // Search runs a query. An empty query, or one with nothing searchable in it,
 // is a CodeInvalid error that says what to do.
@@ -147,7 +162,13 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 		}
 		return res, wiki.Errorf(wiki.CodeConflict, "the search index is being rebuilt (%s); retry in a moment", reason)
 	}
-	req := bleve.NewSearchRequestOptions(bq, q.Limit, q.Offset, false)
+	// The first rerankDepth hits are re-ranked (see rerank); a page within
+	// them needs all of them, a page past them does not.
+	from, size := q.Offset, q.Limit
+	if q.Offset < rerankDepth {
+		from, size = 0, max(q.Offset+q.Limit, rerankDepth)
+	}
+	req := bleve.NewSearchRequestOptions(bq, size, from, false)
 	req.Fields = []string{"t", "u", "kind", "lang"}
 	sr, err := safeSearch(ctx, idx, req)
 	if err != nil {
@@ -159,9 +180,14 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 		res.Index = x.Status()
 		return res, wiki.Errorf(wiki.CodeInternal, "the search index could not be read and is being rebuilt; retry in a moment")
 	}
-	_ = lang
 	res.Total = int(sr.Total)
-	for _, h := range sr.Hits {
+	hits := sr.Hits
+	if from == 0 {
+		hits = rerank(hits, lang)
+		hits = hits[min(q.Offset, len(hits)):]
+		hits = hits[:min(q.Limit, len(hits))]
+	}
+	for _, h := range hits {
 		hit := Hit{Path: h.ID, Score: math.Round(h.Score*10000) / 10000}
 		hit.Title, _ = h.Fields["t"].(string)
 		hit.Updated, _ = h.Fields["u"].(string)
@@ -178,8 +204,8 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 		x.fillSnippet(&hit, groups, codeAsk)
 		res.Hits = append(res.Hits, hit)
 	}
-	if q.Offset+len(sr.Hits) < res.Total && len(sr.Hits) == q.Limit {
-		res.NextOffset = q.Offset + len(sr.Hits)
+	if q.Offset+len(hits) < res.Total && len(hits) == q.Limit {
+		res.NextOffset = q.Offset + len(hits)
 	}
 	res.Index = x.Status()
 	if res.Index.State != StateReady {
@@ -300,6 +326,12 @@ func (x *Index) readQuery(q Query) ([]group, string, bool, []string) {
 					groups[i].stems = []string{stemTerm(lang, st)}
 				}
 			}
+		}
+	}
+	// Names of one platform find each other (see platformNames).
+	for i := range groups {
+		for _, alt := range platformNames[groups[i].terms[0]] {
+			groups[i].terms = appendUniq(groups[i].terms, alt)
 		}
 	}
 	// A request for code: its asking words are left out of the ranking.
