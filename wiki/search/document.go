@@ -54,6 +54,7 @@ type indexDoc struct {
 	Title   string   `json:"title"`
 	Code    string   `json:"code"`
 	Stem    string   `json:"stem"`
+	TStem   string   `json:"tstem"`
 	T       string   `json:"t"`
 	Updated string   `json:"u"`
 }
@@ -194,6 +195,11 @@ func buildDoc(rel string, data []byte, defLang string) (indexDoc, parsed) {
 			stems(pr, 1)
 		}
 		d.Stem = strings.Join(st, " ")
+		var ts []string
+		for _, t := range append([]string{p.title}, p.aliases...) {
+			ts = appendStems(ts, lang, t)
+		}
+		d.TStem = strings.Join(ts, " ")
 	}
 	return d, p
 }

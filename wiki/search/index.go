@@ -82,6 +82,9 @@ type fileRec struct {
 	MTime   int64 // unix nanoseconds
 	SHA     string
 	Skipped bool // binary: known but not indexed
+	// Len is the file's length in terms in each scored field (see
+	// lensOf), for BM25's average field lengths.
+	Len fieldLens
 }
 
 // manifest maps each indexed file to the size, mtime and sha256 it had when
@@ -122,6 +125,7 @@ type Index struct {
 	man      manifest
 	dirty    bool
 	saveT    *time.Timer
+	avg      avgCache // BM25 average field lengths (bm25.go)
 	started  bool
 	building sync.WaitGroup
 }
@@ -803,6 +807,7 @@ func (x *Index) indexPaths(paths, dels []string) (int, error) {
 			continue
 		}
 		skipped := wiki.IsBinary(data)
+		var lens fieldLens
 		if skipped {
 			if had && !rec.Skipped {
 				b.Delete(p)
@@ -812,8 +817,9 @@ func (x *Index) indexPaths(paths, dels []string) (int, error) {
 			if err := b.Index(p, doc); err != nil {
 				return changed, err
 			}
+			lens = lensOf(doc)
 		}
-		x.man.Files[p] = fileRec{Size: st.size, MTime: st.mtime, SHA: sum, Skipped: skipped}
+		x.man.Files[p] = fileRec{Size: st.size, MTime: st.mtime, SHA: sum, Skipped: skipped, Len: lens}
 		x.dirty = true
 		changed++
 	}
@@ -922,16 +928,18 @@ func (x *Index) Apply(ctx context.Context, changes []wiki.Change) (err error) {
 			return wiki.Errorf(wiki.CodeInternal, "search index: %s vanished after it was written; the next search reconciles the index with the files", c.Path)
 		}
 		skipped := wiki.IsBinary(c.Data)
+		var lens fieldLens
 		if !skipped {
 			doc, _ := buildDoc(c.Path, c.Data, lang)
 			if err := b.Index(c.Path, doc); err != nil {
 				forget()
 				return &wiki.Error{Code: wiki.CodeInternal, Msg: "search index: " + c.Path + " could not be indexed; the next search tries again", Err: err}
 			}
+			lens = lensOf(doc)
 		} else if rec, ok := x.man.Files[c.Path]; ok && !rec.Skipped {
 			b.Delete(c.Path)
 		}
-		recs[c.Path] = fileRec{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), SHA: wiki.SHA256Hex(c.Data), Skipped: skipped}
+		recs[c.Path] = fileRec{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), SHA: wiki.SHA256Hex(c.Data), Skipped: skipped, Len: lens}
 	}
 	if err := x.safeBatch(idx, g, b); err != nil {
 		forget()

@@ -170,7 +170,15 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 	}
 	req := bleve.NewSearchRequestOptions(bq, size, from, false)
 	req.Fields = []string{"t", "u", "kind", "lang"}
-	sr, err := safeSearch(ctx, idx, req)
+	req.IncludeLocations = from == 0 // for proximity (rank.go)
+	sctx := ctx
+	if n, err := idx.DocCount(); err == nil {
+		sctx = bm25Context(ctx, n, x.fieldAverages())
+	}
+	sr, err := safeSearch(sctx, idx, req)
+	if err != nil && sctx != ctx && ctx.Err() == nil && strings.Contains(err.Error(), "field stat for bm25") {
+		sr, err = safeSearch(ctx, idx, req) // a field without statistics: bleve's own
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return res, wiki.Errorf(wiki.CodeConflict, "the search was cancelled")
@@ -183,7 +191,7 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 	res.Total = int(sr.Total)
 	hits := sr.Hits
 	if from == 0 {
-		hits = rerank(hits, lang)
+		hits = rerank(hits, lang, groups, codeAsk)
 		hits = hits[min(q.Offset, len(hits)):]
 		hits = hits[:min(q.Limit, len(hits))]
 	}
@@ -394,16 +402,18 @@ func (x *Index) readQuery(q Query) ([]group, string, bool, []string) {
 	return groups, lang, codeAsk, notes
 }
 
-// groupIsStop reports a query word that is a stop word of lang in any of
-// its forms ("doesn't" is split into "doesn", whose whole form is the stop
-// word), or a short English stop word in a query of another language.
+// groupIsStop reports a query word that is a stop word of lang as it is
+// written: its whole form when it was split ("doesn't" is split into
+// "doesn", and "doesn't" is the stop word), else its one term. A compound or
+// identifier made of stop words is not one ("to-do", "getUserName" whose
+// part "get" is). A short English stop word in a query of another language
+// is one too.
 func groupIsStop(g group, lang string) bool {
-	for _, t := range g.terms {
-		if isStop(lang, t) || (lang != "en" && len(t) < 4 && isStop("en", t)) {
-			return true
-		}
+	t := g.terms[0]
+	if len(g.terms) > 1 {
+		t = g.terms[1]
 	}
-	return false
+	return isStop(lang, t) || (lang != "en" && len(t) < 4 && isStop("en", t))
 }
 
 func quoteList(ws []string) string {
@@ -458,7 +468,14 @@ func groupQuery(g group, codeAsk bool) query.Query {
 	for _, s := range g.stems {
 		alts = append(alts, term("stem", s, boostStem))
 	}
-	alts = append(alts, term("title", g.terms[0], boostTitle))
+	// A title matches the word in any of its forms ("property" finds
+	// "Properties", "highlighted" finds "Highlighter") where the language
+	// has a stemmer; else as written.
+	if len(g.stems) > 0 {
+		alts = append(alts, term("tstem", g.stems[0], boostTitle))
+	} else {
+		alts = append(alts, term("title", g.terms[0], boostTitle))
+	}
 	if codeAsk {
 		alts = append(alts, term("code", g.terms[0], boostCode))
 	}

@@ -19,22 +19,86 @@ const rerankDepth = 50
 // the German page; pages in other languages still come, after them.
 const langPreference = 2.0
 
+// Proximity. Rule: a page that answers a question has the question's words
+// together, in one sentence or list item; a page that merely mentions them
+// (release notes, changelogs, glossaries, long indexes) has them scattered
+// far apart. The proximity of a hit is the largest share of the query's
+// words (by distinct query word) found within proxWindow positions of each
+// other in the combined field; its score is multiplied by
+// 1 + proxWeight × proximity. It needs at least two query words, and is
+// not used for a request for code: a listing names things by identifiers
+// (parseConfig), not by the question's words in a sentence, so proximity
+// would hand the request back to prose.
+const (
+	proxWindow = 12
+	proxWeight = 1.0
+)
+
 // rerank reorders the first rerankDepth hits by their BM25 score times the
 // language preference (a file whose language, by its base code, is the
-// query's). The scores of the hits become the re-ranked scores.
-func rerank(hits search.DocumentMatchCollection, queryLang string) search.DocumentMatchCollection {
+// query's) and the proximity factor. The scores of the hits become the
+// re-ranked scores.
+func rerank(hits search.DocumentMatchCollection, queryLang string, groups []group, codeAsk bool) search.DocumentMatchCollection {
 	n := min(len(hits), rerankDepth)
-	if n < 2 || queryLang == "" {
+	if n < 2 {
 		return hits
 	}
 	want := baseLang(queryLang)
+	termGroup := map[string]int{}
+	for gi, g := range groups {
+		for _, t := range g.terms {
+			if _, ok := termGroup[t]; !ok {
+				termGroup[t] = gi
+			}
+		}
+	}
 	for _, h := range hits[:n] {
-		if l, _ := h.Fields["lang"].(string); l != "" && baseLang(l) == want {
+		if l, _ := h.Fields["lang"].(string); want != "" && l != "" && baseLang(l) == want {
 			h.Score *= langPreference
+		}
+		if len(groups) >= 2 && !codeAsk {
+			h.Score *= 1 + proxWeight*proximity(h, termGroup, len(groups))
 		}
 	}
 	sort.SliceStable(hits[:n], func(i, j int) bool { return hits[i].Score > hits[j].Score })
-	// Hits past the window keep their order; none may now outrank the
-	// window's last (a boosted score only grows, so this holds).
+	// Hits past the window keep their order; none outranks the window's
+	// last, because re-ranking only raises scores.
 	return hits
+}
+
+// proximity returns the largest share of the ngroups query words that
+// occur within proxWindow positions of each other in the hit's "all" field.
+func proximity(h *search.DocumentMatch, termGroup map[string]int, ngroups int) float64 {
+	type occ struct{ pos, group int }
+	var occs []occ
+	for t, locs := range h.Locations["all"] {
+		g, ok := termGroup[t]
+		if !ok {
+			continue
+		}
+		for _, l := range locs {
+			occs = append(occs, occ{int(l.Pos), g})
+		}
+	}
+	if len(occs) == 0 {
+		return 0
+	}
+	sort.Slice(occs, func(i, j int) bool { return occs[i].pos < occs[j].pos })
+	count := make([]int, ngroups)
+	distinct, best, lo := 0, 0, 0
+	for _, o := range occs {
+		if count[o.group] == 0 {
+			distinct++
+		}
+		count[o.group]++
+		for o.pos-occs[lo].pos >= proxWindow {
+			count[occs[lo].group]--
+			if count[occs[lo].group] == 0 {
+				distinct--
+			}
+			lo++
+		}
+		best = max(best, distinct)
+	}
+	return float64(best) / float64(ngroups)
 }
