@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
@@ -175,7 +176,11 @@ func scaleQueries(b *testing.B, root string, n int) []string {
 			continue
 		}
 		k := rng.Intn(len(words) - 4)
-		qs = append(qs, strings.Join(words[k:k+1+rng.Intn(4)], " "))
+		q := strings.Join(words[k:k+1+rng.Intn(4)], " ")
+		if !strings.ContainsFunc(q, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+			continue // only punctuation (">"): a query error, not a search
+		}
+		qs = append(qs, q)
 	}
 	return qs[:min(n, len(qs))]
 }
