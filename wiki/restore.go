@@ -511,7 +511,7 @@ func (s *Store) autoPrune(call *Call) {
 // describeRetention is the retention in words, for the command line.
 func (r Retention) String() string {
 	if !r.Enabled() {
-		return "keep every snapshot (no snapshot_keep_days in schema.md)"
+		return "keep every snapshot (snapshot_keep_days in schema.md is 0 or absent)"
 	}
 	return fmt.Sprintf("keep %d days, and the newest %d of each file", r.KeepDays, max(r.KeepLast, 1))
 }

@@ -125,7 +125,16 @@ func resolveRoot(e env, flagValue string) (string, error) {
 }
 
 // newLogger returns the slog logger for stderr; LLMWIKI_LOG=debug|info|warn|error sets the level.
-func newLogger(e env) *slog.Logger {
+func newLogger(e env) *slog.Logger { return newLoggerAt(e, slog.LevelInfo) }
+
+// newCommandLogger is the logger of a one-shot command whose answer is its
+// output (search): warnings and errors only, unless $LLMWIKI_LOG says
+// otherwise, so progress lines do not crowd the terminal.
+func newCommandLogger(e env) *slog.Logger { return newLoggerAt(e, slog.LevelWarn) }
+
+// newLoggerAt logs to stderr at $LLMWIKI_LOG (debug, info, warn, error),
+// else at def.
+func newLoggerAt(e env, def slog.Level) *slog.Logger {
 	var lvl slog.Level
 	switch strings.ToLower(e.getenv("LLMWIKI_LOG")) {
 	case "debug":
@@ -134,8 +143,10 @@ func newLogger(e env) *slog.Logger {
 		lvl = slog.LevelWarn
 	case "error":
 		lvl = slog.LevelError
-	default:
+	case "info":
 		lvl = slog.LevelInfo
+	default:
+		lvl = def
 	}
 	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: lvl}))
 }

@@ -44,7 +44,7 @@ exist (llmwiki init creates one).`)
 		fs.Usage()
 		return fmt.Errorf("search needs a query, like: llmwiki search \"graph view colours\"")
 	}
-	log := newLogger(e)
+	log := newCommandLogger(e)
 	dir, err := resolveRoot(e, *rootFlag)
 	if err != nil {
 		return err
@@ -134,7 +134,7 @@ func openExisting(e env, dir string) (*wiki.Store, error) {
 	if fi, err := os.Stat(filepath.Join(dir, "schema.md")); err != nil || !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("no wiki at %s (it has no schema.md); check --root or $LLMWIKI_ROOT, or create one with: llmwiki init %s", dir, dir)
 	}
-	st, err := wiki.Open(dir, wiki.WithLogger(newLogger(e)))
+	st, err := wiki.Open(dir, wiki.WithLogger(newCommandLogger(e)))
 	if err != nil {
 		return nil, fmt.Errorf("open wiki at %s: %s", dir, wiki.PublicMessage(err))
 	}
