@@ -163,9 +163,11 @@ const MaxPageDepth = 8
 // under pages/ ("en/plugins/graph-view" for pages/en/plugins/graph-view.md)
 // and returns its canonical form: every "/"-separated segment normalised by
 // [NormalizeSlug] (so "En/Plugins/Graph View" is "en/plugins/graph-view").
-// A name without "/" is [NormalizeSlug]'s. Refused (CodeInvalid): an empty
-// segment (a leading, trailing or doubled "/", so no absolute name), "..",
-// "\", ":", control characters, more than [MaxPageDepth] segments, and a
+// A name without "/" is [NormalizeSlug]'s; a leading "pages/" is dropped
+// (the reading tools take "pages/x" as pages/x.md). Refused (CodeInvalid): an
+// empty segment (a leading, trailing or doubled "/", so no absolute name),
+// a ".", ".." or "~…" segment, a segment without letters or digits, "\",
+// ":", control characters, more than [MaxPageDepth] segments, and a
 // name whose path would exceed [MaxPathLen]; the result always lies under
 // pages/.
 func NormalizePageName(name string) (string, error) {
@@ -178,6 +180,13 @@ func NormalizePageName(name string) (string, error) {
 	if len(name) > MaxPathLen {
 		return "", Errorf(CodeInvalid, "page name is %d bytes; the limit is %d", len(name), MaxPathLen)
 	}
+	// "pages/x" names pages/x.md, as every reading tool takes it.
+	if rest, ok := strings.CutPrefix(name, "pages/"); ok {
+		name = rest
+		if !strings.Contains(name, "/") {
+			return NormalizeSlug(name)
+		}
+	}
 	segs := strings.Split(name, "/")
 	if len(segs) > MaxPageDepth {
 		return "", Errorf(CodeInvalid, "page name %q has %d folder levels; the limit is %d", name, len(segs), MaxPageDepth)
@@ -185,6 +194,14 @@ func NormalizePageName(name string) (string, error) {
 	for i, seg := range segs {
 		if strings.TrimSpace(seg) == "" {
 			return "", Errorf(CodeInvalid, "page name %q has an empty segment: give folder/name like \"en/my-topic\", without a leading, trailing or doubled '/'", name)
+		}
+		if seg == "." || seg == ".." || strings.HasPrefix(seg, "~") {
+			return "", Errorf(CodeInvalid, "page name %q has a %q segment: give folder/name like \"en/my-topic\", a name under pages/, not a relative or home path", name, seg)
+		}
+		// A segment with no letter or digit would become a hash name that
+		// no reader could guess; a folder is named in words.
+		if !strings.ContainsFunc(seg, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+			return "", Errorf(CodeInvalid, "page name %q has a segment without letters or digits (%q); name folders and pages in words", name, seg)
 		}
 		if i < len(segs)-1 && strings.HasSuffix(strings.ToLower(seg), ".md") {
 			return "", Errorf(CodeInvalid, "page name %q has a folder named like a page (%q)", name, seg)

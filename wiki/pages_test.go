@@ -70,12 +70,17 @@ func TestNormalizePageName(t *testing.T) {
 	for in, want := range map[string]string{
 		"My Topic": "my-topic", "en/plugins/graph-view": "en/plugins/graph-view",
 		"En/Plugins/Graph View": "en/plugins/graph-view", "guides/Set_up.md": "guides/set-up",
+		// "pages/x" is pages/x.md, as read_page takes it, not pages/pages/x.md.
+		"pages/x": "x", "pages/en/Canvas": "en/canvas",
 	} {
 		if got, err := NormalizePageName(in); err != nil || got != want || !ValidPageName(got) {
 			t.Errorf("NormalizePageName(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"a/../b", "/x", "a//b", "a/", "../x", "a/..", `a\b`, "a/c:d", "a/b.md/c", "a/ /b", "a/b/c/d/e/f/g/h/i", "a/\x00"} {
+	for _, bad := range []string{"a/../b", "/x", "a//b", "a/", "../x", "a/..", `a\b`, "a/c:d", "a/b.md/c", "a/ /b", "a/b/c/d/e/f/g/h/i", "a/\x00",
+		// Segments a reader could not name the same way (found by a hostile
+		// run: write_page made a/page-<hash>/b of "a/./b", read_page read a/b).
+		"a/./b", "./x", "~/x", "a/~/b", "a/!!/b", "a/\U0001F600/b"} {
 		if got, err := NormalizePageName(bad); CodeOf(err) != CodeInvalid {
 			t.Errorf("NormalizePageName(%q) = %q, %v; want invalid", bad, got, err)
 		}

@@ -114,7 +114,7 @@ try {
   const r = await w.raw("gather_sources", { mode: "all", budget: 1000 }, { onprogress: () => {} });
   // Over streamable HTTP a notification may also travel on the session's
   // GET stream, so the last one can land just after the response.
-  for (let i = 0; i < 100 && !(progress.length && progress.at(-1).progress === progress.at(-1).total); i++) {
+  for (let i = 0; i < 500 && !(progress.length && progress.at(-1).progress === progress.at(-1).total); i++) {
     await new Promise((res) => setTimeout(res, 20));
   }
   w.transport.onmessage = onmessage;

@@ -176,7 +176,13 @@ func targetPath(to string) (string, error) {
 		}
 		return wiki.PagePath(slug), nil
 	}
+	if strings.HasPrefix(t, "/") || strings.HasPrefix(t, "~") || strings.Contains(t, "//") || strings.Contains(t, "\\") {
+		return "", wiki.Errorf(wiki.CodeInvalid, "%q is not a page path under pages/: give the new slug (like \"new-name\") or a path like \"folder/New name.md\", with no leading '/', '~' or doubled '/'", to)
+	}
 	t = strings.TrimPrefix(strings.TrimPrefix(t, "./"), "pages/")
+	if strings.Count(t, "/")+1 > wiki.MaxPageDepth {
+		return "", wiki.Errorf(wiki.CodeInvalid, "%q has %d folder levels; the limit is %d", to, strings.Count(t, "/")+1, wiki.MaxPageDepth)
+	}
 	if !strings.HasSuffix(strings.ToLower(t), ".md") {
 		t += ".md"
 	}

@@ -150,6 +150,12 @@ func TestMoveErrors(t *testing.T) {
 		{MoveInput{From: "Old name", To: "pages/en/Old name.md"}, wiki.CodeInvalid, "already the page's name"},
 		{MoveInput{From: "Old name", To: "../outside"}, wiki.CodeInvalid, ""},
 		{MoveInput{From: "Old name", To: "a#b/c"}, wiki.CodeInvalid, "cannot carry"},
+		// Targets no reader could name again (found by a hostile run:
+		// "~/m" made pages/~/m.md, "/tmp/x/b" made pages/tmp/x/b.md).
+		{MoveInput{From: "Old name", To: "~/m"}, wiki.CodeInvalid, "not a page path"},
+		{MoveInput{From: "Old name", To: "/tmp/hostile/canary/b"}, wiki.CodeInvalid, "not a page path"},
+		{MoveInput{From: "Old name", To: "a//b"}, wiki.CodeInvalid, "not a page path"},
+		{MoveInput{From: "Old name", To: "a/b/c/d/e/f/g/h/i"}, wiki.CodeInvalid, "folder levels"},
 		{MoveInput{From: "nope", To: "x"}, wiki.CodeNotFound, ""},
 		{MoveInput{From: "sources/notes.md", To: "x"}, wiki.CodeNotFound, ""},
 		{MoveInput{From: "Old name", To: "x", BaseSHA256: strings.Repeat("0", 64)}, wiki.CodeConflict, "changed since"},
