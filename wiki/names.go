@@ -196,7 +196,7 @@ func NormalizePageName(name string) (string, error) {
 			return "", Errorf(CodeInvalid, "page name %q has an empty segment: give folder/name like \"en/my-topic\", without a leading, trailing or doubled '/'", name)
 		}
 		if seg == "." || seg == ".." || strings.HasPrefix(seg, "~") {
-			return "", Errorf(CodeInvalid, "page name %q has a %q segment: give folder/name like \"en/my-topic\", a name under pages/, not a relative or home path", name, seg)
+			return "", Errorf(CodeInvalid, "slug %q has a %q segment: give a name like \"my-topic\" or folder/name like \"en/my-topic\" under pages/, not a relative or home path", name, seg)
 		}
 		// A segment with no letter or digit would become a hash name that
 		// no reader could guess; a folder is named in words.
