@@ -154,6 +154,7 @@ func TestBadInput(t *testing.T) {
 		{"context over the cap", "atomic_write_context", map[string]any{"content": strings.Repeat("line\n", 401)}, "too_large: content has 401 lines; context.md's cap is 400"},
 		{"unknown argument", "read_page", map[string]any{"path": "index.md", "pth": "x"}, "unknown argument 'pth'"},
 		{"wrong type", "list_pages", map[string]any{"limit": "ten"}, "argument limit: expected integer"},
+		{"integer out of range", "list_pages", map[string]any{"limit": 1e30}, "argument limit: a JSON number 1e+30 does not fit; it must be a whole number"},
 		{"missing required argument", "save_source", map[string]any{"content": "x"}, "missing required argument"},
 		{"unknown page", "read_page", map[string]any{"slug": "nothing here"}, "not_found: page \"nothing here\" not found; use search_wiki or list_pages"},
 		{"bad log op", "append_log", map[string]any{"op": "rm", "title": "x"}, "invalid:"},
@@ -170,7 +171,7 @@ func TestBadInput(t *testing.T) {
 			if !strings.Contains(msg, c.want) {
 				t.Errorf("message %q lacks %q", msg, c.want)
 			}
-			if strings.Contains(msg, h.parent) || strings.Contains(msg, "goroutine") {
+			if strings.Contains(msg, h.parent) || strings.Contains(msg, "goroutine") || strings.Contains(msg, "Go struct") {
 				t.Errorf("message leaks a host path or a stack: %q", msg)
 			}
 			after := h.state()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -214,12 +215,42 @@ func decodeArgs(raw any, v any, validate func(any) error) error {
 	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
 		msg := err.Error()
 		msg = strings.TrimPrefix(msg, "json: ")
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			// Never Go's own words ("into Go struct field SearchWikiInput…").
+			msg = fmt.Sprintf("argument %s: a JSON %s does not fit; it must be %s", te.Field, te.Value, jsonKind(te.Type))
+		}
 		if strings.HasPrefix(msg, "unknown field") {
 			msg = "unknown argument " + strings.TrimPrefix(msg, "unknown field ") + "; check the tool's input schema"
 		}
 		return wiki.Errorf(wiki.CodeInvalid, "invalid arguments: %s", msg)
 	}
 	return nil
+}
+
+// jsonKind names the JSON value a Go type takes, for decode errors.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int64:
+		return "a whole number from -9223372036854775808 to 9223372036854775807"
+	case reflect.Int32:
+		return "a whole number from -2147483648 to 2147483647"
+	case reflect.Uint, reflect.Uint64, reflect.Uint32:
+		return "a whole number from 0"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return "another type (see the tool's input schema)"
 }
 
 func checkUTF8(at string, v any) error {

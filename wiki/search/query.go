@@ -66,7 +66,7 @@ type Query struct {
 type Hit struct {
 	Path    string  `json:"path" jsonschema:"project-relative path; pass it to read_page"`
 	Title   string  `json:"title"`
-	Score   float64 `json:"score" jsonschema:"BM25 relevance; higher is better; comparable only within one result"`
+	Score   float64 `json:"score" jsonschema:"relevance: BM25, then re-ranked for word proximity and the query's language; higher is better; comparable only within one result"`
 	Updated string  `json:"updated,omitempty" jsonschema:"when the file last changed (RFC 3339): its frontmatter updated key, else (sources, context.md, pages without the key) the file's modification time"`
 	Kind    string  `json:"kind" jsonschema:"page or source or context"`
 	Lang    string  `json:"lang" jsonschema:"the language the file was analysed in"`
