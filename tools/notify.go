@@ -43,22 +43,28 @@ func notify(ctx context.Context, method string, params map[string]any) error {
 	return srv.SendNotificationToClient(ctx, method, params)
 }
 
-// settle waits (at most 100 ms) until the session's notification queue is
-// empty, and 5 ms more, so that notifications a call sent reach the client
+// settle waits (at most 250 ms) until the session's notification queue is
+// empty, and 20 ms more, so that notifications a call sent reach the client
 // before its response: mcp-go moves queued notifications to the client on
 // another goroutine, and a client drops progress that comes after the
 // response (the TypeScript SDK even drops progress read in the same chunk
-// as the response).
+// as the response). Over streamable HTTP, mcp-go v1.2.1's forwarder drops
+// the notification it has taken off the queue but not yet written when the
+// response goes out (mark3labs/mcp-go#969, open), so the wait after the
+// queue empties gives the forwarder time to write it: 20 ms narrows the
+// window but cannot close it on a very busy machine, where the last
+// progress of a call can still be lost over streamable HTTP. Only calls
+// that sent progress wait.
 func settle(ctx context.Context) {
 	sess := server.ClientSessionFromContext(ctx)
 	if sess == nil {
 		return
 	}
 	ch := sess.NotificationChannel()
-	for deadline := time.Now().Add(100 * time.Millisecond); len(ch) > 0 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(250 * time.Millisecond); len(ch) > 0 && time.Now().Before(deadline); {
 		time.Sleep(time.Millisecond)
 	}
-	time.Sleep(5 * time.Millisecond)
+	time.Sleep(20 * time.Millisecond)
 }
 
 // progressInterval is the shortest time between two progress notifications

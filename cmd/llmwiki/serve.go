@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/llmwiki/llmwiki/tools"
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/mark3labs/mcp-go/server"
 	"golang.org/x/term"
 )
@@ -59,6 +62,20 @@ func runServe(ctx context.Context, e env, args []string) error {
 	srv, names, err := tools.NewServer(deps, opts)
 	if err != nil {
 		return err
+	}
+	// The link graph (read_page's backlinks) is built in the background now,
+	// so the first read_page does not wait for a walk of every page; it is
+	// stopped, and waited for, before the store closes.
+	if slices.Contains(names, "read_page") {
+		warmCtx, stopWarm := context.WithCancel(ctx)
+		var warm sync.WaitGroup
+		defer warm.Wait()
+		defer stopWarm()
+		warm.Go(func() {
+			if _, err := links.Of(st).View(warmCtx); err != nil && warmCtx.Err() == nil {
+				log.Warn("link graph not built at start; read_page builds it", "err", err)
+			}
+		})
 	}
 	if httpMode {
 		return runHTTP(ctx, e, *hc, st, srv, log, len(names))
