@@ -64,7 +64,10 @@ func RenderIndex(pages []PageInfo) []byte {
 		fmt.Fprintf(&b, "## %s\n\n", oneLine(g))
 		for _, p := range ps {
 			target := path.Base(p.Slug)
-			if base[strings.ToLower(target)] > 1 {
+			// A basename shared with another page, or with a file at the
+			// root (pages/log.md and log.md), is linked by its path so the
+			// link resolves to this page alone.
+			if base[strings.ToLower(target)] > 1 || rootFileNames[strings.ToLower(target)] {
 				target = strings.TrimSuffix(p.Path, path.Ext(p.Path))
 			}
 			title := linkText(p.Title)
@@ -204,3 +207,7 @@ func (s *Store) RebuildIndex(ctx context.Context) (IndexResult, error) {
 	})
 	return res, err
 }
+
+// rootFileNames are the basenames of the files at a wiki's root that a
+// wikilink can also name ([[log]] is log.md as much as pages/log.md).
+var rootFileNames = map[string]bool{"index": true, "context": true, "log": true, "guidelines": true, "schema": true}

@@ -258,6 +258,8 @@ func TestIndexGolden(t *testing.T) {
 		{Title: "Bun SQLite gotchas", Summary: "What breaks\nwhere.", Tags: []string{"bun"}, Body: "x"},
 		{Title: "alpha | pipes ]] and [[brackets", Summary: "Escaped.", Tags: []string{"electron"}, Body: "x"},
 		{Title: "No tags", Body: "x"},
+		// pages/log.md shares its name with log.md: linked by path.
+		{Title: "Log", Summary: "Logarithms.", Tags: []string{"math"}, Body: "x"},
 	}
 	for _, p := range pages {
 		p.Summary = strings.ReplaceAll(p.Summary, "\n", " ")
@@ -272,7 +274,7 @@ func TestIndexGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Pages != 6 || !r.Changed {
+	if r.Pages != 7 || !r.Changed {
 		t.Errorf("result %+v", r)
 	}
 	got := readFile(t, dir, "index.md")
@@ -287,6 +289,9 @@ func TestIndexGolden(t *testing.T) {
 	}
 	if got != string(want) {
 		t.Errorf("index.md differs from testdata/index.golden.md:\n%s", got)
+	}
+	if !strings.Contains(got, "[[pages/log|Log]]") {
+		t.Errorf("pages/log.md is not linked by its path:\n%s", got)
 	}
 	r2, _ := s.RebuildIndex(ctx)
 	if r2.Changed {
