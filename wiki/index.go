@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -67,7 +68,7 @@ func RenderIndex(pages []PageInfo) []byte {
 			// A basename shared with another page, or with a file at the
 			// root (pages/log.md and log.md), is linked by its path so the
 			// link resolves to this page alone.
-			if base[strings.ToLower(target)] > 1 || rootFileNames[strings.ToLower(target)] {
+			if base[strings.ToLower(target)] > 1 || isRootFileName(strings.ToLower(target)) {
 				target = strings.TrimSuffix(p.Path, path.Ext(p.Path))
 			}
 			title := linkText(p.Title)
@@ -208,6 +209,9 @@ func (s *Store) RebuildIndex(ctx context.Context) (IndexResult, error) {
 	return res, err
 }
 
-// rootFileNames are the basenames of the files at a wiki's root that a
-// wikilink can also name ([[log]] is log.md as much as pages/log.md).
-var rootFileNames = map[string]bool{"index": true, "context": true, "log": true, "guidelines": true, "schema": true}
+// isRootFileName reports whether name (lower case, no .md) is the basename
+// of a file at the wiki's root ([LayoutFiles]), which a wikilink can also
+// name ([[log]] is log.md as much as pages/log.md).
+func isRootFileName(name string) bool {
+	return slices.Contains(LayoutFiles, name+".md")
+}

@@ -62,22 +62,14 @@ func stdioWriter(ctx context.Context, mc *mcpClient, pi, wi, ops int) {
 		case 0:
 			title := "load " + marker
 			led.logResult(title, mc.call(ctx, "append_log", map[string]any{"op": "note", "title": title}, nil))
-		case 1:
-			body := fmt.Sprintf("# %s\n\nmarker %s\n", own, marker)
-			args := map[string]any{"title": own, "slug": own, "body": body}
-			if ownSHA != "" {
-				args["base_sha256"] = ownSHA
-			}
-			r := mc.call(ctx, "write_page", args, nil)
-			led.pageResult(ownPath, ownSHA, marker, r)
-			if r.ok() {
-				ownSHA = str(r.out, "sha256")
-			}
 		case 2:
 			content := fmt.Sprintf("marker %s\n", marker)
 			led.researchResult(marker, mc.call(ctx, "research_save", map[string]any{"topic": fmt.Sprintf("load topic %d", wi%researchTopics), "content": content}, nil))
-		case 3:
-			body := fmt.Sprintf("# %s\n\nmarker %s\n\nUpdated.\n", own, marker)
+		case 1, 3:
+			body := fmt.Sprintf("# %s\n\nmarker %s\n", own, marker)
+			if i%5 == 3 {
+				body += "\nUpdated.\n"
+			}
 			args := map[string]any{"title": own, "slug": own, "body": body}
 			if ownSHA != "" {
 				args["base_sha256"] = ownSHA

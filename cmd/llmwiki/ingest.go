@@ -59,11 +59,7 @@ func runIngest(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	dir, err := resolveRoot(e, *rootFlag)
-	if err != nil {
-		return err
-	}
-	st, err := openOrCreate(e, dir)
+	st, _, err := openRoot(e, *rootFlag)
 	if err != nil {
 		return err
 	}

@@ -25,11 +25,7 @@ func runPlans(ctx context.Context, e env, args []string) error {
 	if len(rest) > 0 {
 		sub, rest = rest[0], rest[1:]
 	}
-	dir, err := resolveRoot(e, *rootFlag)
-	if err != nil {
-		return err
-	}
-	st, err := openOrCreate(e, dir)
+	st, _, err := openRoot(e, *rootFlag)
 	if err != nil {
 		return err
 	}

@@ -35,11 +35,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 		}
 	}
 	log := newLogger(e)
-	dir, err := resolveRoot(e, *rootFlag)
-	if err != nil {
-		return err
-	}
-	st, err := openOrCreate(e, dir)
+	st, dir, err := openRoot(e, *rootFlag)
 	if err != nil {
 		return err
 	}
@@ -85,6 +81,18 @@ func runServe(ctx context.Context, e env, args []string) error {
 	}
 	log.Info("serving over stdio", "root", dir, "tools", len(names))
 	return serveStdio(ctx, srv, e, st)
+}
+
+// openRoot resolves the wiki root (rootFlag, else $LLMWIKI_ROOT, else
+// ~/llmwiki; see resolveRoot) and opens the wiki there with openOrCreate.
+// It returns the store and the root's path.
+func openRoot(e env, rootFlag string) (*wiki.Store, string, error) {
+	dir, err := resolveRoot(e, rootFlag)
+	if err != nil {
+		return nil, "", err
+	}
+	st, err := openOrCreate(e, dir)
+	return st, dir, err
 }
 
 // openOrCreate opens the wiki at dir, creating it with init's files first
