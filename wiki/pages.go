@@ -136,6 +136,7 @@ func (s *Store) Pages() ([]PageInfo, error) {
 // scans, not one each.
 func (s *Store) PagesContext(ctx context.Context) ([]PageInfo, error) {
 	arrived := time.Now()
+	s.syncFeed(ctx)
 	s.catMu.Lock()
 	defer s.catMu.Unlock()
 	if err := s.scanPagesLocked(ctx, arrived); err != nil {
@@ -152,12 +153,14 @@ func (s *Store) PagesContext(ctx context.Context) ([]PageInfo, error) {
 }
 
 // MaxCatalogueAge bounds how stale the page catalogue may be with respect to
-// edits made outside the server (Obsidian, git pull). Writes through the
-// store update it at once; outside edits are seen by the next scan, which
-// runs when the last one is older than ten times its own cost, capped at
-// MaxCatalogueAge (a 6k-page scan costs tens of milliseconds, so a busy
-// server rescans about once a second instead of on every call). The search
-// index reconciles by the same rule. [Store.PagesFresh] forces a scan.
+// edits made outside the server (Obsidian, git pull) when no file watcher
+// runs. Writes through the store update the catalogue at once. With the
+// change feed (watch.go) outside edits are applied path by path from the
+// watcher's events and the whole of pages/ is walked only at the first call,
+// after the watcher lost events, and every [FullRescanEvery]. Without it the
+// next scan runs when the last one is older than ten times its own cost,
+// capped at MaxCatalogueAge (a 6k-page scan costs tens of milliseconds). The
+// search index follows the same rules. [Store.PagesFresh] forces a scan.
 const MaxCatalogueAge = 2 * time.Second
 
 // catalogueFresh reports whether the catalogue can be served without a scan
@@ -184,7 +187,13 @@ func (s *Store) PagesFresh(ctx context.Context) ([]PageInfo, error) {
 // scanPagesLocked reconciles the catalogue with the disk, unless it is
 // fresh enough for a caller that arrived at arrived (see MaxCatalogueAge).
 func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
-	if s.catalogueFresh(arrived) {
+	if s.catSub == nil {
+		s.catSub = s.WatchChanges() // before the first walk, so nothing falls between
+	}
+	if ch := s.catSub.take(); ch.Live && !ch.Full && s.cat != nil && !s.catAt.IsZero() {
+		s.refreshPagesLocked(ch.Paths)
+		return nil
+	} else if !ch.Live && s.catalogueFresh(arrived) {
 		return nil
 	}
 	started := time.Now()
@@ -234,6 +243,9 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 		next[p] = pi
 		return nil
 	})
+	if err != nil {
+		s.catAt = time.Time{} // the next call walks again
+	}
 	if errors.Is(err, errCancelled) {
 		return Errorf(CodeConflict, "cancelled while reading the pages; nothing was changed")
 	}
@@ -281,6 +293,7 @@ func (s *Store) noteCommitted(changes []Change) {
 func (s *Store) pageByKey(key string) (PageInfo, bool, error) {
 	found := s.keyInFolder(key)
 	arrived := time.Now()
+	s.syncFeed(context.Background())
 	s.catMu.Lock()
 	defer s.catMu.Unlock()
 	if err := s.scanPagesLocked(context.Background(), arrived); err != nil {

@@ -65,6 +65,11 @@ type Store struct {
 	catSorted []PageInfo          // cat sorted by path; nil when it must be rebuilt
 	catAt     time.Time           // when the last scan of pages/ started
 	catCost   time.Duration       // how long the last scan took
+	catSub    *ChangeSub          // the catalogue's cursor on the change feed
+
+	feedOnce sync.Once   // starts feed (watch.go)
+	feed     *changeFeed // nil until first use, or when no watcher runs
+	noWatch  bool        // WithoutWatcher
 }
 
 // Option configures [Open].
@@ -121,7 +126,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 			return nil, internal("create "+d, err)
 		}
 	}
-	for _, lf := range []string{LockFile, StateLockFile} {
+	for _, lf := range []string{LockFile, StateLockFile, syncFile} {
 		if f, err := root.OpenFile(lf, os.O_CREATE|os.O_RDONLY, 0o644); err == nil {
 			f.Close()
 		} else if _, serr := root.Stat(lf); serr != nil {
@@ -208,6 +213,8 @@ func (s *Store) addRepair(msg string) {
 // Close waits for background work, then releases the root and the lock
 // file handles.
 func (s *Store) Close() error {
+	s.feedOnce.Do(func() {}) // no watcher starts after Close
+	s.feed.close()
 	s.bg.Wait()
 	s.closeDerived()
 	if s.flock != nil {

@@ -1,0 +1,557 @@
+package wiki
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// The change feed tells consumers of the wiki's files (the page catalogue,
+// the search index) which paths changed since they last looked, so that
+// edits made outside the server (Obsidian, git pull, another llmwiki
+// process) are picked up by re-reading those paths instead of walking the
+// whole tree on every call.
+//
+// It is an OS file watcher (fsnotify: inotify on Linux, kqueue on macOS and
+// the BSDs, ReadDirectoryChangesW on Windows) on the project root, every
+// folder under pages/ and sources/ (new folders are watched as they appear)
+// and .llmwiki/ (only for the sync file below). Hidden files and folders and
+// the writer's temp files are ignored.
+//
+// A consumer walks everything when it starts, then applies the changed paths
+// it takes. It walks again when the watcher overflowed or failed (the feed
+// says Full), and every [FullRescanEvery] as a safety net against events a
+// platform drops. When the watcher cannot be started or a folder cannot be
+// watched (Linux's inotify limits, too many open files for kqueue), a warning
+// is logged once and the feed says it is not Live: consumers fall back to
+// rescanning when their last walk is older than ten times its cost, capped
+// at [MaxCatalogueAge].
+//
+// Read-your-outside-writes: before a consumer takes its paths, the feed
+// touches .llmwiki/watch-sync and waits for the watcher to report it. On
+// Linux one inotify queue carries all events in order, so every edit that
+// finished before the call has been collected by then; concurrent callers
+// share these round trips. Elsewhere events may arrive a moment later.
+
+// FullRescanEvery is how often a consumer of a live change feed walks the
+// whole tree anyway, as a safety net against lost events.
+const FullRescanEvery = 60 * time.Second
+
+// syncFile is touched to flush the watcher's queue (see above).
+const syncFile = ".llmwiki/watch-sync"
+
+// maxDirtyPaths bounds the changed paths kept for one consumer; past it the
+// consumer is told to walk everything (a git checkout of the whole tree).
+const maxDirtyPaths = 4096
+
+// syncTimeout bounds the wait for the sync file's event.
+const syncTimeout = 250 * time.Millisecond
+
+// Changes is what a consumer takes from the change feed ([ChangeSub.Take]).
+type Changes struct {
+	// Live is false when no watcher runs (it could not be started, or it
+	// failed): the consumer must find outside edits itself (by walking when
+	// its last walk is older than its freshness window).
+	Live bool
+	// Full asks for a walk of everything: the watcher overflowed or
+	// reported an error, or [FullRescanEvery] has passed since the last one.
+	Full bool
+	// Paths are the project-relative paths (slash-separated) created,
+	// written, removed or renamed since the last Take, sorted. A path may
+	// be a folder: a folder moved in or created (walk it) or moved away or
+	// removed (everything known under it may be gone).
+	Paths []string
+}
+
+// ChangeSub is one consumer's cursor on the store's change feed. Get one
+// with [Store.WatchChanges]; it is safe for concurrent use.
+type ChangeSub struct {
+	f        *changeFeed
+	mu       sync.Mutex
+	paths    map[string]struct{}
+	full     bool
+	lastFull time.Time
+}
+
+// Sync waits until the watcher has delivered the events of every edit that
+// finished before the call (on Linux; see the notes at the top of watch.go),
+// so that a [ChangeSub.Take] after it sees them. Concurrent callers share
+// the round trip; it gives up after a quarter of a second, or when ctx ends.
+func (c *ChangeSub) Sync(ctx context.Context) {
+	if c != nil && c.f.isLive() {
+		c.f.sync(ctx)
+	}
+}
+
+// Take returns the changes since the last Take; call [ChangeSub.Sync] first
+// to include edits that finished a moment ago. A consumer that cannot finish
+// the walk or the refresh Take asked for calls [ChangeSub.Redo] so the next
+// Take asks again. A consumer that applies the changes while other callers
+// may read its state holds its own lock from Take until they are applied.
+func (c *ChangeSub) Take() Changes { return c.take() }
+
+// Live reports whether the feed runs (see [Changes.Live]).
+func (c *ChangeSub) Live() bool { return c != nil && c.f.isLive() }
+
+func (c *ChangeSub) take() Changes {
+	if c == nil || !c.f.isLive() {
+		return Changes{}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := Changes{Live: true, Full: c.full}
+	if !ch.Full && time.Since(c.lastFull) >= FullRescanEvery {
+		ch.Full = true
+	}
+	if ch.Full {
+		c.full, c.lastFull = false, time.Now()
+		c.paths = map[string]struct{}{}
+		return ch
+	}
+	if len(c.paths) > 0 {
+		ch.Paths = make([]string, 0, len(c.paths))
+		for p := range c.paths {
+			ch.Paths = append(ch.Paths, p)
+		}
+		sort.Strings(ch.Paths)
+		c.paths = map[string]struct{}{}
+	}
+	return ch
+}
+
+// Redo puts changes a consumer took but could not apply back, so the next
+// Take returns them again (a Full one as Full).
+func (c *ChangeSub) Redo(ch Changes) {
+	if c == nil || !ch.Live {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ch.Full {
+		c.full = true
+		return
+	}
+	for _, p := range ch.Paths {
+		c.addLocked(p)
+	}
+}
+
+func (c *ChangeSub) addLocked(p string) {
+	if c.full {
+		return
+	}
+	if len(c.paths) >= maxDirtyPaths {
+		c.full, c.paths = true, map[string]struct{}{}
+		return
+	}
+	c.paths[p] = struct{}{}
+}
+
+// WatchChanges returns a new cursor on the store's change feed, starting the
+// watcher on first use. Changes made after WatchChanges returns are reported
+// by the cursor's Take; the consumer walks the files once itself to start.
+// When no watcher can run, Take always reports Live false.
+func (s *Store) WatchChanges() *ChangeSub {
+	f := s.changeFeed()
+	c := &ChangeSub{f: f, paths: map[string]struct{}{}, lastFull: time.Now()}
+	if f != nil {
+		f.mu.Lock()
+		f.subs = append(f.subs, c)
+		f.mu.Unlock()
+	}
+	return c
+}
+
+// changeFeed starts the store's watcher on first use; nil when none runs.
+func (s *Store) changeFeed() *changeFeed {
+	s.feedOnce.Do(func() {
+		if s.noWatch {
+			s.log.Info("file watching is off; edits made outside llmwiki are found by rescanning the wiki at most every " + MaxCatalogueAge.String())
+			return
+		}
+		s.feed = startFeed(s)
+	})
+	return s.feed
+}
+
+// syncFeed waits for the watcher to deliver the events of edits that
+// finished before the call (see [ChangeSub.Take]).
+func (s *Store) syncFeed(ctx context.Context) {
+	if f := s.changeFeed(); f != nil && f.isLive() {
+		f.sync(ctx)
+	}
+}
+
+// WithoutWatcher turns the change feed off: outside edits are found by the
+// time-window rescans alone (see [MaxCatalogueAge]). For tests and for file
+// systems where watching misbehaves.
+func WithoutWatcher() Option { return func(s *Store) { s.noWatch = true } }
+
+// changeFeed is the store's watcher and its consumers.
+type changeFeed struct {
+	s       *Store
+	w       *fsnotify.Watcher
+	done    chan struct{} // closed by close
+	stopped chan struct{} // closed when loop returns
+
+	mu        sync.Mutex
+	live      bool
+	closeOnce sync.Once
+	subs      []*ChangeSub
+	warns     int
+
+	// sync rounds: one at a time; a caller rides a round that started
+	// after it arrived.
+	smu      sync.Mutex
+	round    *syncRound
+	rounds   uint64
+	synced   chan struct{} // the sync file's event was seen
+	canSync  bool
+	timeouts int
+}
+
+type syncRound struct {
+	seq  uint64
+	done chan struct{}
+}
+
+// newWatcher is a seam for tests.
+var newWatcher = fsnotify.NewWatcher
+
+func startFeed(s *Store) *changeFeed {
+	w, err := newWatcher()
+	if err != nil {
+		s.log.Warn("cannot watch the wiki for outside edits; rescanning it at most every "+MaxCatalogueAge.String()+" instead", "err", err)
+		return nil
+	}
+	f := &changeFeed{s: s, w: w, done: make(chan struct{}), stopped: make(chan struct{}), live: true, synced: make(chan struct{}, 1)}
+	if err := f.watchTree("."); err != nil {
+		w.Close()
+		s.log.Warn("cannot watch the wiki for outside edits; rescanning it at most every "+MaxCatalogueAge.String()+" instead", "err", err)
+		return nil
+	}
+	if _, err := s.root.Lstat(syncFile); err == nil { // made by Open
+		if err := w.Add(filepath.Join(s.dir, ".llmwiki")); err == nil {
+			f.canSync = true
+		}
+	}
+	go func() {
+		defer close(f.stopped)
+		f.loop()
+	}()
+	return f
+}
+
+// watchTree adds watches for rel and the folders under it that the feed
+// covers: the root itself (not recursively), pages/ and sources/ and every
+// non-hidden folder below them.
+func (f *changeFeed) watchTree(rel string) error {
+	if rel == "." {
+		if err := f.w.Add(f.s.dir); err != nil {
+			return err
+		}
+		for _, top := range []string{"pages", "sources"} {
+			if err := f.watchTree(top); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fs.WalkDir(f.s.root.FS(), rel, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == rel && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll
+			}
+			return nil
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if p != rel && strings.HasPrefix(d.Name(), ".") {
+			return fs.SkipDir
+		}
+		return f.w.Add(filepath.Join(f.s.dir, filepath.FromSlash(p)))
+	})
+}
+
+func (f *changeFeed) isLive() bool {
+	if f == nil {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.live
+}
+
+// stop turns the feed off for good: consumers fall back to time windows.
+func (f *changeFeed) stop(why string, err error) {
+	f.mu.Lock()
+	was := f.live
+	f.live = false
+	f.mu.Unlock()
+	if was {
+		f.s.log.Warn("stopped watching the wiki for outside edits ("+why+"); rescanning it at most every "+MaxCatalogueAge.String()+" instead", "err", err)
+		go f.w.Close()
+	}
+}
+
+// close stops the watcher (Store.Close).
+func (f *changeFeed) close() {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	f.live = false
+	f.mu.Unlock()
+	f.w.Close()
+	f.closeOnce.Do(func() { close(f.done) })
+	<-f.stopped
+}
+
+// loop reads the watcher's events until it is closed.
+func (f *changeFeed) loop() {
+	for {
+		select {
+		case ev, ok := <-f.w.Events:
+			if !ok {
+				return
+			}
+			f.event(ev)
+		case err, ok := <-f.w.Errors:
+			if !ok {
+				return
+			}
+			// An overflow or a read error: events were lost, so every
+			// consumer walks everything once.
+			f.mu.Lock()
+			for _, c := range f.subs {
+				c.mu.Lock()
+				c.full, c.paths = true, map[string]struct{}{}
+				c.mu.Unlock()
+			}
+			f.warns++
+			warn := f.warns == 1 || errors.Is(err, fsnotify.ErrEventOverflow) && f.warns%100 == 0
+			f.mu.Unlock()
+			if warn {
+				f.s.log.Warn("the file watcher lost events; the wiki is rescanned", "err", err)
+			}
+		}
+	}
+}
+
+// event records one watcher event for every consumer.
+func (f *changeFeed) event(ev fsnotify.Event) {
+	rel, err := filepath.Rel(f.s.dir, ev.Name)
+	if err != nil {
+		return
+	}
+	rel = filepath.ToSlash(rel)
+	if rel == syncFile {
+		select {
+		case f.synced <- struct{}{}:
+		default:
+		}
+		return
+	}
+	if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || IsTempName(rel) {
+		return
+	}
+	for _, seg := range strings.Split(rel, "/") {
+		if strings.HasPrefix(seg, ".") {
+			return // .llmwiki/, .git/, .obsidian/, dot files
+		}
+	}
+	if !strings.Contains(rel, "/") && rel != "pages" && rel != "sources" && !strings.EqualFold(path.Ext(rel), ".md") {
+		return // nothing at the top level but pages/, sources/ and .md files matters
+	}
+	if ev.Has(fsnotify.Create) && (rel == "pages" || rel == "sources" || strings.HasPrefix(rel, "pages/") || strings.HasPrefix(rel, "sources/")) {
+		if fi, err := f.s.root.Lstat(rel); err == nil && fi.IsDir() {
+			if err := f.watchTree(rel); err != nil {
+				f.stop("a new folder could not be watched", err)
+			}
+		}
+	}
+	f.mu.Lock()
+	for _, c := range f.subs {
+		c.mu.Lock()
+		c.addLocked(rel)
+		c.mu.Unlock()
+	}
+	f.mu.Unlock()
+}
+
+// sync waits until the watcher has delivered the events of every edit that
+// finished before the call (see the package notes), sharing rounds between
+// concurrent callers. It gives up after syncTimeout, and stops trying after
+// three rounds in a row time out (a platform that does not report the sync
+// file's changes).
+func (f *changeFeed) sync(ctx context.Context) {
+	f.smu.Lock()
+	if !f.canSync {
+		f.smu.Unlock()
+		return
+	}
+	arrived := f.rounds
+	for {
+		r := f.round
+		if r == nil {
+			break
+		}
+		f.smu.Unlock()
+		select {
+		case <-r.done:
+		case <-ctx.Done():
+			return
+		}
+		if r.seq > arrived {
+			return // that round started after the caller arrived
+		}
+		f.smu.Lock()
+	}
+	f.rounds++
+	r := &syncRound{seq: f.rounds, done: make(chan struct{})}
+	f.round = r
+	f.smu.Unlock()
+
+	select { // a late signal of an earlier round
+	case <-f.synced:
+	default:
+	}
+	ok := false
+	now := time.Now()
+	if err := f.s.root.Chtimes(syncFile, now, now); err == nil {
+		t := time.NewTimer(syncTimeout)
+		select {
+		case <-f.synced:
+			ok = true
+		case <-t.C:
+		case <-f.done:
+		}
+		t.Stop()
+	}
+	f.smu.Lock()
+	f.round = nil
+	if ok {
+		f.timeouts = 0
+	} else if f.timeouts++; f.timeouts >= 3 {
+		f.canSync = false
+		f.s.log.Warn("the file watcher does not report changes promptly; outside edits may show up a moment late")
+	}
+	f.smu.Unlock()
+	close(r.done)
+}
+
+// refreshPagesLocked applies changed paths to the page catalogue: files are
+// re-read when their size or mtime changed; a folder that appeared is
+// walked; entries under a folder that is gone or was replaced are checked.
+// Call with catMu held and the catalogue loaded.
+func (s *Store) refreshPagesLocked(paths []string) {
+	var prefixes map[string]bool
+	changed := false
+	for _, p := range paths {
+		if p != "pages" && !strings.HasPrefix(p, "pages/") {
+			continue
+		}
+		fi, err := s.root.Lstat(p)
+		if err == nil && fi.Mode().IsRegular() {
+			changed = s.refreshPageLocked(p, fi) || changed
+			continue
+		}
+		if prefixes == nil {
+			prefixes = map[string]bool{}
+		}
+		prefixes[p] = true
+		if _, ok := s.cat[p]; ok {
+			delete(s.cat, p)
+			changed = true
+		}
+		if err != nil || !fi.IsDir() || (p != "pages" && !addressable(p)) {
+			continue
+		}
+		_ = fs.WalkDir(s.root.FS(), p, func(q string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() {
+				if q != p && (strings.HasPrefix(d.Name(), ".") || !addressable(q)) {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if info, err := d.Info(); err == nil && info.Mode().IsRegular() {
+				changed = s.refreshPageLocked(q, info) || changed
+			}
+			return nil
+		})
+	}
+	if len(prefixes) > 0 {
+		for k := range s.cat {
+			for d := path.Dir(k); d != "."; d = path.Dir(d) {
+				if prefixes[d] {
+					if fi, err := s.root.Lstat(k); err != nil || !fi.Mode().IsRegular() {
+						delete(s.cat, k)
+						changed = true
+					}
+					break
+				}
+			}
+		}
+	}
+	if changed {
+		s.catSorted = nil
+	}
+}
+
+// refreshPageLocked brings the catalogue entry of the regular file p (stat
+// fi) in step; it reports whether the catalogue changed.
+func (s *Store) refreshPageLocked(p string, fi fs.FileInfo) bool {
+	prev, had := s.cat[p]
+	if !isCataloguePage(p) {
+		if had {
+			delete(s.cat, p)
+		}
+		return had
+	}
+	if had && prev.size == fi.Size() && prev.mtime.Equal(fi.ModTime()) {
+		return false // our own write, already in the catalogue
+	}
+	data, ok, err := s.readRaw(p)
+	if err != nil || !ok {
+		if had {
+			delete(s.cat, p)
+		}
+		return had
+	}
+	pi := pageInfoFrom(p, data)
+	pi.size, pi.mtime, pi.key = fi.Size(), fi.ModTime(), PageKey(p)
+	s.cat[p] = pi
+	return true
+}
+
+// isCataloguePage reports whether the scan of pages/ lists the file p: a
+// .md file, no hidden folder or name on the way, not a writer temp file,
+// and a path the store can address.
+func isCataloguePage(p string) bool {
+	if !strings.HasPrefix(p, "pages/") || !strings.EqualFold(path.Ext(p), ".md") || IsTempName(p) || !addressable(p) {
+		return false
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if strings.HasPrefix(seg, ".") {
+			return false
+		}
+	}
+	for d := path.Dir(p); d != "pages"; d = path.Dir(d) {
+		if !addressable(d) {
+			return false
+		}
+	}
+	return true
+}

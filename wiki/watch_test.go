@@ -1,0 +1,223 @@
+package wiki
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// eventually polls cond for up to 2 s (a watcher event may take a moment
+// on some platforms); it never sleeps a fixed time.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not seen within 2 s: %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func titles(t *testing.T, s *Store) map[string]string {
+	t.Helper()
+	pages, err := s.Pages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, p := range pages {
+		out[p.Path] = p.Title
+	}
+	return out
+}
+
+func lastWalk(s *Store) time.Time {
+	s.catMu.Lock()
+	defer s.catMu.Unlock()
+	return s.catAt
+}
+
+func TestChangeFeedSeesOutsideEdits(t *testing.T) {
+	s, dir := newStore(t)
+	mustWrite(t, dir, "pages/a.md", "# Alpha\n")
+	mustWrite(t, dir, "pages/sub/b.md", "# Beta\n")
+	if got := titles(t, s); got["pages/a.md"] != "Alpha" || got["pages/sub/b.md"] != "Beta" {
+		t.Fatalf("start: %v", got)
+	}
+	if !s.changeFeed().isLive() {
+		t.Skip("no file watcher on this system")
+	}
+	walked := lastWalk(s)
+	// A folder made elsewhere and moved in, with a nested folder.
+	outside := filepath.Join(t.TempDir(), "moved")
+	mustWrite(t, outside, "c.md", "# Gamma\n")
+	mustWrite(t, outside, "deep/d.md", "# Delta\n")
+	if err := os.Rename(outside, filepath.Join(dir, "pages", "moved")); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, dir, "pages/new.md", "# Created\n")      // create
+	mustWrite(t, dir, "pages/a.md", "# Alpha edited\n")   // edit
+	os.Remove(filepath.Join(dir, "pages", "sub", "b.md")) // delete
+	cases := map[string]string{
+		"pages/moved/c.md":      "Gamma",
+		"pages/moved/deep/d.md": "Delta",
+		"pages/new.md":          "Created",
+		"pages/a.md":            "Alpha edited",
+		"pages/sub/b.md":        "",
+	}
+	eventually(t, "create, edit, delete and a folder moved in", func() bool {
+		got := titles(t, s)
+		for p, want := range cases {
+			if got[p] != want {
+				return false
+			}
+		}
+		return true
+	})
+	// A file in the moved-in folder is watched too.
+	mustWrite(t, dir, "pages/moved/deep/e.md", "# Epsilon\n")
+	eventually(t, "a file created in a moved-in folder", func() bool { return titles(t, s)["pages/moved/deep/e.md"] == "Epsilon" })
+	// Rename a file, then a whole folder.
+	os.Rename(filepath.Join(dir, "pages", "new.md"), filepath.Join(dir, "pages", "renamed.md"))
+	os.Rename(filepath.Join(dir, "pages", "moved"), filepath.Join(dir, "pages", "elsewhere"))
+	eventually(t, "renames", func() bool {
+		got := titles(t, s)
+		return got["pages/renamed.md"] == "Created" && got["pages/new.md"] == "" &&
+			got["pages/elsewhere/deep/e.md"] == "Epsilon" && got["pages/moved/c.md"] == "" && got["pages/elsewhere/c.md"] == "Gamma"
+	})
+	// A folder moved out of the wiki takes its pages with it.
+	os.Rename(filepath.Join(dir, "pages", "elsewhere"), filepath.Join(t.TempDir(), "gone"))
+	eventually(t, "a folder moved out", func() bool {
+		for p := range titles(t, s) {
+			if strings.HasPrefix(p, "pages/elsewhere/") {
+				return false
+			}
+		}
+		return true
+	})
+	// On Linux the sync round makes an edit that finished before the call
+	// visible to that call, without polling.
+	if runtime.GOOS == "linux" {
+		mustWrite(t, dir, "pages/now.md", "# Now\n")
+		if got := titles(t, s)["pages/now.md"]; got != "Now" {
+			t.Errorf("an outside create was not seen by the next call: %q", got)
+		}
+	}
+	// read_page's name lookup sees a new page, also by title.
+	mustWrite(t, dir, "pages/zeta.md", "---\ntitle: Zeta Page\n---\nbody\n")
+	eventually(t, "name lookup by title", func() bool {
+		p, err := s.ResolvePage("Zeta Page")
+		return err == nil && p == "pages/zeta.md"
+	})
+	// Writes through the store are in the catalogue at once, and their own
+	// events are absorbed without a walk.
+	ctx, _ := ctxWithCall("write_page")
+	if _, err := s.WritePage(ctx, PageInput{Title: "Own write", Body: "x\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if titles(t, s)["pages/own-write.md"] != "Own write" {
+		t.Error("own write not in the catalogue")
+	}
+	if got := lastWalk(s); !got.Equal(walked) {
+		t.Errorf("the catalogue walked pages/ again (at %v, first walk %v); the feed should have sufficed", got, walked)
+	}
+}
+
+func TestChangeFeedOverflowRescans(t *testing.T) {
+	s, dir := newStore(t)
+	mustWrite(t, dir, "pages/sub/a.md", "# Alpha\n")
+	titles(t, s)
+	f := s.changeFeed()
+	if !f.isLive() {
+		t.Skip("no file watcher on this system")
+	}
+	walked := lastWalk(s)
+	// An edit the watcher does not report (its folder is no longer
+	// watched) stays unseen ...
+	if err := f.w.Remove(filepath.Join(dir, "pages", "sub")); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, dir, "pages/sub/a.md", "# Alpha changed\n")
+	if got := titles(t, s)["pages/sub/a.md"]; got != "Alpha" {
+		t.Fatalf("an unreported edit was seen without a rescan: %q", got)
+	}
+	// ... until the watcher reports lost events: then the catalogue walks.
+	f.w.Errors <- fsnotify.ErrEventOverflow
+	eventually(t, "a rescan after an overflow", func() bool { return titles(t, s)["pages/sub/a.md"] == "Alpha changed" })
+	if lastWalk(s).Equal(walked) {
+		t.Error("no full walk after the overflow")
+	}
+	// The safety net: a cursor whose last full walk is older than
+	// FullRescanEvery is told to walk.
+	c := s.WatchChanges()
+	c.mu.Lock()
+	c.lastFull = time.Now().Add(-FullRescanEvery)
+	c.mu.Unlock()
+	if ch := c.Take(); !ch.Full || !ch.Live {
+		t.Errorf("safety-net take: %+v", ch)
+	}
+	if ch := c.Take(); ch.Full {
+		t.Errorf("second take still full: %+v", ch)
+	}
+}
+
+type logBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func TestChangeFeedUnavailableFallsBack(t *testing.T) {
+	orig := newWatcher
+	newWatcher = func() (*fsnotify.Watcher, error) { return nil, errors.New("too many open files") }
+	defer func() { newWatcher = orig }()
+	var logs logBuf
+	s, dir := newStore(t, WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))))
+	mustWrite(t, dir, "pages/a.md", "# Alpha\n")
+	if titles(t, s)["pages/a.md"] != "Alpha" {
+		t.Fatal("start")
+	}
+	if s.WatchChanges().Live() {
+		t.Fatal("feed live without a watcher")
+	}
+	// The time rule still finds outside edits (a tiny wiki rescans at
+	// once; a large one within MaxCatalogueAge).
+	mustWrite(t, dir, "pages/b.md", "# Beta\n")
+	eventually(t, "an outside create without a watcher", func() bool { return titles(t, s)["pages/b.md"] == "Beta" })
+	s.WatchChanges()
+	if n := strings.Count(logs.String(), "cannot watch the wiki"); n != 1 {
+		t.Errorf("warned %d times, want once:\n%s", n, logs.String())
+	}
+	if !strings.Contains(logs.String(), "level=WARN") {
+		t.Errorf("not a warning: %s", logs.String())
+	}
+}
+
+func TestChangeFeedOffStillSeesEdits(t *testing.T) {
+	s, dir := newStore(t, WithoutWatcher())
+	mustWrite(t, dir, "pages/a.md", "# Alpha\n")
+	titles(t, s)
+	mustWrite(t, dir, "pages/a.md", "# Alpha two\n")
+	eventually(t, "an outside edit with watching off", func() bool { return titles(t, s)["pages/a.md"] == "Alpha two" })
+}
