@@ -13,10 +13,12 @@
 // (Obsidian, git pull) are found by reconciling: every indexable file's size
 // and mtime are compared with a manifest of what was indexed, and a file
 // that differs is hashed and re-indexed when its sha256 differs too.
-// Reconciling happens when the index opens and before a search (at most
-// every ReconcileEvery; by default ten times the cost of the last walk,
-// capped at 2 s, so outside edits show up in searches after at most that
-// long). The first build runs in the background, so a server answers
+// Reconciling happens when the index opens and before a search: for the
+// paths the store's file watcher reported since the last search
+// ([wiki.Store.WatchChanges]), with a walk of everything when the watcher
+// lost events and every [wiki.FullRescanEvery]; without a watcher, at most
+// every ReconcileEvery (by default ten times the cost of the last walk,
+// capped at 2 s). The first build runs in the background, so a server answers
 // initialize and tools/list at once; a search during a build waits up to
 // BuildWait and then answers from what is indexed, with state "building".
 // When another llmwiki process holds the shared index, a process keeps a

@@ -65,9 +65,13 @@ type Options struct {
 	// set, wins over this).
 	DefaultLang string
 	// ReconcileEvery is the least time between two reconciliations with the
-	// disk before a search. 0 picks it from the last walk's cost (ten times
-	// it, at most 2 s): a 200-page wiki reconciles before every search, a
-	// 40,000-page one about once a second. Negative: before every search.
+	// disk before a search. 0 (the server's setting) follows the store's
+	// change feed ([wiki.Store.WatchChanges]): a search re-checks only the
+	// paths the file watcher reported, and walks everything at start, when
+	// the watcher lost events and every [wiki.FullRescanEvery]; when no
+	// watcher runs (or the index is marked stale) it walks when the last
+	// walk is older than ten times its cost, at most 2 s. Positive: that
+	// interval, without the feed. Negative: before every search.
 	ReconcileEvery time.Duration
 	// BuildWait is how long a search waits for a build in progress before it
 	// answers from the part already indexed (default 20 s).
@@ -128,6 +132,8 @@ type Index struct {
 	avg      avgCache // BM25 average field lengths (bm25.go)
 	started  bool
 	building sync.WaitGroup
+
+	feed feedState // the change feed's cursor (watch.go)
 }
 
 // Open returns the project's index without touching the disk; [Index.Start]
@@ -702,6 +708,7 @@ func (x *Index) walk() (map[string]fileStat, error) {
 // holding opMu for one batch at a time so that writes are not held up.
 func (x *Index) reconcile(progress bool) error {
 	t0 := time.Now()
+	x.subscribe() // before the walk, so no outside edit falls between
 	files, err := x.walk()
 	if err != nil {
 		return err
@@ -1064,6 +1071,12 @@ func (x *Index) wait(ctx context.Context, d time.Duration) {
 // the index is marked stale (an update failed: the reconciliation indexes
 // the files it missed).
 func (x *Index) reconcileIfDue() {
+	if x.opt.ReconcileEvery == 0 {
+		if ok, err := x.reconcileChanges(); ok {
+			x.reconciled(err)
+			return
+		}
+	}
 	x.mu.RLock()
 	last, cost := x.lastWalk, x.walkCost
 	x.mu.RUnlock()
@@ -1074,7 +1087,13 @@ func (x *Index) reconcileIfDue() {
 	if every > 0 && time.Since(last) < every && !x.markedStale() {
 		return
 	}
-	if err := x.reconcile(false); err != nil {
+	x.reconciled(x.reconcile(false))
+}
+
+// reconciled records the outcome of a reconciliation: a damaged index is
+// rebuilt, another failure marks the index stale.
+func (x *Index) reconciled(err error) {
+	if err != nil {
 		var de *damageError
 		if errors.As(err, &de) {
 			x.repair(de.err)

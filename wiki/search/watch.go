@@ -1,0 +1,145 @@
+package search
+
+import (
+	"context"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/llmwiki/llmwiki/wiki"
+)
+
+// feedState is the index's cursor on the store's change feed
+// ([wiki.Store.WatchChanges]): with it, a search re-checks only the paths
+// the file watcher reported since the last search instead of walking every
+// file, and walks everything only when the feed asks (the watcher lost
+// events, or [wiki.FullRescanEvery] passed). Without a live feed (no
+// watcher could run) the time rule of [Options.ReconcileEvery] applies.
+type feedState struct {
+	once sync.Once
+	sub  *wiki.ChangeSub
+	mu   sync.Mutex // held from Take until the changes are applied
+}
+
+// subscribe takes the index's cursor once, before its first walk, so no
+// edit falls between the walk and the feed.
+func (x *Index) subscribe() *wiki.ChangeSub {
+	x.feed.once.Do(func() { x.feed.sub = x.st.WatchChanges() })
+	return x.feed.sub
+}
+
+// reconcileChanges applies what the change feed reports. It returns false
+// when the feed cannot be used (no watcher, or the index is marked stale:
+// then the time rule's walk repairs it as before), so the caller falls back.
+func (x *Index) reconcileChanges() (bool, error) {
+	sub := x.subscribe()
+	if !sub.Live() {
+		return false, nil
+	}
+	for _, st := range x.st.Stale() {
+		if st.Name == x.Name() {
+			return false, nil
+		}
+	}
+	sub.Sync(context.Background())
+	x.feed.mu.Lock()
+	defer x.feed.mu.Unlock()
+	ch := sub.Take()
+	if !ch.Live {
+		return false, nil
+	}
+	var err error
+	switch {
+	case ch.Full:
+		err = x.reconcile(false)
+	case len(ch.Paths) > 0:
+		err = x.reconcilePaths(ch.Paths)
+	default:
+		return true, nil
+	}
+	if err != nil {
+		sub.Redo(ch)
+	}
+	return true, err
+}
+
+// reconcilePaths brings the index in step with the files at paths (and,
+// for a folder, under it), by size+mtime then hash as [Index.reconcile]
+// does for everything.
+func (x *Index) reconcilePaths(paths []string) error {
+	root := x.st.Root()
+	todo := map[string]bool{}
+	prefixes := map[string]bool{}
+	for _, p := range paths {
+		fi, err := root.Lstat(p)
+		if err == nil && fi.Mode().IsRegular() {
+			if kindOf(p) != "" {
+				todo[p] = true
+			}
+			continue
+		}
+		prefixes[p] = true
+		todo[p] = true // removed from the index if it was there
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		_ = fs.WalkDir(root.FS(), p, func(q string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() {
+				if q != p && strings.HasPrefix(d.Name(), ".") {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if d.Type().IsRegular() && !strings.HasPrefix(d.Name(), ".") && !wiki.IsTempName(q) && kindOf(q) != "" {
+				todo[q] = true
+			}
+			return nil
+		})
+	}
+	x.opMu.Lock()
+	for k := range x.man.Files {
+		for d := path.Dir(k); d != "."; d = path.Dir(d) {
+			if prefixes[d] {
+				todo[k] = true
+				break
+			}
+		}
+	}
+	x.opMu.Unlock()
+	list := make([]string, 0, len(todo))
+	for p := range todo {
+		if _, err := root.Lstat(p); err == nil || x.known(p) {
+			list = append(list, p)
+		}
+	}
+	sort.Strings(list)
+	changed := 0
+	for len(list) > 0 {
+		n := min(batchDocs, len(list))
+		c, err := x.indexPaths(list[:n], nil)
+		if err != nil {
+			return err
+		}
+		changed += c
+		list = list[n:]
+	}
+	if changed > 0 {
+		x.opMu.Lock()
+		x.saveManifestLocked()
+		x.opMu.Unlock()
+	}
+	return nil
+}
+
+// known reports whether the manifest holds p.
+func (x *Index) known(p string) bool {
+	x.opMu.Lock()
+	defer x.opMu.Unlock()
+	_, ok := x.man.Files[p]
+	return ok
+}

@@ -1,0 +1,78 @@
+package search
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// eventuallyFinds polls a search for up to 2 s until want is (or, with want
+// "", nothing is) its first hit; a watcher event may take a moment on some
+// platforms, so there is no fixed sleep.
+func eventuallyFinds(t *testing.T, x *Index, q Query, want string) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		r := mustSearch(t, x, q)
+		got := ""
+		if len(r.Hits) > 0 {
+			got = r.Hits[0].Path
+		}
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("search %q: first hit %q within 2 s, want %q (hits %v)", q.Text, got, want, paths(r))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// With the server's settings (ReconcileEvery 0) outside edits reach the
+// index through the store's change feed, path by path, without a walk.
+func TestChangeFeedKeepsIndexInStep(t *testing.T) {
+	st, x, dir := testWiki(t, fixture)
+	x.opt.ReconcileEvery = 0
+	if !st.WatchChanges().Live() {
+		t.Skip("no file watcher on this system")
+	}
+	mustSearch(t, x, Query{Text: "cafe"})
+	x.mu.RLock()
+	walked := x.lastWalk
+	x.mu.RUnlock()
+
+	writeFile(t, dir, "pages/new/obsidian-edit.md", "# Platypus\n\nEdited in Obsidian.\n")
+	eventuallyFinds(t, x, Query{Text: "platypus"}, "pages/new/obsidian-edit.md")
+	writeFile(t, dir, "pages/new/obsidian-edit.md", "# Echidna\n\nEdited again.\n")
+	eventuallyFinds(t, x, Query{Text: "echidna"}, "pages/new/obsidian-edit.md")
+	eventuallyFinds(t, x, Query{Text: "platypus"}, "")
+	os.Rename(filepath.Join(dir, "pages", "new", "obsidian-edit.md"), filepath.Join(dir, "pages", "new", "renamed.md"))
+	eventuallyFinds(t, x, Query{Text: "echidna"}, "pages/new/renamed.md")
+	os.Remove(filepath.Join(dir, "pages", "new", "renamed.md"))
+	eventuallyFinds(t, x, Query{Text: "echidna"}, "")
+
+	// A folder made elsewhere and moved in, then moved out again.
+	outside := filepath.Join(t.TempDir(), "vault")
+	writeFile(t, outside, "deep/wombat.md", "# Wombat burrows\n\nCube-shaped droppings.\n")
+	if err := os.Rename(outside, filepath.Join(dir, "pages", "vault")); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyFinds(t, x, Query{Text: "wombat burrows"}, "pages/vault/deep/wombat.md")
+	if err := os.Rename(filepath.Join(dir, "pages", "vault"), filepath.Join(t.TempDir(), "away")); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyFinds(t, x, Query{Text: "wombat burrows"}, "")
+
+	// Writes through the store: indexed in the call; their events are
+	// absorbed by size+mtime.
+	if len(st.Stale()) != 0 {
+		t.Errorf("stale: %v", st.Stale())
+	}
+	x.mu.RLock()
+	again := x.lastWalk
+	x.mu.RUnlock()
+	if !again.Equal(walked) {
+		t.Errorf("the index walked every file again; the change feed should have sufficed")
+	}
+}
