@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -374,8 +375,18 @@ func (f *changeFeed) event(ev fsnotify.Event) {
 	}
 	if ev.Has(fsnotify.Create) && (rel == "pages" || rel == "sources" || strings.HasPrefix(rel, "pages/") || strings.HasPrefix(rel, "sources/")) {
 		if fi, err := f.s.root.Lstat(rel); err == nil && fi.IsDir() {
-			if err := f.watchTree(rel); err != nil {
-				f.stop("a new folder could not be watched", err)
+			add := func() {
+				if err := f.watchTree(rel); err != nil {
+					f.stop("a new folder could not be watched", err)
+				}
+			}
+			if runtime.GOOS == "windows" {
+				// fsnotify's Windows Add waits for the goroutine that
+				// delivers events to this loop: adding inline could
+				// deadlock. The consumers walk the new folder anyway.
+				go add()
+			} else {
+				add() // before consumers see the folder, so nothing in it is missed
 			}
 		}
 	}
