@@ -211,6 +211,16 @@ type changeFeed struct {
 
 	// sync rounds: one at a time; a caller rides a round that started
 	// after it arrived.
+	// dirs are the folders watched (project-relative), so that the watches
+	// of a folder renamed or removed are dropped: fsnotify keeps a watch's
+	// first path, and a folder moved within the tree would otherwise report
+	// its events under its old name (or, moved out of the root, keep being
+	// watched there). Guarded by dmu (Windows adds folders off the loop).
+	dmu  sync.Mutex
+	dirs map[string]bool
+	// winOp orders the watch changes that run off the loop on Windows.
+	winOp chan struct{}
+
 	smu      sync.Mutex
 	round    *syncRound
 	rounds   uint64
@@ -233,7 +243,7 @@ func startFeed(s *Store) *changeFeed {
 		s.log.Warn("cannot watch the wiki for outside edits; rescanning it at most every "+MaxCatalogueAge.String()+" instead", "err", err)
 		return nil
 	}
-	f := &changeFeed{s: s, w: w, done: make(chan struct{}), stopped: make(chan struct{}), live: true, synced: make(chan struct{}, 1)}
+	f := &changeFeed{s: s, w: w, done: make(chan struct{}), stopped: make(chan struct{}), live: true, synced: make(chan struct{}, 1), dirs: map[string]bool{}}
 	if err := f.watchTree("."); err != nil {
 		w.Close()
 		s.log.Warn("cannot watch the wiki for outside edits; rescanning it at most every "+MaxCatalogueAge.String()+" instead", "err", err)
@@ -279,8 +289,55 @@ func (f *changeFeed) watchTree(rel string) error {
 		if p != rel && strings.HasPrefix(d.Name(), ".") {
 			return fs.SkipDir
 		}
-		return f.w.Add(filepath.Join(f.s.dir, filepath.FromSlash(p)))
+		if err := f.w.Add(filepath.Join(f.s.dir, filepath.FromSlash(p))); err != nil {
+			return err
+		}
+		f.dmu.Lock()
+		f.dirs[p] = true
+		f.dmu.Unlock()
+		return nil
 	})
+}
+
+// unwatchTree drops the watches of the folder rel and the folders under it
+// (rel was renamed or removed). Without it a folder renamed inside the tree
+// keeps its watches under the old name (fsnotify maps a re-added folder to
+// its existing watch and path, then drops that watch when the kernel
+// reports the move), so edits in it would go unseen until the next full
+// walk; and a folder moved out of the root would still be watched there.
+func (f *changeFeed) unwatchTree(rel string) {
+	f.dmu.Lock()
+	if !f.dirs[rel] {
+		f.dmu.Unlock()
+		return
+	}
+	var gone []string
+	for d := range f.dirs {
+		if d == rel || strings.HasPrefix(d, rel+"/") {
+			gone = append(gone, d)
+			delete(f.dirs, d)
+		}
+	}
+	f.dmu.Unlock()
+	for _, d := range gone {
+		_ = f.w.Remove(filepath.Join(f.s.dir, filepath.FromSlash(d))) // already gone with the folder: fine
+	}
+}
+
+// offLoop runs op after the previous one, off the event loop (Windows:
+// fsnotify's Add and Remove wait for the goroutine that delivers events to
+// the loop, so calling them inline could deadlock). Called by the loop only.
+func (f *changeFeed) offLoop(op func()) {
+	prev := f.winOp
+	done := make(chan struct{})
+	f.winOp = done
+	go func() {
+		if prev != nil {
+			<-prev
+		}
+		op()
+		close(done)
+	}()
 }
 
 func (f *changeFeed) isLive() bool {
@@ -373,7 +430,15 @@ func (f *changeFeed) event(ev fsnotify.Event) {
 	if !strings.Contains(rel, "/") && rel != "pages" && rel != "sources" && !strings.EqualFold(path.Ext(rel), ".md") {
 		return // nothing at the top level but pages/, sources/ and .md files matters
 	}
-	if ev.Has(fsnotify.Create) && (rel == "pages" || rel == "sources" || strings.HasPrefix(rel, "pages/") || strings.HasPrefix(rel, "sources/")) {
+	inTree := rel == "pages" || rel == "sources" || strings.HasPrefix(rel, "pages/") || strings.HasPrefix(rel, "sources/")
+	if inTree && (ev.Has(fsnotify.Rename) || ev.Has(fsnotify.Remove)) {
+		if runtime.GOOS == "windows" {
+			f.offLoop(func() { f.unwatchTree(rel) })
+		} else {
+			f.unwatchTree(rel)
+		}
+	}
+	if inTree && ev.Has(fsnotify.Create) {
 		if fi, err := f.s.root.Lstat(rel); err == nil && fi.IsDir() {
 			add := func() {
 				if err := f.watchTree(rel); err != nil {
@@ -384,7 +449,7 @@ func (f *changeFeed) event(ev fsnotify.Event) {
 				// fsnotify's Windows Add waits for the goroutine that
 				// delivers events to this loop: adding inline could
 				// deadlock. The consumers walk the new folder anyway.
-				go add()
+				f.offLoop(add)
 			} else {
 				add() // before consumers see the folder, so nothing in it is missed
 			}

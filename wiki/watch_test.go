@@ -221,3 +221,90 @@ func TestChangeFeedOffStillSeesEdits(t *testing.T) {
 	mustWrite(t, dir, "pages/a.md", "# Alpha two\n")
 	eventually(t, "an outside edit with watching off", func() bool { return titles(t, s)["pages/a.md"] == "Alpha two" })
 }
+
+// feedSkip skips a test when no file watcher runs here.
+func feedSkip(t *testing.T, s *Store) {
+	t.Helper()
+	if !s.changeFeed().isLive() {
+		t.Skip("no file watcher on this system")
+	}
+}
+
+// A folder renamed, moved, moved out or replaced keeps being watched under
+// its new name only: edits made in it (and in its subfolders) afterwards
+// are seen, and nothing outside the root stays watched. fsnotify maps a
+// re-added folder to its old watch and path, so without dropping the old
+// watches these edits went unseen until the next full walk.
+func TestChangeFeedMovedFolderStaysWatched(t *testing.T) {
+	cases := []struct {
+		name string
+		move func(t *testing.T, dir string) // pages/m/{a.md,deep/b.md} → somewhere
+		at   string                         // where the folder is now, "" when out of the wiki
+	}{
+		{"renamed", func(t *testing.T, dir string) { mustRename(t, dir, "pages/m", "pages/n") }, "pages/n"},
+		{"moved under another folder", func(t *testing.T, dir string) {
+			mustWrite(t, dir, "pages/other/x.md", "# X\n")
+			mustRename(t, dir, "pages/m", "pages/other/m")
+		}, "pages/other/m"},
+		{"renamed twice", func(t *testing.T, dir string) {
+			mustRename(t, dir, "pages/m", "pages/n")
+			mustRename(t, dir, "pages/n", "pages/o")
+		}, "pages/o"},
+		{"replaced by a checkout", func(t *testing.T, dir string) {
+			if err := os.RemoveAll(filepath.Join(dir, "pages", "m")); err != nil {
+				t.Fatal(err)
+			}
+			mustWrite(t, dir, "pages/m/a.md", "# A\n")
+			mustWrite(t, dir, "pages/m/deep/b.md", "# B\n")
+		}, "pages/m"},
+		{"moved out", nil, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, dir := newStore(t)
+			mustWrite(t, dir, "pages/m/a.md", "# A\n")
+			mustWrite(t, dir, "pages/m/deep/b.md", "# B\n")
+			titles(t, s)
+			feedSkip(t, s)
+			out := filepath.Join(t.TempDir(), "out")
+			if tc.move == nil {
+				if err := os.Rename(filepath.Join(dir, "pages", "m"), out); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				tc.move(t, dir)
+			}
+			titles(t, s) // the move is applied
+			if tc.at == "" {
+				mustWrite(t, out, "deep/c.md", "# C\n")
+				titles(t, s)
+				for _, w := range s.feed.w.WatchList() {
+					if !strings.HasPrefix(w, dir) || strings.Contains(filepath.ToSlash(w), "/pages/m") {
+						t.Errorf("still watched after the folder left the wiki: %s", w)
+					}
+				}
+				return
+			}
+			mustWrite(t, dir, tc.at+"/a.md", "# A2\n")
+			mustWrite(t, dir, tc.at+"/deep/b.md", "# B2\n")
+			mustWrite(t, dir, tc.at+"/deep/c.md", "# C\n")
+			want := map[string]string{tc.at + "/a.md": "A2", tc.at + "/deep/b.md": "B2", tc.at + "/deep/c.md": "C"}
+			eventually(t, "edits in the moved folder", func() bool {
+				got := titles(t, s)
+				for p, w := range want {
+					if got[p] != w {
+						return false
+					}
+				}
+				return true
+			})
+		})
+	}
+}
+
+func mustRename(t *testing.T, dir, from, to string) {
+	t.Helper()
+	if err := os.Rename(filepath.Join(dir, filepath.FromSlash(from)), filepath.Join(dir, filepath.FromSlash(to))); err != nil {
+		t.Fatal(err)
+	}
+}
