@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"sort"
 	"strings"
@@ -538,7 +539,7 @@ func (s *Store) refreshPagesLocked(paths []string) {
 		}
 		fi, err := s.root.Lstat(p)
 		if err == nil && fi.Mode().IsRegular() {
-			changed = s.refreshPageLocked(p, fi) || changed
+			changed = s.refreshPageLocked(p, fi, true) || changed
 			continue
 		}
 		if prefixes == nil {
@@ -563,7 +564,7 @@ func (s *Store) refreshPagesLocked(paths []string) {
 				return nil
 			}
 			if info, err := d.Info(); err == nil && info.Mode().IsRegular() {
-				changed = s.refreshPageLocked(q, info) || changed
+				changed = s.refreshPageLocked(q, info, false) || changed
 			}
 			return nil
 		})
@@ -587,8 +588,12 @@ func (s *Store) refreshPagesLocked(paths []string) {
 }
 
 // refreshPageLocked brings the catalogue entry of the regular file p (stat
-// fi) in step; it reports whether the catalogue changed.
-func (s *Store) refreshPageLocked(p string, fi fs.FileInfo) bool {
+// fi) in step; it reports whether the catalogue changed. A file the watcher
+// reported (reported) is read again even when its size and mtime are
+// unchanged: an edit of the same length within the file system's timestamp
+// granularity (a save by rename, a script, git) keeps both, and the event
+// is the only sign of it. Our own writes are read once more that way.
+func (s *Store) refreshPageLocked(p string, fi fs.FileInfo, reported bool) bool {
 	prev, had := s.cat[p]
 	if !isCataloguePage(p) {
 		if had {
@@ -596,8 +601,8 @@ func (s *Store) refreshPageLocked(p string, fi fs.FileInfo) bool {
 		}
 		return had
 	}
-	if had && prev.size == fi.Size() && prev.mtime.Equal(fi.ModTime()) {
-		return false // our own write, already in the catalogue
+	if had && !reported && prev.size == fi.Size() && prev.mtime.Equal(fi.ModTime()) {
+		return false
 	}
 	data, ok, err := s.readRaw(p)
 	if err != nil || !ok {
@@ -609,7 +614,7 @@ func (s *Store) refreshPageLocked(p string, fi fs.FileInfo) bool {
 	pi := pageInfoFrom(p, data)
 	pi.size, pi.mtime, pi.key = fi.Size(), fi.ModTime(), PageKey(p)
 	s.cat[p] = pi
-	return true
+	return !had || !reflect.DeepEqual(prev, pi) // unchanged: the sorted list stands
 }
 
 // isCataloguePage reports whether the scan of pages/ lists the file p: a

@@ -3,6 +3,7 @@ package wiki
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -306,5 +307,51 @@ func mustRename(t *testing.T, dir, from, to string) {
 	t.Helper()
 	if err := os.Rename(filepath.Join(dir, filepath.FromSlash(from)), filepath.Join(dir, filepath.FromSlash(to))); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// An outside edit that keeps the file's size (and, within the file
+// system's timestamp granularity, its mtime) is still seen: the watcher's
+// event makes the catalogue read the file again instead of trusting
+// size+mtime.
+func TestChangeFeedSameSizeEdits(t *testing.T) {
+	cases := []struct {
+		name string
+		save func(t *testing.T, dir, rel, data string)
+	}{
+		{"rename over (vim, Obsidian)", func(t *testing.T, dir, rel, data string) {
+			mustWrite(t, dir, rel+".tmp", data)
+			mustRename(t, dir, rel+".tmp", rel)
+		}},
+		{"truncate and write in place", func(t *testing.T, dir, rel, data string) {
+			f, err := os.OpenFile(filepath.Join(dir, filepath.FromSlash(rel)), os.O_WRONLY|os.O_TRUNC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString(data)
+			f.Close()
+		}},
+		{"delete and create", func(t *testing.T, dir, rel, data string) {
+			os.Remove(filepath.Join(dir, filepath.FromSlash(rel)))
+			mustWrite(t, dir, rel, data)
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, dir := newStore(t)
+			mustWrite(t, dir, "pages/a.md", "# A0\n")
+			titles(t, s)
+			feedSkip(t, s)
+			mtime := time.Now().Add(-time.Hour).Truncate(time.Second)
+			for i := 1; i <= 5; i++ {
+				want := fmt.Sprintf("A%d", i)
+				tc.save(t, dir, "pages/a.md", "# "+want+"\n")
+				// The same size and mtime every time, as a coarse clock gives.
+				if err := os.Chtimes(filepath.Join(dir, "pages", "a.md"), mtime, mtime); err != nil {
+					t.Fatal(err)
+				}
+				eventually(t, "a same-size edit "+want, func() bool { return titles(t, s)["pages/a.md"] == want })
+			}
+		})
 	}
 }

@@ -71,12 +71,13 @@ func (x *Index) reconcileChanges() (bool, error) {
 func (x *Index) reconcilePaths(paths []string) error {
 	root := x.st.Root()
 	todo := map[string]bool{}
+	reported := map[string]bool{} // files the feed named: hashed even if size+mtime match
 	prefixes := map[string]bool{}
 	for _, p := range paths {
 		fi, err := root.Lstat(p)
 		if err == nil && fi.Mode().IsRegular() {
 			if kindOf(p) != "" {
-				todo[p] = true
+				todo[p], reported[p] = true, true
 			}
 			continue
 		}
@@ -121,7 +122,7 @@ func (x *Index) reconcilePaths(paths []string) error {
 	changed := 0
 	for len(list) > 0 {
 		n := min(batchDocs, len(list))
-		c, err := x.indexPaths(list[:n], nil)
+		c, err := x.indexPaths(list[:n], nil, reported)
 		if err != nil {
 			return err
 		}

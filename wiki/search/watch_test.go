@@ -76,3 +76,39 @@ func TestChangeFeedKeepsIndexInStep(t *testing.T) {
 		t.Errorf("the index walked every file again; the change feed should have sufficed")
 	}
 }
+
+// An outside edit that keeps the file's size and mtime (a save within the
+// file system's timestamp granularity) reaches the index: the feed's paths
+// are hashed, not trusted by size+mtime.
+func TestChangeFeedSameSizeEdit(t *testing.T) {
+	cases := []struct {
+		name string
+		save func(t *testing.T, dir, rel, data string)
+	}{
+		{"rename over", func(t *testing.T, dir, rel, data string) {
+			writeFile(t, dir, rel+".tmp", data)
+			if err := os.Rename(filepath.Join(dir, rel+".tmp"), filepath.Join(dir, rel)); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"in place", func(t *testing.T, dir, rel, data string) { writeFile(t, dir, rel, data) }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			st, x, dir := testWiki(t, map[string]string{"pages/a.md": "# Aardvark\n"})
+			x.opt.ReconcileEvery = 0
+			if !st.WatchChanges().Live() {
+				t.Skip("no file watcher on this system")
+			}
+			mtime := time.Now().Add(-time.Hour).Truncate(time.Second)
+			os.Chtimes(filepath.Join(dir, "pages", "a.md"), mtime, mtime)
+			eventuallyFinds(t, x, Query{Text: "aardvark"}, "pages/a.md")
+			tc.save(t, dir, "pages/a.md", "# Pangolin\n") // the same length
+			if err := os.Chtimes(filepath.Join(dir, "pages", "a.md"), mtime, mtime); err != nil {
+				t.Fatal(err)
+			}
+			eventuallyFinds(t, x, Query{Text: "pangolin"}, "pages/a.md")
+			eventuallyFinds(t, x, Query{Text: "aardvark"}, "")
+		})
+	}
+}
