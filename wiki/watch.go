@@ -217,8 +217,11 @@ type changeFeed struct {
 	// first path, and a folder moved within the tree would otherwise report
 	// its events under its old name (or, moved out of the root, keep being
 	// watched there). Guarded by dmu (Windows adds folders off the loop).
+	// byID finds a folder's watched path by its identity, for a folder
+	// added under a new path before the move of its old one is reported.
 	dmu  sync.Mutex
-	dirs map[string]bool
+	dirs map[string]fileID
+	byID map[fileID]string
 	// winOp orders the watch changes that run off the loop on Windows.
 	winOp chan struct{}
 
@@ -244,7 +247,7 @@ func startFeed(s *Store) *changeFeed {
 		s.log.Warn("cannot watch the wiki for outside edits; rescanning it at most every "+MaxCatalogueAge.String()+" instead", "err", err)
 		return nil
 	}
-	f := &changeFeed{s: s, w: w, done: make(chan struct{}), stopped: make(chan struct{}), live: true, synced: make(chan struct{}, 1), dirs: map[string]bool{}}
+	f := &changeFeed{s: s, w: w, done: make(chan struct{}), stopped: make(chan struct{}), live: true, synced: make(chan struct{}, 1), dirs: map[string]fileID{}, byID: map[fileID]string{}}
 	if err := f.watchTree("."); err != nil {
 		w.Close()
 		s.log.Warn("cannot watch the wiki for outside edits; rescanning it at most every "+MaxCatalogueAge.String()+" instead", "err", err)
@@ -290,11 +293,29 @@ func (f *changeFeed) watchTree(rel string) error {
 		if p != rel && strings.HasPrefix(d.Name(), ".") {
 			return fs.SkipDir
 		}
+		var id fileID
+		if fi, err := d.Info(); err == nil {
+			id = idOf(fi)
+		}
+		if id != (fileID{}) {
+			// The same folder already watched under another path (moved
+			// before the move was reported): fsnotify would keep the old
+			// watch and path, so drop it first.
+			f.dmu.Lock()
+			old, ok := f.byID[id]
+			f.dmu.Unlock()
+			if ok && old != p {
+				f.unwatchTree(old)
+			}
+		}
 		if err := f.w.Add(filepath.Join(f.s.dir, filepath.FromSlash(p))); err != nil {
 			return err
 		}
 		f.dmu.Lock()
-		f.dirs[p] = true
+		f.dirs[p] = id
+		if id != (fileID{}) {
+			f.byID[id] = p
+		}
 		f.dmu.Unlock()
 		return nil
 	})
@@ -308,15 +329,18 @@ func (f *changeFeed) watchTree(rel string) error {
 // walk; and a folder moved out of the root would still be watched there.
 func (f *changeFeed) unwatchTree(rel string) {
 	f.dmu.Lock()
-	if !f.dirs[rel] {
+	if _, ok := f.dirs[rel]; !ok {
 		f.dmu.Unlock()
 		return
 	}
 	var gone []string
-	for d := range f.dirs {
+	for d, id := range f.dirs {
 		if d == rel || strings.HasPrefix(d, rel+"/") {
 			gone = append(gone, d)
 			delete(f.dirs, d)
+			if f.byID[id] == d {
+				delete(f.byID, id)
+			}
 		}
 	}
 	f.dmu.Unlock()
