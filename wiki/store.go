@@ -126,7 +126,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 			return nil, internal("create "+d, err)
 		}
 	}
-	for _, lf := range []string{LockFile, StateLockFile, syncFile} {
+	for _, lf := range []string{LockFile, StateLockFile} {
 		if f, err := root.OpenFile(lf, os.O_CREATE|os.O_RDONLY, 0o644); err == nil {
 			f.Close()
 		} else if _, serr := root.Stat(lf); serr != nil {

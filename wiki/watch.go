@@ -2,8 +2,11 @@ package wiki
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"reflect"
@@ -25,7 +28,7 @@ import (
 // It is an OS file watcher (fsnotify: inotify on Linux, kqueue on macOS and
 // the BSDs, ReadDirectoryChangesW on Windows) on the project root, every
 // folder under pages/ and sources/ (new folders are watched as they appear)
-// and .llmwiki/ (only for the sync file below). Hidden files and folders and
+// and .llmwiki/watch/ (only for the sync files below). Hidden files and folders and
 // the writer's temp files are ignored.
 //
 // A consumer walks everything when it starts, then applies the changed paths
@@ -38,7 +41,8 @@ import (
 // at [MaxCatalogueAge].
 //
 // Read-your-outside-writes: before a consumer takes its paths, the feed
-// touches .llmwiki/watch-sync and waits for the watcher to report it. On
+// touches its own sync file (.llmwiki/watch/sync-<random>, see syncDir) and
+// waits for the watcher to report it. On
 // Linux one inotify queue carries all events in order, so every edit that
 // finished before the call has been collected by then; concurrent callers
 // share these round trips. Elsewhere events may arrive a moment later.
@@ -47,8 +51,22 @@ import (
 // whole tree anyway, as a safety net against lost events.
 const FullRescanEvery = 60 * time.Second
 
-// syncFile is touched to flush the watcher's queue (see above).
-const syncFile = ".llmwiki/watch-sync"
+// syncDir holds the sync files: each store (each llmwiki process on the
+// wiki) touches its own, sync-<random>, made when its watcher starts and
+// removed by [Store.Close]. A shared file would let another process's
+// touch, queued before an edit, end this one's round before the edit's event
+// was read. Files left by a process that died are removed by the next start
+// once a day old (a live one that idle makes its file again). The folder's
+// own .gitignore keeps it out of git, and watching it alone (not all of
+// .llmwiki/) spares the watcher the audit log's writes.
+const syncDir = ".llmwiki/watch"
+
+// syncPrefix begins the path of every sync file.
+const syncPrefix = syncDir + "/sync-"
+
+// syncLeftover is the age past which another store's sync file is taken for
+// one left by a process that died.
+const syncLeftover = 24 * time.Hour
 
 // maxDirtyPaths bounds the changed paths kept for one consumer; past it the
 // consumer is told to walk everything (a git checkout of the whole tree).
@@ -225,12 +243,15 @@ type changeFeed struct {
 	// winOp orders the watch changes that run off the loop on Windows.
 	winOp chan struct{}
 
-	smu      sync.Mutex
-	round    *syncRound
-	rounds   uint64
-	synced   chan struct{} // the sync file's event was seen
-	canSync  bool
-	timeouts int
+	smu        sync.Mutex
+	round      *syncRound
+	rounds     uint64
+	syncRel    string        // this store's sync file (see syncPrefix)
+	synced     chan struct{} // the sync file's event was seen
+	canSync    bool
+	timeouts   int       // rounds in a row that timed out
+	syncWorked bool      // a round has succeeded
+	syncOff    time.Time // when timeouts turned rounds off
 }
 
 type syncRound struct {
@@ -253,10 +274,12 @@ func startFeed(s *Store) *changeFeed {
 		s.log.Warn("cannot watch the wiki for outside edits; rescanning it at most every "+MaxCatalogueAge.String()+" instead", "err", err)
 		return nil
 	}
-	if _, err := s.root.Lstat(syncFile); err == nil { // made by Open
-		if err := w.Add(filepath.Join(s.dir, ".llmwiki")); err == nil {
-			f.canSync = true
-		}
+	f.syncRel = syncPrefix + randomHex(6)
+	sweepSyncFiles(s)
+	if err := f.makeSyncFile(); err == nil {
+		f.canSync = true
+	} else {
+		s.log.Warn("cannot make the file watcher's sync file; outside edits may show up a moment late", "err", err)
 	}
 	go func() {
 		defer close(f.stopped)
@@ -397,6 +420,68 @@ func (f *changeFeed) close() {
 	f.w.Close()
 	f.closeOnce.Do(func() { close(f.done) })
 	<-f.stopped
+	if fi, err := f.s.root.Lstat(f.syncRel); err == nil && !fi.IsDir() {
+		_ = f.s.root.Remove(f.syncRel)
+	}
+}
+
+// sweepSyncFiles removes the sync files of stores whose process died (see
+// syncPrefix): older than syncLeftover, never a folder.
+func sweepSyncFiles(s *Store) {
+	des, err := fs.ReadDir(s.root.FS(), syncDir)
+	if err != nil {
+		return
+	}
+	prefix := path.Base(syncPrefix)
+	for _, de := range des {
+		if !strings.HasPrefix(de.Name(), prefix) || de.IsDir() {
+			continue
+		}
+		if fi, err := de.Info(); err == nil && time.Since(fi.ModTime()) > syncLeftover {
+			_ = s.root.Remove(syncDir + "/" + de.Name())
+		}
+	}
+}
+
+// makeSyncFile makes the store's sync file, and syncDir (with a .gitignore
+// that keeps it out of git) when missing, and watches syncDir; neither
+// folder may be a symlink.
+func (f *changeFeed) makeSyncFile() error {
+	root := f.s.root
+	for _, d := range []string{".llmwiki", syncDir} {
+		fi, err := root.Lstat(d)
+		if errors.Is(err, fs.ErrNotExist) {
+			if err := root.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !fi.IsDir() {
+			return errors.New(d + " is not a folder")
+		}
+	}
+	if h, err := root.OpenFile(syncDir+"/.gitignore", os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); err == nil {
+		_, _ = h.WriteString("# llmwiki's file-watcher sync files, one per running server\n*\n")
+		h.Close()
+	}
+	if err := f.w.Add(filepath.Join(f.s.dir, filepath.FromSlash(syncDir))); err != nil {
+		return err
+	}
+	h, err := root.OpenFile(f.syncRel, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	return h.Close()
+}
+
+// randomHex is n random bytes in hex.
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // loop reads the watcher's events until it is closed.
@@ -437,7 +522,7 @@ func (f *changeFeed) event(ev fsnotify.Event) {
 		return
 	}
 	rel = filepath.ToSlash(rel)
-	if rel == syncFile {
+	if rel == f.syncRel {
 		select {
 		case f.synced <- struct{}{}:
 		default:
@@ -493,9 +578,15 @@ func (f *changeFeed) event(ev fsnotify.Event) {
 // finished before the call (see the package notes), sharing rounds between
 // concurrent callers. It gives up after syncTimeout, and stops trying after
 // three rounds in a row time out (a platform that does not report the sync
-// file's changes).
+// file's changes; when rounds had worked before, the machine was only busy
+// and rounds resume after FullRescanEvery).
 func (f *changeFeed) sync(ctx context.Context) {
 	f.smu.Lock()
+	if !f.canSync && f.syncWorked && !f.syncOff.IsZero() && time.Since(f.syncOff) >= FullRescanEvery {
+		// Rounds timed out after they had worked: the machine was busy, not
+		// a platform that does not report. Try again.
+		f.canSync, f.timeouts, f.syncOff = true, 0, time.Time{}
+	}
 	if !f.canSync {
 		f.smu.Unlock()
 		return
@@ -527,8 +618,8 @@ func (f *changeFeed) sync(ctx context.Context) {
 	default:
 	}
 	ok := false
-	now := time.Now()
-	if err := f.s.root.Chtimes(syncFile, now, now); err == nil {
+	touched, why := f.touchSync()
+	if touched {
 		t := time.NewTimer(syncTimeout)
 		select {
 		case <-f.synced:
@@ -540,14 +631,56 @@ func (f *changeFeed) sync(ctx context.Context) {
 	}
 	f.smu.Lock()
 	f.round = nil
-	if ok {
-		f.timeouts = 0
-	} else if f.timeouts++; f.timeouts >= 3 {
-		f.canSync = false
-		f.s.log.Warn("the file watcher does not report changes promptly; outside edits may show up a moment late")
+	switch {
+	case ok:
+		f.timeouts, f.syncWorked = 0, true
+	case why != "":
+		f.canSync = false // never retried: see touchSync
+		f.s.log.Warn(why + "; outside edits may show up a moment late")
+	default:
+		if f.timeouts++; f.timeouts >= 3 {
+			f.canSync, f.syncOff = false, time.Now()
+			if !f.syncWorked {
+				f.s.log.Warn("the file watcher does not report changes promptly; outside edits may show up a moment late")
+			}
+		}
 	}
 	f.smu.Unlock()
 	close(r.done)
+}
+
+// touchSync changes the sync file's times so the watcher reports it. It
+// never follows a symlink (a link there could point at a page, whose mtime
+// would change): a symlink put in its place is removed (the link only).
+// A sync file removed while serving (git clean -x, a tidy-up of .llmwiki/)
+// is made again, its creation being the event. When it cannot be made, why
+// says so and sync rounds stop for good.
+func (f *changeFeed) touchSync() (touched bool, why string) {
+	root := f.s.root
+	fi, err := root.Lstat(f.syncRel)
+	switch {
+	case err == nil && (fi.Mode().IsRegular() || fi.IsDir()):
+		now := time.Now()
+		return root.Chtimes(f.syncRel, now, now) == nil, ""
+	case err == nil:
+		// A symlink (or a pipe, a device) in llmwiki's own state folder:
+		// the link goes, never what it points at, and the file is made
+		// again below.
+		if err := root.Remove(f.syncRel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return false, "cannot replace " + f.syncRel + ", which is not a file: " + err.Error()
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return false, "" // counted as a late round
+	}
+	// Made again, in folders made again if need be (whose old watch went
+	// with them).
+	if err := f.makeSyncFile(); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return false, "" // made meanwhile: a late round at worst
+		}
+		return false, "cannot make " + f.syncRel + " again: " + err.Error()
+	}
+	return true, ""
 }
 
 // refreshPagesLocked applies changed paths to the page catalogue: files are

@@ -2,8 +2,10 @@ package wiki
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -353,5 +355,142 @@ func TestChangeFeedSameSizeEdits(t *testing.T) {
 				eventually(t, "a same-size edit "+want, func() bool { return titles(t, s)["pages/a.md"] == want })
 			}
 		})
+	}
+}
+
+// syncRel is the store's sync file.
+func syncRel(t *testing.T, s *Store) string {
+	t.Helper()
+	if s.feed == nil {
+		t.Skip("no file watcher on this system")
+	}
+	return s.feed.syncRel
+}
+
+// readsOwnOutsideWrites checks that an outside edit that finished before a
+// call is seen by it (Linux; elsewhere within 2 s), n times.
+func readsOwnOutsideWrites(t *testing.T, s *Store, dir string, n int) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		p, want := fmt.Sprintf("pages/x%d.md", i%3), fmt.Sprintf("Edit %d", i)
+		mustWrite(t, dir, p, "# "+want+"\n")
+		if runtime.GOOS != "linux" {
+			eventually(t, "an outside edit", func() bool { return titles(t, s)[p] == want })
+			continue
+		}
+		if got := titles(t, s)[p]; got != want {
+			t.Fatalf("edit %d: the next call saw %q, want %q", i, got, want)
+		}
+	}
+}
+
+// The sync file removed, replaced by a folder or by a symlink to a page
+// while serving: edits are still seen by the next call, the symlink's
+// target is never touched, and rounds keep working.
+func TestChangeFeedSyncFileTampered(t *testing.T) {
+	cases := []struct {
+		name   string
+		tamper func(t *testing.T, dir, sync string)
+	}{
+		{"removed", func(t *testing.T, dir, sync string) { os.Remove(sync) }},
+		{"its folder removed", func(t *testing.T, dir, sync string) { os.RemoveAll(filepath.Dir(sync)) }},
+		{"replaced by a folder", func(t *testing.T, dir, sync string) {
+			os.Remove(sync)
+			os.Mkdir(sync, 0o755)
+		}},
+		{"replaced by a symlink to a page", func(t *testing.T, dir, sync string) {
+			os.Remove(sync)
+			if err := os.Symlink(filepath.Join(dir, "pages", "victim.md"), sync); err != nil {
+				t.Skip("no symlinks here")
+			}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, dir := newStore(t)
+			mustWrite(t, dir, "pages/victim.md", "# Victim\n")
+			old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+			os.Chtimes(filepath.Join(dir, "pages", "victim.md"), old, old)
+			titles(t, s)
+			sync := filepath.Join(dir, filepath.FromSlash(syncRel(t, s)))
+			tc.tamper(t, dir, sync)
+			readsOwnOutsideWrites(t, s, dir, 10)
+			if fi, err := os.Stat(filepath.Join(dir, "pages", "victim.md")); err != nil || !fi.ModTime().Equal(old) {
+				t.Errorf("the page behind the symlink was touched: %v %v", fi.ModTime(), err)
+			}
+			s.feed.smu.Lock()
+			ok := s.feed.canSync
+			s.feed.smu.Unlock()
+			if !ok {
+				t.Error("sync rounds were turned off")
+			}
+		})
+	}
+}
+
+// Two stores on one wiki (two serve processes): each has its own sync file,
+// so the other's rounds never end this one's early, and Close removes it.
+// The sync files stay out of the catalogue and out of git.
+func TestChangeFeedTwoStores(t *testing.T) {
+	a, dir := newStore(t)
+	b := openStore(t, dir)
+	titles(t, a)
+	titles(t, b)
+	ra, rb := syncRel(t, a), syncRel(t, b)
+	if ra == rb {
+		t.Fatalf("both stores use %s", ra)
+	}
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() { // the other process, serving calls all the time
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				b.syncFeed(context.Background())
+			}
+		}
+	}()
+	readsOwnOutsideWrites(t, a, dir, 300)
+	close(stop)
+	<-done
+	for p := range titles(t, a) {
+		if strings.Contains(p, "sync") {
+			t.Errorf("a sync file in the catalogue: %s", p)
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(syncDir), ".gitignore")); err != nil || !strings.Contains(string(data), "\n*\n") {
+		t.Errorf("sync folder's .gitignore: %q %v", data, err)
+	}
+	b.Close()
+	if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(rb))); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Close left its sync file: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(ra))); err != nil {
+		t.Errorf("the other store's sync file went: %v", err)
+	}
+}
+
+// A sync file left by a process that died is removed by the next start once
+// a day old; a recent one (a live process) is kept.
+func TestChangeFeedSweepsLeftSyncFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "wiki")
+	if _, err := Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	old, live := syncPrefix+"dead", syncPrefix+"live"
+	mustWrite(t, dir, old, "")
+	mustWrite(t, dir, live, "")
+	long := time.Now().Add(-2 * syncLeftover)
+	os.Chtimes(filepath.Join(dir, filepath.FromSlash(old)), long, long)
+	s := openStore(t, dir)
+	titles(t, s)
+	syncRel(t, s)
+	if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(old))); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a day-old sync file was kept: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(live))); err != nil {
+		t.Errorf("a live store's sync file went: %v", err)
 	}
 }
