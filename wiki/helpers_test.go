@@ -81,7 +81,7 @@ func mustWrite(t testing.TB, dir, rel, data string) {
 // call appends to) so a test can prove a refused write changed nothing else.
 func treeOf(t testing.TB, dir string) map[string]string {
 	return wikitest.TreeHashes(t, dir, func(rel string) bool {
-		return rel == ".llmwiki/audit" || rel == ".llmwiki/lock" || rel == ".llmwiki/state.lock"
+		return rel == ".llmwiki/audit" || rel == ".llmwiki/lock" || rel == ".llmwiki/state.lock" || rel == syncDir
 	})
 }
 

@@ -498,7 +498,7 @@ func treeState(t *testing.T, dir string) map[string]string {
 			return nil
 		}
 		rel, _ := filepath.Rel(dir, p)
-		if strings.HasPrefix(filepath.ToSlash(rel), AuditDir) || strings.HasPrefix(filepath.ToSlash(rel), ".llmwiki/lock") {
+		if strings.HasPrefix(filepath.ToSlash(rel), AuditDir) || strings.HasPrefix(filepath.ToSlash(rel), ".llmwiki/lock") || strings.HasPrefix(filepath.ToSlash(rel), syncDir) {
 			return nil
 		}
 		b, _ := os.ReadFile(p)
