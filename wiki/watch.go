@@ -259,8 +259,12 @@ type syncRound struct {
 	done chan struct{}
 }
 
-// newWatcher is a seam for tests.
-var newWatcher = fsnotify.NewWatcher
+// newWatcher and addWatch are seams for tests (a watcher that cannot
+// start; a folder that cannot be watched, as with inotify's limits).
+var (
+	newWatcher = fsnotify.NewWatcher
+	addWatch   = (*fsnotify.Watcher).Add
+)
 
 func startFeed(s *Store) *changeFeed {
 	w, err := newWatcher()
@@ -331,7 +335,7 @@ func (f *changeFeed) watchTree(rel string) error {
 				f.unwatchTree(old)
 			}
 		}
-		if err := f.w.Add(filepath.Join(f.s.dir, filepath.FromSlash(p))); err != nil {
+		if err := addWatch(f.w, filepath.Join(f.s.dir, filepath.FromSlash(p))); err != nil {
 			return err
 		}
 		f.dmu.Lock()

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -492,5 +493,38 @@ func TestChangeFeedSweepsLeftSyncFiles(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(live))); err != nil {
 		t.Errorf("a live store's sync file went: %v", err)
+	}
+}
+
+// A folder that cannot be watched while serving (inotify's max_user_watches
+// reached) stops the feed with one warning; outside edits, in that folder
+// and elsewhere, are then found by the time rule's rescans.
+func TestChangeFeedStopsWhenAFolderCannotBeWatched(t *testing.T) {
+	var logs logBuf
+	s, dir := newStore(t, WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))))
+	mustWrite(t, dir, "pages/a.md", "# Alpha\n")
+	titles(t, s)
+	feedSkip(t, s)
+	orig := addWatch
+	addWatch = func(w *fsnotify.Watcher, name string) error {
+		if strings.Contains(filepath.ToSlash(name), "/pages/full") {
+			return syscall.ENOSPC // what inotify_add_watch says at the limit
+		}
+		return orig(w, name)
+	}
+	t.Cleanup(func() { addWatch = orig })
+	mustWrite(t, dir, "pages/full/b.md", "# Beta\n")
+	eventually(t, "the feed stops", func() bool { titles(t, s); return !s.feed.isLive() })
+	cases := []struct{ rel, title string }{
+		{"pages/full/b.md", "Beta two"}, // in the folder that is not watched
+		{"pages/full/deeper/c.md", "Gamma"},
+		{"pages/a.md", "Alpha two"},
+	}
+	for _, c := range cases {
+		mustWrite(t, dir, c.rel, "# "+c.title+"\n")
+		eventually(t, "an outside edit of "+c.rel+" after the feed stopped", func() bool { return titles(t, s)[c.rel] == c.title })
+	}
+	if n := strings.Count(logs.String(), "stopped watching the wiki"); n != 1 {
+		t.Errorf("warned %d times, want once:\n%s", n, logs.String())
 	}
 }
