@@ -528,3 +528,102 @@ func TestChangeFeedStopsWhenAFolderCannotBeWatched(t *testing.T) {
 		t.Errorf("warned %d times, want once:\n%s", n, logs.String())
 	}
 }
+
+// Store.Close releases the watcher: no file descriptor or goroutine is left
+// after many open, list, close cycles, nor a sync file.
+func TestChangeFeedCloseReleases(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("counts /proc/self/fd")
+	}
+	dir := filepath.Join(t.TempDir(), "wiki")
+	if _, err := Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, dir, "pages/a/b.md", "# B\n")
+	cycle := func() {
+		s, err := Open(dir, WithLogger(testLogger(t)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Pages(); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	}
+	count := func() (int, int) {
+		fds, _ := os.ReadDir("/proc/self/fd")
+		return len(fds), runtime.NumGoroutine()
+	}
+	cycle() // warm up
+	fd0, g0 := count()
+	for i := 0; i < 100; i++ {
+		cycle()
+	}
+	var fd1, g1 int
+	eventually(t, "goroutines and fds released", func() bool { fd1, g1 = count(); return fd1 <= fd0 && g1 <= g0 })
+	if ents, _ := os.ReadDir(filepath.Join(dir, filepath.FromSlash(syncDir))); len(ents) != 1 { // .gitignore
+		t.Errorf("sync files left: %v", ents)
+	}
+}
+
+// BenchmarkPagesCall is the cost of one list_pages-style call on a
+// 500-page wiki with no outside edit: with the watcher it is a sync round
+// (touch the sync file, wait for its event) and an empty Take; without it,
+// the time rule's rescans. Parallel callers share sync rounds.
+func BenchmarkPagesCall(b *testing.B) {
+	for _, mode := range []struct {
+		name string
+		opts []Option
+	}{{"watcher", nil}, {"no watcher", []Option{WithoutWatcher()}}} {
+		s, dir := newStore(b, mode.opts...)
+		for i := 0; i < 500; i++ {
+			mustWrite(b, dir, fmt.Sprintf("pages/f%d/p%d.md", i%20, i), fmt.Sprintf("# Page %d\n", i))
+		}
+		if _, err := s.Pages(); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(mode.name, func(b *testing.B) {
+			for b.Loop() {
+				s.Pages()
+			}
+		})
+		b.Run(mode.name+" parallel", func(b *testing.B) {
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					s.Pages()
+				}
+			})
+		})
+	}
+}
+
+// Concurrent callers share sync rounds: 50 calls arriving together cost a
+// few rounds, not 50.
+func TestChangeFeedSharesSyncRounds(t *testing.T) {
+	s, _ := newStore(t)
+	titles(t, s)
+	feedSkip(t, s)
+	f := s.feed
+	f.smu.Lock()
+	before := f.rounds
+	f.smu.Unlock()
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			s.syncFeed(context.Background())
+		}()
+	}
+	close(start)
+	wg.Wait()
+	f.smu.Lock()
+	n := f.rounds - before
+	f.smu.Unlock()
+	if n < 1 || n > 10 {
+		t.Errorf("50 concurrent callers ran %d sync rounds, want a few", n)
+	}
+	t.Logf("50 concurrent callers: %d rounds", n)
+}
