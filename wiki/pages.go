@@ -191,7 +191,7 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 		s.catSub = s.WatchChanges() // before the first walk, so nothing falls between
 	}
 	if ch := s.catSub.take(); ch.Live && !ch.Full && s.cat != nil && !s.catAt.IsZero() {
-		s.refreshPagesLocked(ch.Paths)
+		s.refreshPagesLocked(ch.Paths, ch.Gone)
 		return nil
 	} else if !ch.Live && s.catalogueFresh(arrived) {
 		return nil

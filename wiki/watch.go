@@ -89,6 +89,10 @@ type Changes struct {
 	// be a folder: a folder moved in or created (walk it) or moved away or
 	// removed (everything known under it may be gone).
 	Paths []string
+	// Gone are the paths among Paths that were watched folders when they
+	// were renamed or removed: everything known under them may be gone, even
+	// when a file of that name is there now (a folder replaced by a file).
+	Gone []string
 }
 
 // ChangeSub is one consumer's cursor on the store's change feed. Get one
@@ -96,7 +100,7 @@ type Changes struct {
 type ChangeSub struct {
 	f        *changeFeed
 	mu       sync.Mutex
-	paths    map[string]struct{}
+	paths    map[string]bool // path → a watched folder that went (Changes.Gone)
 	full     bool
 	lastFull time.Time
 }
@@ -133,16 +137,20 @@ func (c *ChangeSub) take() Changes {
 	}
 	if ch.Full {
 		c.full, c.lastFull = false, time.Now()
-		c.paths = map[string]struct{}{}
+		c.paths = map[string]bool{}
 		return ch
 	}
 	if len(c.paths) > 0 {
 		ch.Paths = make([]string, 0, len(c.paths))
-		for p := range c.paths {
+		for p, gone := range c.paths {
 			ch.Paths = append(ch.Paths, p)
+			if gone {
+				ch.Gone = append(ch.Gone, p)
+			}
 		}
 		sort.Strings(ch.Paths)
-		c.paths = map[string]struct{}{}
+		sort.Strings(ch.Gone)
+		c.paths = map[string]bool{}
 	}
 	return ch
 }
@@ -160,19 +168,23 @@ func (c *ChangeSub) Redo(ch Changes) {
 		return
 	}
 	for _, p := range ch.Paths {
-		c.addLocked(p)
+		c.addLocked(p, false)
+	}
+	for _, p := range ch.Gone {
+		c.addLocked(p, true)
 	}
 }
 
-func (c *ChangeSub) addLocked(p string) {
+// addLocked records p (gone: a watched folder renamed or removed).
+func (c *ChangeSub) addLocked(p string, gone bool) {
 	if c.full {
 		return
 	}
-	if len(c.paths) >= maxDirtyPaths {
-		c.full, c.paths = true, map[string]struct{}{}
+	if _, ok := c.paths[p]; !ok && len(c.paths) >= maxDirtyPaths {
+		c.full, c.paths = true, map[string]bool{}
 		return
 	}
-	c.paths[p] = struct{}{}
+	c.paths[p] = c.paths[p] || gone
 }
 
 // WatchChanges returns a new cursor on the store's change feed, starting the
@@ -181,7 +193,7 @@ func (c *ChangeSub) addLocked(p string) {
 // When no watcher can run, Take always reports Live false.
 func (s *Store) WatchChanges() *ChangeSub {
 	f := s.changeFeed()
-	c := &ChangeSub{f: f, paths: map[string]struct{}{}, lastFull: time.Now()}
+	c := &ChangeSub{f: f, paths: map[string]bool{}, lastFull: time.Now()}
 	if f != nil {
 		f.mu.Lock()
 		f.subs = append(f.subs, c)
@@ -506,7 +518,7 @@ func (f *changeFeed) loop() {
 			f.mu.Lock()
 			for _, c := range f.subs {
 				c.mu.Lock()
-				c.full, c.paths = true, map[string]struct{}{}
+				c.full, c.paths = true, map[string]bool{}
 				c.mu.Unlock()
 			}
 			f.warns++
@@ -545,7 +557,11 @@ func (f *changeFeed) event(ev fsnotify.Event) {
 		return // nothing at the top level but pages/, sources/ and .md files matters
 	}
 	inTree := rel == "pages" || rel == "sources" || strings.HasPrefix(rel, "pages/") || strings.HasPrefix(rel, "sources/")
+	gone := false
 	if inTree && (ev.Has(fsnotify.Rename) || ev.Has(fsnotify.Remove)) {
+		f.dmu.Lock()
+		_, gone = f.dirs[rel]
+		f.dmu.Unlock()
 		if runtime.GOOS == "windows" {
 			f.offLoop(func() { f.unwatchTree(rel) })
 		} else {
@@ -572,7 +588,7 @@ func (f *changeFeed) event(ev fsnotify.Event) {
 	f.mu.Lock()
 	for _, c := range f.subs {
 		c.mu.Lock()
-		c.addLocked(rel)
+		c.addLocked(rel, gone)
 		c.mu.Unlock()
 	}
 	f.mu.Unlock()
@@ -687,13 +703,20 @@ func (f *changeFeed) touchSync() (touched bool, why string) {
 	return true, ""
 }
 
-// refreshPagesLocked applies changed paths to the page catalogue: files are
-// re-read when their size or mtime changed; a folder that appeared is
-// walked; entries under a folder that is gone or was replaced are checked.
-// Call with catMu held and the catalogue loaded.
-func (s *Store) refreshPagesLocked(paths []string) {
+// refreshPagesLocked applies changed paths to the page catalogue: reported
+// files are re-read; a folder that appeared is walked; entries under a path
+// that is no longer a folder, or under a folder in gone (one that went, even
+// if a file took its name), are checked. Call with catMu held and the
+// catalogue loaded.
+func (s *Store) refreshPagesLocked(paths, gone []string) {
 	var prefixes map[string]bool
 	changed := false
+	for _, p := range gone { // a folder that went, even if a file took its name
+		if prefixes == nil {
+			prefixes = map[string]bool{}
+		}
+		prefixes[p] = true
+	}
 	for _, p := range paths {
 		if p != "pages" && !strings.HasPrefix(p, "pages/") {
 			continue

@@ -627,3 +627,28 @@ func TestChangeFeedSharesSyncRounds(t *testing.T) {
 	}
 	t.Logf("50 concurrent callers: %d rounds", n)
 }
+
+// A folder replaced by a file of the same name (git checkout of a branch
+// where it is a file): the pages that were in the folder leave the
+// catalogue, though the path is now a regular file.
+func TestChangeFeedFolderReplacedByFile(t *testing.T) {
+	for _, how := range []string{"moved away", "removed"} {
+		t.Run(how, func(t *testing.T) {
+			s, dir := newStore(t)
+			mustWrite(t, dir, "pages/x/a.md", "# A\n")
+			mustWrite(t, dir, "pages/x/deep/b.md", "# B\n")
+			titles(t, s)
+			feedSkip(t, s)
+			if how == "removed" {
+				os.RemoveAll(filepath.Join(dir, "pages", "x"))
+			} else {
+				mustRename(t, dir, "pages/x", "../away")
+			}
+			mustWrite(t, dir, "pages/x", "now a file\n")
+			eventually(t, "the folder's pages gone", func() bool {
+				got := titles(t, s)
+				return got["pages/x/a.md"] == "" && got["pages/x/deep/b.md"] == ""
+			})
+		})
+	}
+}

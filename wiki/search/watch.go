@@ -55,7 +55,7 @@ func (x *Index) reconcileChanges() (bool, error) {
 	case ch.Full:
 		err = x.reconcile(false)
 	case len(ch.Paths) > 0:
-		err = x.reconcilePaths(ch.Paths)
+		err = x.reconcilePaths(ch.Paths, ch.Gone)
 	default:
 		return true, nil
 	}
@@ -68,11 +68,17 @@ func (x *Index) reconcileChanges() (bool, error) {
 // reconcilePaths brings the index in step with the files at paths (and,
 // for a folder, under it), by size+mtime then hash as [Index.reconcile]
 // does for everything.
-func (x *Index) reconcilePaths(paths []string) error {
+//
+// A path in gone was a folder when it went: what the index holds under it is
+// checked even when a file of that name is there now.
+func (x *Index) reconcilePaths(paths, gone []string) error {
 	root := x.st.Root()
 	todo := map[string]bool{}
 	reported := map[string]bool{} // files the feed named: hashed even if size+mtime match
 	prefixes := map[string]bool{}
+	for _, p := range gone {
+		prefixes[p] = true
+	}
 	for _, p := range paths {
 		fi, err := root.Lstat(p)
 		if err == nil && fi.Mode().IsRegular() {

@@ -112,3 +112,19 @@ func TestChangeFeedSameSizeEdit(t *testing.T) {
 		})
 	}
 }
+
+// A folder replaced by a file of the same name: its files leave the index.
+func TestChangeFeedFolderReplacedByFile(t *testing.T) {
+	st, x, dir := testWiki(t, map[string]string{"sources/x/a.md": "# Quokka\n"})
+	x.opt.ReconcileEvery = 0
+	if !st.WatchChanges().Live() {
+		t.Skip("no file watcher on this system")
+	}
+	eventuallyFinds(t, x, Query{Text: "quokka", Scope: ScopeSources}, "sources/x/a.md")
+	if err := os.Rename(filepath.Join(dir, "sources", "x"), filepath.Join(t.TempDir(), "away")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "sources/x", "now a file about wallabies\n")
+	eventuallyFinds(t, x, Query{Text: "quokka", Scope: ScopeSources}, "")
+	eventuallyFinds(t, x, Query{Text: "wallabies", Scope: ScopeSources}, "sources/x")
+}
