@@ -652,3 +652,42 @@ func TestChangeFeedFolderReplacedByFile(t *testing.T) {
 		})
 	}
 }
+
+// A new folder swapped for a symlink to a folder outside the wiki between
+// the event and the watch (which follows symlinks): the swap's own rename
+// event drops that watch, so nothing outside the root stays watched, and
+// the link's target never reaches the catalogue.
+func TestChangeFeedNewFolderSwappedForSymlink(t *testing.T) {
+	s, dir := newStore(t)
+	titles(t, s)
+	feedSkip(t, s)
+	outside := t.TempDir()
+	mustWrite(t, outside, "secret.md", "# Secret\n")
+	orig := addWatch
+	addWatch = func(w *fsnotify.Watcher, name string) error {
+		if filepath.Base(name) == "swap" {
+			os.Rename(name, filepath.Join(t.TempDir(), "was-swap"))
+			if err := os.Symlink(outside, name); err != nil {
+				t.Skip("no symlinks here")
+			}
+		}
+		return orig(w, name)
+	}
+	t.Cleanup(func() { addWatch = orig })
+	if err := os.Mkdir(filepath.Join(dir, "pages", "swap"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, dir, "pages/after.md", "# After\n")
+	eventually(t, "the events after the swap", func() bool { return titles(t, s)["pages/after.md"] == "After" })
+	for _, w := range s.feed.w.WatchList() {
+		if !strings.HasPrefix(w, dir) || filepath.Base(w) == "swap" {
+			t.Errorf("watching %s", w)
+		}
+	}
+	mustWrite(t, outside, "secret.md", "# Secret edited\n")
+	for p := range titles(t, s) {
+		if strings.HasPrefix(p, "pages/swap/") {
+			t.Errorf("listed through the symlink: %s", p)
+		}
+	}
+}
