@@ -70,7 +70,8 @@ const syncLeftover = 24 * time.Hour
 
 // maxDirtyPaths bounds the changed paths kept for one consumer; past it the
 // consumer is told to walk everything (a git checkout of the whole tree).
-const maxDirtyPaths = 4096
+// A variable for tests.
+var maxDirtyPaths = 4096
 
 // syncTimeout bounds the wait for the sync file's event.
 const syncTimeout = 250 * time.Millisecond

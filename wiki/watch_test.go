@@ -691,3 +691,41 @@ func TestChangeFeedNewFolderSwappedForSymlink(t *testing.T) {
 		}
 	}
 }
+
+// More changed paths than maxDirtyPaths (a checkout of the whole tree): the
+// consumer is told to walk everything, and every page is listed.
+func TestChangeFeedMassChangeWalks(t *testing.T) {
+	orig := maxDirtyPaths
+	maxDirtyPaths = 64 // 4096 in earnest; the same path, with fewer files to write
+	t.Cleanup(func() { maxDirtyPaths = orig })
+	s, dir := newStore(t)
+	titles(t, s)
+	feedSkip(t, s)
+	walked := lastWalk(s)
+	n := maxDirtyPaths + 36
+	for i := 0; i < n; i++ {
+		mustWrite(t, dir, fmt.Sprintf("pages/mass/p%d.md", i), fmt.Sprintf("# M%d\n", i))
+	}
+	eventually(t, "every page of a mass change", func() bool {
+		got := 0
+		for p := range titles(t, s) {
+			if strings.HasPrefix(p, "pages/mass/") {
+				got++
+			}
+		}
+		return got == n
+	})
+	// The folder's creation alone could have been walked; many paths in
+	// an existing folder must overflow the cursor into a full walk.
+	walked = lastWalk(s)
+	for i := 0; i < n; i++ {
+		mustWrite(t, dir, fmt.Sprintf("pages/mass/p%d.md", i), fmt.Sprintf("# N%d\n", i))
+	}
+	eventually(t, "every page edited", func() bool { return titles(t, s)[fmt.Sprintf("pages/mass/p%d.md", n-1)] == fmt.Sprintf("N%d", n-1) })
+	if lastWalk(s).Equal(walked) {
+		t.Error("no full walk after more than maxDirtyPaths changes")
+	}
+	if got := titles(t, s)["pages/mass/p0.md"]; got != "N0" {
+		t.Errorf("p0: %q", got)
+	}
+}
