@@ -729,3 +729,55 @@ func TestChangeFeedMassChangeWalks(t *testing.T) {
 		t.Errorf("p0: %q", got)
 	}
 }
+
+// Sync rounds turned off by timeouts after they had worked (a busy machine)
+// resume after FullRescanEvery; on a platform where they never worked they
+// stay off.
+func TestChangeFeedSyncResumes(t *testing.T) {
+	for _, worked := range []bool{true, false} {
+		t.Run(fmt.Sprintf("worked=%v", worked), func(t *testing.T) {
+			s, _ := newStore(t)
+			titles(t, s)
+			feedSkip(t, s)
+			f := s.feed
+			f.smu.Lock()
+			f.canSync, f.timeouts, f.syncWorked, f.syncOff = false, 3, worked, time.Now().Add(-FullRescanEvery)
+			before := f.rounds
+			f.smu.Unlock()
+			s.syncFeed(context.Background())
+			f.smu.Lock()
+			ran, on := f.rounds-before, f.canSync
+			f.smu.Unlock()
+			if want := map[bool]uint64{true: 1, false: 0}[worked]; ran != want || on != worked {
+				t.Errorf("rounds %d, on %v; want %d, %v", ran, on, want, worked)
+			}
+		})
+	}
+}
+
+// Folders nested several deep, made with their files at once (mkdir -p and
+// write, faster than the watcher adds watches): every file is listed, and a
+// file made later in the deepest folder too.
+func TestChangeFeedNestedFoldersMadeAtOnce(t *testing.T) {
+	s, dir := newStore(t)
+	titles(t, s)
+	feedSkip(t, s)
+	files := []string{"x.md", "a/y.md", "a/b/z.md", "a/b/c/w.md"}
+	for i := 0; i < 20; i++ {
+		base := fmt.Sprintf("pages/n%d/", i)
+		for _, f := range files {
+			mustWrite(t, dir, base+f, "# "+f+"\n")
+		}
+		eventually(t, "nested files", func() bool {
+			got := titles(t, s)
+			for _, f := range files {
+				if got[base+f] != f {
+					return false
+				}
+			}
+			return true
+		})
+		mustWrite(t, dir, base+"a/b/c/late.md", "# Late\n")
+		eventually(t, "a later file in the deepest folder", func() bool { return titles(t, s)[base+"a/b/c/late.md"] == "Late" })
+	}
+}
