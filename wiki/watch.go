@@ -276,8 +276,21 @@ type syncRound struct {
 // start; a folder that cannot be watched, as with inotify's limits).
 var (
 	newWatcher = fsnotify.NewWatcher
-	addWatch   = (*fsnotify.Watcher).Add
+
+	addWatchMu   sync.Mutex
+	addWatchHook func(w *fsnotify.Watcher, name string) error // set by tests while feeds run
 )
+
+// addWatch adds a watch for the folder name (see addWatchHook).
+func addWatch(w *fsnotify.Watcher, name string) error {
+	addWatchMu.Lock()
+	hook := addWatchHook
+	addWatchMu.Unlock()
+	if hook != nil {
+		return hook(w, name)
+	}
+	return w.Add(name)
+}
 
 func startFeed(s *Store) *changeFeed {
 	w, err := newWatcher()
@@ -540,6 +553,13 @@ func (f *changeFeed) event(ev fsnotify.Event) {
 	}
 	rel = filepath.ToSlash(rel)
 	if rel == f.syncRel {
+		// Only a touch ends a round (a change of times: Chmod; Windows
+		// reports it as Write). The file's removal, creation or
+		// replacement queued before the round's touch must not end it
+		// before the edits queued after them are read.
+		if !ev.Has(fsnotify.Chmod) && !ev.Has(fsnotify.Write) {
+			return
+		}
 		select {
 		case f.synced <- struct{}{}:
 		default:
@@ -681,8 +701,6 @@ func (f *changeFeed) touchSync() (touched bool, why string) {
 	fi, err := root.Lstat(f.syncRel)
 	switch {
 	case err == nil && (fi.Mode().IsRegular() || fi.IsDir()):
-		now := time.Now()
-		return root.Chtimes(f.syncRel, now, now) == nil, ""
 	case err == nil:
 		// A symlink (or a pipe, a device) in llmwiki's own state folder:
 		// the link goes, never what it points at, and the file is made
@@ -690,18 +708,21 @@ func (f *changeFeed) touchSync() (touched bool, why string) {
 		if err := root.Remove(f.syncRel); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return false, "cannot replace " + f.syncRel + ", which is not a file: " + err.Error()
 		}
-	case !errors.Is(err, fs.ErrNotExist):
+		fallthrough
+	case errors.Is(err, fs.ErrNotExist):
+		// Made again, in folders made again if need be (whose old watch
+		// went with them).
+		if err := f.makeSyncFile(); err != nil && !errors.Is(err, fs.ErrExist) {
+			return false, "cannot make " + f.syncRel + " again: " + err.Error()
+		}
+		if fi, err := root.Lstat(f.syncRel); err != nil || !fi.Mode().IsRegular() {
+			return false, "" // replaced meanwhile: a late round at worst
+		}
+	default:
 		return false, "" // counted as a late round
 	}
-	// Made again, in folders made again if need be (whose old watch went
-	// with them).
-	if err := f.makeSyncFile(); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return false, "" // made meanwhile: a late round at worst
-		}
-		return false, "cannot make " + f.syncRel + " again: " + err.Error()
-	}
-	return true, ""
+	now := time.Now()
+	return root.Chtimes(f.syncRel, now, now) == nil, ""
 }
 
 // refreshPagesLocked applies changed paths to the page catalogue: reported
