@@ -27,9 +27,10 @@ import (
 //
 // It is an OS file watcher (fsnotify: inotify on Linux, kqueue on macOS and
 // the BSDs, ReadDirectoryChangesW on Windows) on the project root, every
-// folder under pages/ and sources/ (new folders are watched as they appear)
-// and .llmwiki/watch/ (only for the sync files below). Hidden files and folders and
-// the writer's temp files are ignored.
+// folder under pages/ and sources/ (new folders are watched as they appear;
+// a folder renamed or removed loses its watches) and .llmwiki/watch/ (only
+// for the sync files below). Hidden files and folders and the writer's temp
+// files are ignored.
 //
 // A consumer walks everything when it starts, then applies the changed paths
 // it takes. It walks again when the watcher overflowed or failed (the feed
@@ -42,10 +43,10 @@ import (
 //
 // Read-your-outside-writes: before a consumer takes its paths, the feed
 // touches its own sync file (.llmwiki/watch/sync-<random>, see syncDir) and
-// waits for the watcher to report it. On
-// Linux one inotify queue carries all events in order, so every edit that
-// finished before the call has been collected by then; concurrent callers
-// share these round trips. Elsewhere events may arrive a moment later.
+// waits for the watcher to report that touch. On Linux one inotify queue
+// carries all events in order, so every edit that finished before the call
+// has been collected by then; concurrent callers share these round trips.
+// Elsewhere events may arrive a moment later.
 
 // FullRescanEvery is how often a consumer of a live change feed walks the
 // whole tree anyway, as a safety net against lost events.
@@ -241,8 +242,6 @@ type changeFeed struct {
 	subs      []*ChangeSub
 	warns     int
 
-	// sync rounds: one at a time; a caller rides a round that started
-	// after it arrived.
 	// dirs are the folders watched (project-relative), so that the watches
 	// of a folder renamed or removed are dropped: fsnotify keeps a watch's
 	// first path, and a folder moved within the tree would otherwise report
@@ -256,6 +255,8 @@ type changeFeed struct {
 	// winOp orders the watch changes that run off the loop on Windows.
 	winOp chan struct{}
 
+	// sync rounds: one at a time; a caller rides a round that started
+	// after it arrived.
 	smu        sync.Mutex
 	round      *syncRound
 	rounds     uint64
@@ -694,8 +695,8 @@ func (f *changeFeed) sync(ctx context.Context) {
 // never follows a symlink (a link there could point at a page, whose mtime
 // would change): a symlink put in its place is removed (the link only).
 // A sync file removed while serving (git clean -x, a tidy-up of .llmwiki/)
-// is made again, its creation being the event. When it cannot be made, why
-// says so and sync rounds stop for good.
+// is made again, then touched. When it cannot be made, why says so and sync
+// rounds stop for good.
 func (f *changeFeed) touchSync() (touched bool, why string) {
 	root := f.s.root
 	fi, err := root.Lstat(f.syncRel)
