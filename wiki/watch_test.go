@@ -431,7 +431,7 @@ func TestChangeFeedSyncFileTampered(t *testing.T) {
 
 // Two stores on one wiki (two serve processes): each has its own sync file,
 // so the other's rounds never end this one's early, and Close removes it.
-// The sync files stay out of the catalogue and out of git.
+// The sync files stay out of the catalogue, the audit log and git.
 func TestChangeFeedTwoStores(t *testing.T) {
 	a, dir := newStore(t)
 	b := openStore(t, dir)
@@ -463,6 +463,23 @@ func TestChangeFeedTwoStores(t *testing.T) {
 	}
 	if data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(syncDir), ".gitignore")); err != nil || !strings.Contains(string(data), "\n*\n") {
 		t.Errorf("sync folder's .gitignore: %q %v", data, err)
+	}
+	ctx, call := ctxWithCall("write_page")
+	if _, err := a.WritePage(ctx, PageInput{Title: "Audited", Body: "x\n"}); err != nil {
+		t.Fatal(err)
+	}
+	titles(t, a)
+	if err := a.Audit(call, nil); err != nil {
+		t.Fatal(err)
+	}
+	audit, _ := os.ReadDir(filepath.Join(dir, filepath.FromSlash(AuditDir)))
+	if len(audit) == 0 {
+		t.Error("no audit log to check")
+	}
+	for _, e := range audit {
+		if data, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(AuditDir), e.Name())); strings.Contains(string(data), "sync-") {
+			t.Errorf("a sync file in the audit log %s", e.Name())
+		}
 	}
 	b.Close()
 	if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(rb))); !errors.Is(err, fs.ErrNotExist) {
