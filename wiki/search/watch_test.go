@@ -128,3 +128,23 @@ func TestChangeFeedFolderReplacedByFile(t *testing.T) {
 	eventuallyFinds(t, x, Query{Text: "quokka", Scope: ScopeSources}, "")
 	eventuallyFinds(t, x, Query{Text: "wallabies", Scope: ScopeSources}, "sources/x")
 }
+
+// A folder renamed inside the wiki keeps being watched under its new name:
+// an edit made in it (or in a folder under it) afterwards reaches the index
+// without waiting for the 60 s walk.
+func TestChangeFeedRenamedFolderEdits(t *testing.T) {
+	st, x, dir := testWiki(t, map[string]string{"pages/m/a.md": "# Anteater\n", "pages/m/deep/b.md": "# Bilby\n"})
+	x.opt.ReconcileEvery = 0
+	if !st.WatchChanges().Live() {
+		t.Skip("no file watcher on this system")
+	}
+	eventuallyFinds(t, x, Query{Text: "bilby"}, "pages/m/deep/b.md")
+	if err := os.Rename(filepath.Join(dir, "pages", "m"), filepath.Join(dir, "pages", "n")); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyFinds(t, x, Query{Text: "bilby"}, "pages/n/deep/b.md")
+	writeFile(t, dir, "pages/n/deep/b.md", "# Numbat\n")
+	writeFile(t, dir, "pages/n/c.md", "# Cassowary\n")
+	eventuallyFinds(t, x, Query{Text: "numbat"}, "pages/n/deep/b.md")
+	eventuallyFinds(t, x, Query{Text: "cassowary"}, "pages/n/c.md")
+}
