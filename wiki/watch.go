@@ -355,10 +355,13 @@ func (f *changeFeed) watchTree(rel string) error {
 			// The same folder already watched under another path (moved
 			// before the move was reported): fsnotify would keep the old
 			// watch and path, so drop it first.
+			// (Only while the old path is still known as that folder: an
+			// inode number is reused once its folder is gone.)
 			f.dmu.Lock()
 			old, ok := f.byID[id]
+			ok = ok && old != p && f.dirs[old] == id
 			f.dmu.Unlock()
-			if ok && old != p {
+			if ok {
 				f.unwatchTree(old)
 			}
 		}

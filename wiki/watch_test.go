@@ -678,17 +678,25 @@ func TestChangeFeedNewFolderSwappedForSymlink(t *testing.T) {
 	feedSkip(t, s)
 	outside := t.TempDir()
 	mustWrite(t, outside, "secret.md", "# Secret\n")
+	swapped := make(chan struct{})
+	away := filepath.Join(t.TempDir(), "was-swap")
 	setAddWatch(t, func(w *fsnotify.Watcher, name string) error {
 		if filepath.Base(name) == "swap" {
-			os.Rename(name, filepath.Join(t.TempDir(), "was-swap"))
+			os.Rename(name, away)
 			os.Symlink(outside, name)
+			defer close(swapped)
 		}
 		return w.Add(name)
 	})
 	if err := os.Mkdir(filepath.Join(dir, "pages", "swap"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	mustWrite(t, dir, "pages/after.md", "# After\n")
+	select {
+	case <-swapped:
+	case <-time.After(2 * time.Second):
+		t.Fatal("the new folder was not watched")
+	}
+	mustWrite(t, dir, "pages/after.md", "# After\n") // after the swap's events
 	eventually(t, "the events after the swap", func() bool { return titles(t, s)["pages/after.md"] == "After" })
 	for _, w := range s.feed.w.WatchList() {
 		if !strings.HasPrefix(w, dir) || filepath.Base(w) == "swap" {
