@@ -264,6 +264,7 @@ type changeFeed struct {
 	synced     chan struct{} // the sync file's event was seen
 	canSync    bool
 	timeouts   int       // rounds in a row that timed out
+	late       uint64    // rounds that timed out, in all
 	syncWorked bool      // a round has succeeded
 	syncOff    time.Time // when timeouts turned rounds off
 }
@@ -683,6 +684,7 @@ func (f *changeFeed) sync(ctx context.Context) {
 		f.canSync = false // never retried: see touchSync
 		f.s.log.Warn(why + "; outside edits may show up a moment late")
 	default:
+		f.late++
 		if f.timeouts++; f.timeouts >= 3 {
 			f.canSync, f.syncOff = false, time.Now()
 			if !f.syncWorked {

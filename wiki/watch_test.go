@@ -379,8 +379,15 @@ func readsOwnOutsideWrites(t *testing.T, s *Store, dir string, n int) {
 			eventually(t, "an outside edit", func() bool { return titles(t, s)[p] == want })
 			continue
 		}
+		late := lateRounds(s)
 		if got := titles(t, s)[p]; got != want {
-			t.Fatalf("edit %d: the next call saw %q, want %q", i, got, want)
+			if lateRounds(s) == late {
+				t.Fatalf("edit %d: the next call saw %q, want %q", i, got, want)
+			}
+			// The round timed out (a machine too busy to read the
+			// watcher's queue within syncTimeout): a moment late is allowed.
+			t.Logf("edit %d: a sync round timed out", i)
+			eventually(t, "an outside edit after a late round", func() bool { return titles(t, s)[p] == want })
 		}
 	}
 }
@@ -811,4 +818,14 @@ func setAddWatch(t *testing.T, hook func(w *fsnotify.Watcher, name string) error
 		addWatchHook = nil
 		addWatchMu.Unlock()
 	})
+}
+
+// lateRounds is how many sync rounds of s timed out.
+func lateRounds(s *Store) uint64 {
+	if s.feed == nil {
+		return 0
+	}
+	s.feed.smu.Lock()
+	defer s.feed.smu.Unlock()
+	return s.feed.late
 }
