@@ -16,10 +16,11 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/model"
+	"github.com/llmwiki/llmwiki/wiki/schemacheck"
 	"github.com/llmwiki/llmwiki/wiki/search"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Deps is what tool handlers need.
@@ -284,6 +285,14 @@ func checkUTF8(at string, v any) error {
 	return nil
 }
 
+// plural is "what 'a'" or "whats 'a', 'b'".
+func plural(what string, names []string) string {
+	if len(names) > 1 {
+		what += "s"
+	}
+	return what + " '" + strings.Join(names, "', '") + "'"
+}
+
 var schemaCache sync.Map // tool name+schema -> *jsonschema.Schema
 
 // schemaValidator compiles the tool's input schema (santhosh-tekuri/jsonschema)
@@ -301,12 +310,7 @@ func schemaValidator(t mcp.Tool) func(any) error {
 	if v, ok := schemaCache.Load(key); ok {
 		return validatorFunc(v.(*jsonschema.Schema))
 	}
-	c := jsonschema.NewCompiler()
-	url := "mem://tools/" + t.Name + ".json"
-	if err := c.AddResource(url, bytes.NewReader(raw)); err != nil {
-		panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
-	}
-	sch, err := c.Compile(url)
+	sch, err := schemacheck.Compile("mem://tools/"+t.Name+".json", raw)
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
 	}
@@ -320,32 +324,30 @@ func validatorFunc(sch *jsonschema.Schema) func(any) error {
 		if err == nil {
 			return nil
 		}
-		var ve *jsonschema.ValidationError
-		if !errors.As(err, &ve) {
+		vs, ok := schemacheck.Violations(err)
+		if !ok {
 			return wiki.Errorf(wiki.CodeInvalid, "invalid arguments")
 		}
 		var msgs []string
-		var walk func(e *jsonschema.ValidationError)
-		walk = func(e *jsonschema.ValidationError) {
-			if len(e.Causes) == 0 {
-				loc := strings.TrimPrefix(e.InstanceLocation, "/")
-				m := e.Message
-				if strings.HasPrefix(m, "additionalProperties") {
-					m = strings.Replace(strings.TrimPrefix(m, "additionalProperties "), " not allowed", "", 1)
-					m = "unknown argument " + m + "; check the tool's input schema"
-				} else if strings.HasPrefix(m, "missing properties") {
-					m = "missing required argument" + strings.TrimPrefix(m, "missing properties")
-				} else if loc != "" {
-					m = "argument " + strings.ReplaceAll(loc, "/", ".") + ": " + m
-				}
-				msgs = append(msgs, m)
-				return
+		for _, v := range vs {
+			at := schemacheck.Path(v.Instance)
+			var m string
+			switch {
+			case len(v.Unknown) > 0 && at == "":
+				m = plural("unknown argument", v.Unknown) + "; check the tool's input schema"
+			case len(v.Unknown) > 0:
+				m = "argument " + at + ": " + plural("unknown field", v.Unknown) + "; check the tool's input schema"
+			case len(v.Missing) > 0 && at == "":
+				m = plural("missing required argument", v.Missing)
+			case len(v.Missing) > 0:
+				m = "argument " + at + ": " + plural("missing required field", v.Missing)
+			case at != "":
+				m = "argument " + at + ": " + v.Message
+			default:
+				m = v.Message
 			}
-			for _, c := range e.Causes {
-				walk(c)
-			}
+			msgs = append(msgs, m)
 		}
-		walk(ve)
 		sort.Strings(msgs)
 		if len(msgs) > 5 {
 			msgs = msgs[:5]

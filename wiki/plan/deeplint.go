@@ -12,7 +12,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/model"
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // DefaultLintBudget bounds the page text one deep-lint prompt shows, in
@@ -22,10 +22,8 @@ const DefaultLintBudget = 60_000
 //go:embed deeplint.json
 var deepLintJSON []byte
 
-var (
-	deepOnce   sync.Once
-	deepSchema *jsonschema.Schema
-)
+// deepSchema is deeplint.json compiled, on first use.
+var deepSchema = sync.OnceValue(func() *jsonschema.Schema { return mustCompile("mem://deeplint.json", deepLintJSON) })
 
 // Claim is one contradiction or stale claim a model proposes, with the
 // quotes that should prove it. It is a proposal only: the lint verifier
@@ -57,19 +55,11 @@ type LintReview struct {
 // deeplint.json (at most 20 findings of kind contradiction or stale_claim,
 // each with 1 to 4 quotes of 8 to 300 characters).
 func ParseClaims(reply []byte) ([]Claim, error) {
-	deepOnce.Do(func() {
-		c := jsonschema.NewCompiler()
-		c.Draft = jsonschema.Draft2020
-		if err := c.AddResource("mem://deeplint.json", bytes.NewReader(deepLintJSON)); err != nil {
-			panic("deep lint schema: " + err.Error())
-		}
-		deepSchema = c.MustCompile("mem://deeplint.json")
-	})
 	v, err := model.DecodeJSON(reply)
 	if err != nil {
 		return nil, err
 	}
-	if err := deepSchema.Validate(v); err != nil {
+	if err := deepSchema().Validate(v); err != nil {
 		return nil, schemaError(v, err)
 	}
 	var out struct {

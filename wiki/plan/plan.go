@@ -4,7 +4,6 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -13,7 +12,8 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/model"
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/llmwiki/llmwiki/wiki/schemacheck"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Limits of a proposal. The schema states the same numbers; [Check] and the
@@ -46,21 +46,16 @@ var schemaJSON []byte
 // Schema returns the JSON schema of a [Proposal] (draft 2020-12).
 func Schema() json.RawMessage { return append(json.RawMessage(nil), schemaJSON...) }
 
-var (
-	compileOnce sync.Once
-	compiled    *jsonschema.Schema
-)
+// schema is the compiled plan schema, compiled on first use (not at
+// start-up: a server that is only asked for its tool list never needs it).
+var schema = sync.OnceValue(func() *jsonschema.Schema { return mustCompile("mem://plan.json", schemaJSON) })
 
-func schema() *jsonschema.Schema {
-	compileOnce.Do(func() {
-		c := jsonschema.NewCompiler()
-		c.Draft = jsonschema.Draft2020
-		if err := c.AddResource("mem://plan.json", bytes.NewReader(schemaJSON)); err != nil {
-			panic("plan schema: " + err.Error())
-		}
-		compiled = c.MustCompile("mem://plan.json")
-	})
-	return compiled
+func mustCompile(url string, doc []byte) *jsonschema.Schema {
+	sch, err := schemacheck.Compile(url, doc)
+	if err != nil {
+		panic(url + ": " + err.Error())
+	}
+	return sch
 }
 
 // Action is one step of a plan. Which fields apply depends on Kind (see
@@ -174,27 +169,19 @@ func Parse(reply []byte) (*Proposal, error) {
 
 // schemaError turns a validation error into at most six lines, leaves only.
 func schemaError(doc any, err error) error {
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
+	vs, ok := schemacheck.Violations(err)
+	if !ok {
 		return wiki.Errorf(wiki.CodeInvalid, "the reply does not match the plan schema")
 	}
 	seen := map[string]bool{}
 	var msgs []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
-		}
-		m := describeViolation(doc, e)
+	for _, v := range vs {
+		m := describeViolation(doc, v)
 		if !seen[m] {
 			seen[m] = true
 			msgs = append(msgs, m)
 		}
 	}
-	walk(ve)
 	sort.Strings(msgs)
 	more := ""
 	if len(msgs) > 6 {
@@ -204,18 +191,18 @@ func schemaError(doc any, err error) error {
 	return wiki.Errorf(wiki.CodeInvalid, "the plan does not match the schema: %s%s", strings.Join(msgs, "; "), more)
 }
 
-func describeViolation(doc any, e *jsonschema.ValidationError) string {
-	loc := jsonPath(e.InstanceLocation)
-	kw := e.KeywordLocation
-	m := e.Message
+func describeViolation(doc any, v schemacheck.Violation) string {
+	loc := schemacheck.Path(v.Instance)
+	kw := v.Keyword
+	m := v.Message
 	switch {
-	case strings.HasSuffix(kw, "/kind/enum"):
-		return fmt.Sprintf("%s is %s, which is not an action; the only kinds are %s", loc, quoteValue(doc, e.InstanceLocation), strings.Join(Kinds, ", "))
+	case strings.HasSuffix(kw, "/actions/items/$ref/properties/kind/enum"):
+		return fmt.Sprintf("%s is %s, which is not an action; the only kinds are %s", loc, quoteValue(doc, v.Instance), strings.Join(Kinds, ", "))
 	case strings.Contains(kw, "/slug/") && strings.HasSuffix(kw, "/pattern") || strings.Contains(kw, "/links/items/") && strings.HasSuffix(kw, "/pattern"):
-		return fmt.Sprintf("%s is %s, which is not a slug: use lowercase words joined by '-' like \"electron-ipc\" (no folders, dots, '.md' or paths; files under sources/ and other non-page files cannot be written)", loc, quoteValue(doc, e.InstanceLocation))
+		return fmt.Sprintf("%s is %s, which is not a slug: use lowercase words joined by '-' like \"electron-ipc\" (no folders, dots, '.md' or paths; files under sources/ and other non-page files cannot be written)", loc, quoteValue(doc, v.Instance))
 	case strings.HasSuffix(kw, "/base_sha256/pattern"):
 		return fmt.Sprintf("%s must be the 64-hex-digit sha256 shown with the page", loc)
-	case strings.HasSuffix(kw, "/additionalProperties"):
+	case strings.HasSuffix(kw, "/additionalProperties") && strings.Contains(kw, "/actions/"):
 		return fmt.Sprintf("%s: %s (each action kind takes only its own fields)", loc, m)
 	case strings.HasSuffix(kw, "/actions/maxItems"):
 		return fmt.Sprintf("the plan has more than %d actions; propose the %d most important", MaxActions, MaxActions)
@@ -226,25 +213,6 @@ func describeViolation(doc any, e *jsonschema.ValidationError) string {
 		return m
 	}
 	return loc + ": " + m
-}
-
-// jsonPath turns "/actions/2/slug" into "actions[2].slug".
-func jsonPath(ptr string) string {
-	var b strings.Builder
-	for _, p := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
-		if p == "" {
-			continue
-		}
-		if isDigits(p) {
-			b.WriteString("[" + p + "]")
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(p, "~1", "/"), "~0", "~"))
-	}
-	return b.String()
 }
 
 func isDigits(s string) bool {
