@@ -116,6 +116,11 @@ func Register(s *server.MCPServer, d Deps, opts Options) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return addTools(s, sel), nil
+}
+
+// addTools adds sel to s and returns their names.
+func addTools(s *server.MCPServer, sel []Tool) []string {
 	names := make([]string, 0, len(sel))
 	st := make([]server.ServerTool, 0, len(sel))
 	for _, t := range sel {
@@ -123,5 +128,5 @@ func Register(s *server.MCPServer, d Deps, opts Options) ([]string, error) {
 		names = append(names, t.Tool.Name)
 	}
 	s.AddTools(st...)
-	return names, nil
+	return names
 }

@@ -53,9 +53,7 @@ func NewServer(d Deps, opts Options) (*server.MCPServer, []string, error) {
 		server.WithRecovery(),
 		server.WithResourceRecovery(),
 	)
-	if _, err := Register(s, d, opts); err != nil {
-		return nil, nil, err
-	}
+	addTools(s, sel)
 	s.AddPrompts(pv.ServerPrompts()...)
 	if d.Store != nil { // nil only when listing the catalogue
 		if err := registerResources(s, d, hooks); err != nil {
