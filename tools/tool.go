@@ -34,6 +34,10 @@ type Deps struct {
 	// Search is the wiki's search index, kept in step with every write
 	// (registered with Store.AddDerived). nil: search_wiki says so.
 	Search *search.Index
+
+	// reflectSchemas makes [newTool] generate every schema from the Go
+	// types, ignoring schemas_gen.go (the test that keeps that file fresh).
+	reflectSchemas bool
 }
 
 func (d Deps) logger() *slog.Logger {
@@ -49,6 +53,8 @@ type Tool struct {
 	Handler server.ToolHandlerFunc
 	// Toolset groups tools for --toolsets (see [Toolsets]).
 	Toolset string
+
+	types uint64 // fingerprint of the input and output Go types (schemas.go)
 }
 
 // ReadOnly reports whether the tool carries the read-only annotation.
@@ -88,13 +94,11 @@ func (h hints) options(title string) []mcp.ToolOption {
 // newTool builds a tool with typed input In and output Out, its annotations,
 // and a handler running fn through [typed].
 func newTool[In, Out any](d Deps, name, toolset, title, description string, h hints, fn func(context.Context, In) (Out, error)) Tool {
-	opts := append([]mcp.ToolOption{
-		mcp.WithDescription(description),
-		mcp.WithInputSchema[In](),
-		mcp.WithOutputSchema[Out](),
-	}, h.options(title)...)
+	types := typesFingerprint[In, Out]()
+	opts := append([]mcp.ToolOption{mcp.WithDescription(description)}, schemaOptions[In, Out](d, name, types)...)
+	opts = append(opts, h.options(title)...)
 	t := mcp.NewTool(name, opts...)
-	return Tool{Tool: t, Handler: typed(d, t, fn), Toolset: toolset}
+	return Tool{Tool: t, Handler: typed(d, t, fn), Toolset: toolset, types: types}
 }
 
 // typed wraps fn as an MCP handler: strict argument decoding and validation
