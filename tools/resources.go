@@ -63,8 +63,9 @@ type resources struct {
 
 type pageMeta struct{ title, summary string }
 
-// registerResources adds the static resources, every page and the page
-// template to s, and keeps them in step with the store.
+// registerResources adds the static resources and the page template to s,
+// every page at the first resources/list, and keeps them in step with the
+// store.
 func registerResources(s *server.MCPServer, d Deps, hooks *server.Hooks) error {
 	r := &resources{d: d, srv: s, listed: map[string]pageMeta{}, subs: map[string]map[string]bool{}}
 	static := make([]server.ServerResource, 0, len(staticResources))
@@ -82,9 +83,9 @@ func registerResources(s *server.MCPServer, d Deps, hooks *server.Hooks) error {
 			mcp.WithTemplateDescription("A page of the wiki by slug: its markdown with frontmatter. Slugs are listed by resources/list and list_pages."),
 			mcp.WithTemplateMIMEType("text/markdown")),
 		r.readPage)
-	if err := r.sync(context.Background(), true); err != nil {
-		return err
-	}
+	// The page list is read at the first resources/list, not here: listing
+	// every page's frontmatter would delay the server's first answer by a
+	// walk of pages/ (tens of milliseconds per thousand pages).
 	hooks.AddBeforeListResources(func(ctx context.Context, _ any, _ *mcp.ListResourcesRequest) {
 		if err := r.sync(ctx, false); err != nil {
 			d.logger().Warn("resources: page list not refreshed", "err", err)
