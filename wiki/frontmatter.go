@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -47,7 +48,7 @@ type Doc struct {
 var bom = []byte("\xef\xbb\xbf")
 
 // yamlKeyLine matches a line that looks like the start of a YAML mapping entry.
-var yamlKeyLine = regexp.MustCompile(`^[A-Za-z0-9_"'][^:]*:(\s|$)`)
+var yamlKeyLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_"'][^:]*:(\s|$)`) })
 
 // maxMetaNodes bounds the values one frontmatter block may expand to
 // (aliases included), so a crafted block cannot exhaust memory.
@@ -225,14 +226,14 @@ func startsLikeYAML(block []byte) bool {
 		if strings.TrimSpace(l) == "" {
 			continue
 		}
-		return yamlKeyLine.MatchString(l)
+		return yamlKeyLine().MatchString(l)
 	}
 	return false
 }
 
 func looksLikeYAML(block []byte) bool {
 	for _, l := range strings.Split(string(block), "\n") {
-		if yamlKeyLine.MatchString(strings.TrimRight(l, "\r")) {
+		if yamlKeyLine().MatchString(strings.TrimRight(l, "\r")) {
 			return true
 		}
 	}
@@ -281,7 +282,7 @@ func decodeYAMLMeta(block []byte) (map[string]any, bool, error) {
 	return v.(map[string]any), true, nil
 }
 
-var yamlLineRe = regexp.MustCompile(`line (\d+): `)
+var yamlLineRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+): `) })
 
 // yamlParserProblems are the messages yaml.v3's parser (not its scanner)
 // reports. For those it prints the 0-based line of the construct the
@@ -300,7 +301,7 @@ var yamlParserProblems = []string{
 func yamlLineError(err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	n := 0
-	if m := yamlLineRe.FindStringSubmatchIndex(msg); m != nil && m[0] == 0 {
+	if m := yamlLineRe().FindStringSubmatchIndex(msg); m != nil && m[0] == 0 {
 		n, _ = strconv.Atoi(msg[m[2]:m[3]])
 		msg = msg[m[1]:]
 	}
@@ -423,7 +424,7 @@ func withJSONLine(block []byte, err error) error {
 	return err
 }
 
-var tomlLineRe = regexp.MustCompile(`(?i)line (\d+)`)
+var tomlLineRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)line (\d+)`) })
 
 // frontmatterError is the CodeInvalid error for a block that does not
 // parse; blockLine is the file line of the block's first line.
@@ -433,7 +434,7 @@ func frontmatterError(name string, f FrontmatterFormat, blockLine int, err error
 	var le *lineError
 	if errors.As(err, &le) {
 		line, msg = blockLine+le.line-1, le.text(blockLine)
-	} else if m := tomlLineRe.FindStringSubmatch(msg); m != nil && f == FormatTOML {
+	} else if m := tomlLineRe().FindStringSubmatch(msg); m != nil && f == FormatTOML {
 		if n, e := strconv.Atoi(m[1]); e == nil {
 			line = blockLine + n - 1
 		}

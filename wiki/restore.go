@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -113,7 +114,7 @@ type RestoreResult struct {
 	Snapshot string `json:"snapshot,omitempty"`
 }
 
-var hexRe = regexp.MustCompile(`^[0-9a-fA-F]+$`)
+var hexRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-fA-F]+$`) })
 
 // RestoreSnapshot brings back a stored version of a page, context.md or
 // guidelines.md through the audited writer: the current version is
@@ -246,7 +247,7 @@ func (s *Store) findSnapshot(in RestoreInput) (Snapshot, string, error) {
 		if path.Base(sn.Path) == want {
 			return sn, rel, nil
 		}
-		if len(want) >= 8 && hexRe.MatchString(want) && (strings.HasPrefix(sn.SHA256Prefix, strings.ToLower(want)) || (len(want) > 16 && strings.HasPrefix(strings.ToLower(want), sn.SHA256Prefix))) {
+		if len(want) >= 8 && hexRe().MatchString(want) && (strings.HasPrefix(sn.SHA256Prefix, strings.ToLower(want)) || (len(want) > 16 && strings.HasPrefix(strings.ToLower(want), sn.SHA256Prefix))) {
 			found = append(found, sn)
 		}
 	}
@@ -323,7 +324,7 @@ type PruneResult struct {
 }
 
 // sha256Token finds sha256 values in the server's live state.
-var sha256Token = regexp.MustCompile(`[0-9a-f]{64}`)
+var sha256Token = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[0-9a-f]{64}`) })
 
 // referencedVersions collects the sha256 values the server's live state
 // under .llmwiki/ refers to (pending plans, lint findings, filed answers
@@ -352,7 +353,7 @@ func (s *Store) referencedVersions() map[string]bool {
 		if err != nil || !ok {
 			return nil
 		}
-		for _, m := range sha256Token.FindAll(data, -1) {
+		for _, m := range sha256Token().FindAll(data, -1) {
 			refs[string(m)] = true
 		}
 		return nil

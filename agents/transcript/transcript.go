@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -235,15 +236,17 @@ func content(raw json.RawMessage) (string, []block) {
 }
 
 var (
-	reminderRE = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`)
-	plumbingRE = regexp.MustCompile(`(?s)<(command-name|command-message|command-args|local-command-stdout|local-command-stderr|local-command-caveat)>.*?</(command-name|command-message|command-args|local-command-stdout|local-command-stderr|local-command-caveat)>`)
+	reminderRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`) })
+	plumbingRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?s)<(command-name|command-message|command-args|local-command-stdout|local-command-stderr|local-command-caveat)>.*?</(command-name|command-message|command-args|local-command-stdout|local-command-stderr|local-command-caveat)>`)
+	})
 )
 
 // clean drops system reminders and slash-command plumbing, and invalid UTF-8.
 func clean(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
-	s = reminderRE.ReplaceAllString(s, "")
-	s = plumbingRE.ReplaceAllString(s, "")
+	s = reminderRE().ReplaceAllString(s, "")
+	s = plumbingRE().ReplaceAllString(s, "")
 	s = strings.ReplaceAll(s, "[Request interrupted by user]", "")
 	return strings.TrimSpace(s)
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/llmwiki/llmwiki/agents/transcript"
 	"github.com/llmwiki/llmwiki/wiki"
@@ -30,7 +31,7 @@ type hookInput struct {
 // (and one more part each time a captured session went on).
 const SessionsDir = "sources/sessions"
 
-var sessionIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`)
+var sessionIDRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`) })
 
 // runCapture saves a Claude Code session as a new source under
 // sources/sessions/, through the audited writer. It is meant for a
@@ -115,7 +116,7 @@ func captureEnabled(e env, st *wiki.Store) bool {
 }
 
 func captureInto(ctx context.Context, e env, st *wiki.Store, session, transcriptPath, cwd string) (string, error) {
-	if !sessionIDRE.MatchString(session) {
+	if !sessionIDRE().MatchString(session) {
 		return "", wiki.Errorf(wiki.CodeInvalid, "session id %q is missing or malformed; pass the hook JSON on stdin or --session", session)
 	}
 	file, err := findTranscript(e, session, transcriptPath)

@@ -6,6 +6,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -512,19 +513,20 @@ func topicLabel(q *Question) string {
 	return q.Question
 }
 
-// stopwords are dropped when a topic key is derived from a question.
-var stopwords = map[string]bool{}
-
-func init() {
+// stopwords are dropped when a topic key is derived from a question (built
+// on first use).
+var stopwords = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
 	for _, w := range strings.Fields(`a an the and or but if of to in on at by for from with without about into over under
 		is are was were be been being am do does did done doing have has had having can could should would will shall may might must
 		what whats which who whom whose when where why how i me my mine we us our you your it its this that these those there here
 		they them their he she his her not no yes please tell explain show give list describe define mean means meaning
 		use using used work works get set make vs versus than then so such some any all each every also just only more most
 		between difference differences way ways thing things s t`) {
-		stopwords[w] = true
+		m[w] = true
 	}
-}
+	return m
+})
 
 // topicKey groups questions on one topic: the content words of the topic
 // the agent gave (or, without one, of the question), lowercased under the
@@ -541,7 +543,7 @@ func topicKey(topic, question string) string {
 	})
 	set := map[string]bool{}
 	for _, w := range words {
-		if stopwords[w] {
+		if stopwords()[w] {
 			continue
 		}
 		if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
@@ -78,11 +79,11 @@ type Result struct {
 // Expired reports whether the plan can no longer be applied at now.
 func (p *Plan) Expired(now time.Time) bool { return !now.Before(p.Expires) }
 
-var idPattern = regexp.MustCompile(`^p-[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$`)
+var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^p-[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$`) })
 
 // ValidID reports whether id has the form of a plan id (p-YYYYMMDD-HHMMSS-xxxxxx),
 // so a caller-supplied id can never name another file.
-func ValidID(id string) bool { return idPattern.MatchString(id) }
+func ValidID(id string) bool { return idPattern().MatchString(id) }
 
 func newID(now time.Time) string {
 	var b [3]byte

@@ -3,6 +3,7 @@ package search
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -78,12 +79,12 @@ type analyzer struct {
 
 // mnemonic matches tldr's bracketed mnemonic letters inside a word:
 // "[c]reate", "g[z]ipped", "e[x]tract" are indexed as create, gzipped, extract.
-var mnemonic = regexp.MustCompile(`\pL*\[\pL{1,3}\]\pL*`)
+var mnemonic = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\pL*\[\pL{1,3}\]\pL*`) })
 
 func (a *analyzer) run() {
 	var spans [][]int
 	if strings.IndexByte(a.src, '[') >= 0 {
-		for _, m := range mnemonic.FindAllStringIndex(a.src, -1) {
+		for _, m := range mnemonic().FindAllStringIndex(a.src, -1) {
 			if m[1]-m[0] > 2 && (a.src[m[0]] != '[' || a.src[m[1]-1] != ']') {
 				spans = append(spans, m)
 			}

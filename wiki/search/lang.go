@@ -162,13 +162,13 @@ var knownLangs = map[string]bool{
 	"tr": true, "uk": true, "ur": true, "uz": true, "vi": true, "zh": true,
 }
 
-var langTag = regexp.MustCompile(`^([a-z]{2,3})(?:[-_]([A-Za-z]{2,4}))?$`)
+var langTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([a-z]{2,3})(?:[-_]([A-Za-z]{2,4}))?$`) })
 
 // normLang returns a language tag in the form search uses ("pt-br",
 // "zh-tw", "en"), or "" when s is not a known language tag.
 func normLang(s string) string {
 	s = strings.TrimSpace(s)
-	m := langTag.FindStringSubmatch(strings.ToLower(s[:min(len(s), 16)]))
+	m := langTag().FindStringSubmatch(strings.ToLower(s[:min(len(s), 16)]))
 	if m == nil || !knownLangs[m[1]] {
 		return ""
 	}
