@@ -41,6 +41,12 @@ type Options struct {
 	ReadOnly bool
 	// Toolsets, when not empty, registers only tools of these toolsets.
 	Toolsets []string
+	// PastHandshake, when set, is called ([NewServer]) before every request
+	// that is not part of a client's opening handshake (initialize,
+	// server/discover, ping, logging/setLevel and the list methods): a
+	// server starts its background work there,
+	// so that work does not compete with the first answers.
+	PastHandshake func()
 }
 
 // ToolsetDoc documents one toolset: a group of tools a client can load on

@@ -1,7 +1,10 @@
 package tools
 
 import (
+	"context"
+
 	"github.com/llmwiki/llmwiki/prompts"
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -40,6 +43,16 @@ func NewServer(d Deps, opts Options) (*server.MCPServer, []string, error) {
 	}
 	pv := prompts.NewProvider(d.Store, names, d.logger())
 	hooks := &server.Hooks{}
+	if opts.PastHandshake != nil {
+		hooks.AddBeforeAny(func(_ context.Context, _ any, m mcp.MCPMethod, _ any) {
+			switch m {
+			case mcp.MethodInitialize, mcp.MethodServerDiscover, mcp.MethodPing, mcp.MethodSetLogLevel,
+				mcp.MethodToolsList, mcp.MethodPromptsList, mcp.MethodResourcesList, mcp.MethodResourcesTemplatesList:
+				return
+			}
+			opts.PastHandshake()
+		})
+	}
 	s := server.NewMCPServer("llmwiki", Version,
 		server.WithInstructions(Instructions),
 		server.WithToolCapabilities(true),

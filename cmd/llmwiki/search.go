@@ -59,6 +59,7 @@ exist (llmwiki init creates one).`)
 		return err
 	}
 	idx := deps.Search
+	idx.Start()
 	waitStart := time.Now()
 	for {
 		wctx, cancel := context.WithTimeout(ctx, 2*time.Second)

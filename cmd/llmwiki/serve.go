@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/llmwiki/llmwiki/tools"
 	"github.com/llmwiki/llmwiki/wiki"
@@ -51,7 +52,28 @@ func runServe(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := tools.Options{ReadOnly: *readOnly}
+	// Background work: the search index opens, builds and reconciles, and
+	// the link graph (read_page's backlinks) is built so the first read_page
+	// does not wait for a walk of every page. It starts after the opening
+	// handshake (see below); it is stopped, and waited for, before
+	// the store closes.
+	warmCtx, stopWarm := context.WithCancel(ctx)
+	var warm sync.WaitGroup
+	defer warm.Wait()
+	defer stopWarm()
+	var readPage bool
+	bg := &startOnce{run: func() {
+		deps.Search.Start()
+		if readPage {
+			warm.Go(func() {
+				if _, err := links.Of(st).View(warmCtx); err != nil && warmCtx.Err() == nil {
+					log.Warn("link graph not built at start; read_page builds it", "err", err)
+				}
+			})
+		}
+	}}
+	defer bg.stop()
+	opts := tools.Options{ReadOnly: *readOnly, PastHandshake: bg.start}
 	if *toolsets != "" {
 		opts.Toolsets = strings.Split(*toolsets, ",")
 	}
@@ -59,28 +81,51 @@ func runServe(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	// The link graph (read_page's backlinks) is built in the background now,
-	// so the first read_page does not wait for a walk of every page; it is
-	// stopped, and waited for, before the store closes.
-	if slices.Contains(names, "read_page") {
-		warmCtx, stopWarm := context.WithCancel(ctx)
-		var warm sync.WaitGroup
-		defer warm.Wait()
-		defer stopWarm()
-		warm.Go(func() {
-			if _, err := links.Of(st).View(warmCtx); err != nil && warmCtx.Err() == nil {
-				log.Warn("link graph not built at start; read_page builds it", "err", err)
-			}
-		})
-	}
+	readPage = slices.Contains(names, "read_page")
 	if httpMode {
+		bg.start()
 		return runHTTP(ctx, e, *hc, st, srv, log, len(names))
 	}
+	// Over stdio a client sends initialize, initialized and tools/list as
+	// soon as it starts the server; background work started with them
+	// would delay their answers (two goroutines busy on a two-core machine
+	// hold both processors for a scheduler slice, 10 ms). It starts at the
+	// first request past the handshake (Options.PastHandshake), or
+	// handshakeGrace after serving begins, whichever comes first.
+	t := time.AfterFunc(handshakeGrace, bg.start)
+	defer t.Stop()
 	if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		printConnectHelp(e, dir)
 	}
 	log.Info("serving over stdio", "root", dir, "tools", len(names))
 	return serveStdio(ctx, srv, e, st)
+}
+
+// handshakeGrace is how long serve over stdio waits for a client's opening
+// handshake before it starts its background work anyway.
+const handshakeGrace = 200 * time.Millisecond
+
+// startOnce runs run at the first start, unless stop came first.
+type startOnce struct {
+	mu               sync.Mutex
+	started, stopped bool
+	run              func()
+}
+
+func (s *startOnce) start() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started || s.stopped {
+		return
+	}
+	s.started = true
+	s.run()
+}
+
+func (s *startOnce) stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopped = true
 }
 
 // openRoot resolves the wiki root (rootFlag, else $LLMWIKI_ROOT, else
