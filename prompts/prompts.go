@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+	"sync"
 	"text/template"
 
 	"gopkg.in/yaml.v3"
@@ -45,11 +46,14 @@ type Prompt struct {
 	// Body is the text/template source of the workflow.
 	Body string `yaml:"-"`
 
-	tmpl *template.Template
+	// tmpl parses Body on first use: a server lists prompts at start but
+	// renders one only when asked.
+	tmpl func() (*template.Template, error)
 }
 
-// All returns every prompt, sorted by name. It panics if an embedded file is
-// malformed (a test renders them all).
+// All returns every prompt, sorted by name. It panics if an embedded
+// file's frontmatter is malformed; a body that is not a valid template fails
+// at its first render (a test renders them all).
 func All() []*Prompt {
 	entries, err := fs.Glob(files, "*.md")
 	if err != nil {
@@ -100,14 +104,16 @@ func parse(file string, data []byte) (*Prompt, error) {
 		return nil, fmt.Errorf("%s: name %q does not match the file", file, p.Name)
 	}
 	p.Body = strings.TrimLeft(s[4+end+5:], "\n")
-	t, err := template.New(file).Option("missingkey=zero").Funcs(template.FuncMap{
-		"tool": func(string) (string, error) { return "", nil },
-		"has":  func(string) bool { return false },
-	}).Parse(p.Body)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	p.tmpl = t
+	p.tmpl = sync.OnceValues(func() (*template.Template, error) {
+		t, err := template.New(file).Option("missingkey=zero").Funcs(template.FuncMap{
+			"tool": func(string) (string, error) { return "", nil },
+			"has":  func(string) bool { return false },
+		}).Parse(p.Body)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		return t, nil
+	})
 	return p, nil
 }
 
@@ -151,7 +157,11 @@ func (p *Prompt) RenderGeneric(tools []string) (string, error) {
 
 func (p *Prompt) render(args map[string]string, tools []string) (string, error) {
 	have := set(tools)
-	t, err := p.tmpl.Clone()
+	base, err := p.tmpl()
+	if err != nil {
+		return "", err
+	}
+	t, err := base.Clone()
 	if err != nil {
 		return "", err
 	}
