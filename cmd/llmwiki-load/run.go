@@ -156,7 +156,7 @@ func nonce() string {
 // httpPhase runs the HTTP clients against a server on the wiki.
 func httpPhase(ctx context.Context, c config, rep *report) error {
 	token := nonce() + nonce() + nonce() + nonce()
-	p, err := startHTTPServer(c.bin, c.root, token)
+	p, err := startHTTPServer(c.bin, c.root, token, c.cpuProfile != "")
 	if err != nil {
 		return err
 	}
@@ -212,6 +212,18 @@ func httpPhase(ctx context.Context, c config, rep *report) error {
 	langs := topFolders(rep.corpusPaths)
 	deadline := time.Now().Add(c.duration)
 	var wg sync.WaitGroup
+	pid := p.cmd.Process.Pid
+	cpu0 := cpuSeconds(pid)
+	if c.cpuProfile != "" {
+		p.mu.Lock()
+		base := p.pprof
+		p.mu.Unlock()
+		wg.Go(func() {
+			if err := fetchProfile(ctx, base, c.duration, c.cpuProfile); err != nil {
+				fmt.Fprintln(c.out, "cpu profile:", err)
+			}
+		})
+	}
 	var dialErr atomic.Value
 	sessions := make([]string, c.clients)
 	start := time.Now()
@@ -244,6 +256,7 @@ func httpPhase(ctx context.Context, c config, rep *report) error {
 	}
 	rep.httpSessions = sessions
 	rep.httpStats = rep.snapshotStats()
+	rep.serverCPU = cpuSeconds(pid) - cpu0
 	rep.serverPeakMiB = peakRSS(p.cmd.Process.Pid)
 	rep.loadAfter = loadAvg()
 	t1 := time.Now()

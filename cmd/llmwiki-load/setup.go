@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -120,21 +121,28 @@ func setupWiki(ctx context.Context, c config, rep *report) error {
 
 // proc is a running llmwiki server process.
 type proc struct {
-	cmd  *exec.Cmd
-	base string
-	mu   sync.Mutex
-	tail []string // last stderr lines
-	errs int      // stderr lines at level ERROR
-	done chan error
+	cmd   *exec.Cmd
+	base  string
+	mu    sync.Mutex
+	tail  []string // last stderr lines
+	errs  int      // stderr lines at level ERROR
+	pprof string   // "http://127.0.0.1:N/debug/pprof/" when asked for
+	done  chan error
 }
+
+var pprofRE = regexp.MustCompile(`pprof on (http://\S+)`)
 
 var servingRE = regexp.MustCompile(`serving .* on (http://[0-9.:\[\]]+)/mcp`)
 
 // startHTTPServer starts `llmwiki serve --http 127.0.0.1:0` with token and
 // waits until it says where it listens.
-func startHTTPServer(bin, root, token string) (*proc, error) {
+// With pprof it also asks for the profile endpoint ($LLMWIKI_PPROF).
+func startHTTPServer(bin, root, token string, pprof bool) (*proc, error) {
 	cmd := exec.Command(bin, "serve", "--root", root, "--http", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), "LLMWIKI_TOKEN="+token, "LLMWIKI_LOG=warn")
+	if pprof {
+		cmd.Env = append(cmd.Env, "LLMWIKI_PPROF=127.0.0.1:0")
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
@@ -145,6 +153,11 @@ func startHTTPServer(bin, root, token string) (*proc, error) {
 	p := &proc{cmd: cmd, done: make(chan error, 1)}
 	found := make(chan string, 1)
 	go p.readStderr(stderr, func(line string) {
+		if m := pprofRE.FindStringSubmatch(line); m != nil {
+			p.mu.Lock()
+			p.pprof = m[1]
+			p.mu.Unlock()
+		}
 		if m := servingRE.FindStringSubmatch(line); m != nil {
 			select {
 			case found <- m[1]:
@@ -219,6 +232,55 @@ func (p *proc) stop(timeout time.Duration) error {
 		p.cmd.Process.Kill()
 		return fmt.Errorf("server did not stop within %s of SIGTERM:\n%s", timeout, p.log())
 	}
+}
+
+// cpuSeconds returns the process's user+system CPU time so far (Linux), or 0.
+func cpuSeconds(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name (which may hold spaces) in parentheses:
+	// state is field 3, utime 14 and stime 15, in clock ticks (100 a second
+	// on Linux).
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	var ut, stt float64
+	fmt.Sscanf(f[11], "%f", &ut)
+	fmt.Sscanf(f[12], "%f", &stt)
+	return (ut + stt) / 100
+}
+
+// fetchProfile saves the server's CPU profile over the next d to file.
+func fetchProfile(ctx context.Context, base string, d time.Duration, file string) error {
+	secs := int(d.Seconds())
+	if secs < 1 {
+		secs = 1
+	}
+	req, err := http.NewRequestWithContext(ctx, "GET", fmt.Sprintf("%sprofile?seconds=%d", base, secs), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("pprof: %s", resp.Status)
+	}
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, b, 0o644)
 }
 
 // loadAvg returns /proc/loadavg's first three fields ("" elsewhere).

@@ -103,6 +103,7 @@ type report struct {
 	stdioElapsed  time.Duration
 	stdioStats    phaseStats
 	serverPeakMiB float64
+	serverCPU     float64 // server user+system CPU seconds over the HTTP load
 	serverErrors  int
 	shutdown      time.Duration
 	loadBefore    string
@@ -451,6 +452,9 @@ func (r *report) print(w io.Writer) {
 	printPhase(fmt.Sprintf("HTTP, %d clients", c.clients), r.httpStats, r.httpElapsed)
 	fmt.Fprintf(w, "reads (all read tools): p50 %.1f ms, p99 %.1f ms (goal: p99 <= 50 ms on 2 cores)\n", ms(r.httpStats.readP50), ms(r.httpStats.readP99))
 	fmt.Fprintf(w, "server: peak RSS %.0f MiB, %d error log lines, graceful stop %s\n", r.serverPeakMiB, r.serverErrors, r.shutdown.Round(time.Millisecond))
+	if r.httpStats.total > 0 && r.httpElapsed > 0 {
+		fmt.Fprintf(w, "server CPU over the HTTP load: %.1f s (%.2f cores busy), %.1f ms a call\n", r.serverCPU, r.serverCPU/r.httpElapsed.Seconds(), 1000*r.serverCPU/float64(r.httpStats.total))
+	}
 	if r.stdioElapsed > 0 {
 		printPhase(fmt.Sprintf("stdio, 2 processes x %d writers", c.stdioWriters), r.stdioStats, r.stdioElapsed)
 	}

@@ -36,6 +36,9 @@ func runServe(ctx context.Context, e env, args []string) error {
 		}
 	}
 	log := newLogger(e)
+	if err := startPprof(ctx, e, e.getenv("LLMWIKI_PPROF"), log); err != nil {
+		return err
+	}
 	st, dir, err := openRoot(e, *rootFlag)
 	if err != nil {
 		return err
