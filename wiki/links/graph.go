@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -122,19 +123,21 @@ func (g *Graph) Apply(_ context.Context, changes []wiki.Change) error {
 	if !g.walked {
 		return nil // the first View walks everything anyway
 	}
-	// A change to the content of files that existed, with every page's
-	// aliases unchanged, leaves the set of link targets as it was: the
-	// view is then updated in place of rebuilt.
-	inPlace := g.view != nil
 	changed := map[string]*entry{}
+	removed := map[string]bool{}
+	aliases := false
 	for _, c := range changes {
 		if !inUniverse(c.Path) {
 			continue
 		}
 		old, existed := g.entries[c.Path]
 		if c.Op == wiki.OpDelete {
-			delete(g.entries, c.Path)
-			inPlace = false
+			if existed {
+				delete(g.entries, c.Path)
+				delete(changed, c.Path)
+				removed[c.Path] = true
+				aliases = aliases || hasAliases(c.Path, old.page)
+			}
 			continue
 		}
 		e := &entry{size: int64(len(c.Data))}
@@ -150,16 +153,40 @@ func (g *Graph) Apply(_ context.Context, changes []wiki.Change) error {
 		}
 		g.entries[c.Path] = e
 		changed[c.Path] = e
-		if !existed || !sameAliases(old.page, e.page) {
-			inPlace = false
+		delete(removed, c.Path)
+		if existed {
+			aliases = aliases || (feedsAliases(c.Path) && !sameAliases(old.page, e.page))
+		} else {
+			aliases = aliases || hasAliases(c.Path, e.page)
 		}
 	}
-	if inPlace && len(changed) > 0 {
-		g.view = g.view.update(changed)
-	} else if len(changed) > 0 || !inPlace {
-		g.view = nil
-	}
+	g.advance(changed, removed, aliases)
 	return nil
+}
+
+// advance brings g.view up to g.entries after the files in changed (new or
+// changed entries) and removed changed: in place when no page's aliases
+// changed (aliases false), else by dropping the view for a full build.
+// Called with g.mu held.
+func (g *Graph) advance(changed map[string]*entry, removed map[string]bool, aliases bool) {
+	switch {
+	case len(changed) == 0 && len(removed) == 0:
+	case g.view == nil || aliases:
+		g.view = nil
+	default:
+		g.view = g.view.update(changed, removed)
+	}
+}
+
+// feedsAliases reports whether the aliases of the file rel feed the
+// resolver (markdown pages under pages/; see buildView).
+func feedsAliases(rel string) bool { return wiki.LayerOf(rel) == wiki.LayerPages && IsSource(rel) }
+
+// hasAliases reports whether the file rel is a page that declares aliases:
+// such a page coming or going changes the resolver's aliases, which needs a
+// full build.
+func hasAliases(rel string, pg *Page) bool {
+	return pg != nil && len(pg.Aliases) > 0 && feedsAliases(rel)
 }
 
 func sameAliases(a, b *Page) bool {
@@ -217,12 +244,8 @@ func (g *Graph) view0(ctx context.Context, force bool) (*View, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if force || !g.walked || time.Since(g.lastWalk) > RefreshEvery {
-		changed, err := g.walk(ctx)
-		if err != nil {
+		if err := g.walk(ctx); err != nil {
 			return nil, err
-		}
-		if changed {
-			g.view = nil
 		}
 	}
 	if g.view == nil {
@@ -236,7 +259,7 @@ func (g *Graph) view0(ctx context.Context, force bool) (*View, error) {
 // without a stat per file; each worker opens one folder ([wiki.Dir], inside
 // the store's root) and stats or reads its files by name: a file new to the
 // graph costs an open, a stat and a read, a known one a stat.
-func (g *Graph) walk(ctx context.Context) (bool, error) {
+func (g *Graph) walk(ctx context.Context) error {
 	root := g.st.Root()
 	seen := make(map[string]bool, len(g.entries))
 	var tasks []*walkTask
@@ -291,15 +314,26 @@ func (g *Graph) walk(ctx context.Context) (bool, error) {
 			add(&top, "", f)
 		}
 	}
-	changed := false
+	changed := map[string]*entry{}
+	removed := map[string]bool{}
+	aliases := false
+	// The view follows the entries as they change here, also when the walk
+	// is cancelled half way.
+	defer func() { g.advance(changed, removed, aliases) }()
+	gone := func(p string) {
+		if old, ok := g.entries[p]; ok {
+			delete(g.entries, p)
+			removed[p] = true
+			aliases = aliases || hasAliases(p, old.page)
+		}
+	}
 	for p := range g.entries {
 		if !seen[p] {
-			delete(g.entries, p)
-			changed = true
+			gone(p)
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return false, wiki.Errorf(wiki.CodeConflict, "cancelled while reading links")
+		return wiki.Errorf(wiki.CodeConflict, "cancelled while reading links")
 	}
 	if len(tasks) > 0 {
 		results := make([][]walkResult, len(tasks))
@@ -331,23 +365,29 @@ func (g *Graph) walk(ctx context.Context) (bool, error) {
 				}
 				switch {
 				case r.gone:
-					if _, ok := g.entries[p]; ok {
-						delete(g.entries, p)
-						changed = true
-					}
+					gone(p)
 				case r.e != nil:
+					old, existed := g.entries[p]
+					if existed {
+						aliases = aliases || (feedsAliases(p) && !sameAliases(old.page, r.e.page))
+					} else {
+						aliases = aliases || hasAliases(p, r.e.page)
+					}
 					g.entries[p] = r.e
-					changed = true
+					changed[p] = r.e
 				}
 			}
 		}
 		if err := ctx.Err(); err != nil {
-			return false, wiki.Errorf(wiki.CodeConflict, "cancelled while reading links")
+			return wiki.Errorf(wiki.CodeConflict, "cancelled while reading links")
 		}
+	}
+	if !g.walked {
+		g.view = nil // the first walk: the view is built from every entry
 	}
 	g.walked = true
 	g.lastWalk = time.Now()
-	return changed, nil
+	return nil
 }
 
 // walkTask is the files of one folder (dir "" is the project folder) a
@@ -429,6 +469,9 @@ type Resolved struct {
 	Resolution
 	// Problem is "" for a good link, else one of the Problem* constants.
 	Problem string `json:"problem,omitempty"`
+	// base is the last component of the key the target was looked up by
+	// (see [Resolver.resolve]).
+	base string
 }
 
 // Backlink is a link into a file.
@@ -489,7 +532,8 @@ func (v *View) resolveSource(from string) {
 	}
 	rs := make([]Resolved, len(pg.Links))
 	for i, l := range pg.Links {
-		r := Resolved{Link: l, Resolution: v.resolver.Resolve(from, l.Target)}
+		res, base := v.resolver.resolve(from, l.Target)
+		r := Resolved{Link: l, Resolution: res, base: base}
 		r.Problem = v.problem(r)
 		rs[i] = r
 		if r.Path != "" && r.Path != from {
@@ -499,26 +543,84 @@ func (v *View) resolveSource(from string) {
 	v.out[from] = rs
 }
 
-// update returns a new view with the files in changed (existing files
-// whose content changed, the set of files and every alias as before): it
-// re-resolves only the changed files' links and the links into them (whose
-// heading or block may have come or gone), sharing the rest with v.
-func (v *View) update(changed map[string]*entry) *View {
+// update returns a new view with the files in changed (new files, or
+// files whose content changed) and without those in removed, every page's
+// aliases as before. It shares what did not change with v and re-resolves
+// only the links that may lead elsewhere now: those of the changed and
+// removed files themselves, and, when files came or went, those whose
+// target names a file with a new or departed name ([Resolver.resolve]'s
+// base). Links into a changed file keep where they lead; only their
+// problem (a heading or block that came or went) is checked again.
+func (v *View) update(changed map[string]*entry, removed map[string]bool) *View {
 	nv := &View{
 		files: maps.Clone(v.files), mtimes: maps.Clone(v.mtimes), all: v.all, sources: v.sources,
 		resolver: v.resolver, out: maps.Clone(v.out), in: maps.Clone(v.in),
 	}
+	var added, addedSrc, removedSrc []string
 	redo := map[string]bool{}
 	for p, e := range changed {
+		if _, ok := v.mtimes[p]; !ok {
+			added = append(added, p)
+			if e.page != nil && IsSource(p) {
+				addedSrc = append(addedSrc, p)
+			}
+		}
 		nv.mtimes[p] = e.mtime
 		if e.page != nil {
 			nv.files[p] = e.page
+		} else {
+			delete(nv.files, p)
 		}
 		if IsSource(p) {
 			redo[p] = true
 		}
+	}
+	var gone []string
+	for p := range removed {
+		if _, ok := v.mtimes[p]; !ok {
+			continue
+		}
+		gone = append(gone, p)
+		if _, ok := v.files[p]; ok && IsSource(p) {
+			removedSrc = append(removedSrc, p)
+		}
+		delete(nv.files, p)
+		delete(nv.mtimes, p)
+		if IsSource(p) {
+			redo[p] = true // resolveSource drops its links
+		}
+	}
+	if len(added) > 0 || len(gone) > 0 {
+		nv.all = mergeSorted(v.all, added, gone)
+		nv.sources = mergeSorted(v.sources, addedSrc, removedSrc)
+		nv.resolver = v.resolver.with(added, gone)
+		bases := map[string]bool{}
+		for _, f := range added {
+			bases[baseKey(f)] = true
+		}
+		for _, f := range gone {
+			bases[baseKey(f)] = true
+		}
+		for src, rs := range v.out {
+			if redo[src] {
+				continue
+			}
+			for _, r := range rs {
+				if r.base != "" && bases[r.base] {
+					redo[src] = true
+					break
+				}
+			}
+		}
+	}
+	// Sources that link into a changed file and are not re-resolved: their
+	// links there are checked again for a heading or block problem.
+	recheck := map[string]bool{}
+	for p := range changed {
 		for _, b := range v.in[p] {
-			redo[b.From] = true
+			if !redo[b.From] {
+				recheck[b.From] = true
+			}
 		}
 	}
 	touched := map[string]bool{}
@@ -542,6 +644,11 @@ func (v *View) update(changed map[string]*entry) *View {
 			nv.in[t] = keep
 		}
 	}
+	for _, p := range gone {
+		if len(nv.in[p]) == 0 {
+			delete(nv.in, p)
+		}
+	}
 	srcs := make([]string, 0, len(redo))
 	for s := range redo {
 		srcs = append(srcs, s)
@@ -554,6 +661,9 @@ func (v *View) update(changed map[string]*entry) *View {
 				touched[l.Path] = true
 			}
 		}
+	}
+	for src := range recheck {
+		nv.recheck(src, changed)
 	}
 	for t := range touched {
 		if bl := nv.in[t]; len(bl) > 1 {
@@ -569,6 +679,49 @@ func (v *View) update(changed map[string]*entry) *View {
 		}
 	}
 	return nv
+}
+
+// recheck recomputes the problem of src's links into the files in changed
+// (their headings and blocks may differ now), copying src's links only when
+// one changes.
+func (v *View) recheck(src string, changed map[string]*entry) {
+	rs := v.out[src]
+	var cp []Resolved
+	for i, r := range rs {
+		if _, ok := changed[r.Path]; !ok || r.Path == "" {
+			continue
+		}
+		if p := v.problem(r); p != r.Problem {
+			if cp == nil {
+				cp = slices.Clone(rs)
+			}
+			cp[i].Problem = p
+		}
+	}
+	if cp != nil {
+		v.out[src] = cp
+	}
+}
+
+// mergeSorted returns the sorted list xs with add (not in xs) added and del
+// taken out; xs is unchanged.
+func mergeSorted(xs, add, del []string) []string {
+	if len(add) == 0 && len(del) == 0 {
+		return xs
+	}
+	drop := make(map[string]bool, len(del))
+	for _, d := range del {
+		drop[d] = true
+	}
+	out := make([]string, 0, len(xs)+len(add))
+	for _, x := range xs {
+		if !drop[x] {
+			out = append(out, x)
+		}
+	}
+	out = append(out, add...)
+	sort.Strings(out)
+	return out
 }
 
 func (v *View) problem(r Resolved) string {

@@ -2,9 +2,12 @@ package links
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -156,7 +159,8 @@ func TestViewUpdate(t *testing.T) {
 			t.Errorf("after editing %s:\nupdated %v\nrebuilt %v", rel, inc.in, full.in)
 		}
 	}
-	// A new page changes the set of targets: the view is rebuilt.
+	// A new page changes the set of targets: the links it may answer are
+	// re-resolved.
 	if _, err := st.WritePage(ctx, wiki.PageInput{Title: "Nowhere", Slug: "nowhere", Body: "x\n"}); err != nil {
 		t.Fatal(err)
 	}
@@ -165,5 +169,134 @@ func TestViewUpdate(t *testing.T) {
 		if l.Problem != "" {
 			t.Errorf("%s: %s", l.Raw, l.Problem)
 		}
+	}
+}
+
+// sameView reports how the view updated in place differs from one built
+// from the same entries ("" when it does not).
+func sameView(inc, full *View) string {
+	if inc == nil {
+		return "the view was dropped, not updated"
+	}
+	switch {
+	case !reflect.DeepEqual(inc.all, full.all):
+		return fmt.Sprintf("files %v, rebuilt %v", inc.all, full.all)
+	case !reflect.DeepEqual(inc.sources, full.sources):
+		return fmt.Sprintf("sources %v, rebuilt %v", inc.sources, full.sources)
+	case !reflect.DeepEqual(inc.files, full.files):
+		return "parsed files differ"
+	case !reflect.DeepEqual(inc.mtimes, full.mtimes):
+		return "mtimes differ"
+	case !reflect.DeepEqual(inc.out, full.out):
+		return fmt.Sprintf("links\nupdated %+v\nrebuilt %+v", inc.out, full.out)
+	case !reflect.DeepEqual(inc.in, full.in):
+		return fmt.Sprintf("backlinks\nupdated %v\nrebuilt %v", inc.in, full.in)
+	case !reflect.DeepEqual(inc.resolver.byKey, full.resolver.byKey):
+		return "resolver keys differ"
+	}
+	for b, fs := range full.resolver.byBase {
+		got := append([]fileKey(nil), inc.resolver.byBase[b]...)
+		want := append([]fileKey(nil), fs...)
+		less := func(x, y fileKey) int { return strings.Compare(x.path, y.path) }
+		slices.SortFunc(got, less)
+		slices.SortFunc(want, less)
+		if !reflect.DeepEqual(got, want) {
+			return fmt.Sprintf("resolver base %q: %v, rebuilt %v", b, got, want)
+		}
+	}
+	if len(inc.resolver.byBase) != len(full.resolver.byBase) {
+		return "resolver bases differ"
+	}
+	return ""
+}
+
+// TestViewUpdateFiles: files created and deleted, through the store and
+// outside it, update the view in place to what a full build gives: links
+// that now find a file, an ambiguous name, a relative link, an embed of a
+// new image, a deleted link source and target; a page with aliases coming
+// or going makes a full build.
+func TestViewUpdateFiles(t *testing.T) {
+	ctx := context.Background()
+	st, dir := newStore(t, map[string]string{
+		"pages/a.md":     "# A\n\n## One\n\n[[b]] [[new]] [[sub/new#Top]] ![[pic.png]] [[Dee]] [[#One]]\n",
+		"pages/b.md":     "# B\n\n[[a#One]] [./new](./new.md) [[gone]]\n",
+		"pages/gone.md":  "# Gone\n\n[[a]] [[b]]\n",
+		"pages/d.md":     "---\naliases: [Dee]\n---\n# D\n\n[[b]]\n",
+		"pages/x/new.md": "# New in x\n\n[[a]]\n",
+	})
+	g := Of(st)
+	if _, err := g.Fresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check := func(label string, wantInPlace bool) {
+		t.Helper()
+		g.mu.Lock()
+		inc := g.view
+		full := buildView(g.entries)
+		g.mu.Unlock()
+		if inc == nil && !wantInPlace {
+			return
+		}
+		if d := sameView(inc, full); d != "" {
+			t.Errorf("%s: %s", label, d)
+		}
+	}
+	tx := func(label string, fn func(*wiki.Tx) error) {
+		t.Helper()
+		if err := st.Update(ctx, fn); err != nil {
+			t.Fatalf("%s: %v", label, err)
+		}
+		check(label, true)
+	}
+	tx("create pages/new.md", func(tx *wiki.Tx) error {
+		return tx.Create("pages/new.md", []byte("# New\n\n[[a#One]] [[b]]\n"))
+	})
+	tx("create pages/sub/new.md", func(tx *wiki.Tx) error {
+		return tx.Create("pages/sub/new.md", []byte("# Top\n\n[[new]]\n"))
+	})
+	tx("delete pages/gone.md", func(tx *wiki.Tx) error {
+		data, _, _ := tx.Read("pages/gone.md")
+		return tx.Delete("pages/gone.md", wiki.SHA256Hex(data))
+	})
+	tx("create and change in one", func(tx *wiki.Tx) error {
+		if err := tx.Create("pages/gone.md", []byte("# Back\n")); err != nil {
+			return err
+		}
+		data, _, _ := tx.Read("pages/b.md")
+		return tx.Replace("pages/b.md", []byte("# B\n\n[[gone#Back]] [[x/new]]\n"), wiki.SHA256Hex(data))
+	})
+	// Outside the store: the walk finds them.
+	writeFile(t, dir, "pages/pic.png", "png")
+	if _, err := g.Fresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("walk: create pages/pic.png", true)
+	writeFile(t, dir, "pages/y/new.md", "# New in y\n")
+	os.Remove(filepath.Join(dir, "pages", "x", "new.md"))
+	if _, err := g.Fresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("walk: create pages/y/new.md, delete pages/x/new.md", true)
+	// Aliases coming or going: a full build.
+	if err := st.Update(ctx, func(tx *wiki.Tx) error {
+		return tx.Create("pages/e.md", []byte("---\naliases: [Gone]\n---\n# E\n"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	g.mu.Lock()
+	dropped := g.view == nil
+	g.mu.Unlock()
+	if !dropped {
+		t.Error("a page with aliases was added in place; want a full build")
+	}
+	v, err := g.View(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.mu.Lock()
+	full := buildView(g.entries)
+	g.mu.Unlock()
+	if d := sameView(v, full); d != "" {
+		t.Errorf("after aliases: %s", d)
 	}
 }

@@ -1,7 +1,9 @@
 package links
 
 import (
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -105,24 +107,35 @@ func (r *Resolver) AliasOwners(a string) []string { return r.aliases[Key(strings
 // leading folders with from wins, then the shortest path, then the first in
 // byte order; the rest of the equally near ones are listed in Ambiguous.
 func (r *Resolver) Resolve(from, target string) Resolution {
+	res, _ := r.resolve(from, target)
+	return res
+}
+
+// resolve is [Resolver.Resolve] that also returns the last component of the
+// key the target was looked up by ("" for a link to from itself): only a
+// file whose key ends in that component can change where the link leads,
+// so a view re-resolves just those links when files come or go.
+func (r *Resolver) resolve(from, target string) (Resolution, string) {
 	t := strings.TrimSpace(target)
 	if t == "" {
-		return Resolution{Path: from, By: BySelf}
+		return Resolution{Path: from, By: BySelf}, ""
 	}
 	if strings.HasPrefix(t, "./") || strings.HasPrefix(t, "../") {
 		j := path.Join(path.Dir(from), t)
 		if j == ".." || strings.HasPrefix(j, "../") {
-			return Resolution{}
+			return Resolution{}, ""
 		}
-		if ps := r.byKey[Key(j)]; len(ps) > 0 {
-			return Resolution{Path: ps[0], By: ByRelative}
+		k := Key(j)
+		base := k[strings.LastIndexByte(k, '/')+1:]
+		if ps := r.byKey[k]; len(ps) > 0 {
+			return Resolution{Path: ps[0], By: ByRelative}, base
 		}
-		return Resolution{}
+		return Resolution{}, base
 	}
 	t = strings.TrimLeft(t, "/")
 	k := Key(t)
 	if k == "" {
-		return Resolution{}
+		return Resolution{}, ""
 	}
 	base := k[strings.LastIndexByte(k, '/')+1:]
 	var cands []string
@@ -140,10 +153,50 @@ func (r *Resolver) Resolve(from, target string) Resolution {
 		by = ByAlias
 	}
 	if len(cands) == 0 {
-		return Resolution{}
+		return Resolution{}, base
 	}
 	best, tied := nearest(from, cands)
-	return Resolution{Path: best, By: by, Ambiguous: tied}
+	return Resolution{Path: best, By: by, Ambiguous: tied}, base
+}
+
+// baseKey is the last component of a file's key: the bucket of byBase the
+// file is in, and the base [Resolver.resolve] reports for links it may
+// answer.
+func baseKey(file string) string {
+	k := Key(file)
+	return k[strings.LastIndexByte(k, '/')+1:]
+}
+
+// with returns a resolver of r's files with added and without removed
+// (project-relative paths; the aliases stay r's). r is unchanged: the maps
+// are copied, and a bucket is copied before it changes.
+func (r *Resolver) with(added, removed []string) *Resolver {
+	nr := &Resolver{byKey: maps.Clone(r.byKey), byBase: maps.Clone(r.byBase), aliases: r.aliases}
+	for _, f := range removed {
+		k := Key(f)
+		b := k[strings.LastIndexByte(k, '/')+1:]
+		ps := slices.DeleteFunc(slices.Clone(nr.byKey[k]), func(p string) bool { return p == f })
+		if len(ps) == 0 {
+			delete(nr.byKey, k)
+		} else {
+			nr.byKey[k] = ps
+		}
+		fs := slices.DeleteFunc(slices.Clone(nr.byBase[b]), func(x fileKey) bool { return x.path == f })
+		if len(fs) == 0 {
+			delete(nr.byBase, b)
+		} else {
+			nr.byBase[b] = fs
+		}
+	}
+	for _, f := range added {
+		k := Key(f)
+		b := k[strings.LastIndexByte(k, '/')+1:]
+		ps := append(slices.Clone(nr.byKey[k]), f)
+		sort.Strings(ps)
+		nr.byKey[k] = ps
+		nr.byBase[b] = append(slices.Clone(nr.byBase[b]), fileKey{f, k})
+	}
+	return nr
 }
 
 // nearest picks the candidate sharing the most leading folders with from,
