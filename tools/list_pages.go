@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"strings"
+	"unicode"
 
 	"github.com/llmwiki/llmwiki/wiki"
 )
@@ -41,33 +42,44 @@ func ListPages(d Deps) Tool {
 			if limit > 500 {
 				limit = 500
 			}
-			pages, err := d.Store.Pages()
+			// The catalogue's shared slice, read only: the page of results
+			// is copied out of it, not every entry.
+			pages, err := d.Store.PagesShared(ctx)
 			if err != nil {
 				return out, err
 			}
 			tag := strings.TrimPrefix(strings.ToLower(in.Tag), "#")
-			prefix := strings.TrimPrefix(strings.TrimPrefix(in.Prefix, "pages/"), "/")
-			var match []wiki.PageInfo
-			for _, p := range pages {
-				if prefix != "" && !strings.HasPrefix(strings.ToLower(p.Slug), strings.ToLower(prefix)) {
-					continue
-				}
-				if tag != "" && !hasTag(p.Tags, tag) {
-					continue
-				}
-				match = append(match, p)
-			}
-			out.Total = len(match)
+			prefix := []rune(strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(in.Prefix, "pages/"), "/")))
 			out.Pages = []wiki.PageInfo{}
-			if in.Offset < len(match) {
-				end := min(in.Offset+limit, len(match))
-				out.Pages = match[in.Offset:end]
-				if end < len(match) {
-					out.NextOffset = end
+			for _, p := range pages {
+				if !hasPrefixFold(p.Slug, prefix) || (tag != "" && !hasTag(p.Tags, tag)) {
+					continue
 				}
+				if out.Total >= in.Offset && len(out.Pages) < limit {
+					out.Pages = append(out.Pages, p)
+				} else if len(out.Pages) == limit && out.NextOffset == 0 {
+					out.NextOffset = out.Total
+				}
+				out.Total++
 			}
 			return out, nil
 		})
+}
+
+// hasPrefixFold reports whether strings.ToLower(s) starts with lowPrefix
+// (runes already lower case), without making the lower-case copy of s.
+func hasPrefixFold(s string, lowPrefix []rune) bool {
+	i := 0
+	for _, r := range s {
+		if i == len(lowPrefix) {
+			return true
+		}
+		if unicode.ToLower(r) != lowPrefix[i] {
+			return false
+		}
+		i++
+	}
+	return i == len(lowPrefix)
 }
 
 func hasTag(tags []string, tag string) bool {
