@@ -2,7 +2,6 @@ package links
 
 import (
 	"context"
-	"maps"
 	"os"
 	"path"
 	"runtime"
@@ -488,23 +487,24 @@ type Backlink struct {
 // link of the link sources ([IsSource]) resolved, and the backlinks of every
 // file. Safe for concurrent use.
 type View struct {
-	files    map[string]*Page
-	mtimes   map[string]time.Time
+	files    overlay[*Page]
+	mtimes   overlay[time.Time]
 	all      []string
 	sources  []string
 	resolver *Resolver
-	out      map[string][]Resolved
-	in       map[string][]Backlink
+	out      overlay[[]Resolved]
+	in       overlay[[]Backlink]
 }
 
 func buildView(entries map[string]*entry) *View {
-	v := &View{files: map[string]*Page{}, out: map[string][]Resolved{}, in: map[string][]Backlink{}, mtimes: make(map[string]time.Time, len(entries))}
+	files, mtimes := map[string]*Page{}, make(map[string]time.Time, len(entries))
+	v := &View{}
 	aliases := map[string][]string{}
 	for p, e := range entries {
 		v.all = append(v.all, p)
-		v.mtimes[p] = e.mtime
+		mtimes[p] = e.mtime
 		if e.page != nil {
-			v.files[p] = e.page
+			files[p] = e.page
 			if IsSource(p) {
 				v.sources = append(v.sources, p)
 				if wiki.LayerOf(p) == wiki.LayerPages && len(e.page.Aliases) > 0 {
@@ -515,19 +515,21 @@ func buildView(entries map[string]*entry) *View {
 	}
 	sort.Strings(v.all)
 	sort.Strings(v.sources)
+	v.files.base, v.mtimes.base = files, mtimes
 	v.resolver = NewResolver(v.all, aliases)
 	for _, from := range v.sources {
 		v.resolveSource(from)
 	}
+	v.out, v.in = overlay[[]Resolved]{base: v.out.flat()}, overlay[[]Backlink]{base: v.in.flat()}
 	return v
 }
 
 // resolveSource resolves the links of from into v.out and appends their
 // backlinks to v.in.
 func (v *View) resolveSource(from string) {
-	pg := v.files[from]
+	pg := v.files.at(from)
 	if pg == nil || len(pg.Links) == 0 {
-		delete(v.out, from)
+		v.out.del(from)
 		return
 	}
 	rs := make([]Resolved, len(pg.Links))
@@ -537,10 +539,10 @@ func (v *View) resolveSource(from string) {
 		r.Problem = v.problem(r)
 		rs[i] = r
 		if r.Path != "" && r.Path != from {
-			v.in[r.Path] = append(v.in[r.Path], Backlink{From: from, Line: l.Line, Raw: l.Raw, Embed: l.Embed})
+			v.in.set(r.Path, append(v.in.at(r.Path), Backlink{From: from, Line: l.Line, Raw: l.Raw, Embed: l.Embed}))
 		}
 	}
-	v.out[from] = rs
+	v.out.set(from, rs)
 }
 
 // update returns a new view with the files in changed (new files, or
@@ -553,23 +555,23 @@ func (v *View) resolveSource(from string) {
 // problem (a heading or block that came or went) is checked again.
 func (v *View) update(changed map[string]*entry, removed map[string]bool) *View {
 	nv := &View{
-		files: maps.Clone(v.files), mtimes: maps.Clone(v.mtimes), all: v.all, sources: v.sources,
-		resolver: v.resolver, out: maps.Clone(v.out), in: maps.Clone(v.in),
+		files: v.files.next(), mtimes: v.mtimes.next(), all: v.all, sources: v.sources,
+		resolver: v.resolver, out: v.out.next(), in: v.in.next(),
 	}
 	var added, addedSrc, removedSrc []string
 	redo := map[string]bool{}
 	for p, e := range changed {
-		if _, ok := v.mtimes[p]; !ok {
+		if _, ok := v.mtimes.get(p); !ok {
 			added = append(added, p)
 			if e.page != nil && IsSource(p) {
 				addedSrc = append(addedSrc, p)
 			}
 		}
-		nv.mtimes[p] = e.mtime
+		nv.mtimes.set(p, e.mtime)
 		if e.page != nil {
-			nv.files[p] = e.page
+			nv.files.set(p, e.page)
 		} else {
-			delete(nv.files, p)
+			nv.files.del(p)
 		}
 		if IsSource(p) {
 			redo[p] = true
@@ -577,15 +579,15 @@ func (v *View) update(changed map[string]*entry, removed map[string]bool) *View 
 	}
 	var gone []string
 	for p := range removed {
-		if _, ok := v.mtimes[p]; !ok {
+		if _, ok := v.mtimes.get(p); !ok {
 			continue
 		}
 		gone = append(gone, p)
-		if _, ok := v.files[p]; ok && IsSource(p) {
+		if _, ok := v.files.get(p); ok && IsSource(p) {
 			removedSrc = append(removedSrc, p)
 		}
-		delete(nv.files, p)
-		delete(nv.mtimes, p)
+		nv.files.del(p)
+		nv.mtimes.del(p)
 		if IsSource(p) {
 			redo[p] = true // resolveSource drops its links
 		}
@@ -601,9 +603,9 @@ func (v *View) update(changed map[string]*entry, removed map[string]bool) *View 
 		for _, f := range gone {
 			bases[baseKey(f)] = true
 		}
-		for src, rs := range v.out {
+		v.out.each(func(src string, rs []Resolved) {
 			if redo[src] {
-				continue
+				return
 			}
 			for _, r := range rs {
 				if r.base != "" && bases[r.base] {
@@ -611,13 +613,13 @@ func (v *View) update(changed map[string]*entry, removed map[string]bool) *View 
 					break
 				}
 			}
-		}
+		})
 	}
 	// Sources that link into a changed file and are not re-resolved: their
 	// links there are checked again for a heading or block problem.
 	recheck := map[string]bool{}
 	for p := range changed {
-		for _, b := range v.in[p] {
+		for _, b := range v.in.at(p) {
 			if !redo[b.From] {
 				recheck[b.From] = true
 			}
@@ -625,7 +627,7 @@ func (v *View) update(changed map[string]*entry, removed map[string]bool) *View 
 	}
 	touched := map[string]bool{}
 	for src := range redo {
-		for _, l := range v.out[src] {
+		for _, l := range v.out.at(src) {
 			if l.Path != "" && l.Path != src {
 				touched[l.Path] = true
 			}
@@ -633,20 +635,20 @@ func (v *View) update(changed map[string]*entry, removed map[string]bool) *View 
 	}
 	for t := range touched {
 		var keep []Backlink
-		for _, b := range v.in[t] {
+		for _, b := range v.in.at(t) {
 			if !redo[b.From] {
 				keep = append(keep, b)
 			}
 		}
 		if len(keep) == 0 {
-			delete(nv.in, t)
+			nv.in.del(t)
 		} else {
-			nv.in[t] = keep
+			nv.in.set(t, keep)
 		}
 	}
 	for _, p := range gone {
-		if len(nv.in[p]) == 0 {
-			delete(nv.in, p)
+		if len(nv.in.at(p)) == 0 {
+			nv.in.del(p)
 		}
 	}
 	srcs := make([]string, 0, len(redo))
@@ -656,7 +658,7 @@ func (v *View) update(changed map[string]*entry, removed map[string]bool) *View 
 	sort.Strings(srcs)
 	for _, s := range srcs {
 		nv.resolveSource(s)
-		for _, l := range nv.out[s] {
+		for _, l := range nv.out.at(s) {
 			if l.Path != "" && l.Path != s {
 				touched[l.Path] = true
 			}
@@ -666,7 +668,7 @@ func (v *View) update(changed map[string]*entry, removed map[string]bool) *View 
 		nv.recheck(src, changed)
 	}
 	for t := range touched {
-		if bl := nv.in[t]; len(bl) > 1 {
+		if bl := nv.in.at(t); len(bl) > 1 {
 			// A copy: the old view may share the array and is still read.
 			bl = append([]Backlink(nil), bl...)
 			sort.SliceStable(bl, func(i, j int) bool {
@@ -675,7 +677,7 @@ func (v *View) update(changed map[string]*entry, removed map[string]bool) *View 
 				}
 				return bl[i].Line < bl[j].Line
 			})
-			nv.in[t] = bl
+			nv.in.set(t, bl)
 		}
 	}
 	return nv
@@ -685,7 +687,7 @@ func (v *View) update(changed map[string]*entry, removed map[string]bool) *View 
 // (their headings and blocks may differ now), copying src's links only when
 // one changes.
 func (v *View) recheck(src string, changed map[string]*entry) {
-	rs := v.out[src]
+	rs := v.out.at(src)
 	var cp []Resolved
 	for i, r := range rs {
 		if _, ok := changed[r.Path]; !ok || r.Path == "" {
@@ -699,7 +701,7 @@ func (v *View) recheck(src string, changed map[string]*entry) {
 		}
 	}
 	if cp != nil {
-		v.out[src] = cp
+		v.out.set(src, cp)
 	}
 }
 
@@ -731,7 +733,7 @@ func (v *View) problem(r Resolved) string {
 		}
 		return ProblemDangling
 	}
-	if pg := v.files[r.Path]; pg != nil {
+	if pg := v.files.at(r.Path); pg != nil {
 		if len(r.Headings) > 0 && !HasHeadings(pg, r.Headings, r.Kind == KindMarkdown) {
 			return ProblemHeading
 		}
@@ -760,7 +762,7 @@ func (v *View) Sources() []string { return v.sources }
 func (v *View) Pages() []wiki.PageInfo {
 	out := make([]wiki.PageInfo, 0, len(v.sources))
 	for _, p := range v.sources {
-		if pg := v.files[p]; pg != nil && pg.Info != nil {
+		if pg := v.files.at(p); pg != nil && pg.Info != nil {
 			out = append(out, *pg.Info)
 		}
 	}
@@ -769,14 +771,14 @@ func (v *View) Pages() []wiki.PageInfo {
 
 // ModTime returns the modification time of rel as last seen (zero when
 // unknown).
-func (v *View) ModTime(rel string) time.Time { return v.mtimes[rel] }
+func (v *View) ModTime(rel string) time.Time { return v.mtimes.at(rel) }
 
 // Page returns the parsed markdown file rel, or nil.
-func (v *View) Page(rel string) *Page { return v.files[rel] }
+func (v *View) Page(rel string) *Page { return v.files.at(rel) }
 
 // Links returns the resolved links written in rel, in file order.
-func (v *View) Links(rel string) []Resolved { return v.out[rel] }
+func (v *View) Links(rel string) []Resolved { return v.out.at(rel) }
 
 // Backlinks returns the links into rel from other files, sorted by file and
 // line (the view is built in that order).
-func (v *View) Backlinks(rel string) []Backlink { return v.in[rel] }
+func (v *View) Backlinks(rel string) []Backlink { return v.in.at(rel) }
