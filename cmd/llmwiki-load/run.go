@@ -219,8 +219,13 @@ func httpPhase(ctx context.Context, c config, rep *report) error {
 		base := p.pprof
 		p.mu.Unlock()
 		wg.Go(func() {
-			if err := fetchProfile(ctx, base, c.duration, c.cpuProfile); err != nil {
+			if err := fetchProfile(ctx, base, "profile", c.duration, c.cpuProfile); err != nil {
 				fmt.Fprintln(c.out, "cpu profile:", err)
+			}
+		})
+		wg.Go(func() {
+			if err := fetchProfile(ctx, base, "allocs", c.duration, c.cpuProfile+".allocs"); err != nil {
+				fmt.Fprintln(c.out, "allocation profile:", err)
 			}
 		})
 	}

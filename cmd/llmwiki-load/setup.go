@@ -258,13 +258,14 @@ func cpuSeconds(pid int) float64 {
 	return (ut + stt) / 100
 }
 
-// fetchProfile saves the server's CPU profile over the next d to file.
-func fetchProfile(ctx context.Context, base string, d time.Duration, file string) error {
+// fetchProfile saves the server's profile kind ("profile" for CPU,
+// "allocs" for allocations) over the next d to file.
+func fetchProfile(ctx context.Context, base, kind string, d time.Duration, file string) error {
 	secs := int(d.Seconds())
 	if secs < 1 {
 		secs = 1
 	}
-	req, err := http.NewRequestWithContext(ctx, "GET", fmt.Sprintf("%sprofile?seconds=%d", base, secs), nil)
+	req, err := http.NewRequestWithContext(ctx, "GET", fmt.Sprintf("%s%s?seconds=%d", base, kind, secs), nil)
 	if err != nil {
 		return err
 	}
