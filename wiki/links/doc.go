@@ -24,10 +24,12 @@
 // ambiguous when two are equally near.
 //
 // [Graph] keeps the parsed files of a [wiki.Store] in step with the disk: it
-// is registered as [wiki.Derived], so every audited write updates it, and a
-// walk comparing size and modification time picks up edits made outside the
-// server (Obsidian, git). [Graph.View] gives an immutable picture with every
-// link resolved and the backlinks of every file. [Rewrite] changes link
+// is registered as [wiki.Derived], so every audited write updates it, and
+// edits made outside the server (Obsidian, git) are picked up from the
+// store's change feed (the paths the file watcher reported), else by a walk
+// comparing size and modification time. [Graph.View] gives an immutable
+// picture with every link resolved and the backlinks of every file; a
+// change re-resolves only the links it can affect. [Rewrite] changes link
 // targets in a file's bytes, keeping aliases, headings and block refs; it is
 // what move_page uses.
 //

@@ -2,6 +2,7 @@ package links
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path"
 	"runtime"
@@ -20,8 +21,10 @@ import (
 const MaxParseBytes = 8 << 20
 
 // RefreshEvery is how long [Graph.View] trusts what it knows before it
-// walks the disk again for edits made outside the server. Writes through
-// the store are seen at once.
+// walks the disk again for edits made outside the server when no file
+// watcher runs. With one ([wiki.Store.WatchChanges]) a View re-reads just
+// the paths it reported, and walks everything only when the feed asks
+// ([wiki.FullRescanEvery]). Writes through the store are seen at once.
 const RefreshEvery = 5 * time.Second
 
 // The problems a resolved link can have ([Resolved].Problem).
@@ -75,6 +78,13 @@ type Graph struct {
 	view     *View
 	lastWalk time.Time
 	walked   bool
+
+	// sub is the graph's cursor on the store's change feed
+	// ([wiki.Store.WatchChanges]): with a live feed, a View re-reads only
+	// the paths the file watcher reported instead of walking every file
+	// each [RefreshEvery], and walks everything when the feed asks.
+	subOnce sync.Once
+	sub     *wiki.ChangeSub
 }
 
 var (
@@ -228,8 +238,9 @@ func parseFor(rel string, data []byte) *Page {
 	return pg
 }
 
-// View returns the current picture of the links. It walks the disk for
-// outside edits when the last walk is older than [RefreshEvery].
+// View returns the current picture of the links, with the outside edits the
+// change feed reported (or, without a file watcher, found by a walk when the
+// last one is older than [RefreshEvery]).
 func (g *Graph) View(ctx context.Context) (*View, error) {
 	return g.view0(ctx, false)
 }
@@ -240,10 +251,20 @@ func (g *Graph) Fresh(ctx context.Context) (*View, error) {
 }
 
 func (g *Graph) view0(ctx context.Context, force bool) (*View, error) {
+	g.subOnce.Do(func() { g.sub = g.st.WatchChanges() }) // before the first walk
+	g.sub.Sync(ctx)
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if force || !g.walked || time.Since(g.lastWalk) > RefreshEvery {
+	ch := g.sub.Take()
+	switch {
+	case force || !g.walked || ch.Full || (!ch.Live && time.Since(g.lastWalk) > RefreshEvery):
 		if err := g.walk(ctx); err != nil {
+			g.sub.Redo(ch)
+			return nil, err
+		}
+	case len(ch.Paths) > 0:
+		if err := g.walkPaths(ctx, ch.Paths); err != nil {
+			g.sub.Redo(ch)
 			return nil, err
 		}
 	}
@@ -366,14 +387,7 @@ func (g *Graph) walk(ctx context.Context) error {
 				case r.gone:
 					gone(p)
 				case r.e != nil:
-					old, existed := g.entries[p]
-					if existed {
-						aliases = aliases || (feedsAliases(p) && !sameAliases(old.page, r.e.page))
-					} else {
-						aliases = aliases || hasAliases(p, r.e.page)
-					}
-					g.entries[p] = r.e
-					changed[p] = r.e
+					g.put(p, r.e, changed, &aliases)
 				}
 			}
 		}
@@ -386,6 +400,91 @@ func (g *Graph) walk(ctx context.Context) error {
 	}
 	g.walked = true
 	g.lastWalk = time.Now()
+	return nil
+}
+
+// put records the new entry e of p in g.entries and changed, and sets
+// *aliases when it changes the aliases the resolver knows.
+func (g *Graph) put(p string, e *entry, changed map[string]*entry, aliases *bool) {
+	if old, existed := g.entries[p]; existed {
+		*aliases = *aliases || (feedsAliases(p) && !sameAliases(old.page, e.page))
+	} else {
+		*aliases = *aliases || hasAliases(p, e.page)
+	}
+	g.entries[p] = e
+	changed[p] = e
+}
+
+// walkPaths is [Graph.walk] for the paths the change feed reported: each
+// file is stat'ed (and read when new or changed), a folder is walked, and
+// every entry under a folder that is gone or moved is checked.
+func (g *Graph) walkPaths(ctx context.Context, paths []string) error {
+	root := g.st.Root()
+	hidden := func(p string) bool { return strings.HasPrefix(p, ".") || strings.Contains(p, "/.") }
+	cand := map[string]bool{}
+	for _, p := range paths {
+		if hidden(p) {
+			continue
+		}
+		if fi, err := root.Lstat(p); err == nil && fi.IsDir() {
+			_ = fs.WalkDir(root.FS(), p, func(q string, d fs.DirEntry, err error) error {
+				switch {
+				case err != nil:
+				case d.IsDir() && q != p && strings.HasPrefix(d.Name(), "."):
+					return fs.SkipDir
+				case d.Type().IsRegular() && !hidden(q) && inUniverse(q):
+					cand[q] = true
+				}
+				return nil
+			})
+		} else if inUniverse(p) {
+			cand[p] = true
+		}
+		for k := range g.entries {
+			if strings.HasPrefix(k, p+"/") {
+				cand[k] = true
+			}
+		}
+	}
+	byDir := map[string]*walkTask{}
+	var tasks []*walkTask
+	for p := range cand {
+		dir, name := path.Split(p)
+		dir = strings.TrimSuffix(dir, "/")
+		t := byDir[dir]
+		if t == nil {
+			t = &walkTask{dir: dir}
+			byDir[dir] = t
+			tasks = append(tasks, t)
+		}
+		t.names = append(t.names, name)
+	}
+	changed := map[string]*entry{}
+	removed := map[string]bool{}
+	aliases := false
+	defer func() { g.advance(changed, removed, aliases) }()
+	for _, t := range tasks {
+		if err := ctx.Err(); err != nil {
+			return wiki.Errorf(wiki.CodeConflict, "cancelled while reading links")
+		}
+		results := g.readTask(root, t)
+		for k, name := range t.names {
+			p := name
+			if t.dir != "" {
+				p = t.dir + "/" + name
+			}
+			switch {
+			case results == nil || results[k].gone: // the folder or the file is gone
+				if old, ok := g.entries[p]; ok {
+					delete(g.entries, p)
+					removed[p] = true
+					aliases = aliases || hasAliases(p, old.page)
+				}
+			case results[k].e != nil:
+				g.put(p, results[k].e, changed, &aliases)
+			}
+		}
+	}
 	return nil
 }
 

@@ -300,3 +300,63 @@ func TestViewUpdateFiles(t *testing.T) {
 		t.Errorf("after aliases: %s", d)
 	}
 }
+
+// TestGraphFeed: with the file watcher running, View sees outside edits at
+// once (a new file, a changed one, a removed folder, a new folder) by
+// re-reading the paths it reported, and the view equals a full build.
+func TestGraphFeed(t *testing.T) {
+	ctx := context.Background()
+	st, dir := newStore(t, map[string]string{
+		"pages/a.md":     "# A\n\n[[b]] [[c]] [[sub/d]]\n",
+		"pages/b.md":     "# B\n\n[[a]]\n",
+		"pages/sub/d.md": "# D\n\n[[a]]\n",
+	})
+	g := Of(st)
+	if _, err := g.View(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !g.sub.Live() {
+		t.Skip("no file watcher on this system")
+	}
+	step := func(label string, edit func(), check func(v *View) string) {
+		t.Helper()
+		edit()
+		v, err := g.View(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msg := check(v); msg != "" {
+			t.Errorf("%s: %s", label, msg)
+		}
+		g.mu.Lock()
+		full := buildView(g.entries)
+		g.mu.Unlock()
+		if d := sameView(v, full); d != "" {
+			t.Errorf("%s: %s", label, d)
+		}
+	}
+	step("new file", func() { writeFile(t, dir, "pages/c.md", "# C\n\n[[b]]\n") }, func(v *View) string {
+		if got := backlinkFroms(v, "pages/c.md"); !reflect.DeepEqual(got, []string{"pages/a.md"}) {
+			return fmt.Sprintf("backlinks of c %v", got)
+		}
+		return ""
+	})
+	step("changed file", func() { writeFile(t, dir, "pages/b.md", "# B\n\nno links now, longer\n") }, func(v *View) string {
+		if got := backlinkFroms(v, "pages/a.md"); !reflect.DeepEqual(got, []string{"pages/sub/d.md"}) {
+			return fmt.Sprintf("backlinks of a %v", got)
+		}
+		return ""
+	})
+	step("removed folder", func() { os.RemoveAll(filepath.Join(dir, "pages", "sub")) }, func(v *View) string {
+		if v.Page("pages/sub/d.md") != nil || len(v.Backlinks("pages/sub/d.md")) != 0 {
+			return "pages/sub/d.md still known"
+		}
+		return ""
+	})
+	step("new folder", func() { writeFile(t, dir, "pages/sub/d.md", "# D again\n") }, func(v *View) string {
+		if got := backlinkFroms(v, "pages/sub/d.md"); !reflect.DeepEqual(got, []string{"pages/a.md"}) {
+			return fmt.Sprintf("backlinks of d %v", got)
+		}
+		return ""
+	})
+}
