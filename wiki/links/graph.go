@@ -426,7 +426,22 @@ func (g *Graph) walkPaths(ctx context.Context, paths []string) error {
 		if hidden(p) {
 			continue
 		}
-		if fi, err := root.Lstat(p); err == nil && fi.IsDir() {
+		fi, err := root.Lstat(p)
+		if err == nil && fi.Mode().IsRegular() {
+			if inUniverse(p) {
+				cand[p] = true
+			}
+			continue
+		}
+		// A folder, or a path that is gone: what is known under it is
+		// checked too.
+		under := p + "/"
+		for k := range g.entries {
+			if strings.HasPrefix(k, under) {
+				cand[k] = true
+			}
+		}
+		if err == nil && fi.IsDir() {
 			_ = fs.WalkDir(root.FS(), p, func(q string, d fs.DirEntry, err error) error {
 				switch {
 				case err != nil:
@@ -439,11 +454,6 @@ func (g *Graph) walkPaths(ctx context.Context, paths []string) error {
 			})
 		} else if inUniverse(p) {
 			cand[p] = true
-		}
-		for k := range g.entries {
-			if strings.HasPrefix(k, p+"/") {
-				cand[k] = true
-			}
 		}
 	}
 	byDir := map[string]*walkTask{}
