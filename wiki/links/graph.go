@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
@@ -65,7 +66,57 @@ func isMarkdown(rel string) bool { return strings.EqualFold(path.Ext(rel), ".md"
 type entry struct {
 	size  int64
 	mtime time.Time
-	page  *Page // nil for files that are not parsed markdown
+	page  *lazyPage // nil for files that are not parsed markdown
+}
+
+// lazyPage is a parsed markdown file. The link sources ([IsSource]) are
+// parsed when read from disk or written; other markdown (log.md, which
+// grows with every append_log, and sources/, research notes included) is
+// parsed the first time a link into it or a caller needs its headings:
+// most never are, and a write that appends to a long file does not
+// re-parse all of it under the project lock.
+type lazyPage struct {
+	pg   atomic.Pointer[Page]
+	mu   sync.Mutex
+	rel  string
+	data []byte // until parsed
+}
+
+// newPage returns the parsed file rel with content data (at most
+// MaxParseBytes; see tooLarge for larger files).
+func newPage(rel string, data []byte) *lazyPage {
+	lp := &lazyPage{rel: rel}
+	if IsSource(rel) {
+		lp.pg.Store(parseFor(rel, data))
+	} else {
+		lp.data = data
+	}
+	return lp
+}
+
+// get returns the parsed page; nil for a nil lazyPage.
+func (lp *lazyPage) get() *Page {
+	if lp == nil {
+		return nil
+	}
+	if pg := lp.pg.Load(); pg != nil {
+		return pg
+	}
+	lp.mu.Lock()
+	defer lp.mu.Unlock()
+	if pg := lp.pg.Load(); pg != nil {
+		return pg
+	}
+	pg := parseFor(lp.rel, lp.data)
+	lp.pg.Store(pg)
+	lp.data = nil
+	return pg
+}
+
+func eager(pg *Page) *lazyPage {
+	lp := &lazyPage{}
+	lp.pg.Store(pg)
+	return lp
 }
 
 // Graph is the link graph of one store, kept in step with it (see the
@@ -155,9 +206,9 @@ func (g *Graph) Apply(_ context.Context, changes []wiki.Change) error {
 		}
 		if parsed(c.Path) {
 			if len(c.Data) <= MaxParseBytes {
-				e.page = parseFor(c.Path, c.Data)
+				e.page = newPage(c.Path, c.Data)
 			} else {
-				e.page = tooLarge(c.Path)
+				e.page = eager(tooLarge(c.Path))
 			}
 		}
 		g.entries[c.Path] = e
@@ -194,11 +245,16 @@ func feedsAliases(rel string) bool { return wiki.LayerOf(rel) == wiki.LayerPages
 // hasAliases reports whether the file rel is a page that declares aliases:
 // such a page coming or going changes the resolver's aliases, which needs a
 // full build.
-func hasAliases(rel string, pg *Page) bool {
-	return pg != nil && len(pg.Aliases) > 0 && feedsAliases(rel)
+func hasAliases(rel string, lp *lazyPage) bool {
+	if !feedsAliases(rel) {
+		return false
+	}
+	pg := lp.get()
+	return pg != nil && len(pg.Aliases) > 0
 }
 
-func sameAliases(a, b *Page) bool {
+func sameAliases(la, lb *lazyPage) bool {
+	a, b := la.get(), lb.get()
 	if a == nil || b == nil {
 		return a == b
 	}
@@ -562,9 +618,9 @@ func (g *Graph) readTask(root *os.Root, t *walkTask) []walkResult {
 		}
 		e := &entry{size: st.Size, mtime: st.ModTime}
 		if data != nil {
-			e.page = parseFor(p, data)
+			e.page = newPage(p, data)
 		} else {
-			e.page = tooLarge(p)
+			e.page = eager(tooLarge(p))
 		}
 		out[k].e = e
 	}
@@ -596,7 +652,7 @@ type Backlink struct {
 // link of the link sources ([IsSource]) resolved, and the backlinks of every
 // file. Safe for concurrent use.
 type View struct {
-	files    overlay[*Page]
+	files    overlay[*lazyPage]
 	mtimes   overlay[time.Time]
 	all      []string
 	sources  []string
@@ -606,7 +662,7 @@ type View struct {
 }
 
 func buildView(entries map[string]*entry) *View {
-	files, mtimes := map[string]*Page{}, make(map[string]time.Time, len(entries))
+	files, mtimes := map[string]*lazyPage{}, make(map[string]time.Time, len(entries))
 	v := &View{}
 	aliases := map[string][]string{}
 	for p, e := range entries {
@@ -616,8 +672,8 @@ func buildView(entries map[string]*entry) *View {
 			files[p] = e.page
 			if IsSource(p) {
 				v.sources = append(v.sources, p)
-				if wiki.LayerOf(p) == wiki.LayerPages && len(e.page.Aliases) > 0 {
-					aliases[p] = e.page.Aliases
+				if pg := e.page.get(); wiki.LayerOf(p) == wiki.LayerPages && len(pg.Aliases) > 0 {
+					aliases[p] = pg.Aliases
 				}
 			}
 		}
@@ -636,7 +692,7 @@ func buildView(entries map[string]*entry) *View {
 // resolveSource resolves the links of from into v.out and appends their
 // backlinks to v.in.
 func (v *View) resolveSource(from string) {
-	pg := v.files.at(from)
+	pg := v.files.at(from).get()
 	if pg == nil || len(pg.Links) == 0 {
 		v.out.del(from)
 		return
@@ -842,7 +898,7 @@ func (v *View) problem(r Resolved) string {
 		}
 		return ProblemDangling
 	}
-	if pg := v.files.at(r.Path); pg != nil {
+	if pg := v.files.at(r.Path).get(); pg != nil {
 		if len(r.Headings) > 0 && !HasHeadings(pg, r.Headings, r.Kind == KindMarkdown) {
 			return ProblemHeading
 		}
@@ -871,7 +927,7 @@ func (v *View) Sources() []string { return v.sources }
 func (v *View) Pages() []wiki.PageInfo {
 	out := make([]wiki.PageInfo, 0, len(v.sources))
 	for _, p := range v.sources {
-		if pg := v.files.at(p); pg != nil && pg.Info != nil {
+		if pg := v.files.at(p).get(); pg != nil && pg.Info != nil {
 			out = append(out, *pg.Info)
 		}
 	}
@@ -883,7 +939,7 @@ func (v *View) Pages() []wiki.PageInfo {
 func (v *View) ModTime(rel string) time.Time { return v.mtimes.at(rel) }
 
 // Page returns the parsed markdown file rel, or nil.
-func (v *View) Page(rel string) *Page { return v.files.at(rel) }
+func (v *View) Page(rel string) *Page { return v.files.at(rel).get() }
 
 // Links returns the resolved links written in rel, in file order.
 func (v *View) Links(rel string) []Resolved { return v.out.at(rel) }

@@ -360,3 +360,40 @@ func TestGraphFeed(t *testing.T) {
 		return ""
 	})
 }
+
+// TestLazyParse: log.md and sources/ are parsed only when something needs
+// their headings; links into them are still checked.
+func TestLazyParse(t *testing.T) {
+	ctx := context.Background()
+	st, _ := newStore(t, map[string]string{
+		"pages/a.md":            "# A\n\n[[log#Log]] [[log#Nope]]\n",
+		"sources/research/x.md": "# X\n\n## Found\n",
+	})
+	g := Of(st)
+	v, err := g.View(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.AppendLog(ctx, wiki.LogInput{Op: "note", Title: "Day one"}); err != nil {
+		t.Fatal(err)
+	}
+	if v, err = g.View(ctx); err != nil {
+		t.Fatal(err)
+	}
+	g.mu.Lock()
+	research := g.entries["sources/research/x.md"].page
+	g.mu.Unlock()
+	if research.pg.Load() != nil {
+		t.Error("sources/research/x.md was parsed though nothing links into it")
+	}
+	if pg := v.Page("sources/research/x.md"); pg == nil || len(pg.Headings) != 2 {
+		t.Errorf("sources/research/x.md parsed on demand: %+v", pg)
+	}
+	problems := map[string]string{}
+	for _, l := range v.Links("pages/a.md") {
+		problems[l.Raw] = l.Problem
+	}
+	if want := map[string]string{"[[log#Log]]": "", "[[log#Nope]]": ProblemHeading}; !reflect.DeepEqual(problems, want) {
+		t.Errorf("links into log.md: %v, want %v", problems, want)
+	}
+}
