@@ -69,12 +69,13 @@ type entry struct {
 	page  *lazyPage // nil for files that are not parsed markdown
 }
 
-// lazyPage is a parsed markdown file. The link sources ([IsSource]) are
-// parsed when read from disk or written; other markdown (log.md, which
-// grows with every append_log, and sources/, research notes included) is
-// parsed the first time a link into it or a caller needs its headings:
-// most never are, and a write that appends to a long file does not
-// re-parse all of it under the project lock.
+// lazyPage is a parsed markdown file. Files read by a walk, and link
+// sources ([IsSource]) written through the store, are parsed at once; other
+// markdown written through the store (log.md, which grows with every
+// append_log, and sources/, research notes included) is parsed the first
+// time a link into it or a caller needs its headings: most never are, and
+// a write that appends to a long file does not re-parse all of it under the
+// project lock.
 type lazyPage struct {
 	pg   atomic.Pointer[Page]
 	mu   sync.Mutex
@@ -618,7 +619,10 @@ func (g *Graph) readTask(root *os.Root, t *walkTask) []walkResult {
 		}
 		e := &entry{size: st.Size, mtime: st.ModTime}
 		if data != nil {
-			e.page = newPage(p, data)
+			// Parsed now, not kept lazily: a walk reads every file, and
+			// keeping the bytes of all of sources/ would cost more memory
+			// than the parsed pages.
+			e.page = eager(parseFor(p, data))
 		} else {
 			e.page = eager(tooLarge(p))
 		}
