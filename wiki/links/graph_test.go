@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -397,5 +398,84 @@ func TestLazyParse(t *testing.T) {
 	}
 	if want := map[string]string{"[[log#Log]]": "", "[[log#Nope]]": ProblemHeading}; !reflect.DeepEqual(problems, want) {
 		t.Errorf("links into log.md: %v, want %v", problems, want)
+	}
+}
+
+// TestGraphConcurrent: readers of views (old and new) while writes create,
+// change and delete pages; run with -race. The last view equals a full
+// build.
+func TestGraphConcurrent(t *testing.T) {
+	ctx := context.Background()
+	st, _ := newStore(t, map[string]string{
+		"pages/a.md": "# A\n\n## One\n\n[[b]] [[p3#One]]\n",
+		"pages/b.md": "# B\n\n[[a#One]] [[p1]]\n",
+	})
+	g := Of(st)
+	if _, err := g.View(ctx); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var readers sync.WaitGroup
+	for range 4 {
+		readers.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				v, err := g.View(ctx)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				for _, s := range v.Sources() {
+					for _, l := range v.Links(s) {
+						_ = l.Problem
+					}
+					_ = v.Backlinks(s)
+					if pg := v.Page(s); pg != nil {
+						_ = len(pg.Headings)
+					}
+				}
+				_ = v.Page("log.md")
+			}
+		})
+	}
+	for i := range 60 {
+		rel := fmt.Sprintf("pages/p%d.md", i%7)
+		err := st.Update(ctx, func(tx *wiki.Tx) error {
+			data, ok, err := tx.Read(rel)
+			switch {
+			case err != nil:
+				return err
+			case ok && i%5 == 0:
+				return tx.Delete(rel, wiki.SHA256Hex(data))
+			case ok:
+				return tx.Replace(rel, fmt.Appendf(nil, "# P\n\n## One\n\n[[a]] [[p%d]] v%d\n", (i+1)%7, i), wiki.SHA256Hex(data))
+			default:
+				return tx.Create(rel, fmt.Appendf(nil, "# P\n\n[[b#Nope]] [[p%d]]\n", (i+2)%7))
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%10 == 0 {
+			if _, err := st.AppendLog(ctx, wiki.LogInput{Op: "note", Title: fmt.Sprint("entry ", i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	close(done)
+	readers.Wait()
+	v, err := g.View(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.mu.Lock()
+	full := buildView(g.entries)
+	g.mu.Unlock()
+	if d := sameView(v, full); d != "" {
+		t.Error(d)
 	}
 }
