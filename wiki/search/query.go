@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	"github.com/llmwiki/llmwiki/wiki"
 )
@@ -170,7 +171,13 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 	}
 	req := bleve.NewSearchRequestOptions(bq, size, from, false)
 	req.Fields = []string{"t", "u", "kind", "lang"}
-	req.IncludeLocations = from == 0 // for proximity (rank.go)
+	// Term positions are needed only for the proximity of the first
+	// rerankDepth hits (rank.go); asking for them here would make bleve
+	// decode the positions of every matching file (every page that says
+	// "file"), so they are read afterwards for those hits alone
+	// (withLocations). A phrase query reads positions to match anyway.
+	twoPhase := from == 0 && q.Match != MatchPhrase && !onePhaseLocations
+	req.IncludeLocations = from == 0 && !twoPhase
 	sctx := ctx
 	if n, err := idx.DocCount(); err == nil {
 		sctx = bm25Context(ctx, n, x.fieldAverages())
@@ -191,6 +198,11 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 	res.Total = int(sr.Total)
 	hits := sr.Hits
 	if from == 0 {
+		if twoPhase && needsProximity(hits, groups, codeAsk) {
+			if err := withLocations(sctx, idx, hits[:min(len(hits), rerankDepth)], groups); err != nil {
+				x.log.Warn("search: term positions not read; ranked without proximity", "err", err)
+			}
+		}
 		hits = rerank(hits, lang, groups, codeAsk)
 		hits = hits[min(q.Offset, len(hits)):]
 		hits = hits[:min(q.Limit, len(hits))]
@@ -220,6 +232,48 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 		res.QueryNotes = append(res.QueryNotes, "the index is "+res.Index.State+": "+res.Index.Reason)
 	}
 	return res, nil
+}
+
+// onePhaseLocations makes a search read term positions for every match in
+// one search, as before withLocations (tests compare the two).
+var onePhaseLocations bool
+
+// withLocations fills in the term positions in the "all" field of the
+// query words (see [proximity]) for hits, with a second search restricted
+// to their documents: the same positions a search with IncludeLocations
+// gives, read for these documents only.
+func withLocations(ctx context.Context, idx bleve.Index, hits search.DocumentMatchCollection, groups []group) error {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	var terms []query.Query
+	seen := map[string]bool{}
+	for _, g := range groups {
+		for _, t := range g.terms {
+			if !seen[t] {
+				seen[t] = true
+				terms = append(terms, term("all", t, 1))
+			}
+		}
+	}
+	q := query.NewConjunctionQuery([]query.Query{query.NewDocIDQuery(ids), query.NewDisjunctionQuery(terms)})
+	req := bleve.NewSearchRequestOptions(q, len(ids), 0, false)
+	req.IncludeLocations = true
+	sr, err := safeSearch(ctx, idx, req)
+	if err != nil {
+		return err
+	}
+	byID := make(map[string]search.FieldTermLocationMap, len(sr.Hits))
+	for _, h := range sr.Hits {
+		byID[h.ID] = h.Locations
+	}
+	for _, h := range hits {
+		if l, ok := byID[h.ID]; ok {
+			h.Locations = search.FieldTermLocationMap{"all": l["all"]}
+		}
+	}
+	return nil
 }
 
 func safeSearch(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest) (sr *bleve.SearchResult, err error) {

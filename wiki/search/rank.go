@@ -52,11 +52,12 @@ func rerank(hits search.DocumentMatchCollection, queryLang string, groups []grou
 			}
 		}
 	}
+	prox := needsProximity(hits, groups, codeAsk)
 	for _, h := range hits[:n] {
 		if l, _ := h.Fields["lang"].(string); want != "" && l != "" && baseLang(l) == want {
 			h.Score *= langPreference
 		}
-		if len(groups) >= 2 && !codeAsk {
+		if prox {
 			h.Score *= 1 + proxWeight*proximity(h, termGroup, len(groups))
 		}
 	}
@@ -64,6 +65,11 @@ func rerank(hits search.DocumentMatchCollection, queryLang string, groups []grou
 	// Hits past the window keep their order; none outranks the window's
 	// last, because re-ranking only raises scores.
 	return hits
+}
+
+// needsProximity reports whether [rerank] uses the term positions of hits.
+func needsProximity(hits search.DocumentMatchCollection, groups []group, codeAsk bool) bool {
+	return len(hits) >= 2 && len(groups) >= 2 && !codeAsk
 }
 
 // proximity returns the largest share of the ngroups query words that

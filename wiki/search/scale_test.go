@@ -22,6 +22,8 @@ import (
 
 var scaleDir = flag.String("scale.dir", "", "folder for the scale wiki (kept between runs); default a temp folder")
 
+var scaleOnePhase = flag.Bool("scale.onephase", false, "read term positions for every match in one search (the way before withLocations), to compare")
+
 // BenchmarkScale measures the search index on a wiki made of all of
 // ../shared/corpora/tldr (38k pages) and obsidian-help (6k) and prints the
 // figures the issue sets goals for:
@@ -106,46 +108,102 @@ func BenchmarkScale(b *testing.B) {
 			pct(applies, 50), pct(applies, 100), pct(writes, 50), pct(writes, 100))
 
 		// 4. Latency over 200 varied queries, warm.
-		qs := scaleQueries(b, root, 200)
-		for _, q := range qs { // warm-up pass
-			x.Search(ctx, Query{Text: q})
-		}
-		var lat []time.Duration
-		for _, q := range qs {
-			t0 := time.Now()
-			if _, err := x.Search(ctx, Query{Text: q}); err != nil {
-				b.Fatalf("%q: %v", q, err)
-			}
-			lat = append(lat, time.Since(t0))
-		}
-		fmt.Printf("scale: search latency over %d queries (warm, limit 10, snippets included): p50 %s, p90 %s, p99 %s, max %s; peak RSS while serving %s\n",
-			len(lat), pct(lat, 50), pct(lat, 90), pct(lat, 99), pct(lat, 100), mb(peakRSS()))
-		b.ReportMetric(float64(pct(lat, 50).Microseconds())/1000, "p50-ms")
-		b.ReportMetric(float64(pct(lat, 99).Microseconds())/1000, "p99-ms")
+		scaleLatency(b, x, root)
 		x.Close()
 		st.Close()
 
 		// 5. Start to first answer with the index built.
-		var starts []time.Duration
-		for k := 0; k < 5; k++ {
-			t0 := time.Now()
-			st, err := wiki.Open(root)
-			if err != nil {
-				b.Fatal(err)
-			}
-			x := Open(st, Options{})
-			st.AddDerived(x)
-			x.Start()
-			r, err := x.Search(ctx, Query{Text: "extract a gzipped tarball"})
-			starts = append(starts, time.Since(t0))
-			if err != nil || len(r.Hits) == 0 || r.Index.State != StateReady {
-				b.Fatalf("first answer: %v %+v", err, r.Index)
-			}
-			x.Close()
-			st.Close()
-		}
-		fmt.Printf("scale: start to first answer (open store and index, reconcile, one search): min %s, p50 %s, max %s\n", pct(starts, 0), pct(starts, 50), pct(starts, 100))
+		scaleStart(b, root)
 	}
+}
+
+// BenchmarkScaleServe measures only the serving figures (latency, RSS while
+// serving, start to first answer) on the wiki of a previous BenchmarkScale
+// run, in a process that never built the index:
+//
+//	go test ./wiki/search -run '^$' -bench ScaleServe -benchtime 1x -scale.dir DIR
+//
+// It skips when -scale.dir holds no built index.
+func BenchmarkScaleServe(b *testing.B) {
+	if *scaleDir == "" {
+		b.Skip("needs -scale.dir with the wiki of a BenchmarkScale run")
+	}
+	root := *scaleDir
+	onePhaseLocations = *scaleOnePhase
+	defer func() { onePhaseLocations = false }()
+	if _, err := os.Stat(filepath.Join(root, manifestFile)); err != nil {
+		b.Skip("no built index in -scale.dir; run BenchmarkScale with it first")
+	}
+	ctx := context.Background()
+	for i := 0; i < b.N; i++ {
+		if i > 0 {
+			continue
+		}
+		scaleStart(b, root)
+		resetPeakRSS()
+		st, err := wiki.Open(root)
+		if err != nil {
+			b.Fatal(err)
+		}
+		x := Open(st, Options{})
+		st.AddDerived(x)
+		x.Start()
+		x.Wait(ctx)
+		scaleLatency(b, x, root)
+		x.Close()
+		st.Close()
+	}
+}
+
+// scaleLatency prints search latency over 200 varied queries (warm) and
+// the peak RSS meanwhile.
+func scaleLatency(b *testing.B, x *Index, root string) {
+	ctx := context.Background()
+	qs := scaleQueries(b, root, 200)
+	for _, q := range qs { // warm-up pass
+		x.Search(ctx, Query{Text: q})
+	}
+	var lat []time.Duration
+	cpu0 := cpuTime()
+	for _, q := range qs {
+		t0 := time.Now()
+		if _, err := x.Search(ctx, Query{Text: q}); err != nil {
+			b.Fatalf("%q: %v", q, err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	cpu := cpuTime() - cpu0
+	fmt.Printf("scale: search latency over %d queries (warm, limit 10, snippets included): p50 %s, p90 %s, p99 %s, max %s; %s CPU in all; peak RSS while serving %s\n",
+		len(lat), pct(lat, 50), pct(lat, 90), pct(lat, 99), pct(lat, 100), cpu.Round(time.Millisecond), mb(peakRSS()))
+	b.ReportMetric(float64(pct(lat, 50).Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(pct(lat, 99).Microseconds())/1000, "p99-ms")
+}
+
+// scaleStart prints start to first answer with the index built: open the
+// store and the index, reconcile, answer one search (5 times).
+func scaleStart(b *testing.B, root string) {
+	ctx := context.Background()
+	var starts []time.Duration
+	cpu0 := cpuTime()
+	for k := 0; k < 5; k++ {
+		t0 := time.Now()
+		st, err := wiki.Open(root)
+		if err != nil {
+			b.Fatal(err)
+		}
+		x := Open(st, Options{})
+		st.AddDerived(x)
+		x.Start()
+		r, err := x.Search(ctx, Query{Text: "extract a gzipped tarball"})
+		starts = append(starts, time.Since(t0))
+		if err != nil || len(r.Hits) == 0 || r.Index.State != StateReady {
+			b.Fatalf("first answer: %v %+v", err, r.Index)
+		}
+		x.Close()
+		st.Close()
+	}
+	cpu := (cpuTime() - cpu0) / 5
+	fmt.Printf("scale: start to first answer (open store and index, reconcile, one search): min %s, p50 %s, max %s; %s CPU each (with close)\n", pct(starts, 0), pct(starts, 50), pct(starts, 100), cpu.Round(time.Millisecond))
 }
 
 // scaleQueries mixes the golden questions with words from random page
