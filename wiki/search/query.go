@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -221,9 +224,9 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 				hit.Note = fmt.Sprintf("the file is %d bytes; only its first %d bytes (%d MiB) are indexed and searchable", fi.Size(), MaxIndexedBytes, MaxIndexedBytes>>20)
 			}
 		}
-		x.fillSnippet(&hit, groups, codeAsk)
 		res.Hits = append(res.Hits, hit)
 	}
+	x.fillSnippets(res.Hits, groups, codeAsk)
 	if q.Offset+len(hits) < res.Total && len(hits) == q.Limit {
 		res.NextOffset = q.Offset + len(hits)
 	}
@@ -232,6 +235,35 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 		res.QueryNotes = append(res.QueryNotes, "the index is "+res.Index.State+": "+res.Index.Reason)
 	}
 	return res, nil
+}
+
+// fillSnippets fills the snippets of hits, several at a time (each reads
+// and analyses its file; see fillSnippet).
+func (x *Index) fillSnippets(hits []Hit, groups []group, codeAsk bool) {
+	workers := min(len(hits), runtime.GOMAXPROCS(0))
+	if workers <= 1 {
+		for i := range hits {
+			x.fillSnippet(&hits[i], groups, codeAsk)
+		}
+		return
+	}
+	var next atomic.Int32
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			defer func() {
+				// A panic here would end the process, not the call: the
+				// hits left get no snippet.
+				if r := recover(); r != nil {
+					x.log.Error("search: snippet failed", "panic", r)
+				}
+			}()
+			for i := int(next.Add(1)) - 1; i < len(hits); i = int(next.Add(1)) - 1 {
+				x.fillSnippet(&hits[i], groups, codeAsk)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // onePhaseLocations makes a search read term positions for every match in
