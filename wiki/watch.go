@@ -86,6 +86,10 @@ type Changes struct {
 	// Full asks for a walk of everything: the watcher overflowed or
 	// reported an error, or [FullRescanEvery] has passed since the last one.
 	Full bool
+	// Periodic says Full is only the safety net's ([FullRescanEvery]): no
+	// event was lost, so Paths holds the changed paths as usual and a
+	// consumer may apply them at once and walk in the background.
+	Periodic bool
 	// Paths are the project-relative paths (slash-separated) created,
 	// written, removed or renamed since the last Take, sorted. A path may
 	// be a folder: a folder moved in or created (walk it) or moved away or
@@ -135,12 +139,14 @@ func (c *ChangeSub) take() Changes {
 	defer c.mu.Unlock()
 	ch := Changes{Live: true, Full: c.full}
 	if !ch.Full && time.Since(c.lastFull) >= FullRescanEvery {
-		ch.Full = true
+		ch.Full, ch.Periodic = true, true
 	}
 	if ch.Full {
 		c.full, c.lastFull = false, time.Now()
-		c.paths = map[string]bool{}
-		return ch
+		if !ch.Periodic {
+			c.paths = map[string]bool{}
+			return ch
+		}
 	}
 	if len(c.paths) > 0 {
 		ch.Paths = make([]string, 0, len(c.paths))

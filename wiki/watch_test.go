@@ -167,8 +167,11 @@ func TestChangeFeedOverflowRescans(t *testing.T) {
 	c.mu.Lock()
 	c.lastFull = time.Now().Add(-FullRescanEvery)
 	c.mu.Unlock()
-	if ch := c.Take(); !ch.Full || !ch.Live {
-		t.Errorf("safety-net take: %+v", ch)
+	c.mu.Lock()
+	c.paths["pages/sub/a.md"] = struct{}{}
+	c.mu.Unlock()
+	if ch := c.Take(); !ch.Full || !ch.Periodic || !ch.Live || len(ch.Paths) != 1 || ch.Paths[0] != "pages/sub/a.md" {
+		t.Errorf("safety-net take (periodic, with its paths): %+v", ch)
 	}
 	if ch := c.Take(); ch.Full {
 		t.Errorf("second take still full: %+v", ch)

@@ -836,6 +836,11 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 		changed++
 	}
 	for _, p := range dels {
+		if fi, err := root.Lstat(p); err == nil && fi.Mode().IsRegular() {
+			// Back since the walk that found it gone (a write or the
+			// change feed indexes it): not gone.
+			continue
+		}
 		b.Delete(p)
 		delete(x.man.Files, p)
 		x.dirty = true

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/llmwiki/llmwiki/wiki"
 )
@@ -20,7 +21,8 @@ import (
 type feedState struct {
 	once sync.Once
 	sub  *wiki.ChangeSub
-	mu   sync.Mutex // held from Take until the changes are applied
+	mu   sync.Mutex  // held from Take until the changes are applied
+	bg   atomic.Bool // a background walk runs (walkInBackground)
 }
 
 // subscribe takes the index's cursor once, before its first walk, so no
@@ -52,6 +54,17 @@ func (x *Index) reconcileChanges() (bool, error) {
 	}
 	var err error
 	switch {
+	case ch.Full && ch.Periodic:
+		// The safety net's walk: the paths the watcher reported are applied
+		// now (an edit finished before this search is seen); the walk of
+		// everything, which finds only what a platform's watcher dropped,
+		// runs in the background so that no search waits for it.
+		if len(ch.Paths) > 0 {
+			err = x.reconcilePaths(ch.Paths, ch.Gone)
+		}
+		if err == nil {
+			x.walkInBackground(sub)
+		}
 	case ch.Full:
 		err = x.reconcile(false)
 	case len(ch.Paths) > 0:
@@ -149,4 +162,31 @@ func (x *Index) known(p string) bool {
 	defer x.opMu.Unlock()
 	_, ok := x.man.Files[p]
 	return ok
+}
+
+// walkInBackground reconciles everything in the background (the change
+// feed's periodic safety walk), one walk at a time. A walk that fails asks
+// the feed for another and marks the index stale (or rebuilds a damaged
+// one) as a walk before a search does; one that succeeds clears nothing: a
+// stale mark set meanwhile is repaired by the next search's own walk.
+func (x *Index) walkInBackground(sub *wiki.ChangeSub) {
+	if !x.feed.bg.CompareAndSwap(false, true) {
+		return
+	}
+	x.mu.Lock()
+	if x.closed {
+		x.mu.Unlock()
+		x.feed.bg.Store(false)
+		return
+	}
+	x.building.Add(1) // under mu, so that it happens before Close's Wait
+	x.mu.Unlock()
+	go func() {
+		defer x.building.Done()
+		defer x.feed.bg.Store(false)
+		if err := x.reconcile(false); err != nil {
+			sub.Redo(wiki.Changes{Live: true, Full: true})
+			x.reconciled(err)
+		}
+	}()
 }

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -147,4 +148,47 @@ func TestChangeFeedRenamedFolderEdits(t *testing.T) {
 	writeFile(t, dir, "pages/n/c.md", "# Cassowary\n")
 	eventuallyFinds(t, x, Query{Text: "numbat"}, "pages/n/deep/b.md")
 	eventuallyFinds(t, x, Query{Text: "cassowary"}, "pages/n/c.md")
+}
+
+// The change feed's periodic safety walk runs in the background: a file
+// the index lost track of (an event a platform dropped; here removed from
+// the index and its manifest by hand) is found again without a search
+// waiting for the walk, and the paths the feed reported are applied first.
+func TestSafetyWalkInBackground(t *testing.T) {
+	st, x, dir := testWiki(t, fixture)
+	x.opt.ReconcileEvery = 0
+	if !st.WatchChanges().Live() {
+		t.Skip("no file watcher on this system")
+	}
+	mustSearch(t, x, Query{Text: "cafe"})
+	x.opMu.Lock()
+	delete(x.man.Files, "pages/cafe.md")
+	err := x.idx.Delete("pages/cafe.md")
+	x.opMu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := mustSearch(t, x, Query{Text: "brûlée"}); len(r.Hits) != 0 {
+		t.Fatalf("the dropped file is still found: %v", paths(r))
+	}
+	writeFile(t, dir, "pages/new/okapi.md", "# Okapi\n\nA forest giraffe.\n")
+	x.subscribe().Sync(context.Background())
+	x.feed.mu.Lock()
+	ch := x.subscribe().Take()
+	x.feed.mu.Unlock()
+	if len(ch.Paths) == 0 {
+		t.Fatalf("the feed did not report the new file: %+v", ch)
+	}
+	// What the search path does on a periodic Full: paths now, walk later.
+	if err := x.reconcilePaths(ch.Paths); err != nil {
+		t.Fatal(err)
+	}
+	x.walkInBackground(x.subscribe())
+	if r := mustSearch(t, x, Query{Text: "okapi"}); len(r.Hits) == 0 || r.Hits[0].Path != "pages/new/okapi.md" {
+		t.Fatalf("okapi: %v", paths(r))
+	}
+	eventuallyFinds(t, x, Query{Text: "brûlée"}, "pages/cafe.md")
+	if len(st.Stale()) != 0 {
+		t.Errorf("stale: %v", st.Stale())
+	}
 }
