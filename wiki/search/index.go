@@ -248,8 +248,11 @@ type prevIndex struct {
 // A rebuild (prev != nil) builds into a fresh folder (see guard.go).
 func (x *Index) load(ready chan struct{}, why string, prev *prevIndex) {
 	defer close(ready)
+	// The files are walked while the index and its manifest are opened.
+	walk := x.startWalk()
 	note, err := x.openLocked(why, prev)
 	x.opMu.Unlock()
+	w := <-walk
 	if err != nil {
 		x.fail("the search index cannot be opened or created: " + err.Error())
 		return
@@ -266,7 +269,7 @@ func (x *Index) load(ready chan struct{}, why string, prev *prevIndex) {
 		}
 	}
 	t0 := time.Now()
-	if err := x.reconcile(true); err != nil {
+	if err := x.reconcileWalk(true, w); err != nil {
 		x.fail("building the search index failed: " + err.Error())
 		return
 	}
@@ -664,42 +667,58 @@ type fileStat struct {
 
 // walk lists every indexable file with its size and mtime: pages/**.md,
 // sources/** and context.md. Hidden files and folders, writer temp files and
-// symlinks are skipped.
+// symlinks are skipped. Each folder is listed without a stat per entry and
+// each file stated by name in its folder ([wiki.Dir]): one system call per
+// file, not the two an os.Root's ReadDir and Info make.
 func (x *Index) walk() (map[string]fileStat, error) {
 	out := map[string]fileStat{}
-	fsys := x.st.Root().FS()
+	root := x.st.Root()
 	for _, top := range []string{"pages", "sources"} {
-		err := fs.WalkDir(fsys, top, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if p == top {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if d.IsDir() {
-				if p != top && strings.HasPrefix(d.Name(), ".") {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if !d.Type().IsRegular() || strings.HasPrefix(d.Name(), ".") || wiki.IsTempName(p) || kindOf(p) == "" {
-				return nil
-			}
-			info, err := d.Info()
-			if err != nil {
-				return nil
-			}
-			out[p] = fileStat{size: info.Size(), mtime: info.ModTime().UnixNano()}
-			return nil
-		})
-		if err != nil {
-			return nil, err
+		if fi, err := root.Lstat(top); err != nil || !fi.IsDir() {
+			continue
 		}
+		r, err := root.OpenRoot(top)
+		if err != nil {
+			continue
+		}
+		walkDir(r, top, out)
+		r.Close()
 	}
-	if fi, err := x.st.Root().Lstat("context.md"); err == nil && fi.Mode().IsRegular() {
+	if fi, err := root.Lstat("context.md"); err == nil && fi.Mode().IsRegular() {
 		out["context.md"] = fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
 	}
 	return out, nil
+}
+
+// walkDir adds the indexable files under the folder r (at rel) to out.
+// Unreadable folders and files are left out, as a walk's errors are.
+func walkDir(r *os.Root, rel string, out map[string]fileStat) {
+	d, err := wiki.OpenDir(r)
+	if err != nil {
+		return
+	}
+	defer d.Close()
+	ents, _ := d.Entries()
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name, ".") {
+			continue
+		}
+		p := rel + "/" + e.Name
+		switch {
+		case e.Type.IsDir():
+			if sub, err := r.OpenRoot(e.Name); err == nil {
+				walkDir(sub, p, out)
+				sub.Close()
+			}
+		case e.Type.IsRegular():
+			if wiki.IsTempName(p) || kindOf(p) == "" {
+				continue
+			}
+			if st, err := d.Lstat(e.Name); err == nil && st.Mode.IsRegular() {
+				out[p] = fileStat{size: st.Size, mtime: st.ModTime.UnixNano()}
+			}
+		}
+	}
 }
 
 // reconcile brings the index in step with the files on disk: files whose
@@ -707,9 +726,33 @@ func (x *Index) walk() (map[string]fileStat, error) {
 // hash differs too; files gone from disk are removed. It works in batches,
 // holding opMu for one batch at a time so that writes are not held up.
 func (x *Index) reconcile(progress bool) error {
+	w := x.startWalk()
+	return x.reconcileWalk(progress, <-w)
+}
+
+// walkResult is a walk of the files, and when it started.
+type walkResult struct {
+	files map[string]fileStat
+	err   error
+	t0    time.Time
+}
+
+// startWalk subscribes to the change feed and then walks the files in the
+// background; the walk arrives on the channel.
+func (x *Index) startWalk() <-chan walkResult {
+	out := make(chan walkResult, 1)
 	t0 := time.Now()
-	x.subscribe() // before the walk, so no outside edit falls between
-	files, err := x.walk()
+	go func() {
+		x.subscribe() // before the walk, so no outside edit falls between
+		files, err := x.walk()
+		out <- walkResult{files, err, t0}
+	}()
+	return out
+}
+
+// reconcileWalk is reconcile with the walk done.
+func (x *Index) reconcileWalk(progress bool, w walkResult) error {
+	t0, files, err := w.t0, w.files, w.err
 	if err != nil {
 		return err
 	}
