@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/llmwiki/llmwiki/wiki"
 )
@@ -233,6 +234,12 @@ func appendStems(dst []string, lang, s string) []string {
 
 var stemCache sync.Map // lang+"\x00"+raw -> stem
 
+// stemCacheLen counts the entries stored in stemCache since it was last
+// cleared; at stemCacheMax (some 5 MB of words) it is cleared.
+var stemCacheLen atomic.Int64
+
+const stemCacheMax = 50_000
+
 // cachedStem stems one word, remembering the answer (the vocabulary of a
 // wiki is far smaller than its text).
 func cachedStem(lang, raw, folded string) string {
@@ -245,6 +252,12 @@ func cachedStem(lang, raw, folded string) string {
 		lower = folded
 	}
 	st := stem(lang, lower)
+	if stemCacheLen.Add(1) > stemCacheMax {
+		// A wiki has more distinct words than are worth keeping (a build
+		// of 44k pages meets some 300k): start again rather than grow.
+		stemCache.Clear()
+		stemCacheLen.Store(1)
+	}
 	stemCache.Store(key, st)
 	return st
 }

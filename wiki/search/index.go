@@ -776,11 +776,16 @@ func (x *Index) reconcileWalk(progress bool, w walkResult) error {
 		x.total, x.done = len(todo), 0
 		x.mu.Unlock()
 	}
+	defer limitBuildMemory(len(todo))()
 	changed := 0
 	for len(todo) > 0 || len(gone) > 0 {
 		if x.isClosed() {
 			return nil
 		}
+		x.mu.RLock()
+		g := x.guard
+		x.mu.RUnlock()
+		x.waitPersisted(g)
 		n := min(batchDocs, len(todo))
 		chunk := todo[:n]
 		todo = todo[n:]

@@ -49,6 +49,7 @@ func BenchmarkScale(b *testing.B) {
 		}
 		// 1. Full build from nothing.
 		os.RemoveAll(filepath.Join(root, ".llmwiki", "search"))
+		os.Remove(filepath.Join(root, "pages", "scale-probe.md")) // a previous run's
 		resetPeakRSS()
 		runtime.GC()
 		st, err := wiki.Open(root)
