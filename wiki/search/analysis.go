@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -81,13 +82,61 @@ type analyzer struct {
 // "[c]reate", "g[z]ipped", "e[x]tract" are indexed as create, gzipped, extract.
 var mnemonic = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\pL*\[\pL{1,3}\]\pL*`) })
 
+// mnemonics returns what mnemonic.FindAllStringIndex(s, -1) returns,
+// without the regular expression (which backtracks over every letter of
+// every word that precedes a "[" in a 64 KB page): the letters before a "[",
+// one to three letters and "]", and the letters after, leftmost first and
+// not overlapping.
+func mnemonics(s string) [][]int {
+	var out [][]int
+	floor := 0 // the end of the last match
+	for i := 0; i < len(s); {
+		k := strings.IndexByte(s[i:], '[')
+		if k < 0 {
+			break
+		}
+		open := i + k
+		i = open + 1
+		// One to three letters, then "]".
+		j, n := open+1, 0
+		for j < len(s) && n <= 3 {
+			r, size := utf8.DecodeRuneInString(s[j:])
+			if !unicode.IsLetter(r) {
+				break
+			}
+			j += size
+			n++
+		}
+		if n < 1 || n > 3 || j >= len(s) || s[j] != ']' {
+			continue
+		}
+		end := j + 1
+		for end < len(s) {
+			r, size := utf8.DecodeRuneInString(s[end:])
+			if !unicode.IsLetter(r) {
+				break
+			}
+			end += size
+		}
+		start := open
+		for start > floor {
+			r, size := utf8.DecodeLastRuneInString(s[floor:start])
+			if !unicode.IsLetter(r) {
+				break
+			}
+			start -= size
+		}
+		out = append(out, []int{start, end})
+		floor, i = end, end
+	}
+	return out
+}
+
 func (a *analyzer) run() {
 	var spans [][]int
-	if strings.IndexByte(a.src, '[') >= 0 {
-		for _, m := range mnemonic().FindAllStringIndex(a.src, -1) {
-			if m[1]-m[0] > 2 && (a.src[m[0]] != '[' || a.src[m[1]-1] != ']') {
-				spans = append(spans, m)
-			}
+	for _, m := range mnemonics(a.src) {
+		if m[1]-m[0] > 2 && (a.src[m[0]] != '[' || a.src[m[1]-1] != ']') {
+			spans = append(spans, m)
 		}
 	}
 	seg := segment.NewWordSegmenterDirect([]byte(a.src))
@@ -425,6 +474,31 @@ func fold(s string) string {
 	if ascii {
 		return strings.ToLower(s)
 	}
+	if v, ok := foldCache.Load(s); ok {
+		return v.(string)
+	}
+	f := foldSlow(s)
+	if len(s) <= 64 {
+		if foldCacheLen.Add(1) > foldCacheMax {
+			foldCache.Clear()
+			foldCacheLen.Store(1)
+		}
+		// A copy: s may be a slice of a whole page.
+		foldCache.Store(strings.Clone(s), f)
+	}
+	return f
+}
+
+// foldCache keeps the folded form of words that are not ASCII (folding one
+// takes four Unicode normalisations); words repeat, so most are found here.
+// It is cleared when foldCacheMax words were stored.
+var foldCache sync.Map
+
+var foldCacheLen atomic.Int64
+
+const foldCacheMax = 50_000
+
+func foldSlow(s string) string {
 	s = norm.NFKC.String(s)
 	s = folder.String(s)
 	d := norm.NFD.String(s)
