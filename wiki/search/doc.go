@@ -16,7 +16,8 @@
 // Reconciling happens when the index opens and before a search: for the
 // paths the store's file watcher reported since the last search
 // ([wiki.Store.WatchChanges]), with a walk of everything when the watcher
-// lost events and every [wiki.FullRescanEvery]; without a watcher, at most
+// lost events and every [wiki.FullRescanEvery] (that safety walk runs in the
+// background, after the reported paths are applied); without a watcher, at most
 // every ReconcileEvery (by default ten times the cost of the last walk,
 // capped at 2 s). The first build runs in the background, so a server answers
 // initialize and tools/list at once; a search during a build waits up to

@@ -37,6 +37,11 @@ const (
 	internalID   = "llmwiki_id"
 	internalVer  = "llmwiki_schema"
 	batchDocs    = 256
+	// batchBytes bounds a build's batch by the size of its files too: bleve
+	// holds every term occurrence of a batch in memory while it indexes it,
+	// and 256 pages of Chinese or Japanese (three terms a character) held
+	// 110 MB.
+	batchBytes = 512 << 10
 )
 
 // The index states reported in [Status].
@@ -786,7 +791,11 @@ func (x *Index) reconcileWalk(progress bool, w walkResult) error {
 		g := x.guard
 		x.mu.RUnlock()
 		x.waitPersisted(g)
-		n := min(batchDocs, len(todo))
+		n, sum := 0, int64(0)
+		for n < len(todo) && n < batchDocs && (n == 0 || sum+files[todo[n]].size <= batchBytes) {
+			sum += files[todo[n]].size
+			n++
+		}
 		chunk := todo[:n]
 		todo = todo[n:]
 		var dels []string
