@@ -292,6 +292,7 @@ func withLocations(ctx context.Context, idx bleve.Index, hits search.DocumentMat
 	q := query.NewConjunctionQuery([]query.Query{query.NewDocIDQuery(ids), query.NewDisjunctionQuery(terms)})
 	req := bleve.NewSearchRequestOptions(q, len(ids), 0, false)
 	req.IncludeLocations = true
+	req.Score = bleve.ScoreNone // only the positions are wanted
 	sr, err := safeSearch(ctx, idx, req)
 	if err != nil {
 		return err
