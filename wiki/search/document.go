@@ -243,13 +243,16 @@ const stemCacheMax = 50_000
 // cachedStem stems one word, remembering the answer (the vocabulary of a
 // wiki is far smaller than its text).
 func cachedStem(lang, raw, folded string) string {
-	key := baseLang(lang) + "\x00" + folded
-	if v, ok := stemCache.Load(key); ok {
-		return v.(string)
-	}
 	lower := strings.ToLower(raw)
 	if strings.ContainsAny(lower, "’'") {
 		lower = folded
+	}
+	// Keyed by what is stemmed (not by the folded form, which "Café" and
+	// "cafe" share): the stem of a word never depends on which form of it
+	// was met first, or on when the cache was last cleared.
+	key := baseLang(lang) + "\x00" + lower
+	if v, ok := stemCache.Load(key); ok {
+		return v.(string)
 	}
 	st := stem(lang, lower)
 	if stemCacheLen.Add(1) > stemCacheMax {
