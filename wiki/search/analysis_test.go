@@ -34,3 +34,16 @@ func TestMnemonicsMatchesRegexp(t *testing.T) {
 		}
 	}
 }
+
+// A query whose letters are as many Latin as Han is Chinese, every time
+// (the choice once followed map order, so one query ranked two ways).
+func TestLangFromTextTies(t *testing.T) {
+	for i := 0; i < 50; i++ {
+		if got := langFromText("run` 的別名。", 1); got != "zh" {
+			t.Fatalf("run 的別名: %q, want zh", got)
+		}
+		if got := langFromText("שלום миро", 1); got != "he" {
+			t.Fatalf("a tie of Hebrew and Cyrillic: %q, want he (the first code)", got)
+		}
+	}
+}

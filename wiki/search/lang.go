@@ -264,9 +264,16 @@ func langFromText(sample string, minHits int) string {
 	if counts["ja"] > 0 && counts["ja"]+counts["zh"] > letters/3 {
 		return "ja"
 	}
+	// Ties go to a script other than Latin (in "run` 的別名" the Latin
+	// letters are a command's name), then to the first code: never to the
+	// order a map happens to give, or one query would rank differently
+	// from one search to the next.
 	best, n := "", 0
 	for k, v := range counts {
-		if k != "fa" && k != "uk" && v > n {
+		if k == "fa" || k == "uk" {
+			continue
+		}
+		if v > n || v == n && (best == "latin" || k != "latin" && k < best) {
 			best, n = k, v
 		}
 	}
