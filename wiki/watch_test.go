@@ -168,7 +168,7 @@ func TestChangeFeedOverflowRescans(t *testing.T) {
 	c.lastFull = time.Now().Add(-FullRescanEvery)
 	c.mu.Unlock()
 	c.mu.Lock()
-	c.paths["pages/sub/a.md"] = struct{}{}
+	c.paths["pages/sub/a.md"] = false
 	c.mu.Unlock()
 	if ch := c.Take(); !ch.Full || !ch.Periodic || !ch.Live || len(ch.Paths) != 1 || ch.Paths[0] != "pages/sub/a.md" {
 		t.Errorf("safety-net take (periodic, with its paths): %+v", ch)

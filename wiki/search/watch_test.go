@@ -180,7 +180,7 @@ func TestSafetyWalkInBackground(t *testing.T) {
 		t.Fatalf("the feed did not report the new file: %+v", ch)
 	}
 	// What the search path does on a periodic Full: paths now, walk later.
-	if err := x.reconcilePaths(ch.Paths); err != nil {
+	if err := x.reconcilePaths(ch.Paths, nil); err != nil {
 		t.Fatal(err)
 	}
 	x.walkInBackground(x.subscribe())
