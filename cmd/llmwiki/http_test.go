@@ -451,8 +451,8 @@ func wikiFiles(t *testing.T, root string) map[string]string {
 			return nil
 		}
 		rel, _ := filepath.Rel(root, p)
-		if strings.HasPrefix(rel, filepath.Join(".llmwiki", "audit")) {
-			return nil
+		if strings.HasPrefix(rel, filepath.Join(".llmwiki", "audit")) || strings.HasPrefix(rel, filepath.Join(".llmwiki", "watch")) {
+			return nil // the audit log, and the file watcher's sync file (server bookkeeping)
 		}
 		b, _ := os.ReadFile(p)
 		out[rel] = wiki.SHA256Hex(b)
