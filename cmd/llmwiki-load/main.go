@@ -69,7 +69,7 @@ func main() {
 	flag.BoolVar(&c.skipStdio, "skip-stdio", false, "skip the two-process stdio phase")
 	flag.DurationVar(&c.callTimeout, "call-timeout", 60*time.Second, "longest wait for one call")
 	flag.Int64Var(&c.seed, "seed", 0, "random seed (0: from the clock)")
-	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write the server's CPU profile over the HTTP load to this file, and its allocations to FILE.allocs (go tool pprof FILE)")
+	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write the server's CPU profile over the HTTP load to this file, its allocations to FILE.allocs, and where its goroutines waited on locks and channels to FILE.mutex and FILE.block (go tool pprof FILE)")
 	flag.Parse()
 	c.out = os.Stdout
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -228,6 +228,13 @@ func httpPhase(ctx context.Context, c config, rep *report) error {
 				fmt.Fprintln(c.out, "allocation profile:", err)
 			}
 		})
+		for _, kind := range []string{"mutex", "block"} {
+			wg.Go(func() {
+				if err := fetchProfile(ctx, base, kind, c.duration, c.cpuProfile+"."+kind); err != nil {
+					fmt.Fprintln(c.out, kind+" profile:", err)
+				}
+			})
+		}
 	}
 	var dialErr atomic.Value
 	sessions := make([]string, c.clients)

@@ -7,11 +7,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"runtime"
 	"time"
 )
 
 // startPprof serves Go's runtime profiles (net/http/pprof: /debug/pprof/,
-// /debug/pprof/profile?seconds=N for CPU, /debug/pprof/heap, ...) on addr
+// /debug/pprof/profile?seconds=N for CPU, /debug/pprof/heap, /mutex and
+// /block, whose sampling it switches on, ...) on addr
 // when $LLMWIKI_PPROF names one, for measuring a running server (the load
 // test's -cpuprofile uses it). The address must be a loopback one
 // ("127.0.0.1:0" picks a free port); the profiles carry no wiki content but
@@ -33,6 +35,10 @@ func startPprof(ctx context.Context, e env, addr string, log *slog.Logger) error
 	if err != nil {
 		return fmt.Errorf("LLMWIKI_PPROF: %w", err)
 	}
+	// Contention profiles (/debug/pprof/mutex, /debug/pprof/block): one
+	// mutex wait in 10 is sampled, and blocking of 100 µs or more.
+	runtime.SetMutexProfileFraction(10)
+	runtime.SetBlockProfileRate(int((100 * time.Microsecond).Nanoseconds()))
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
