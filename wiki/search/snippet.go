@@ -55,12 +55,13 @@ func (x *Index) fillSnippet(h *Hit, groups []group, codeAsk bool) {
 			}
 		}
 	}
+	needles, ok := lineNeedles(h.Lang, groups)
 	// The scanned window [off, off+len(win)) of the body.
 	off, win := 0, body
 	var ms []match
 	if len(body) > snippetScan {
 		win = body[:runeFloor(body, snippetScan)]
-		ms = findMatches(win, h.Lang, want)
+		ms = findMatchesIn(win, h.Lang, want, needles, ok)
 		if len(ms) == 0 {
 			if at := firstLiteral(body, groups); at >= 0 {
 				off = runeFloor(body, max(0, at-snippetScan/4))
@@ -69,7 +70,7 @@ func (x *Index) fillSnippet(h *Hit, groups []group, codeAsk bool) {
 		}
 	}
 	if ms == nil {
-		ms = findMatches(win, h.Lang, want)
+		ms = findMatchesIn(win, h.Lang, want, needles, ok)
 	}
 	var blocks []block
 	scanMarkdown(win, func(b block) {
@@ -179,6 +180,158 @@ func findMatches(text, lang string, want map[string]int) []match {
 		}
 	})
 	return ms
+}
+
+// findMatchesIn returns what findMatches(text, lang, want) returns, but
+// analyses only the lines of text that may hold a match: every line that is
+// not ASCII, and the ASCII lines that hold one of needles (see lineNeedles;
+// with ok false, all of text is analysed). The analysis never joins two
+// lines (UAX #29 breaks words at new lines, and the analyzer forgets its
+// compound, symbol and mnemonic state at any white space), so analysing a
+// run of lines alone yields the tokens a whole analysis yields there.
+func findMatchesIn(text, lang string, want map[string]int, needles [][]byte, ok bool) []match {
+	if !ok || noLineFilter {
+		return findMatches(text, lang, want)
+	}
+	var ms []match
+	var buf []byte
+	runStart, runEnd := -1, -1 // the run of candidate lines being gathered
+	flush := func() {
+		if runStart < 0 {
+			return
+		}
+		for _, m := range findMatches(text[runStart:runEnd], lang, want) {
+			ms = append(ms, match{m.start + runStart, m.end + runStart, m.group})
+		}
+		runStart, runEnd = -1, -1
+	}
+	for start := 0; start < len(text); {
+		end := strings.IndexByte(text[start:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += start + 1
+		}
+		if lineMayMatch(text[start:end], needles, &buf) {
+			if runStart < 0 {
+				runStart = start
+			}
+			runEnd = end
+		} else {
+			flush()
+		}
+		start = end
+	}
+	flush()
+	return ms
+}
+
+// noLineFilter makes findMatchesIn analyse all of its text, as before the
+// line filter (tests compare the two).
+var noLineFilter bool
+
+// squeezed are the bytes left out of the ASCII text lineMayMatch looks in
+// (and of needles): the analyzer drops them from the joined forms of
+// compounds ("dry-run" → "dryrun"), identifiers ("get_user" → "getuser"),
+// contractions and tldr mnemonics ("[c]reate" → "create").
+func squeezed(c byte) bool { return c == '-' || c == '_' || c == '\'' || c == '[' || c == ']' }
+
+// lineMayMatch reports whether line may hold a token findMatches would
+// mark: true for a line that is not all ASCII; for an ASCII line, whether
+// its lower-case form, without the squeezed bytes, holds one of needles.
+func lineMayMatch(line string, needles [][]byte, buf *[]byte) bool {
+	b := (*buf)[:0]
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if c >= utf8.RuneSelf {
+			return true
+		}
+		if squeezed(c) {
+			continue
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	*buf = b
+	for _, n := range needles {
+		if bytes.Contains(b, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// lineNeedles returns the byte strings of which an ASCII line must hold
+// one (lower case, squeezed bytes left out) to hold a match of groups in a
+// file of lang, or ok false when no such test is safe (a word that is all
+// squeezed bytes, a stemmer that may change the start of a word).
+//
+// A term is a needle as it is, squeezed: on an ASCII line, a token's term
+// is the lower-case form of the text it covers, some squeezed bytes left
+// out. A word matched through its stem is found by the stem's first two
+// letters: the Snowball stemmers used here take suffixes off and keep the
+// start of a word, but for English's dying, lying and tying (die, lie,
+// tie), whose starts are needles too. Terms and stems that are not ASCII
+// cannot match an ASCII line and are no needles.
+func lineNeedles(lang string, groups []group) (needles [][]byte, ok bool) {
+	base := baseLang(lang)
+	_, snow := snowball[base]
+	if hasStemmer(lang) && !snow {
+		return nil, false
+	}
+	add := func(s string) bool {
+		var n []byte
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if c >= utf8.RuneSelf {
+				return true // matches no ASCII line
+			}
+			if squeezed(c) {
+				continue
+			}
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			n = append(n, c)
+		}
+		if len(n) == 0 {
+			return false
+		}
+		needles = append(needles, n)
+		return true
+	}
+	prefix := stemTerm(lang, "")
+	for _, g := range groups {
+		for _, t := range g.terms {
+			if !add(t) {
+				return nil, false
+			}
+		}
+		if !snow {
+			continue
+		}
+		for _, s := range g.stems {
+			st, found := strings.CutPrefix(s, prefix)
+			if !found {
+				continue // a stem of another language: never equal here
+			}
+			if len(st) < 2 {
+				return nil, false
+			}
+			if !add(st[:2]) {
+				return nil, false
+			}
+			if base == "en" {
+				switch st {
+				case "die", "lie", "tie":
+					add(st[:1] + "y")
+				}
+			}
+		}
+	}
+	return needles, true
 }
 
 // runeFloor returns n, moved back to the start of the rune it falls in.
