@@ -55,13 +55,13 @@ func (x *Index) fillSnippet(h *Hit, groups []group, codeAsk bool) {
 			}
 		}
 	}
-	needles, ok := lineNeedles(h.Lang, groups)
+	filter := lineNeedles(h.Lang, groups)
 	// The scanned window [off, off+len(win)) of the body.
 	off, win := 0, body
 	var ms []match
 	if len(body) > snippetScan {
 		win = body[:runeFloor(body, snippetScan)]
-		ms = findMatchesIn(win, h.Lang, want, needles, ok)
+		ms = findMatchesIn(win, h.Lang, want, filter)
 		if len(ms) == 0 {
 			if at := firstLiteral(body, groups); at >= 0 {
 				off = runeFloor(body, max(0, at-snippetScan/4))
@@ -70,7 +70,7 @@ func (x *Index) fillSnippet(h *Hit, groups []group, codeAsk bool) {
 		}
 	}
 	if ms == nil {
-		ms = findMatchesIn(win, h.Lang, want, needles, ok)
+		ms = findMatchesIn(win, h.Lang, want, filter)
 	}
 	var blocks []block
 	scanMarkdown(win, func(b block) {
@@ -183,18 +183,16 @@ func findMatches(text, lang string, want map[string]int) []match {
 }
 
 // findMatchesIn returns what findMatches(text, lang, want) returns, but
-// analyses only the lines of text that may hold a match: every line that is
-// not ASCII, and the ASCII lines that hold one of needles (see lineNeedles;
-// with ok false, all of text is analysed). The analysis never joins two
-// lines (UAX #29 breaks words at new lines, and the analyzer forgets its
+// analyses only the lines of text that may hold a match (see lineFilter;
+// with f nil, all of text is analysed). The analysis never joins two lines
+// (UAX #29 breaks words at new lines, and the analyzer forgets its
 // compound, symbol and mnemonic state at any white space), so analysing a
 // run of lines alone yields the tokens a whole analysis yields there.
-func findMatchesIn(text, lang string, want map[string]int, needles [][]byte, ok bool) []match {
-	if !ok || noLineFilter {
+func findMatchesIn(text, lang string, want map[string]int, f *lineFilter) []match {
+	if f == nil || noLineFilter {
 		return findMatches(text, lang, want)
 	}
 	var ms []match
-	var buf []byte
 	runStart, runEnd := -1, -1 // the run of candidate lines being gathered
 	flush := func() {
 		if runStart < 0 {
@@ -212,7 +210,7 @@ func findMatchesIn(text, lang string, want map[string]int, needles [][]byte, ok 
 		} else {
 			end += start + 1
 		}
-		if lineMayMatch(text[start:end], needles, &buf) {
+		if f.mayMatch(text[start:end]) {
 			if runStart < 0 {
 				runStart = start
 			}
@@ -230,86 +228,154 @@ func findMatchesIn(text, lang string, want map[string]int, needles [][]byte, ok 
 // line filter (tests compare the two).
 var noLineFilter bool
 
-// squeezed are the bytes left out of the ASCII text lineMayMatch looks in
-// (and of needles): the analyzer drops them from the joined forms of
-// compounds ("dry-run" → "dryrun"), identifiers ("get_user" → "getuser"),
+// squeezed are the bytes left out of the text lineFilter looks in (and
+// of needles): the analyzer drops them from the joined forms of compounds
+// ("dry-run" → "dryrun"), identifiers ("get_user" → "getuser"),
 // contractions and tldr mnemonics ("[c]reate" → "create").
 func squeezed(c byte) bool { return c == '-' || c == '_' || c == '\'' || c == '[' || c == ']' }
 
-// lineMayMatch reports whether line may hold a token findMatches would
-// mark: true for a line that is not all ASCII; for an ASCII line, whether
-// its lower-case form, without the squeezed bytes, holds one of needles.
-func lineMayMatch(line string, needles [][]byte, buf *[]byte) bool {
-	b := (*buf)[:0]
+// lineFilter tells the lines of a file that may hold a match of a query
+// from the lines that cannot, without analysing them (see lineNeedles).
+type lineFilter struct {
+	terms [][]byte // folded terms, squeezed bytes left out
+	stems [][]byte // the starts of stems
+	buf   []byte
+	lower []byte
+}
+
+// mayMatch reports whether line may hold a token findMatches would mark.
+//
+// A token's term is the folded form of the text it covers, some squeezed
+// bytes left out; folding a line folds each of its words as folding the
+// word alone does (a word never ends inside a combining sequence). So a
+// line that holds a match of a term holds the term in its folded form,
+// squeezed bytes left out. A word matched through its stem starts with the
+// start of the stem: on an ASCII line, a word part starts after a byte
+// that is no letter, or at an upper-case letter (camelCase, HTMLParser);
+// a line that is not ASCII is only searched for the stem's start anywhere.
+func (f *lineFilter) mayMatch(line string) bool {
+	b, lower := f.buf[:0], f.lower[:0]
+	ascii := true
 	for i := 0; i < len(line); i++ {
 		c := line[i]
 		if c >= utf8.RuneSelf {
-			return true
-		}
-		if squeezed(c) {
-			continue
+			ascii = false
+			break
 		}
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		b = append(b, c)
+		lower = append(lower, c)
+		if !squeezed(c) {
+			b = append(b, c)
+		}
 	}
-	*buf = b
-	for _, n := range needles {
+	if !ascii {
+		// Fold word by word (the words of a page repeat: fold keeps them).
+		b = b[:0]
+		for rest := line; rest != ""; {
+			k := strings.IndexByte(rest, ' ')
+			w := rest
+			if k >= 0 {
+				w, rest = rest[:k], rest[k+1:]
+			} else {
+				rest = ""
+			}
+			b = appendSqueezed(b, fold(w))
+			b = append(b, ' ')
+		}
+	}
+	f.buf, f.lower = b, lower
+	for _, n := range f.terms {
 		if bytes.Contains(b, n) {
 			return true
+		}
+	}
+	if !ascii {
+		for _, n := range f.stems {
+			if bytes.Contains(b, n) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, n := range f.stems {
+		for from := 0; from < len(lower); {
+			k := bytes.Index(lower[from:], n)
+			if k < 0 {
+				break
+			}
+			at := from + k
+			if at == 0 || !isASCIILetter(line[at-1]) || ('A' <= line[at] && line[at] <= 'Z') {
+				return true
+			}
+			from = at + 1
 		}
 	}
 	return false
 }
 
-// lineNeedles returns the byte strings of which an ASCII line must hold
-// one (lower case, squeezed bytes left out) to hold a match of groups in a
-// file of lang, or ok false when no such test is safe (a word that is all
-// squeezed bytes, a stemmer that may change the start of a word).
-//
-// A term is a needle as it is, squeezed: on an ASCII line, a token's term
-// is the lower-case form of the text it covers, some squeezed bytes left
-// out. A word matched through its stem is found by the stem's first two
-// letters: the Snowball stemmers used here take suffixes off and keep the
-// start of a word, but for English's dying, lying and tying (die, lie,
-// tie), whose starts are needles too. Terms and stems that are not ASCII
-// cannot match an ASCII line and are no needles.
-func lineNeedles(lang string, groups []group) (needles [][]byte, ok bool) {
-	base := baseLang(lang)
-	_, snow := snowball[base]
-	if hasStemmer(lang) && !snow {
-		return nil, false
-	}
-	add := func(s string) bool {
-		var n []byte
-		for i := 0; i < len(s); i++ {
-			c := s[i]
-			if c >= utf8.RuneSelf {
-				return true // matches no ASCII line
-			}
-			if squeezed(c) {
-				continue
-			}
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			n = append(n, c)
+func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+// appendSqueezed appends s without its squeezed bytes to b.
+func appendSqueezed(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if !squeezed(s[i]) {
+			b = append(b, s[i])
 		}
+	}
+	return b
+}
+
+// stemKept is, per language, how many of a stem's last characters may
+// differ from the start of the word it is the stem of (after folding), or
+// absent when lineNeedles must not trust the stem's start. Measured over
+// the Obsidian Help and tldr pages of each language (TestStemPrefix), with
+// one character to spare: English changes at most the last letter (try →
+// tri, using → use); French two (applications → appliqu); Dutch two
+// (eenheden → eenheid); Finnish undoubles consonants anywhere (liittyy →
+// liityy), so only its first two characters count; Turkish changes the
+// first letters (buna → p, oge → ok), so it gets no filter.
+var stemKept = map[string]int{
+	"en": 2, "fr": 3, "nl": 3, "de": 2, "es": 2, "it": 2, "pt": 2, "ru": 2,
+	"sv": 2, "no": 2, "nb": 2, "da": 2, "ro": 2, "hu": 2, "fi": 1 << 20,
+}
+
+// lineNeedles returns the filter of the lines of a file of lang that may
+// hold a match of groups, or nil when no such test is safe (a word that is
+// all squeezed bytes, a stemmer that may change the start of a word).
+//
+// A term is searched for as it is, squeezed. A word matched through its
+// stem is found by the start of the stem: all of it but its last stemKept
+// characters, and at least its first two, if it has two (English's dying, lying and
+// tying, whose stems are die, lie and tie, add dy, ly and ty).
+func lineNeedles(lang string, groups []group) *lineFilter {
+	base := baseLang(lang)
+	kept, trusted := stemKept[base]
+	stemming := hasStemmer(lang)
+	if stemming && !trusted {
+		return nil
+	}
+	f := &lineFilter{}
+	add := func(s string) bool {
+		n := appendSqueezed(nil, s)
 		if len(n) == 0 {
 			return false
 		}
-		needles = append(needles, n)
+		f.terms = append(f.terms, n)
 		return true
+	}
+	addStem := func(s string) {
+		f.stems = append(f.stems, []byte(s))
 	}
 	prefix := stemTerm(lang, "")
 	for _, g := range groups {
 		for _, t := range g.terms {
 			if !add(t) {
-				return nil, false
+				return nil
 			}
 		}
-		if !snow {
+		if !stemming {
 			continue
 		}
 		for _, s := range g.stems {
@@ -317,21 +383,20 @@ func lineNeedles(lang string, groups []group) (needles [][]byte, ok bool) {
 			if !found {
 				continue // a stem of another language: never equal here
 			}
-			if len(st) < 2 {
-				return nil, false
+			rs := []rune(st)
+			if len(rs) == 0 || strings.ContainsFunc(st, func(r rune) bool { return r < utf8.RuneSelf && squeezed(byte(r)) }) {
+				return nil
 			}
-			if !add(st[:2]) {
-				return nil, false
-			}
+			addStem(string(rs[:min(len(rs), max(2, len(rs)-kept))]))
 			if base == "en" {
 				switch st {
 				case "die", "lie", "tie":
-					add(st[:1] + "y")
+					addStem(st[:1] + "y")
 				}
 			}
 		}
 	}
-	return needles, true
+	return f
 }
 
 // runeFloor returns n, moved back to the start of the rune it falls in.
