@@ -22,6 +22,8 @@ import (
 
 var scaleDir = flag.String("scale.dir", "", "folder for the scale wiki (kept between runs); default a temp folder")
 
+var scaleNoLineFilter = flag.Bool("scale.nolinefilter", false, "analyse all of a hit's scanned text for its snippet (the way before the line filter), to compare")
+
 var scaleOnePhase = flag.Bool("scale.onephase", false, "read term positions for every match in one search (the way before withLocations), to compare")
 
 // BenchmarkScale measures the search index on a wiki made of all of
@@ -131,7 +133,8 @@ func BenchmarkScaleServe(b *testing.B) {
 	}
 	root := *scaleDir
 	onePhaseLocations = *scaleOnePhase
-	defer func() { onePhaseLocations = false }()
+	noLineFilter = *scaleNoLineFilter
+	defer func() { onePhaseLocations, noLineFilter = false, false }()
 	if _, err := os.Stat(filepath.Join(root, manifestFile)); err != nil {
 		b.Skip("no built index in -scale.dir; run BenchmarkScale with it first")
 	}

@@ -164,13 +164,16 @@ func splitBody(rel string, data []byte) (string, int) {
 }
 
 // findMatches analyses text and returns the tokens that are query terms
-// (want: term → query word), also through the stems of lang.
-func findMatches(text, lang string, want map[string]int) []match {
+// (want: term → query word), also through the stems of lang. With stemStarts
+// not nil, a word is only stemmed when its term holds one of them (the
+// start of a query stem; see lineNeedles): the stem of any other word
+// cannot be a query's.
+func findMatches(text, lang string, want map[string]int, stemStarts [][]byte) []match {
 	stemming := hasStemmer(lang)
 	var ms []match
 	analyze(text, func(t token) {
 		gi, ok := want[t.term]
-		if !ok && stemming && t.word && !t.extra {
+		if !ok && stemming && t.word && !t.extra && mayStemTo(t.term, stemStarts) {
 			if st := cachedStem(lang, text[t.start:t.end], t.term); st != "" {
 				gi, ok = want[stemTerm(lang, st)]
 			}
@@ -182,6 +185,20 @@ func findMatches(text, lang string, want map[string]int) []match {
 	return ms
 }
 
+// mayStemTo reports whether term holds one of starts (always, with starts
+// nil).
+func mayStemTo(term string, starts [][]byte) bool {
+	if starts == nil {
+		return true
+	}
+	for _, s := range starts {
+		if strings.Contains(term, string(s)) {
+			return true
+		}
+	}
+	return false
+}
+
 // findMatchesIn returns what findMatches(text, lang, want) returns, but
 // analyses only the lines of text that may hold a match (see lineFilter;
 // with f nil, all of text is analysed). The analysis never joins two lines
@@ -190,7 +207,7 @@ func findMatches(text, lang string, want map[string]int) []match {
 // run of lines alone yields the tokens a whole analysis yields there.
 func findMatchesIn(text, lang string, want map[string]int, f *lineFilter) []match {
 	if f == nil || noLineFilter {
-		return findMatches(text, lang, want)
+		return findMatches(text, lang, want, nil)
 	}
 	var ms []match
 	runStart, runEnd := -1, -1 // the run of candidate lines being gathered
@@ -198,7 +215,7 @@ func findMatchesIn(text, lang string, want map[string]int, f *lineFilter) []matc
 		if runStart < 0 {
 			return
 		}
-		for _, m := range findMatches(text[runStart:runEnd], lang, want) {
+		for _, m := range findMatches(text[runStart:runEnd], lang, want, f.stemStarts()) {
 			ms = append(ms, match{m.start + runStart, m.end + runStart, m.group})
 		}
 		runStart, runEnd = -1, -1
@@ -550,4 +567,12 @@ func writeFlat(b *strings.Builder, s string) {
 		space = false
 		b.WriteRune(r)
 	}
+}
+
+// stemStarts returns the starts of the query's stems, never nil.
+func (f *lineFilter) stemStarts() [][]byte {
+	if f.stems == nil {
+		return [][]byte{}
+	}
+	return f.stems
 }
