@@ -10,6 +10,8 @@ import (
 	"github.com/llmwiki/llmwiki/wiki"
 )
 
+var snippetsWiki = flag.String("snippets.wiki", "", "a built wiki for BenchmarkSnippets to use as it is (the -scale.dir of BenchmarkScale), instead of the Obsidian Help vault")
+
 var snippetsDir = flag.String("snippets.dir", "", "folder for BenchmarkSnippets' wiki of ../shared/corpora/obsidian-help (kept between runs); default a temp folder")
 
 // snippetCase is one search's snippet work: its query words and hits.
@@ -28,7 +30,10 @@ func snippetCases(b *testing.B) (*Index, []snippetCase, func()) {
 	if dir == "" {
 		dir = filepath.Join(b.TempDir(), "w")
 	}
-	root := corpusWiki(b, dir, "obsidian-help")
+	root := *snippetsWiki
+	if root == "" {
+		root = corpusWiki(b, dir, "obsidian-help")
+	}
 	st, err := wiki.Open(root)
 	if err != nil {
 		b.Fatal(err)
