@@ -15,6 +15,12 @@ import (
 
 var stemPrefixRun = flag.Bool("stemprefix", false, "print how much of each word's start its stem keeps, over the shared corpora")
 
+// TestStemPrefix prints, per Snowball language, the words of the shared
+// corpora whose stem keeps fewer than three of their first characters, and
+// those whose stem's last two or more characters differ from the word (the
+// figures behind stemKept in snippet.go):
+//
+//	go test ./wiki/search -run TestStemPrefix -stemprefix -v
 func TestStemPrefix(t *testing.T) {
 	if !*stemPrefixRun {
 		t.Skip("-stemprefix")
@@ -48,12 +54,12 @@ func TestStemPrefix(t *testing.T) {
 					n++
 					st := cachedStem(lang, raw, tk.term)
 					f := fold(raw)
-					// runes of st that are a prefix of f
+					// the bytes of st that start f, whole runes
 					k := 0
 					for k < len(st) && k < len(f) && st[k] == f[k] {
 						k++
 					}
-					for k > 0 && !utf8.RuneStart(st[min(k, len(st)-1)]) && k < len(st) {
+					for k > 0 && k < len(st) && !utf8.RuneStart(st[k]) {
 						k--
 					}
 					kr := utf8.RuneCountInString(st[:k])
