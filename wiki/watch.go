@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -341,48 +342,78 @@ func (f *changeFeed) watchTree(rel string) error {
 		}
 		return nil
 	}
-	return fs.WalkDir(f.s.root.FS(), rel, func(p string, d fs.DirEntry, err error) error {
+	// Each folder is listed without a stat per entry ([Dir]; a walk of an
+	// os.Root's FS stats every file, 44k of them in a large wiki, where
+	// only the folders matter); each folder is stated once for its
+	// identity.
+	fi, err := f.s.root.Lstat(rel)
+	if err != nil || !fi.IsDir() {
+		return nil // gone, or not a folder: nothing to watch
+	}
+	r, err := f.s.root.OpenRoot(rel)
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	return f.watchDir(r, rel, idOf(fi))
+}
+
+// watchDir adds watches for the folder r (at rel, whose identity is id) and
+// the non-hidden folders under it. Unreadable folders are skipped; a watch
+// that cannot be added is an error.
+func (f *changeFeed) watchDir(r *os.Root, rel string, id fileID) error {
+	if id != (fileID{}) {
+		// The same folder already watched under another path (moved
+		// before the move was reported): fsnotify would keep the old
+		// watch and path, so drop it first.
+		// (Only while the old path is still known as that folder: an
+		// inode number is reused once its folder is gone.)
+		f.dmu.Lock()
+		old, ok := f.byID[id]
+		ok = ok && old != rel && f.dirs[old] == id
+		f.dmu.Unlock()
+		if ok {
+			f.unwatchTree(old)
+		}
+	}
+	if err := addWatch(f.w, filepath.Join(f.s.dir, filepath.FromSlash(rel))); err != nil {
+		return err
+	}
+	f.dmu.Lock()
+	f.dirs[rel] = id
+	if id != (fileID{}) {
+		f.byID[id] = rel
+	}
+	f.dmu.Unlock()
+	d, err := OpenDir(r)
+	if err != nil {
+		return nil
+	}
+	ents, _ := d.Entries()
+	d.Close()
+	slices.SortFunc(ents, func(a, b DirEntry) int { return strings.Compare(a.Name, b.Name) })
+	for _, e := range ents {
+		if !e.Type.IsDir() || strings.HasPrefix(e.Name, ".") {
+			continue
+		}
+		var sid fileID
+		if fi, err := r.Lstat(e.Name); err == nil {
+			if !fi.IsDir() {
+				continue // replaced meanwhile
+			}
+			sid = idOf(fi)
+		}
+		sub, err := r.OpenRoot(e.Name)
 		if err != nil {
-			if p == rel && errors.Is(err, fs.ErrNotExist) {
-				return fs.SkipAll
-			}
-			return nil
+			continue
 		}
-		if !d.IsDir() {
-			return nil
-		}
-		if p != rel && strings.HasPrefix(d.Name(), ".") {
-			return fs.SkipDir
-		}
-		var id fileID
-		if fi, err := d.Info(); err == nil {
-			id = idOf(fi)
-		}
-		if id != (fileID{}) {
-			// The same folder already watched under another path (moved
-			// before the move was reported): fsnotify would keep the old
-			// watch and path, so drop it first.
-			// (Only while the old path is still known as that folder: an
-			// inode number is reused once its folder is gone.)
-			f.dmu.Lock()
-			old, ok := f.byID[id]
-			ok = ok && old != p && f.dirs[old] == id
-			f.dmu.Unlock()
-			if ok {
-				f.unwatchTree(old)
-			}
-		}
-		if err := addWatch(f.w, filepath.Join(f.s.dir, filepath.FromSlash(p))); err != nil {
+		err = f.watchDir(sub, rel+"/"+e.Name, sid)
+		sub.Close()
+		if err != nil {
 			return err
 		}
-		f.dmu.Lock()
-		f.dirs[p] = id
-		if id != (fileID{}) {
-			f.byID[id] = p
-		}
-		f.dmu.Unlock()
-		return nil
-	})
+	}
+	return nil
 }
 
 // unwatchTree drops the watches of the folder rel and the folders under it
