@@ -211,14 +211,52 @@ func (s *Store) WatchChanges() *ChangeSub {
 	return c
 }
 
+// WatchChangesVisit is [Store.WatchChanges] for a consumer that walks the
+// folders the feed covers (pages/ and sources/ and every non-hidden folder
+// below them) to start: when this call starts the watcher, the watcher's
+// own walk calls visit for each such folder, once the folder is watched,
+// with the folder open for stats ([Dir]; valid only during the call) and
+// its entries, and visited is true. The folder's path is project-relative
+// and slash-separated. So the tree is listed once at start, not once for
+// the watches and once more for the consumer. When visited is false (the
+// watcher already ran, or none can run, or its walk failed part way), the
+// consumer walks the files itself as after WatchChanges; visit may have
+// been called for some folders then. visit must not call back into the
+// store's change feed.
+func (s *Store) WatchChangesVisit(visit func(rel string, d *Dir, ents []DirEntry)) (c *ChangeSub, visited bool) {
+	c = &ChangeSub{paths: map[string]bool{}, lastFull: time.Now()}
+	started := false
+	f := s.startFeedOnce(func() *changeFeed {
+		started = true
+		return startFeed(s, c, visit)
+	})
+	if f == nil {
+		return c, false
+	}
+	if started {
+		return c, true // c was subscribed before the walk (startFeed)
+	}
+	c.f = f
+	f.mu.Lock()
+	f.subs = append(f.subs, c)
+	f.mu.Unlock()
+	return c, false
+}
+
 // changeFeed starts the store's watcher on first use; nil when none runs.
 func (s *Store) changeFeed() *changeFeed {
+	return s.startFeedOnce(func() *changeFeed { return startFeed(s, nil, nil) })
+}
+
+// startFeedOnce runs start to make the store's feed on first use (unless
+// watching is off) and returns the feed; nil when none runs.
+func (s *Store) startFeedOnce(start func() *changeFeed) *changeFeed {
 	s.feedOnce.Do(func() {
 		if s.noWatch {
 			s.log.Info("file watching is off; edits made outside llmwiki are found by rescanning the wiki at most every " + MaxCatalogueAge.String())
 			return
 		}
-		s.feed = startFeed(s)
+		s.feed = start()
 	})
 	return s.feed
 }
@@ -261,6 +299,9 @@ type changeFeed struct {
 	byID map[fileID]string
 	// winOp orders the watch changes that run off the loop on Windows.
 	winOp chan struct{}
+	// visit is called for each folder of the first walk (startFeed), before
+	// the loop runs; nil after.
+	visit func(rel string, d *Dir, ents []DirEntry)
 
 	// sync rounds: one at a time; a caller rides a round that started
 	// after it arrived.
@@ -301,14 +342,27 @@ func addWatch(w *fsnotify.Watcher, name string) error {
 	return w.Add(name)
 }
 
-func startFeed(s *Store) *changeFeed {
+// startFeed starts the store's watcher. A first subscriber (nil for none)
+// is subscribed before the watcher's walk, which calls visit for each folder
+// once it is watched (see [Store.WatchChangesVisit]).
+func startFeed(s *Store, first *ChangeSub, visit func(rel string, d *Dir, ents []DirEntry)) *changeFeed {
 	w, err := newWatcher()
 	if err != nil {
 		s.log.Warn("cannot watch the wiki for outside edits; rescanning it at most every "+MaxCatalogueAge.String()+" instead", "err", err)
 		return nil
 	}
 	f := &changeFeed{s: s, w: w, done: make(chan struct{}), stopped: make(chan struct{}), live: true, synced: make(chan struct{}, 1), dirs: map[string]fileID{}, byID: map[fileID]string{}}
-	if err := f.watchTree("."); err != nil {
+	if first != nil {
+		first.f = f
+		f.subs = append(f.subs, first)
+	}
+	f.visit = visit
+	err = f.watchTree(".")
+	f.visit = nil // the loop's later walks (folders created) visit nothing
+	if err != nil {
+		if first != nil {
+			first.f = nil
+		}
 		w.Close()
 		s.log.Warn("cannot watch the wiki for outside edits; rescanning it at most every "+MaxCatalogueAge.String()+" instead", "err", err)
 		return nil
@@ -390,6 +444,9 @@ func (f *changeFeed) watchDir(r *os.Root, rel string, id fileID) error {
 		return nil
 	}
 	ents, _ := d.Entries()
+	if f.visit != nil {
+		f.visit(rel, d, ents)
+	}
 	d.Close()
 	slices.SortFunc(ents, func(a, b DirEntry) int { return strings.Compare(a.Name, b.Name) })
 	for _, e := range ents {

@@ -676,18 +676,26 @@ type fileStat struct {
 // each file stated by name in its folder ([wiki.Dir]): one system call per
 // file, not the two an os.Root's ReadDir and Info make.
 func (x *Index) walk() (map[string]fileStat, error) {
-	out := map[string]fileStat{}
+	return x.walkFrom(nil)
+}
+
+// walkFrom is walk with pages/ and sources/ already listed when out is not
+// nil (see [Index.subscribeWalk]).
+func (x *Index) walkFrom(out map[string]fileStat) (map[string]fileStat, error) {
 	root := x.st.Root()
-	for _, top := range []string{"pages", "sources"} {
-		if fi, err := root.Lstat(top); err != nil || !fi.IsDir() {
-			continue
+	if out == nil {
+		out = map[string]fileStat{}
+		for _, top := range []string{"pages", "sources"} {
+			if fi, err := root.Lstat(top); err != nil || !fi.IsDir() {
+				continue
+			}
+			r, err := root.OpenRoot(top)
+			if err != nil {
+				continue
+			}
+			walkDir(r, top, out)
+			r.Close()
 		}
-		r, err := root.OpenRoot(top)
-		if err != nil {
-			continue
-		}
-		walkDir(r, top, out)
-		r.Close()
 	}
 	if fi, err := root.Lstat("context.md"); err == nil && fi.Mode().IsRegular() {
 		out["context.md"] = fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
@@ -704,24 +712,31 @@ func walkDir(r *os.Root, rel string, out map[string]fileStat) {
 	}
 	defer d.Close()
 	ents, _ := d.Entries()
+	addFiles(d, rel, ents, out)
 	for _, e := range ents {
-		if strings.HasPrefix(e.Name, ".") {
+		if strings.HasPrefix(e.Name, ".") || !e.Type.IsDir() {
+			continue
+		}
+		if sub, err := r.OpenRoot(e.Name); err == nil {
+			walkDir(sub, rel+"/"+e.Name, out)
+			sub.Close()
+		}
+	}
+}
+
+// addFiles adds the indexable files among the entries ents of the folder d
+// (at rel) to out, each stated by name in d.
+func addFiles(d *wiki.Dir, rel string, ents []wiki.DirEntry, out map[string]fileStat) {
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name, ".") || !e.Type.IsRegular() {
 			continue
 		}
 		p := rel + "/" + e.Name
-		switch {
-		case e.Type.IsDir():
-			if sub, err := r.OpenRoot(e.Name); err == nil {
-				walkDir(sub, p, out)
-				sub.Close()
-			}
-		case e.Type.IsRegular():
-			if wiki.IsTempName(p) || kindOf(p) == "" {
-				continue
-			}
-			if st, err := d.Lstat(e.Name); err == nil && st.Mode.IsRegular() {
-				out[p] = fileStat{size: st.Size, mtime: st.ModTime.UnixNano()}
-			}
+		if wiki.IsTempName(p) || kindOf(p) == "" {
+			continue
+		}
+		if st, err := d.Lstat(e.Name); err == nil && st.Mode.IsRegular() {
+			out[p] = fileStat{size: st.Size, mtime: st.ModTime.UnixNano()}
 		}
 	}
 }
@@ -748,8 +763,10 @@ func (x *Index) startWalk() <-chan walkResult {
 	out := make(chan walkResult, 1)
 	t0 := time.Now()
 	go func() {
-		x.subscribe() // before the walk, so no outside edit falls between
-		files, err := x.walk()
+		// Subscribe before the walk, so no outside edit falls between. The
+		// first subscription starts the store's watcher, whose walk lists
+		// the files for this one too.
+		files, err := x.walkFrom(x.subscribeWalk())
 		out <- walkResult{files, err, t0}
 	}()
 	return out

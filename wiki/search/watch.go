@@ -28,8 +28,30 @@ type feedState struct {
 // subscribe takes the index's cursor once, before its first walk, so no
 // edit falls between the walk and the feed.
 func (x *Index) subscribe() *wiki.ChangeSub {
-	x.feed.once.Do(func() { x.feed.sub = x.st.WatchChanges() })
+	x.subscribeWalk()
 	return x.feed.sub
+}
+
+// subscribeWalk takes the index's cursor when it is not taken yet; when
+// taking it started the store's watcher, the watcher's walk listed the
+// files for the index too ([wiki.Store.WatchChangesVisit]) and they are
+// returned (pages/ and sources/, as [Index.walk] lists them, without
+// context.md); else nil.
+func (x *Index) subscribeWalk() map[string]fileStat {
+	var files map[string]fileStat
+	x.feed.once.Do(func() {
+		files = map[string]fileStat{}
+		sub, ok := x.st.WatchChangesVisit(func(rel string, d *wiki.Dir, ents []wiki.DirEntry) {
+			if rel == "pages" || rel == "sources" || strings.HasPrefix(rel, "pages/") || strings.HasPrefix(rel, "sources/") {
+				addFiles(d, rel, ents, files)
+			}
+		})
+		x.feed.sub = sub
+		if !ok {
+			files = nil
+		}
+	})
+	return files
 }
 
 // reconcileChanges applies what the change feed reports. It returns false
