@@ -9,7 +9,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -831,4 +833,65 @@ func lateRounds(s *Store) uint64 {
 	s.feed.smu.Lock()
 	defer s.feed.smu.Unlock()
 	return s.feed.late
+}
+
+// TestWatchChangesVisit: the watcher's first walk lists every folder it
+// watches for the first subscriber (once, each folder after its watch is
+// added), and edits after the call reach that subscriber; a later
+// subscriber is told to walk itself.
+func TestWatchChangesVisit(t *testing.T) {
+	s, dir := newStore(t)
+	mustWrite(t, dir, "pages/a.md", "# Alpha\n")
+	mustWrite(t, dir, "pages/sub/deep/b.md", "# Beta\n")
+	mustWrite(t, dir, "pages/.hidden/c.md", "# Hidden\n")
+	mustWrite(t, dir, "sources/s.txt", "source\n")
+	mustWrite(t, dir, "notes/n.md", "# Not covered\n")
+	seen := map[string][]string{}
+	sub, visited := s.WatchChangesVisit(func(rel string, d *Dir, ents []DirEntry) {
+		var names []string
+		for _, e := range ents {
+			if e.Type.IsRegular() {
+				st, err := d.Lstat(e.Name)
+				if err != nil || !st.Mode.IsRegular() {
+					t.Errorf("%s/%s: %v %v", rel, e.Name, st, err)
+				}
+			}
+			names = append(names, e.Name)
+		}
+		slices.Sort(names)
+		if _, dup := seen[rel]; dup {
+			t.Errorf("%s visited twice", rel)
+		}
+		seen[rel] = names
+	})
+	if !sub.Live() {
+		t.Skip("no file watcher on this system")
+	}
+	if !visited {
+		t.Fatal("the first subscriber that starts the watcher should be visited")
+	}
+	want := map[string][]string{
+		"pages":            {".hidden", "a.md", "sub"},
+		"pages/sub":        {"deep"},
+		"pages/sub/deep":   {"b.md"},
+		"sources":          {"research", "s.txt"}, // Init made sources/research
+		"sources/research": nil,
+	}
+	if !reflect.DeepEqual(seen, want) {
+		t.Fatalf("visited %v, want %v", seen, want)
+	}
+	mustWrite(t, dir, "pages/sub/deep/b.md", "# Beta edited\n")
+	sub.Sync(context.Background())
+	eventually(t, "an edit after the visit", func() bool {
+		ch := sub.Take()
+		if slices.Contains(ch.Paths, "pages/sub/deep/b.md") {
+			return true
+		}
+		sub.Redo(ch)
+		sub.Sync(context.Background())
+		return false
+	})
+	if _, visited := s.WatchChangesVisit(func(string, *Dir, []DirEntry) { t.Error("a second subscriber visited") }); visited {
+		t.Fatal("a second subscriber should walk itself")
+	}
 }
