@@ -1,10 +1,8 @@
 package search
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/gob"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -31,7 +29,7 @@ const (
 	mainDir      = StateDir + "/index"        // the shared on-disk index, unless currentFile names another
 	currentFile  = StateDir + "/current"      // the folder of the shared index, when not mainDir
 	freshPrefix  = "index-"                   // shared indexes rebuilt while a server ran
-	manifestFile = StateDir + "/manifest.gob" // what the index holds (see manifest)
+	manifestFile = StateDir + "/manifest.gob" // what the index holds (see manifest; named for its first encoding, manifest.go)
 	procPrefix   = "proc-"                    // private indexes of other processes
 	ownerLock    = "owner.lock"
 	internalID   = "llmwiki_id"
@@ -538,8 +536,8 @@ func (x *Index) loadManifest() (manifest, bool) {
 	if err != nil || !ok {
 		return manifest{}, false
 	}
-	var m manifest
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&m); err != nil || m.Schema != schemaVersion || m.Files == nil {
+	m, err := decodeManifest(data)
+	if err != nil || m.Schema != schemaVersion || m.Files == nil {
 		return manifest{}, false
 	}
 	return m, true
@@ -559,12 +557,7 @@ func (x *Index) saveManifestLocked() {
 		x.saveSoon()
 		return
 	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(&x.man); err != nil {
-		x.log.Warn("search manifest not saved", "err", err)
-		return
-	}
-	if err := x.st.WriteState(manifestFile, buf.Bytes()); err != nil {
+	if err := x.st.WriteState(manifestFile, encodeManifest(&x.man)); err != nil {
 		// Not fatal: the next start re-hashes what changed since.
 		x.log.Warn("search manifest not saved", "err", err)
 		return
