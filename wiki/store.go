@@ -303,8 +303,10 @@ func (s *Store) removeStaleTemps(call *Call) {
 		}
 		ents, _ := d.Entries()
 		d.Close()
-		slices.SortFunc(ents, func(a, b DirEntry) int { return strings.Compare(a.Name, b.Name) })
 		for _, e := range ents {
+			if !e.Type.IsDir() && !IsTempName(e.Name) {
+				continue // most entries: no path built
+			}
 			p := e.Name
 			if dir != "" {
 				p = dir + "/" + e.Name
@@ -330,6 +332,7 @@ func (s *Store) removeStaleTemps(call *Call) {
 		}
 	}
 	walk(s.root, "")
+	slices.Sort(removed) // the order of the folders' listings is the file system's
 	if len(removed) > 0 {
 		call.AddWarning(fmt.Sprintf("removed %d temp file(s) left by an interrupted write (%s); the files they were for are unchanged", len(removed), strings.Join(firstN(removed, 5), ", ")))
 	}
