@@ -23,7 +23,7 @@ var stemPrefixRun = flag.Bool("stemprefix", false, "print how much of each word'
 //	go test ./wiki/search -run TestStemPrefix -stemprefix -v
 func TestStemPrefix(t *testing.T) {
 	if !*stemPrefixRun {
-		t.Skip("-stemprefix")
+		t.Skip("prints figures only with -stemprefix (go test ./wiki/search -run TestStemPrefix -stemprefix -v)")
 	}
 	shared := wikitest.SharedDir(t)
 	for lang := range snowball {
