@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/llmwiki/llmwiki/wiki"
@@ -56,6 +57,9 @@ func ListPages(d Deps) Tool {
 					continue
 				}
 				if out.Total >= in.Offset && len(out.Pages) < limit {
+					if p.Updated == "" && !p.ModTime().IsZero() {
+						p.Updated = p.ModTime().UTC().Format(time.RFC3339) // p is a copy
+					}
 					out.Pages = append(out.Pages, p)
 				} else if len(out.Pages) == limit && out.NextOffset == 0 {
 					out.NextOffset = out.Total

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
 )
@@ -72,5 +73,32 @@ func TestListPagesWindow(t *testing.T) {
 	// The store put the page in the folder already there ("EN").
 	if got := slugs(h.ok("list_pages", map[string]any{"prefix": "en/", "limit": 3})); !reflect.DeepEqual(got, []string{"EN/Gamma", "EN/aardvark", "En/Alpha"}) {
 		t.Errorf("after a write: %v", got)
+	}
+}
+
+// A page without an updated key is listed with its file's modification
+// time; a page with one keeps it.
+func TestListPagesUpdatedFallsBackToModTime(t *testing.T) {
+	h := newHarness(t)
+	mtime := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
+	for name, text := range map[string]string{
+		"plain.md": "# Plain\n\nbody\n",
+		"dated.md": "---\ntitle: Dated\nupdated: 2024-01-02T03:04:05Z\n---\nbody\n",
+	} {
+		file := filepath.Join(h.dir, "pages", name)
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(file, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := map[string]string{}
+	for _, p := range h.ok("list_pages", map[string]any{})["pages"].([]any) {
+		m := p.(map[string]any)
+		got[m["slug"].(string)], _ = m["updated"].(string)
+	}
+	if got["plain"] != "2025-03-04T05:06:07Z" || got["dated"] != "2024-01-02T03:04:05Z" {
+		t.Errorf("updated: %v", got)
 	}
 }

@@ -33,7 +33,9 @@ type PageInfo struct {
 	Tags    []string `json:"tags,omitempty"`
 	Aliases []string `json:"aliases,omitempty"`
 	Sources []string `json:"sources,omitempty"`
-	// Created and Updated are the frontmatter times (RFC 3339) when set.
+	// Created and Updated are the frontmatter times (RFC 3339) when set;
+	// list_pages gives a page without an updated key its file's
+	// modification time (see [PageInfo.ModTime]), as search_wiki does.
 	Created string `json:"created,omitempty"`
 	Updated string `json:"updated,omitempty"`
 	// Error is set when the page's frontmatter cannot be parsed.
@@ -43,6 +45,10 @@ type PageInfo struct {
 	mtime time.Time
 	key   string // PageKey(Path), computed once
 }
+
+// ModTime is the page file's modification time when the catalogue read it
+// (the zero time for a PageInfo not from the catalogue).
+func (p PageInfo) ModTime() time.Time { return p.mtime }
 
 // PageInfoFrom builds the catalogue entry of the page at rel from its
 // content, as [Store.Pages] would (for derived state that sees the content
