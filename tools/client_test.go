@@ -26,6 +26,14 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
+	return newHarnessVersion(t, mcp.LATEST_PROTOCOL_VERSION)
+}
+
+// newHarnessVersion is newHarness with the client asking for the MCP
+// protocol version v (resources/subscribe exists only before the modern
+// era, e.g. "2025-06-18", what editors speak today).
+func newHarnessVersion(t *testing.T, v string) *harness {
+	t.Helper()
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "wiki")
 	if _, err := wiki.Init(dir); err != nil {
@@ -49,7 +57,7 @@ func newHarness(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ProtocolVersion = v
 	init.Params.ClientInfo = mcp.Implementation{Name: "go-test", Version: "1"}
 	if _, err := c.Initialize(ctx, init); err != nil {
 		t.Fatal(err)

@@ -2,7 +2,9 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"path"
 	"sort"
@@ -59,6 +61,15 @@ type resources struct {
 	listed   map[string]pageMeta        // page path -> what resources/list shows
 	subs     map[string]map[string]bool // session id -> subscribed URIs
 	lastSync time.Time
+	// sums holds the sha256 of the content last notified for a file ("-"
+	// once deleted), so that the file watcher's report of a write already
+	// applied through Apply is not notified again (unless the report is
+	// taken before the writer's Apply ran: then twice).
+	sums map[string]string
+
+	follow   sync.Once
+	stop     chan struct{}
+	stopOnce sync.Once
 }
 
 type pageMeta struct{ title, summary string }
@@ -67,7 +78,8 @@ type pageMeta struct{ title, summary string }
 // every page at the first resources/list, and keeps them in step with the
 // store.
 func registerResources(s *server.MCPServer, d Deps, hooks *server.Hooks) error {
-	r := &resources{d: d, srv: s, listed: map[string]pageMeta{}, subs: map[string]map[string]bool{}}
+	r := &resources{d: d, srv: s, listed: map[string]pageMeta{}, subs: map[string]map[string]bool{},
+		sums: map[string]string{}, stop: make(chan struct{})}
 	static := make([]server.ServerResource, 0, len(staticResources))
 	for _, f := range staticResources {
 		static = append(static, server.ServerResource{
@@ -87,11 +99,13 @@ func registerResources(s *server.MCPServer, d Deps, hooks *server.Hooks) error {
 	// every page's frontmatter would delay the server's first answer by a
 	// walk of pages/ (tens of milliseconds per thousand pages).
 	hooks.AddBeforeListResources(func(ctx context.Context, _ any, _ *mcp.ListResourcesRequest) {
+		r.followOutsideEdits()
 		if err := r.sync(ctx, false); err != nil {
 			d.logger().Warn("resources: page list not refreshed", "err", err)
 		}
 	})
 	hooks.AddAfterSubscribe(func(ctx context.Context, _ any, m *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
+		r.followOutsideEdits()
 		r.subscribe(ctx, m.Params.URI, true)
 	})
 	hooks.AddAfterUnsubscribe(func(ctx context.Context, _ any, m *mcp.UnsubscribeRequest, _ *mcp.EmptyResult) {
@@ -163,8 +177,99 @@ func (r *resources) sync(ctx context.Context, force bool) error {
 // Name implements [wiki.Derived].
 func (r *resources) Name() string { return "resources" }
 
-// Close implements [wiki.Derived].
-func (r *resources) Close() error { return nil }
+// Close implements [wiki.Derived]: it stops following outside edits.
+func (r *resources) Close() error {
+	r.stopOnce.Do(func() { close(r.stop) })
+	return nil
+}
+
+// followOutsideEdits starts, once, the goroutine that turns edits made
+// outside llmwiki (Obsidian, git pull, another process), as the store's file
+// watcher reports them, into the same notifications a write through llmwiki
+// sends: resources/updated to the sessions subscribed to a changed file,
+// resources/list_changed when pages come or go. It starts at the first
+// resources/list or resources/subscribe, the calls of a client that wants
+// them, so that a server's start does not wait for the watcher's walk.
+// Without a watcher (see [wiki.Store.WatchChanges]) nothing is sent for
+// outside edits; the page list is still refreshed at resources/list.
+func (r *resources) followOutsideEdits() {
+	r.follow.Do(func() {
+		sub := r.d.Store.WatchChanges()
+		if !sub.Live() {
+			return
+		}
+		wake := sub.Notify()
+		go func() {
+			for {
+				select {
+				case <-r.stop:
+					return
+				case <-wake:
+				}
+				// An editor's save is often several events (truncate,
+				// write; temp file, rename): take them together.
+				select {
+				case <-r.stop:
+					return
+				case <-time.After(outsideSettle):
+				}
+				r.outsideChanges(sub.Take())
+			}
+		}()
+	})
+}
+
+// outsideSettle is how long the resources wait after the watcher's first
+// report before taking the changes, so one save is one notification.
+const outsideSettle = 50 * time.Millisecond
+
+// outsideChanges notifies what the watcher reported: each changed page or
+// static file whose content differs from what was last notified, and the
+// page list again when folders came or went or events were lost.
+func (r *resources) outsideChanges(ch wiki.Changes) {
+	if !ch.Live {
+		return
+	}
+	relist := ch.Full
+	var changes []wiki.Change
+	for _, p := range ch.Paths {
+		page := wiki.LayerOf(p) == wiki.LayerPages
+		if !page && !isStatic(p) {
+			continue
+		}
+		if page && !strings.EqualFold(path.Ext(p), ".md") {
+			relist = true // a folder of pages came or went
+			continue
+		}
+		data, err := r.d.Store.Root().ReadFile(p)
+		sum := "-"
+		switch {
+		case err == nil:
+			sum = wiki.SHA256Hex(data)
+		case !errors.Is(err, fs.ErrNotExist):
+			continue // unreadable for now: the next event or list tells
+		}
+		r.mu.Lock()
+		same := r.sums[p] == sum
+		r.mu.Unlock()
+		if same {
+			continue // a write through llmwiki, already notified
+		}
+		if sum == "-" {
+			changes = append(changes, wiki.Change{Path: p, Op: wiki.OpDelete})
+		} else {
+			changes = append(changes, wiki.Change{Path: p, Op: wiki.OpReplace, Data: data})
+		}
+	}
+	if len(changes) > 0 {
+		_ = r.Apply(context.Background(), changes)
+	}
+	if relist {
+		if err := r.sync(context.Background(), true); err != nil {
+			r.d.logger().Warn("resources: page list not refreshed after outside edits", "err", err)
+		}
+	}
+}
 
 // Apply implements [wiki.Derived]: it updates the page list and notifies
 // subscribers of every changed file. It never fails and never blocks
@@ -175,6 +280,13 @@ func (r *resources) Apply(_ context.Context, changes []wiki.Change) error {
 	var del []string
 	r.mu.Lock()
 	for _, c := range changes {
+		if isPageFile(c.Path) || isStatic(c.Path) {
+			if c.Op == wiki.OpDelete {
+				r.sums[c.Path] = "-"
+			} else {
+				r.sums[c.Path] = wiki.SHA256Hex(c.Data)
+			}
+		}
 		switch {
 		case wiki.LayerOf(c.Path) == wiki.LayerPages && strings.EqualFold(path.Ext(c.Path), ".md"):
 			uri := PageURI(c.Path)
@@ -217,6 +329,11 @@ func (r *resources) Apply(_ context.Context, changes []wiki.Change) error {
 		}
 	}
 	return nil
+}
+
+// isPageFile reports whether rel is a page's markdown file.
+func isPageFile(rel string) bool {
+	return wiki.LayerOf(rel) == wiki.LayerPages && strings.EqualFold(path.Ext(rel), ".md")
 }
 
 func isStatic(rel string) bool {

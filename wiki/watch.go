@@ -110,6 +110,31 @@ type ChangeSub struct {
 	paths    map[string]bool // path → a watched folder that went (Changes.Gone)
 	full     bool
 	lastFull time.Time
+	wake     chan struct{} // see [ChangeSub.Notify]; nil until asked for
+}
+
+// Notify returns a channel that receives (without blocking the watcher;
+// several changes may come as one signal) whenever the cursor has new
+// changes to Take, for a consumer that follows the feed instead of taking
+// at its own calls (the MCP resources' notifications). It is closed by
+// nothing: stop waiting on it when done.
+func (c *ChangeSub) Notify() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.wake == nil {
+		c.wake = make(chan struct{}, 1)
+	}
+	return c.wake
+}
+
+// wakeLocked signals [ChangeSub.Notify]'s channel, if any.
+func (c *ChangeSub) wakeLocked() {
+	if c.wake != nil {
+		select {
+		case c.wake <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // Sync waits until the watcher has delivered the events of every edit that
@@ -632,6 +657,7 @@ func (f *changeFeed) loop() {
 			for _, c := range f.subs {
 				c.mu.Lock()
 				c.full, c.paths = true, map[string]bool{}
+				c.wakeLocked()
 				c.mu.Unlock()
 			}
 			f.warns++
@@ -709,6 +735,7 @@ func (f *changeFeed) event(ev fsnotify.Event) {
 	for _, c := range f.subs {
 		c.mu.Lock()
 		c.addLocked(rel, gone)
+		c.wakeLocked()
 		c.mu.Unlock()
 	}
 	f.mu.Unlock()
