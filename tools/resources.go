@@ -233,12 +233,10 @@ func (r *resources) outsideChanges(ch wiki.Changes) {
 	relist := ch.Full
 	var changes []wiki.Change
 	for _, p := range ch.Paths {
-		page := wiki.LayerOf(p) == wiki.LayerPages
-		if !page && !isStatic(p) {
-			continue
-		}
-		if page && !strings.EqualFold(path.Ext(p), ".md") {
-			relist = true // a folder of pages came or went
+		if !isPageFile(p) && !isStatic(p) {
+			if wiki.LayerOf(p) == wiki.LayerPages {
+				relist = true // a folder of pages came or went
+			}
 			continue
 		}
 		data, err := r.d.Store.Root().ReadFile(p)
@@ -288,7 +286,7 @@ func (r *resources) Apply(_ context.Context, changes []wiki.Change) error {
 			}
 		}
 		switch {
-		case wiki.LayerOf(c.Path) == wiki.LayerPages && strings.EqualFold(path.Ext(c.Path), ".md"):
+		case isPageFile(c.Path):
 			uri := PageURI(c.Path)
 			updated = append(updated, uri)
 			if c.Op == wiki.OpDelete {

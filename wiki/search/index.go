@@ -726,14 +726,9 @@ func walkDir(r *os.Root, rel string, out map[string]fileStat) {
 func addFiles(d *wiki.Dir, rel string, ents []wiki.DirEntry, out map[string]fileStat) {
 	var names []string
 	for _, e := range ents {
-		if strings.HasPrefix(e.Name, ".") || !e.Type.IsRegular() {
-			continue
+		if e.Type.IsRegular() && indexable(rel+"/"+e.Name) {
+			names = append(names, e.Name)
 		}
-		p := rel + "/" + e.Name
-		if wiki.IsTempName(p) || kindOf(p) == "" {
-			continue
-		}
-		names = append(names, e.Name)
 	}
 	stats := make([]fileStat, len(names))
 	ok := make([]bool, len(names))
@@ -759,6 +754,13 @@ func addFiles(d *wiki.Dir, rel string, ents []wiki.DirEntry, out map[string]file
 			out[rel+"/"+name] = stats[i]
 		}
 	}
+}
+
+// indexable reports whether the regular file at rel is one the index holds:
+// a kind of file it indexes, not hidden, not a writer's temp file. Every walk
+// of the index (the start walk, a reported folder) uses it.
+func indexable(rel string) bool {
+	return !strings.HasPrefix(path.Base(rel), ".") && !wiki.IsTempName(rel) && kindOf(rel) != ""
 }
 
 // parallelStatMin is the number of files per goroutine below which a

@@ -62,10 +62,8 @@ func (x *Index) reconcileChanges() (bool, error) {
 	if !sub.Live() {
 		return false, nil
 	}
-	for _, st := range x.st.Stale() {
-		if st.Name == x.Name() {
-			return false, nil
-		}
+	if x.markedStale() {
+		return false, nil
 	}
 	sub.Sync(context.Background())
 	x.feed.mu.Lock()
@@ -137,7 +135,7 @@ func (x *Index) reconcilePaths(paths, gone []string) error {
 				}
 				return nil
 			}
-			if d.Type().IsRegular() && !strings.HasPrefix(d.Name(), ".") && !wiki.IsTempName(q) && kindOf(q) != "" {
+			if d.Type().IsRegular() && indexable(q) {
 				todo[q] = true
 			}
 			return nil
