@@ -340,11 +340,16 @@ type changeFeed struct {
 	late       uint64    // rounds that timed out, in all
 	syncWorked bool      // a round has succeeded
 	syncOff    time.Time // when timeouts turned rounds off
+	// testHookRound, when set (tests only, before any caller), runs at
+	// the start of each round, before the sync file is touched; seq is
+	// the round's number.
+	testHookRound func(seq uint64)
 }
 
 type syncRound struct {
-	seq  uint64
-	done chan struct{}
+	seq     uint64
+	done    chan struct{}
+	waiters int // callers waiting on this round, under changeFeed.smu
 }
 
 // newWatcher and addWatch are seams for tests (a watcher that cannot
@@ -764,21 +769,27 @@ func (f *changeFeed) sync(ctx context.Context) {
 		if r == nil {
 			break
 		}
+		r.waiters++
 		f.smu.Unlock()
 		select {
 		case <-r.done:
 		case <-ctx.Done():
-			return
-		}
-		if r.seq > arrived {
-			return // that round started after the caller arrived
 		}
 		f.smu.Lock()
+		r.waiters--
+		if ctx.Err() != nil || r.seq > arrived {
+			// that round started after the caller arrived
+			f.smu.Unlock()
+			return
+		}
 	}
 	f.rounds++
 	r := &syncRound{seq: f.rounds, done: make(chan struct{})}
 	f.round = r
 	f.smu.Unlock()
+	if h := f.testHookRound; h != nil {
+		h(r.seq)
+	}
 
 	select { // a late signal of an earlier round
 	case <-f.synced:

@@ -624,8 +624,10 @@ func BenchmarkPagesCall(b *testing.B) {
 	}
 }
 
-// Concurrent callers share sync rounds: 50 calls arriving together cost a
-// few rounds, not 50.
+// Concurrent callers share sync rounds: callers that arrive while a round
+// is running all ride the one next round, so 50 of them cost 2 rounds, not
+// 50. The test holds both rounds open (testHookRound) until every caller is
+// waiting, so the count does not depend on how the goroutines are scheduled.
 func TestChangeFeedSharesSyncRounds(t *testing.T) {
 	s, _ := newStore(t)
 	titles(t, s)
@@ -634,25 +636,69 @@ func TestChangeFeedSharesSyncRounds(t *testing.T) {
 	f.smu.Lock()
 	before := f.rounds
 	f.smu.Unlock()
+	gates := map[uint64]chan struct{}{before + 1: make(chan struct{}), before + 2: make(chan struct{})}
+	entered := make(chan uint64, 4)
+	f.testHookRound = func(seq uint64) {
+		entered <- seq
+		if g := gates[seq]; g != nil {
+			<-g
+		}
+	}
+	defer func() { f.testHookRound = nil }()
+	// waitFor polls the feed until n callers wait on round seq.
+	waitFor := func(seq uint64, n int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			w := -1
+			f.smu.Lock()
+			if f.round != nil && f.round.seq == seq {
+				w = f.round.waiters
+			}
+			f.smu.Unlock()
+			if w == n {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d callers waiting on round %d, want %d", w, seq, n)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
 	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := 0; i < 50; i++ {
+	call := func() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			<-start
 			s.syncFeed(context.Background())
 		}()
 	}
-	close(start)
+	call() // starts round 1 and is held in it
+	if seq := <-entered; seq != before+1 {
+		t.Fatalf("first round is %d, want %d", seq, before+1)
+	}
+	for i := 0; i < 49; i++ {
+		call() // arrive during round 1: it started before them, so they wait for it and then for one more
+	}
+	waitFor(before+1, 49)
+	close(gates[before+1])
+	if seq := <-entered; seq != before+2 {
+		t.Fatalf("second round is %d, want %d", seq, before+2)
+	}
+	waitFor(before+2, 48) // one of the 49 started round 2; the others ride it
+	close(gates[before+2])
 	wg.Wait()
 	f.smu.Lock()
 	n := f.rounds - before
 	f.smu.Unlock()
-	if n < 1 || n > 10 {
-		t.Errorf("50 concurrent callers ran %d sync rounds, want a few", n)
+	if n != 2 {
+		t.Errorf("50 concurrent callers ran %d sync rounds, want 2", n)
 	}
-	t.Logf("50 concurrent callers: %d rounds", n)
+	select {
+	case seq := <-entered:
+		t.Errorf("an extra round %d started", seq)
+	default:
+	}
 }
 
 // A folder replaced by a file of the same name (git checkout of a branch
