@@ -252,12 +252,13 @@ func redactArgs(v any) any {
 }
 
 // Audit finishes c with err and appends its line to today's audit file with
-// a single write(2) on an O_APPEND descriptor, under the state lock (see
-// [StateLockFile]), so lines from concurrent calls and processes never
+// a single write(2) on an O_APPEND descriptor, under the audit lock (see
+// [AuditLockFile]), so lines from concurrent calls and processes never
 // interleave. A last line torn by a crash is repaired first (see
-// [Store.Repairs]). It does not take the project lock.
+// [Store.Repairs]). It takes neither the project lock nor the state lock,
+// so it never waits for a write's fsyncs.
 func (s *Store) Audit(c *Call, err error) error {
-	unlock, lerr := s.lockState(context.Background())
+	unlock, lerr := s.lockAudit(context.Background())
 	if lerr != nil {
 		return lerr
 	}
@@ -265,7 +266,7 @@ func (s *Store) Audit(c *Call, err error) error {
 	return s.auditLocked(c, err)
 }
 
-// auditLocked is Audit for a caller holding the state lock.
+// auditLocked is Audit for a caller holding the audit lock.
 func (s *Store) auditLocked(c *Call, err error) error {
 	c.Finish(err)
 	c.mu.Lock()
@@ -310,7 +311,7 @@ func (s *Store) auditLocked(c *Call, err error) error {
 const TornDir = AuditDir + "/torn"
 
 // repairAuditTail checks that the audit file f (named name) ends with a
-// complete line. Lines are written whole under the state lock, which the
+// complete line. Lines are written whole under the audit lock, which the
 // caller holds, so bytes after the last newline are a line whose writer
 // died mid-write: they are copied to [TornDir], cut off (every earlier byte
 // stays as it was), and msg says so. msg is "" when the file was whole.
@@ -364,7 +365,7 @@ func (s *Store) repairAuditTail(f *os.File, name string) (string, error) {
 }
 
 // repairAuditTails repairs every audit file whose last line is torn. Called
-// under the state lock by Open.
+// under all locks by Open.
 func (s *Store) repairAuditTails(call *Call) {
 	entries, err := fs.ReadDir(s.root.FS(), AuditDir)
 	if err != nil {

@@ -20,10 +20,22 @@ import (
 const LockFile = ".llmwiki/lock"
 
 // StateLockFile is the cross-process lock held while a file under .llmwiki/
-// is written (snapshots, derived state, the journal) and while an audit line
-// is appended. It is taken after [LockFile] when both are needed, never
-// before it.
+// is written (snapshots, derived state, the journal). It is taken after
+// [LockFile] when both are needed, never before it.
 const StateLockFile = ".llmwiki/state.lock"
+
+// AuditLockFile is the cross-process lock held while an audit line is
+// appended (and while a torn last line is moved aside). It is a lock of its
+// own so that a call's audit line never waits for another call's state
+// writes and their fsyncs (a snapshot, the journal, the search manifest):
+// every call, reads too, writes an audit line before it answers. It is
+// taken last: after [LockFile] and [StateLockFile] when those are needed,
+// never before them. Its folder has a .gitignore of its own (made at open),
+// so wikis made before it existed keep it out of git too.
+const AuditLockFile = lockDir + "/audit.lock"
+
+// lockDir holds the locks added after the first layout (see AuditLockFile).
+const lockDir = ".llmwiki/locks"
 
 // Store is one wiki project on disk. All access goes through an [os.Root]
 // opened on the project directory. A Store is safe for concurrent use, and
@@ -36,6 +48,8 @@ type Store struct {
 	flock    *flock.Flock
 	stateSem chan struct{} // in-process half of the state lock
 	sflock   *flock.Flock
+	auditSem chan struct{} // in-process half of the audit lock
+	aflock   *flock.Flock
 
 	// repairs are what Open found and repaired (an interrupted multi-file
 	// write completed, a torn audit line moved aside, temp files removed);
@@ -111,7 +125,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		return nil, internal("open project root", err)
 	}
 	s := &Store{dir: abs, root: root, log: slog.Default(), now: time.Now, stale: map[string]string{},
-		sem: make(chan struct{}, 1), stateSem: make(chan struct{}, 1)}
+		sem: make(chan struct{}, 1), stateSem: make(chan struct{}, 1), auditSem: make(chan struct{}, 1)}
 	for _, o := range opts {
 		o(s)
 	}
@@ -126,7 +140,20 @@ func Open(dir string, opts ...Option) (*Store, error) {
 			return nil, internal("create "+d, err)
 		}
 	}
-	for _, lf := range []string{LockFile, StateLockFile} {
+	if fi, err := root.Lstat(lockDir); err == nil && !fi.IsDir() {
+		root.Close()
+		return nil, Errorf(CodeInvalid, "%s is not a folder (a symbolic link or a file); llmwiki keeps its locks only in a real folder inside the wiki", lockDir)
+	} else if err != nil {
+		if err := root.Mkdir(lockDir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			root.Close()
+			return nil, internal("create "+lockDir, err)
+		}
+	}
+	if h, err := root.OpenFile(lockDir+"/.gitignore", os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); err == nil {
+		_, _ = h.WriteString("# llmwiki's lock files\n*\n")
+		h.Close()
+	}
+	for _, lf := range []string{LockFile, StateLockFile, AuditLockFile} {
 		if f, err := root.OpenFile(lf, os.O_CREATE|os.O_RDONLY, 0o644); err == nil {
 			f.Close()
 		} else if _, serr := root.Stat(lf); serr != nil {
@@ -136,6 +163,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	}
 	s.flock = flock.New(filepath.Join(abs, filepath.FromSlash(LockFile)))
 	s.sflock = flock.New(filepath.Join(abs, filepath.FromSlash(StateLockFile)))
+	s.aflock = flock.New(filepath.Join(abs, filepath.FromSlash(AuditLockFile)))
 	if err := s.recover(context.Background()); err != nil {
 		s.log.Warn("could not check the wiki for interrupted writes", "err", err)
 	}
@@ -151,25 +179,26 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	return s, nil
 }
 
-// recover runs under both locks when a store opens, before it serves
+// recover runs under all locks when a store opens, before it serves
 // anything: it completes a multi-file write a crash interrupted (the
 // journal) and moves a torn last audit line aside. What it does is logged,
 // audited and kept for [Store.Repairs].
 func (s *Store) recover(ctx context.Context) error {
-	return s.underBothLocks(ctx, "internal:recover", func(call *Call) {
+	return s.underAllLocks(ctx, "internal:recover", func(call *Call) {
 		s.recoverJournal(call)
 		s.repairAuditTails(call)
 	})
 }
 
-// cleanTemps removes the temp files crashed writers left, under both locks.
+// cleanTemps removes the temp files crashed writers left, under all locks.
 func (s *Store) cleanTemps(ctx context.Context) error {
-	return s.underBothLocks(ctx, "internal:recover", s.removeStaleTemps)
+	return s.underAllLocks(ctx, "internal:recover", s.removeStaleTemps)
 }
 
-// underBothLocks runs fn with a call of tool under the project and state
-// locks, then reports and audits what fn recorded in the call.
-func (s *Store) underBothLocks(ctx context.Context, tool string, fn func(*Call)) error {
+// underAllLocks runs fn with a call of tool under the project, state and
+// audit locks (taken in that order), then reports and audits what fn
+// recorded in the call.
+func (s *Store) underAllLocks(ctx context.Context, tool string, fn func(*Call)) error {
 	unlock, err := s.lock(ctx)
 	if err != nil {
 		return err
@@ -180,6 +209,11 @@ func (s *Store) underBothLocks(ctx context.Context, tool string, fn func(*Call))
 		return err
 	}
 	defer unlockState()
+	unlockAudit, err := s.lockAudit(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlockAudit()
 	call := NewCall(tool, s.session, nil)
 	fn(call)
 	if len(call.Writes) == 0 && len(call.Warnings) == 0 {
@@ -223,6 +257,9 @@ func (s *Store) Close() error {
 	if s.sflock != nil {
 		_ = s.sflock.Close()
 	}
+	if s.aflock != nil {
+		_ = s.aflock.Close()
+	}
 	return s.root.Close()
 }
 
@@ -257,6 +294,11 @@ func (s *Store) lockState(ctx context.Context) (func(), error) {
 	return takeLock(ctx, s.stateSem, s.sflock, "the wiki's state")
 }
 
+// lockAudit takes the audit lock (see [AuditLockFile]) the same way.
+func (s *Store) lockAudit(ctx context.Context) (func(), error) {
+	return takeLock(ctx, s.auditSem, s.aflock, "the audit log")
+}
+
 func takeLock(ctx context.Context, sem chan struct{}, fl *flock.Flock, what string) (func(), error) {
 	select {
 	case sem <- struct{}{}:
@@ -289,8 +331,9 @@ const tempMarker = ".llmwiki-tmp-"
 func IsTempName(name string) bool { return strings.Contains(filepath.Base(name), tempMarker) }
 
 // removeStaleTemps deletes writer temp files. Temp files are only created
-// under the project lock (wiki files) or the state lock (files under
-// .llmwiki/), and the caller holds both, so every one found is stale.
+// under the project lock (wiki files), the state lock (files under
+// .llmwiki/) or the audit lock (torn audit lines moved aside), and the
+// caller holds all three, so every one found is stale.
 func (s *Store) removeStaleTemps(call *Call) {
 	var removed []string
 	// Each folder is listed without a stat per entry ([Dir]): opening a

@@ -579,3 +579,52 @@ func TestOpenRemovesStateTemps(t *testing.T) {
 		t.Errorf("a file inside the index folder was touched: %v", err)
 	}
 }
+
+// A call's audit line does not wait for the state lock: another call's
+// state writes (a snapshot, the journal, the search manifest, each with
+// fsyncs) must not hold up the answer of a read. The audit lock still
+// serialises the lines themselves.
+func TestAuditDoesNotWaitForStateLock(t *testing.T) {
+	s, dir := newTestStore(t)
+	unlockState, err := s.lockState(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlockState()
+	done := make(chan error, 1)
+	go func() { done <- s.Audit(NewCall("read_page", "sess-1", map[string]any{"path": "index.md"}), nil) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the audit line waited for the state lock")
+	}
+	if n := len(auditRecords(t, dir)); n != 1 {
+		t.Fatalf("%d audit lines, want 1", n)
+	}
+
+	// The audit lock is what a line waits for.
+	unlockAudit, err := s.lockAudit(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- s.Audit(NewCall("read_page", "sess-1", nil), nil) }()
+	select {
+	case <-done:
+		t.Fatal("an audit line was written while another holder had the audit lock")
+	case <-time.After(50 * time.Millisecond):
+	}
+	unlockAudit()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := len(auditRecords(t, dir)); n != 2 {
+		t.Fatalf("%d audit lines, want 2", n)
+	}
+	// The lock lives in a folder git ignores, also in wikis made before it.
+	if data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(lockDir), ".gitignore")); err != nil || !strings.Contains(string(data), "*") {
+		t.Errorf("%s/.gitignore: %q, %v", lockDir, data, err)
+	}
+}

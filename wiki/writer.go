@@ -795,7 +795,9 @@ func (s *Store) writeState(rel string, data []byte) error {
 	return s.writeStateLocked(rel, data)
 }
 
-// writeStateLocked is writeState for a caller holding the state lock.
+// writeStateLocked is writeState for a caller holding the lock that covers
+// rel: the state lock, or the audit lock for a torn line moved into
+// [TornDir].
 func (s *Store) writeStateLocked(rel string, data []byte) error {
 	t, err := s.writeTemp(rel, data, 0o644)
 	if err != nil {
@@ -1005,7 +1007,7 @@ func (s *Store) RemoveState(rel string) error {
 	if LayerOf(rel) != LayerState {
 		return Errorf(CodeInvalid, "%s is not server state", rel)
 	}
-	if strings.HasPrefix(rel, AuditDir+"/") || strings.HasPrefix(rel, SnapshotDir+"/") || rel == LockFile || rel == StateLockFile || rel == JournalFile {
+	if strings.HasPrefix(rel, AuditDir+"/") || strings.HasPrefix(rel, SnapshotDir+"/") || rel == LockFile || rel == StateLockFile || rel == AuditLockFile || rel == JournalFile {
 		return Errorf(CodeInvalid, "%s is history and is never removed", rel)
 	}
 	if err := s.root.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
