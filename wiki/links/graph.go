@@ -137,6 +137,12 @@ type Graph struct {
 	// each [RefreshEvery], and walks everything when the feed asks.
 	subOnce sync.Once
 	sub     *wiki.ChangeSub
+
+	// The change feed's periodic safety walk runs in the background (see
+	// walkInBackground), one at a time; Close waits for it.
+	bgWalk atomic.Bool
+	bgWG   sync.WaitGroup
+	closed bool // under mu: no background walk starts after Close
 }
 
 var (
@@ -169,6 +175,10 @@ func (g *Graph) Close() error {
 		delete(registry, g.st)
 	}
 	regMu.Unlock()
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+	g.bgWG.Wait()
 	g.mu.Lock()
 	g.entries, g.view = map[string]*entry{}, nil
 	g.walked = false
@@ -314,6 +324,18 @@ func (g *Graph) view0(ctx context.Context, force bool) (*View, error) {
 	defer g.mu.Unlock()
 	ch := g.sub.Take()
 	switch {
+	case !force && g.walked && ch.Live && ch.Full && ch.Periodic:
+		// The safety net's walk: the paths the watcher reported are read
+		// now (an edit finished before this call is seen by it); the walk
+		// of everything, which finds only what a platform's watcher
+		// dropped, runs in the background so that no read waits for it.
+		if len(ch.Paths) > 0 {
+			if err := g.walkPaths(ctx, ch.Paths); err != nil {
+				g.sub.Redo(ch)
+				return nil, err
+			}
+		}
+		g.walkInBackground()
 	case force || !g.walked || ch.Full || (!ch.Live && time.Since(g.lastWalk) > RefreshEvery):
 		if err := g.walk(ctx); err != nil {
 			g.sub.Redo(ch)
@@ -338,59 +360,7 @@ func (g *Graph) view0(ctx context.Context, force bool) (*View, error) {
 // graph costs an open, a stat and a read, a known one a stat.
 func (g *Graph) walk(ctx context.Context) error {
 	root := g.st.Root()
-	seen := make(map[string]bool, len(g.entries))
-	var tasks []*walkTask
-	add := func(t **walkTask, dir, name string) {
-		p := name
-		if dir != "" {
-			p = dir + "/" + name
-		}
-		if !inUniverse(p) || strings.HasPrefix(name, ".") {
-			return
-		}
-		seen[p] = true
-		if *t == nil {
-			*t = &walkTask{dir: dir}
-			tasks = append(tasks, *t)
-		}
-		(*t).names = append((*t).names, name)
-	}
-	var list func(r *os.Root, dir string)
-	list = func(r *os.Root, dir string) {
-		d, err := wiki.OpenDir(r)
-		if err != nil {
-			return
-		}
-		ents, _ := d.Entries()
-		d.Close()
-		var t *walkTask
-		for _, e := range ents {
-			switch {
-			case e.Type.IsDir():
-				if strings.HasPrefix(e.Name, ".") {
-					continue
-				}
-				if sub, err := r.OpenRoot(e.Name); err == nil {
-					list(sub, dir+"/"+e.Name)
-					sub.Close()
-				}
-			case e.Type.IsRegular():
-				add(&t, dir, e.Name)
-			}
-		}
-	}
-	for _, dir := range []string{"pages", "sources"} {
-		if sub, err := root.OpenRoot(dir); err == nil {
-			list(sub, dir)
-			sub.Close()
-		}
-	}
-	var top *walkTask
-	for _, f := range wiki.LayoutFiles {
-		if fi, err := root.Lstat(f); err == nil && fi.Mode().IsRegular() {
-			add(&top, "", f)
-		}
-	}
+	tasks, seen := listTree(root, len(g.entries))
 	changed := map[string]*entry{}
 	removed := map[string]bool{}
 	aliases := false
@@ -470,6 +440,153 @@ func (g *Graph) put(p string, e *entry, changed map[string]*entry, aliases *bool
 	}
 	g.entries[p] = e
 	changed[p] = e
+}
+
+// walkInBackground runs the change feed's periodic safety walk off the
+// read path, one at a time; the caller holds g.mu. The listing and a stat
+// of every file happen without the lock, against the sizes and times known
+// when the walk started; only the files found new, changed or gone are then
+// read under the lock by [Graph.walkPaths], which checks each against the
+// disk as it is then (so a file written meanwhile is never set back). A
+// walk that fails asks the feed for another.
+func (g *Graph) walkInBackground() {
+	if g.closed || !g.bgWalk.CompareAndSwap(false, true) {
+		return
+	}
+	known := make(map[string]stamp, len(g.entries))
+	for p, e := range g.entries {
+		known[p] = stamp{e.size, e.mtime}
+	}
+	g.bgWG.Add(1)
+	go func() {
+		defer g.bgWG.Done()
+		defer g.bgWalk.Store(false)
+		cand := changedSince(g.st.Root(), known)
+		if len(cand) == 0 {
+			return
+		}
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if g.closed {
+			return
+		}
+		if err := g.walkPaths(context.Background(), cand); err != nil {
+			g.sub.Redo(wiki.Changes{Live: true, Full: true})
+		}
+	}()
+}
+
+// stamp is what a walk compares a file by: its size and modification time.
+type stamp struct {
+	size  int64
+	mtime time.Time
+}
+
+// changedSince lists the tree (as [Graph.walk] does) and returns the paths
+// whose size or modification time differs from known, the paths new to it,
+// and the paths of known that are no longer listed, sorted.
+func changedSince(root *os.Root, known map[string]stamp) []string {
+	tasks, seen := listTree(root, len(known))
+	var out []string
+	for _, t := range tasks {
+		var d *wiki.Dir
+		r, err := root, error(nil)
+		if t.dir != "" {
+			r, err = root.OpenRoot(t.dir)
+		}
+		if err == nil {
+			if d, err = wiki.OpenDir(r); err != nil {
+				d = nil
+			}
+		}
+		for _, name := range t.names {
+			p := name
+			if t.dir != "" {
+				p = t.dir + "/" + name
+			}
+			k, ok := known[p]
+			if d == nil {
+				out = append(out, p) // its folder went meanwhile: walkPaths checks it
+				continue
+			}
+			st, err := d.Lstat(name)
+			if !ok || err != nil || k.size != st.Size || !k.mtime.Equal(st.ModTime) {
+				out = append(out, p)
+			}
+		}
+		if d != nil {
+			d.Close()
+		}
+		if r != nil && r != root {
+			r.Close()
+		}
+	}
+	for p := range known {
+		if !seen[p] {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// listTree lists the files a walk reads (pages/, sources/ and the layout
+// files; hidden names and files outside the graph's universe left out),
+// grouped by folder, without a stat per file; seen holds every path listed.
+func listTree(root *os.Root, hint int) (tasks []*walkTask, seen map[string]bool) {
+	seen = make(map[string]bool, hint)
+	add := func(t **walkTask, dir, name string) {
+		p := name
+		if dir != "" {
+			p = dir + "/" + name
+		}
+		if !inUniverse(p) || strings.HasPrefix(name, ".") {
+			return
+		}
+		seen[p] = true
+		if *t == nil {
+			*t = &walkTask{dir: dir}
+			tasks = append(tasks, *t)
+		}
+		(*t).names = append((*t).names, name)
+	}
+	var list func(r *os.Root, dir string)
+	list = func(r *os.Root, dir string) {
+		d, err := wiki.OpenDir(r)
+		if err != nil {
+			return
+		}
+		ents, _ := d.Entries()
+		d.Close()
+		var t *walkTask
+		for _, e := range ents {
+			switch {
+			case e.Type.IsDir():
+				if strings.HasPrefix(e.Name, ".") {
+					continue
+				}
+				if sub, err := r.OpenRoot(e.Name); err == nil {
+					list(sub, dir+"/"+e.Name)
+					sub.Close()
+				}
+			case e.Type.IsRegular():
+				add(&t, dir, e.Name)
+			}
+		}
+	}
+	for _, dir := range []string{"pages", "sources"} {
+		if sub, err := root.OpenRoot(dir); err == nil {
+			list(sub, dir)
+			sub.Close()
+		}
+	}
+	var top *walkTask
+	for _, f := range wiki.LayoutFiles {
+		if fi, err := root.Lstat(f); err == nil && fi.Mode().IsRegular() {
+			add(&top, "", f)
+		}
+	}
+	return tasks, seen
 }
 
 // walkPaths is [Graph.walk] for the paths the change feed reported: each

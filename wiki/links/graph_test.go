@@ -479,3 +479,63 @@ func TestGraphConcurrent(t *testing.T) {
 		t.Error(d)
 	}
 }
+
+// The change feed's periodic safety walk runs in the background and repairs
+// what a lost watcher event left wrong: a changed file is read again, a new
+// file is added, a removed one is dropped, and the view follows.
+func TestGraphBackgroundWalk(t *testing.T) {
+	ctx := context.Background()
+	st, dir := newStore(t, map[string]string{
+		"pages/a.md": "# A\n\nSee [[b]].\n",
+		"pages/b.md": "# B\n",
+	})
+	g := Of(st)
+	if _, err := g.View(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// What the watcher reported is applied as usual; the graph is then told
+	// wrong things, as if events had been lost: a.md changed, c.md was made,
+	// gone.md was removed.
+	writeFile(t, dir, "pages/c.md", "# C\n\nSee [[a]].\n")
+	writeFile(t, dir, "pages/a.md", "# A\n\nSee [[c]] now.\n")
+	if _, err := g.View(ctx); err != nil {
+		t.Fatal(err)
+	}
+	g.mu.Lock()
+	g.entries["pages/a.md"] = &entry{size: 1, mtime: time.Unix(1, 0), page: eager(parseFor("pages/a.md", []byte("# A\n\nSee [[b]].\n")))}
+	delete(g.entries, "pages/c.md")
+	g.entries["pages/gone.md"] = &entry{size: 5, mtime: time.Unix(1, 0), page: eager(parseFor("pages/gone.md", []byte("# Gone\n\n[[b]]\n")))}
+	g.view = nil
+	g.walkInBackground()
+	g.mu.Unlock()
+	g.bgWG.Wait()
+
+	g.mu.Lock()
+	_, hasGone := g.entries["pages/gone.md"]
+	_, hasC := g.entries["pages/c.md"]
+	a := g.entries["pages/a.md"]
+	g.view = nil
+	g.mu.Unlock()
+	if hasGone || !hasC || a == nil || a.size == 1 {
+		t.Fatalf("after the background walk: gone.md kept %v, c.md known %v, a.md %+v", hasGone, hasC, a)
+	}
+	v, err := g.View(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := backlinkFroms(v, "pages/c.md"); !slices.Equal(got, []string{"pages/a.md"}) {
+		t.Errorf("backlinks of c.md: %v, want [pages/a.md]", got)
+	}
+	if got := backlinkFroms(v, "pages/b.md"); len(got) != 0 {
+		t.Errorf("backlinks of b.md: %v, want none", got)
+	}
+
+	// No background walk starts once the graph is closed.
+	g.Close()
+	g.mu.Lock()
+	g.walkInBackground()
+	g.mu.Unlock()
+	if g.bgWalk.Load() {
+		t.Error("a background walk started after Close")
+	}
+}
