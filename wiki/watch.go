@@ -282,6 +282,7 @@ func (s *Store) startFeedOnce(start func() *changeFeed) *changeFeed {
 			return
 		}
 		s.feed = start()
+		s.startSweep() // with the watcher's first walk, if one ran (sweepHint)
 	})
 	return s.feed
 }
@@ -327,6 +328,9 @@ type changeFeed struct {
 	// visit is called for each folder of the first walk (startFeed), before
 	// the loop runs; nil after.
 	visit func(rel string, d *Dir, ents []DirEntry)
+	// hint records the first walk for the temp-file sweep (sweepHint);
+	// nil after.
+	hint *sweepHint
 
 	// sync rounds: one at a time; a caller rides a round that started
 	// after it arrived.
@@ -387,8 +391,13 @@ func startFeed(s *Store, first *ChangeSub, visit func(rel string, d *Dir, ents [
 		f.subs = append(f.subs, first)
 	}
 	f.visit = visit
+	f.hint = &sweepHint{listed: map[string]bool{}}
 	err = f.watchTree(".")
 	f.visit = nil // the loop's later walks (folders created) visit nothing
+	if err == nil {
+		s.setSweepHint(f.hint)
+	}
+	f.hint = nil
 	if err != nil {
 		if first != nil {
 			first.f = nil
@@ -471,30 +480,42 @@ func (f *changeFeed) watchDir(r *os.Root, rel string, id fileID) error {
 	f.dmu.Unlock()
 	d, err := OpenDir(r)
 	if err != nil {
+		if f.hint != nil {
+			f.hint.note(rel, nil, err)
+		}
 		return nil
 	}
-	ents, _ := d.Entries()
+	ents, err := d.Entries()
+	if f.hint != nil {
+		f.hint.note(rel, ents, err)
+	}
 	if f.visit != nil {
 		f.visit(rel, d, ents)
 	}
 	d.Close()
-	slices.SortFunc(ents, func(a, b DirEntry) int { return strings.Compare(a.Name, b.Name) })
+	var subs []string
 	for _, e := range ents {
-		if !e.Type.IsDir() || strings.HasPrefix(e.Name, ".") {
-			continue
+		if e.Type.IsDir() && !strings.HasPrefix(e.Name, ".") {
+			subs = append(subs, e.Name)
 		}
+	}
+	slices.Sort(subs)
+	for _, name := range subs {
 		var sid fileID
-		if fi, err := r.Lstat(e.Name); err == nil {
+		if fi, err := r.Lstat(name); err == nil {
 			if !fi.IsDir() {
 				continue // replaced meanwhile
 			}
 			sid = idOf(fi)
 		}
-		sub, err := r.OpenRoot(e.Name)
+		sub, err := r.OpenRoot(name)
 		if err != nil {
+			if f.hint != nil {
+				f.hint.unlisted = append(f.hint.unlisted, rel+"/"+name) // the sweep tries
+			}
 			continue
 		}
-		err = f.watchDir(sub, rel+"/"+e.Name, sid)
+		err = f.watchDir(sub, rel+"/"+name, sid)
 		sub.Close()
 		if err != nil {
 			return err
