@@ -28,7 +28,9 @@ type feedState struct {
 // subscribe takes the index's cursor once, before its first walk, so no
 // edit falls between the walk and the feed.
 func (x *Index) subscribe() *wiki.ChangeSub {
-	x.subscribeWalk()
+	if l := x.subscribeWalk(); l != nil {
+		l.finish() // not the start's walk: its stat goroutines must end
+	}
 	return x.feed.sub
 }
 
