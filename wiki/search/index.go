@@ -736,7 +736,7 @@ func (x *Index) startWalk() <-chan walkResult {
 // reconcileWalk is reconcile with the walk done.
 func (x *Index) reconcileWalk(progress bool, w walkResult) error {
 	t0 := w.t0
-	todo, gone := x.compareLocked(w.files)
+	todo, gone := x.compareWalk(w.files)
 	sort.Slice(todo, func(i, j int) bool { return todo[i].path < todo[j].path })
 	if progress {
 		x.mu.Lock()
@@ -795,12 +795,12 @@ type todoFile struct {
 	size int64
 }
 
-// compareLocked compares a walk with the manifest (taking opMu): the files
+// compareWalk compares a walk with the manifest (under opMu): the files
 // whose size or mtime differ from it or that it lacks (todo), and the
 // files it holds that the walk did not find (gone). The manifest is looked
 // up without a path allocated per file; the files gone are looked for only
 // when fewer of the manifest's files were found than it holds.
-func (x *Index) compareLocked(files *listing) (todo []todoFile, gone []string) {
+func (x *Index) compareWalk(files *listing) (todo []todoFile, gone []string) {
 	x.opMu.Lock()
 	defer x.opMu.Unlock()
 	found := 0

@@ -130,7 +130,7 @@ func TestCompareWalk(t *testing.T) {
 		{rel: "", names: []string{"context.md"}, stats: []fileStat{{5, 50}}},
 		{rel: "sources", names: []string{"kept.pdf"}, stats: []fileStat{{9, 90}}},
 	}}
-	todo, gone := x.compareLocked(l)
+	todo, gone := x.compareWalk(l)
 	var paths []string
 	for _, f := range todo {
 		paths = append(paths, f.path)
@@ -151,7 +151,7 @@ func TestCompareWalk(t *testing.T) {
 	// Nothing gone: every file of the manifest was found.
 	delete(x.man.Files, "pages/gone.md")
 	delete(x.man.Files, "pages/nowdir.md")
-	if _, gone := x.compareLocked(l); len(gone) != 0 {
+	if _, gone := x.compareWalk(l); len(gone) != 0 {
 		t.Errorf("gone %v, want none", gone)
 	}
 }
