@@ -109,9 +109,11 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 func WithFaults(fn func(step, rel string) error) Option { return func(s *Store) { s.fault = fn } }
 
 // Open opens the project at dir, which must be an existing directory. It
-// creates .llmwiki/ and its lock file when missing, and removes temp files
-// left by a crashed writer (under the project lock). It does not create the
-// rest of the layout: see [Init].
+// creates .llmwiki/ and its lock file when missing, completes a write a crash
+// interrupted, and removes temp files left by a crashed writer in the
+// background (under both locks; once the file watcher's first walk has listed
+// most folders for it, or after two seconds, or at [Store.Close]). It does not
+// create the rest of the layout: see [Init].
 func Open(dir string, opts ...Option) (*Store, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
