@@ -392,7 +392,8 @@ type op func(ctx context.Context, intended time.Time)
 // (Poisson arrivals, drawn from arrivals), each the start of next(seq). An
 // operation is started at its intended time whatever the earlier ones are
 // doing, up to maxInFlight at once; when that many are in flight it waits
-// for one to finish and counts as late. The operation measures its latency
+// for one to finish and counts as late, as do the operations that fell due
+// during that wait. The operation measures its latency
 // from its intended start, so a server that falls behind is charged for
 // the wait (no coordinated omission; Gil Tene, "How NOT to measure
 // latency", and wrk2). It returns when every started operation has
@@ -406,6 +407,7 @@ func openLoop(ctx context.Context, arrivals *mrand.Rand, rate float64, start, de
 	defer timer.Stop()
 	<-timer.C
 	intended := start
+	var freed time.Time // when the last wait for a free slot ended
 	for seq := 0; ; seq++ {
 		intended = intended.Add(time.Duration(arrivals.ExpFloat64() / rate * float64(time.Second)))
 		if !intended.Before(deadline) {
@@ -420,15 +422,22 @@ func openLoop(ctx context.Context, arrivals *mrand.Rand, rate float64, start, de
 			}
 		}
 		o := next(seq)
+		// Late: no free slot now, or it fell due while the loop waited
+		// for one for an earlier call.
+		late := intended.Before(freed)
 		select {
 		case slots <- struct{}{}:
 		default:
-			ps.late++
+			late = true
 			select {
 			case slots <- struct{}{}:
+				freed = time.Now()
 			case <-ctx.Done():
 				return ps
 			}
+		}
+		if late {
+			ps.late++
 		}
 		ps.scheduled++
 		ps.lags = append(ps.lags, time.Since(intended))
@@ -443,7 +452,7 @@ func openLoop(ctx context.Context, arrivals *mrand.Rand, rate float64, start, de
 // paceStats is how well one open-loop client kept its schedule.
 type paceStats struct {
 	scheduled int             // calls started
-	late      int             // of them, started late: maxInFlight were in flight
+	late      int             // of them, started late: maxInFlight were in flight when due
 	lags      []time.Duration // per call, its send time minus its intended start
 }
 
