@@ -67,22 +67,22 @@ func TestLoadSmall(t *testing.T) {
 			t.Errorf("the report lacks %q", want)
 		}
 	}
-	// The open loop paces: about rate x clients x duration calls (a Poisson
-	// count of mean 96, sd ~10), every one of them counted once, plus the
-	// write_page that follows a page update's read_page.
-	open := rep.runs[0]
+	// The open loop paces: about rate x clients x duration calls due (a
+	// Poisson count of mean 96, sd ~10), every started one counted once,
+	// plus the write_page that follows a page update's read_page.
+	open := rep.runs[0].pace
 	want := cfg.rate * float64(cfg.clients) * cfg.duration.Seconds()
-	if n := float64(open.scheduled); n < 0.7*want || n > 1.3*want {
-		t.Errorf("open loop: %d calls scheduled, want about %.0f", open.scheduled, want)
+	if n := float64(open.due); n < 0.7*want || n > 1.3*want {
+		t.Errorf("open loop: %d calls due, want about %.0f", open.due, want)
 	}
 	followUps := 0
-	for _, s := range open.stats.tools {
+	for _, s := range rep.runs[0].stats.tools {
 		if s.Tool == "write_page" {
 			followUps = s.N
 		}
 	}
-	if open.stats.total != open.scheduled+followUps || len(open.lags) != open.scheduled {
-		t.Errorf("open loop: %d calls counted, %d start lags, want %d scheduled + %d write_page", open.stats.total, len(open.lags), open.scheduled, followUps)
+	if total := rep.runs[0].stats.total; total != open.started+followUps || len(open.lags) != open.started {
+		t.Errorf("open loop: %d calls counted, %d start lags, want %d started + %d write_page", total, len(open.lags), open.started, followUps)
 	}
 
 	// The checks must fail on a damaged wiki.
@@ -193,14 +193,15 @@ func TestOpenLoop(t *testing.T) {
 		return ps, calls, start
 	}
 
-	// A fast server: about rate x duration calls, none early, none late,
-	// spread over the duration.
-	ps, calls, start := runLoop(100, 600*time.Millisecond, 4, 0)
-	if ps.scheduled < 40 || ps.scheduled > 80 || len(calls) != ps.scheduled {
-		t.Fatalf("fast server: %d calls scheduled, %d started, want about 60", ps.scheduled, len(calls))
+	// A fast server: about rate x duration calls, all started, none early,
+	// (almost) none late, spread over the duration. (A busy machine can
+	// run a finished call's goroutine late, and keep its slot a moment.)
+	ps, calls, start := runLoop(100, 600*time.Millisecond, 8, 0)
+	if ps.due < 40 || ps.due > 80 || ps.started != ps.due || len(calls) != ps.started {
+		t.Fatalf("fast server: %d calls due, %d started, %d run, want about 60 and all", ps.due, ps.started, len(calls))
 	}
-	if ps.late != 0 {
-		t.Errorf("fast server: %d calls late", ps.late)
+	if ps.late*20 > ps.due {
+		t.Errorf("fast server: %d of %d calls late", ps.late, ps.due)
 	}
 	for _, c := range calls {
 		if c.actual.Before(c.intended) {
@@ -211,25 +212,29 @@ func TestOpenLoop(t *testing.T) {
 		t.Errorf("fast server: the last call was due %s after the start, want the calls spread over 600ms", last)
 	}
 
-	// A slow server: the schedule does not stretch (a closed loop would make
-	// at most 20 calls in 400 ms), the calls queue and are handed the time
-	// they were due.
-	ps, calls, _ = runLoop(100, 400*time.Millisecond, 1, 20*time.Millisecond)
-	if ps.scheduled < 25 || ps.scheduled > 55 {
-		t.Fatalf("slow server: %d calls scheduled, want about 40 whatever the server does", ps.scheduled)
+	// A slow server (capacity 50 calls/s, 100 due a second): the schedule
+	// does not stretch (as many calls due as on a fast server), the calls
+	// queue and are handed the time they were due, those that fell due in
+	// the queue are late, and those still queued at the end never start.
+	ps, calls, start = runLoop(100, 400*time.Millisecond, 1, 20*time.Millisecond)
+	if ps.due < 25 || ps.due > 55 {
+		t.Fatalf("slow server: %d calls due, want about 40 whatever the server does", ps.due)
 	}
-	if ps.late == 0 {
-		t.Errorf("slow server: no call counted late")
+	if ps.started >= ps.due || ps.started > 22 || ps.late == 0 || len(calls) != ps.started {
+		t.Errorf("slow server: %d due, %d started (%d run), %d late; want at most 20 started, the rest never, some late", ps.due, ps.started, len(calls), ps.late)
 	}
 	var behind time.Duration
 	for i, c := range calls {
 		if i > 0 && !calls[i-1].intended.Before(c.intended) {
 			t.Errorf("call %d: intended start %s not after the one before", i, c.intended)
 		}
+		if c.actual.Sub(start) > 400*time.Millisecond+50*time.Millisecond {
+			t.Errorf("call %d started %s after the start, after the deadline", i, c.actual.Sub(start))
+		}
 		behind = max(behind, c.actual.Sub(c.intended))
 	}
-	if behind < 150*time.Millisecond {
-		t.Errorf("slow server: calls started at most %s after they were due, want the queue's wait (>= 150ms)", behind)
+	if behind < 100*time.Millisecond {
+		t.Errorf("slow server: calls started at most %s after they were due, want the queue's wait (>= 100ms)", behind)
 	}
 }
 

@@ -21,7 +21,9 @@
 //     from its intended start, not from when it was sent, so a server that
 //     falls behind is charged for the queue it causes (coordinated omission
 //     corrected, as wrk2 and k6's constant-arrival-rate executor do; Gil
-//     Tene, "How NOT to Measure Latency"). The read p99 goal is read here.
+//     Tene, "How NOT to Measure Latency"). No call starts after the
+//     phase's end; the calls still due then are reported as never started.
+//     The read p99 goal is read here.
 //   - closed loop (saturation): each client sends its next call the moment
 //     the previous one answers. That measures capacity (calls a second);
 //     its latency is set by Little's law, clients / throughput, not by the

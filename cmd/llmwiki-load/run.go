@@ -227,12 +227,10 @@ type httpRun struct {
 	stats    phaseStats
 	profiled bool // -cpuprofile covered this phase
 
-	// Open loop only.
-	scheduled int             // calls started on the schedule
-	late      int             // of them, started late: the client had maxInFlight calls in flight
-	lags      []time.Duration // per scheduled call, its send time minus its intended start, sorted
+	pace paceStats // open loop only; lags sorted
 
 	startup      time.Duration // server start until it listened
+	dial         time.Duration // opening every client's session
 	serverCPU    float64       // server user+system CPU seconds over the load
 	peakMiB      float64
 	serverErrors int
@@ -274,6 +272,7 @@ func httpPhase(ctx context.Context, c config, rep *report, mode string, profile 
 	}
 
 	// Every client's session first, so that the load starts at one moment.
+	tDial := time.Now()
 	mcs := make([]*mcpClient, c.clients)
 	var dialWG sync.WaitGroup
 	var dialErr atomic.Value
@@ -298,6 +297,7 @@ func httpPhase(ctx context.Context, c config, rep *report, mode string, profile 
 	if err, _ := dialErr.Load().(error); err != nil {
 		return fmt.Errorf("a client could not connect: %w", err)
 	}
+	run.dial = time.Since(tDial)
 	rep.resetStats() // the figures are for the load itself
 
 	words := titleWords(rep.corpusPaths)
@@ -352,9 +352,7 @@ func httpPhase(ctx context.Context, c config, rep *report, mode string, profile 
 			arrivals := mrand.New(mrand.NewPCG(uint64(c.seed), uint64(id)|1<<32))
 			ps := openLoop(ctx, arrivals, c.rate, start, deadline, c.maxInFlight, next)
 			paceMu.Lock()
-			pace.scheduled += ps.scheduled
-			pace.late += ps.late
-			pace.lags = append(pace.lags, ps.lags...)
+			pace.add(ps)
 			paceMu.Unlock()
 		})
 	}
@@ -363,7 +361,7 @@ func httpPhase(ctx context.Context, c config, rep *report, mode string, profile 
 	run.serverCPU = cpuSeconds(pid) - cpu0
 	profiles.Wait()
 	sort.Slice(pace.lags, func(i, j int) bool { return pace.lags[i] < pace.lags[j] })
-	run.scheduled, run.late, run.lags = pace.scheduled, pace.late, pace.lags
+	run.pace = pace
 	run.stats = rep.snapshotStats()
 	run.peakMiB = peakRSS(pid)
 	run.loadAfter = loadAvg()
@@ -393,11 +391,15 @@ type op func(ctx context.Context, intended time.Time)
 // operation is started at its intended time whatever the earlier ones are
 // doing, up to maxInFlight at once; when that many are in flight it waits
 // for one to finish and counts as late, as do the operations that fell due
-// during that wait. The operation measures its latency
-// from its intended start, so a server that falls behind is charged for
-// the wait (no coordinated omission; Gil Tene, "How NOT to measure
-// latency", and wrk2). It returns when every started operation has
-// finished.
+// during that wait. The operation measures its latency from its intended
+// start, so a server that falls behind is charged for the wait (no
+// coordinated omission; Gil Tene, "How NOT to Measure Latency", and wrk2).
+//
+// The run is bounded: no operation starts after deadline. Those due before
+// it that never started (the client still waiting for a slot) are counted
+// in due but not in started; their latency would have been at least the
+// time from when they were due to the deadline. It returns when every
+// started operation has finished.
 func openLoop(ctx context.Context, arrivals *mrand.Rand, rate float64, start, deadline time.Time, maxInFlight int, next func(seq int) op) paceStats {
 	var ps paceStats
 	slots := make(chan struct{}, max(maxInFlight, 1))
@@ -407,9 +409,18 @@ func openLoop(ctx context.Context, arrivals *mrand.Rand, rate float64, start, de
 	defer timer.Stop()
 	<-timer.C
 	intended := start
+	gap := func() time.Duration { return time.Duration(arrivals.ExpFloat64() / rate * float64(time.Second)) }
+	// dropAll counts the operations due from intended to the deadline as
+	// due and never started.
+	dropAll := func() paceStats {
+		for ; intended.Before(deadline); intended = intended.Add(gap()) {
+			ps.due++
+		}
+		return ps
+	}
 	var freed time.Time // when the last wait for a free slot ended
 	for seq := 0; ; seq++ {
-		intended = intended.Add(time.Duration(arrivals.ExpFloat64() / rate * float64(time.Second)))
+		intended = intended.Add(gap())
 		if !intended.Before(deadline) {
 			return ps
 		}
@@ -418,7 +429,7 @@ func openLoop(ctx context.Context, arrivals *mrand.Rand, rate float64, start, de
 			select {
 			case <-timer.C:
 			case <-ctx.Done():
-				return ps
+				return dropAll()
 			}
 		}
 		o := next(seq)
@@ -429,17 +440,26 @@ func openLoop(ctx context.Context, arrivals *mrand.Rand, rate float64, start, de
 		case slots <- struct{}{}:
 		default:
 			late = true
+			timer.Reset(time.Until(deadline))
 			select {
 			case slots <- struct{}{}:
+				timer.Stop()
 				freed = time.Now()
+				if !freed.Before(deadline) { // no start after the deadline
+					<-slots
+					return dropAll()
+				}
+			case <-timer.C:
+				return dropAll()
 			case <-ctx.Done():
-				return ps
+				return dropAll()
 			}
 		}
 		if late {
 			ps.late++
 		}
-		ps.scheduled++
+		ps.due++
+		ps.started++
 		ps.lags = append(ps.lags, time.Since(intended))
 		at := intended
 		calls.Go(func() {
@@ -451,9 +471,17 @@ func openLoop(ctx context.Context, arrivals *mrand.Rand, rate float64, start, de
 
 // paceStats is how well one open-loop client kept its schedule.
 type paceStats struct {
-	scheduled int             // calls started
-	late      int             // of them, started late: maxInFlight were in flight when due
-	lags      []time.Duration // per call, its send time minus its intended start
+	due     int             // operations due before the deadline
+	started int             // of them, started (the others: the client was still behind at the deadline)
+	late    int             // of the started, started late: maxInFlight were in flight when due
+	lags    []time.Duration // per started operation, its send time minus its intended start
+}
+
+func (p *paceStats) add(q paceStats) {
+	p.due += q.due
+	p.started += q.started
+	p.late += q.late
+	p.lags = append(p.lags, q.lags...)
 }
 
 // worker is one client's operation mix. Its methods draw from rng, so one

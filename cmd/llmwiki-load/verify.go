@@ -449,16 +449,25 @@ func (r *report) print(w io.Writer) {
 		ps := h.stats
 		if h.mode == "open" {
 			fmt.Fprintf(w, "\nopen loop at %g calls/s offered (%d clients x %g/s, Poisson arrivals, at most %d in flight a client; latency from each call's intended start)\n", h.offered, c.clients, c.rate, c.maxInFlight)
-			fmt.Fprintf(w, "achieved: %s; %d calls scheduled (%.1f/s over %s; a page update's write_page follows its read_page unscheduled)\n", throughput(ps, h.elapsed), h.scheduled, float64(h.scheduled)/c.duration.Seconds(), c.duration)
+			pc := h.pace
+			dropped := pc.due - pc.started
+			fmt.Fprintf(w, "achieved: %s; %d calls due (%.1f/s over %s), %d started (a page update's write_page follows its read_page unscheduled)\n",
+				throughput(ps, h.elapsed), pc.due, float64(pc.due)/c.duration.Seconds(), c.duration, pc.started)
 			printTable(ps)
 			fmt.Fprintf(w, "reads (all read tools): p50 %.1f ms, p99 %.1f ms\n", ms(ps.readP50), ms(ps.readP99))
+			// Calls never started waited at least from when they were due to
+			// the deadline: the p99 of the started ones understates the
+			// truth when more than 1% were never started.
 			verdict := "met"
-			if ps.readP99 > 50*time.Millisecond {
+			if ps.readP99 > 50*time.Millisecond || dropped*100 > pc.due {
 				verdict = "NOT met"
 			}
 			fmt.Fprintf(w, "goal: p99 <= 50 ms (reads, at this offered load, on 2 cores): %s\n", verdict)
-			fmt.Fprintf(w, "schedule: send time behind the intended start p50 %.1f ms, p99 %.1f ms, max %.1f ms; %d of %d calls could not start on time (their client had %d in flight)\n",
-				ms(percentile(h.lags, 0.50)), ms(percentile(h.lags, 0.99)), ms(percentile(h.lags, 1)), h.late, h.scheduled, c.maxInFlight)
+			fmt.Fprintf(w, "schedule: send time behind the intended start p50 %.1f ms, p99 %.1f ms, max %.1f ms; %d of %d started calls could not start on time (their client had %d in flight)\n",
+				ms(percentile(pc.lags, 0.50)), ms(percentile(pc.lags, 0.99)), ms(percentile(pc.lags, 1)), pc.late, pc.started, c.maxInFlight)
+			if dropped > 0 {
+				fmt.Fprintf(w, "behind: %d of %d calls due were never started (their client still had %d in flight at the end); the server did not keep up with the offered load\n", dropped, pc.due, c.maxInFlight)
+			}
 		} else {
 			fmt.Fprintln(w, "\nsaturation (closed loop, no pause): capacity figures, latency = clients / throughput")
 			fmt.Fprintf(w, "%d clients: %s\n", c.clients, throughput(ps, h.elapsed))
@@ -475,8 +484,8 @@ func (r *report) print(w io.Writer) {
 		if h.profiled {
 			profiled = "; profiled (-cpuprofile)"
 		}
-		fmt.Fprintf(w, "server: start %s, peak RSS %.0f MiB, %d error log lines, graceful stop %s; load average before %s, after %s%s\n",
-			h.startup.Round(time.Millisecond), h.peakMiB, h.serverErrors, h.shutdown.Round(time.Millisecond), h.loadBefore, h.loadAfter, profiled)
+		fmt.Fprintf(w, "server: start %s (%d sessions opened in %s), peak RSS %.0f MiB, %d error log lines, graceful stop %s; load average before %s, after %s%s\n",
+			h.startup.Round(time.Millisecond), c.clients, h.dial.Round(time.Millisecond), h.peakMiB, h.serverErrors, h.shutdown.Round(time.Millisecond), h.loadBefore, h.loadAfter, profiled)
 	}
 	if r.stdioElapsed > 0 {
 		fmt.Fprintf(w, "\nstdio, 2 processes x %d writers: %s\n", c.stdioWriters, throughput(r.stdioStats, r.stdioElapsed))
