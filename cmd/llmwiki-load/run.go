@@ -200,6 +200,7 @@ func httpSetup(ctx context.Context, c config, rep *report) error {
 	time.Sleep(50 * time.Millisecond)
 	rep.setupProgress = int(progress.Load())
 	fmt.Fprintf(c.out, "rebuild_index over %v pages: %s, %d progress notifications\n", r.out["pages"], rep.setupIndex.Round(time.Millisecond), rep.setupProgress)
+	t1 := time.Now()
 	for i := 0; i < loadPages; i++ {
 		title := fmt.Sprintf("Load page %02d", i)
 		body := fmt.Sprintf("# %s\n\nmarker setup-%02d\n", title, i)
@@ -209,10 +210,13 @@ func httpSetup(ctx context.Context, c config, rep *report) error {
 		}
 		rep.led.pageAcked(str(r.out, "path"), "", str(r.out, "sha256"), fmt.Sprintf("setup-%02d", i))
 	}
+	fmt.Fprintf(c.out, "created the %d load pages in %s\n", loadPages, time.Since(t1).Round(time.Millisecond))
 	setup.c.Close()
+	t2 := time.Now()
 	if err := p.stop(60 * time.Second); err != nil {
 		return err
 	}
+	fmt.Fprintf(c.out, "setup server stopped in %s\n", time.Since(t2).Round(time.Millisecond))
 	p.mu.Lock()
 	rep.serverErrors += p.errs
 	p.mu.Unlock()
