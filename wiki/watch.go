@@ -344,6 +344,11 @@ type changeFeed struct {
 	late       uint64    // rounds that timed out, in all
 	syncWorked bool      // a round has succeeded
 	syncOff    time.Time // when timeouts turned rounds off
+	// syncWait is how long a round waits for the sync file's event:
+	// syncTimeout, or longer in tests that check read-your-outside-writes
+	// and must not see a round time out only because the machine is busy.
+	// Under smu.
+	syncWait time.Duration
 	// testHookRound, when set (tests only, before any caller), runs at
 	// the start of each round, before the sync file is touched; seq is
 	// the round's number.
@@ -385,7 +390,7 @@ func startFeed(s *Store, first *ChangeSub, visit func(rel string, d *Dir, ents [
 		s.log.Warn("cannot watch the wiki for outside edits; rescanning it at most every "+MaxCatalogueAge.String()+" instead", "err", err)
 		return nil
 	}
-	f := &changeFeed{s: s, w: w, done: make(chan struct{}), stopped: make(chan struct{}), live: true, synced: make(chan struct{}, 1), dirs: map[string]fileID{}, byID: map[fileID]string{}}
+	f := &changeFeed{s: s, w: w, done: make(chan struct{}), stopped: make(chan struct{}), live: true, synced: make(chan struct{}, 1), syncWait: syncTimeout, dirs: map[string]fileID{}, byID: map[fileID]string{}}
 	if first != nil {
 		first.f = f
 		f.subs = append(f.subs, first)
@@ -769,7 +774,7 @@ func (f *changeFeed) event(ev fsnotify.Event) {
 
 // sync waits until the watcher has delivered the events of every edit that
 // finished before the call (see the package notes), sharing rounds between
-// concurrent callers. It gives up after syncTimeout, and stops trying after
+// concurrent callers. It gives up after syncTimeout (f.syncWait), and stops trying after
 // three rounds in a row time out (a platform that does not report the sync
 // file's changes; when rounds had worked before, the machine was only busy
 // and rounds resume after FullRescanEvery).
@@ -807,6 +812,7 @@ func (f *changeFeed) sync(ctx context.Context) {
 	f.rounds++
 	r := &syncRound{seq: f.rounds, done: make(chan struct{})}
 	f.round = r
+	wait := f.syncWait
 	f.smu.Unlock()
 	if h := f.testHookRound; h != nil {
 		h(r.seq)
@@ -819,7 +825,7 @@ func (f *changeFeed) sync(ctx context.Context) {
 	ok := false
 	touched, why := f.touchSync()
 	if touched {
-		t := time.NewTimer(syncTimeout)
+		t := time.NewTimer(wait)
 		select {
 		case <-f.synced:
 			ok = true
