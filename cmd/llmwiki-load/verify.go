@@ -484,8 +484,8 @@ func (r *report) print(w io.Writer) {
 		if h.profiled {
 			profiled = "; profiled (-cpuprofile)"
 		}
-		fmt.Fprintf(w, "server: start %s (%d sessions opened in %s), peak RSS %.0f MiB, %d error log lines, graceful stop %s; load average before %s, after %s%s\n",
-			h.startup.Round(time.Millisecond), c.clients, h.dial.Round(time.Millisecond), h.peakMiB, h.serverErrors, h.shutdown.Round(time.Millisecond), h.loadBefore, h.loadAfter, profiled)
+		fmt.Fprintf(w, "server: start %s (%d sessions opened in %s; warm-up: first read_page, search_wiki and list_pages %s, then quiet after %s), peak RSS %.0f MiB, %d error log lines, graceful stop %s; load average before %s, after %s%s\n",
+			h.startup.Round(time.Millisecond), c.clients, h.dial.Round(time.Millisecond), h.warm.first.Round(time.Millisecond), h.warm.quiet.Round(time.Millisecond), h.peakMiB, h.serverErrors, h.shutdown.Round(time.Millisecond), h.loadBefore, h.loadAfter, profiled)
 	}
 	if r.stdioElapsed > 0 {
 		fmt.Fprintf(w, "\nstdio, 2 processes x %d writers: %s\n", c.stdioWriters, throughput(r.stdioStats, r.stdioElapsed))
