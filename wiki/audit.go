@@ -34,6 +34,10 @@ const MaxAuditString = 512
 type Call struct {
 	mu sync.Mutex
 	AuditRecord
+	// begun is when the call started, with the monotonic clock: a change
+	// feed sync round whose touch came later has seen every edit that
+	// finished before the call, so the call's later syncs are skipped.
+	begun time.Time
 }
 
 // AuditRecord is one line of the audit log, as written and as read back.
@@ -86,7 +90,8 @@ type WriteRecord struct {
 // NewCall starts the audit record of a call of tool with the given raw
 // arguments (a JSON object or any JSON-encodable value; may be nil).
 func NewCall(tool, session string, args any) *Call {
-	return &Call{AuditRecord: AuditRecord{Time: time.Now().UTC(), Tool: tool, Session: session, Args: redactArgs(args)}}
+	now := time.Now()
+	return &Call{AuditRecord: AuditRecord{Time: now.UTC(), Tool: tool, Session: session, Args: redactArgs(args)}, begun: now}
 }
 
 type callKey struct{}

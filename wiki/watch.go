@@ -46,7 +46,10 @@ import (
 // touches its own sync file (.llmwiki/watch/sync-<random>, see syncDir) and
 // waits for the watcher to report that touch. On Linux one inotify queue
 // carries all events in order, so every edit that finished before the call
-// has been collected by then; concurrent callers share these round trips.
+// has been collected by then; concurrent callers share these round trips,
+// and a call (a [Call] in the context) pays for one at most: once a round
+// that touched the sync file after the call began has ended, its later
+// syncs return at once.
 // Elsewhere events may arrive a moment later.
 
 // FullRescanEvery is how often a consumer of a live change feed walks the
@@ -349,6 +352,10 @@ type changeFeed struct {
 	// and must not see a round time out only because the machine is busy.
 	// Under smu.
 	syncWait time.Duration
+	// doneTouch is when the last round that succeeded touched the sync
+	// file (monotonic): a call that began before it needs no round of its
+	// own (see sync).
+	doneTouch time.Time
 	// testHookRound, when set (tests only, before any caller), runs at
 	// the start of each round, before the sync file is touched; seq is
 	// the round's number.
@@ -789,6 +796,15 @@ func (f *changeFeed) sync(ctx context.Context) {
 		f.smu.Unlock()
 		return
 	}
+	if c := CallFrom(ctx); c != nil && !c.begun.IsZero() && !f.doneTouch.IsZero() && !f.doneTouch.Before(c.begun) {
+		// A round that touched the sync file after this call began has
+		// ended: every edit that finished before the call was read then.
+		// (A call that syncs twice, through the page catalogue and the
+		// link graph say, or that arrived while such a round ran, pays
+		// for no second round.)
+		f.smu.Unlock()
+		return
+	}
 	arrived := f.rounds
 	for {
 		r := f.round
@@ -823,6 +839,7 @@ func (f *changeFeed) sync(ctx context.Context) {
 	default:
 	}
 	ok := false
+	touchAt := time.Now() // before the touch: the touch is not earlier
 	touched, why := f.touchSync()
 	if touched {
 		t := time.NewTimer(wait)
@@ -839,6 +856,9 @@ func (f *changeFeed) sync(ctx context.Context) {
 	switch {
 	case ok:
 		f.timeouts, f.syncWorked = 0, true
+		if touchAt.After(f.doneTouch) {
+			f.doneTouch = touchAt
+		}
 	case why != "":
 		f.canSync = false // never retried: see touchSync
 		f.s.log.Warn(why + "; outside edits may show up a moment late")

@@ -957,3 +957,47 @@ func TestWatchChangesVisit(t *testing.T) {
 		t.Fatal("a second subscriber should walk itself")
 	}
 }
+
+// A call pays for one sync round at most: once a round that touched the
+// sync file after the call began has ended, the call's later syncs (the
+// page catalogue's, then the link graph's) return at once, while a call
+// that begins afterwards gets a round of its own, and sees an outside edit
+// made before it began.
+func TestChangeFeedOneRoundPerCall(t *testing.T) {
+	s, dir := newStore(t)
+	titles(t, s)
+	feedSkip(t, s)
+	f := s.feed
+	rounds := func() uint64 {
+		f.smu.Lock()
+		defer f.smu.Unlock()
+		return f.rounds
+	}
+	ctx := WithCall(context.Background(), NewCall("read_page", "sess", nil))
+	r0 := rounds()
+	s.syncFeed(ctx)
+	if got := rounds() - r0; got != 1 {
+		t.Fatalf("the call's first sync ran %d rounds, want 1", got)
+	}
+	s.syncFeed(ctx)
+	s.syncFeed(ctx)
+	if got := rounds() - r0; got != 1 {
+		t.Errorf("the call's later syncs ran %d more rounds, want none", got-1)
+	}
+	mustWrite(t, dir, "pages/late.md", "# Late\n")
+	ctx2 := WithCall(context.Background(), NewCall("read_page", "sess", nil))
+	pages, err := s.PagesShared(ctx2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rounds() - r0; got != 2 {
+		t.Errorf("a new call ran %d rounds in all, want 2", got)
+	}
+	found := false
+	for _, p := range pages {
+		found = found || p.Path == "pages/late.md"
+	}
+	if !found {
+		t.Error("the new call did not see the page written before it began")
+	}
+}

@@ -1125,7 +1125,7 @@ func (x *Index) ensure(ctx context.Context) {
 		x.wait(ctx, x.opt.BuildWait)
 		return
 	}
-	x.reconcileIfDue()
+	x.reconcileIfDue(ctx)
 }
 
 func (x *Index) wait(ctx context.Context, d time.Duration) {
@@ -1144,9 +1144,9 @@ func (x *Index) wait(ctx context.Context, d time.Duration) {
 // reconcileIfDue reconciles when the interval has passed, or at once when
 // the index is marked stale (an update failed: the reconciliation indexes
 // the files it missed).
-func (x *Index) reconcileIfDue() {
+func (x *Index) reconcileIfDue(ctx context.Context) {
 	if x.opt.ReconcileEvery == 0 {
-		if ok, err := x.reconcileChanges(); ok {
+		if ok, err := x.reconcileChanges(ctx); ok {
 			x.reconciled(err)
 			return
 		}

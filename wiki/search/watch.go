@@ -60,7 +60,7 @@ func (x *Index) subscribeWalk() *lister {
 // reconcileChanges applies what the change feed reports. It returns false
 // when the feed cannot be used (no watcher, or the index is marked stale:
 // then the time rule's walk repairs it as before), so the caller falls back.
-func (x *Index) reconcileChanges() (bool, error) {
+func (x *Index) reconcileChanges(ctx context.Context) (bool, error) {
 	sub := x.subscribe()
 	if !sub.Live() {
 		return false, nil
@@ -68,7 +68,7 @@ func (x *Index) reconcileChanges() (bool, error) {
 	if x.markedStale() {
 		return false, nil
 	}
-	sub.Sync(context.Background())
+	sub.Sync(context.WithoutCancel(ctx))
 	x.feed.mu.Lock()
 	defer x.feed.mu.Unlock()
 	ch := sub.Take()
