@@ -474,6 +474,15 @@ func fold(s string) string {
 	if ascii {
 		return strings.ToLower(s)
 	}
+	if !foldTableOff {
+		var buf [64]byte
+		if b, ok := appendFoldFast(buf[:0], s); ok {
+			if string(b) == s {
+				return s
+			}
+			return string(b)
+		}
+	}
 	if v, ok := foldCache.Load(s); ok {
 		return v.(string)
 	}
@@ -489,8 +498,12 @@ func fold(s string) string {
 	return f
 }
 
-// foldCache keeps the folded form of words that are not ASCII (folding one
-// takes four Unicode normalisations); words repeat, so most are found here.
+// foldTableOff makes fold skip the fold table (tests compare the two).
+var foldTableOff bool
+
+// foldCache keeps the folded form of the words that are not ASCII and that
+// the fold table cannot fold (folding one takes four Unicode
+// normalisations); words repeat, so most are found here.
 // It is cleared when foldCacheMax words were stored.
 var foldCache sync.Map
 

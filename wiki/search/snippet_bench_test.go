@@ -16,6 +16,10 @@ import (
 
 var snippetsWiki = flag.String("snippets.wiki", "", "a built wiki for BenchmarkSnippets to use as it is (the -scale.dir of BenchmarkScale), instead of the Obsidian Help vault")
 
+var snippetsLang = flag.String("snippets.lang", "", "BenchmarkSnippetsTitles: take the query words from the file names of this language's folder (th, de...) only")
+
+var snippetsFoldSlow = flag.Bool("snippets.foldslow", false, "BenchmarkSnippetsTitles: fold without the fold table, as before it")
+
 var snippetsDir = flag.String("snippets.dir", "", "folder for BenchmarkSnippets' wiki of ../shared/corpora/obsidian-help (kept between runs); default a temp folder")
 
 // snippetCase is one search's snippet work: its query words and hits.
@@ -128,6 +132,8 @@ func BenchmarkSnippets(b *testing.B) {
 func BenchmarkSnippetsTitles(b *testing.B) {
 	x, cases, done := snippetCases(b, func(root string) []string { return titleQueries(root, 200) })
 	defer done()
+	foldTableOff = *snippetsFoldSlow
+	defer func() { foldTableOff = false }()
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := cpuTime()
@@ -149,6 +155,9 @@ func titleQueries(root string, n int) []string {
 	var words []string
 	filepath.WalkDir(filepath.Join(root, "pages"), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
+			return nil
+		}
+		if *snippetsLang != "" && !strings.Contains(filepath.ToSlash(p), "/obsidian-help/"+*snippetsLang+"/") {
 			return nil
 		}
 		name := strings.TrimSuffix(d.Name(), ".md")
