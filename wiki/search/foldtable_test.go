@@ -175,7 +175,8 @@ func isASCII(s string) bool {
 }
 
 // FuzzFold: whatever the fold table folds, it folds as foldSlow does; fold
-// answers foldSlow's answer either way.
+// answers foldSlow's answer either way. (And appendLower, cachedStem's key,
+// is strings.ToLower.)
 func FuzzFold(f *testing.F) {
 	for _, s := range foldContexts {
 		f.Add(s)
@@ -184,9 +185,21 @@ func FuzzFold(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := string(appendLower(nil, s)), strings.ToLower(s); got != want {
+			t.Errorf("appendLower(%+q) = %+q, strings.ToLower %+q", s, got, want)
+		}
 		checkFold(t, s)
 		if got, want := fold(s), foldSlow(s); got != want {
 			t.Errorf("fold(%+q) = %+q, foldSlow %+q", s, got, want)
 		}
 	})
+}
+
+// appendLower appends what strings.ToLower returns.
+func TestAppendLower(t *testing.T) {
+	for _, s := range []string{"", "abc", "ABC", "Café", "ÉCOLE", "İstanbul", "ΣΊΣΥΦΟΣ", "Ǆ", "x\xffY", "\xc3", "Ａｂ", "ẞ", "日本語", "KELVIN \u212a"} {
+		if got, want := string(appendLower([]byte("k\x00"), s)), "k\x00"+strings.ToLower(s); got != want {
+			t.Errorf("appendLower(%+q) = %+q, want %+q", s, got, want)
+		}
+	}
 }
