@@ -338,9 +338,17 @@ func scanMarkdown(src string, fn func(block)) {
 	fence := ""
 	codeStart, paraStart := -1, -1
 	var code, para strings.Builder
+	// A paragraph's text is its lines, each without its "\r\n" and with
+	// a "\n": while that is src[paraStart:off] (lines that end in "\n"
+	// alone), para is left empty and the text is that part of src.
+	paraSame := false
 	flushPara := func(end int) {
 		if paraStart >= 0 {
-			fn(block{kind: blockProse, text: para.String(), start: paraStart, end: end})
+			text := src[paraStart:end]
+			if !paraSame {
+				text = para.String()
+			}
+			fn(block{kind: blockProse, text: text, start: paraStart, end: end})
 		}
 		para.Reset()
 		paraStart = -1
@@ -383,10 +391,16 @@ func scanMarkdown(src string, fn func(block)) {
 			flushPara(off)
 		default:
 			if paraStart < 0 {
-				paraStart = off
+				paraStart, paraSame = off, true
 			}
-			para.WriteString(line)
-			para.WriteByte('\n')
+			if paraSame && (next-off != len(line)+1 || src[next-1] != '\n') {
+				paraSame = false
+				para.WriteString(src[paraStart:off])
+			}
+			if !paraSame {
+				para.WriteString(line)
+				para.WriteByte('\n')
+			}
 		}
 		off = next
 	}
