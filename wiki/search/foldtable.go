@@ -61,12 +61,20 @@ type foldEntry struct {
 // foldPage is the table's entries of 256 runes, from a multiple of 256.
 type foldPage [256]foldEntry
 
+// foldTableEnd is where the fold table ends: it covers the basic and the
+// supplementary multilingual planes (512 pages of some 10 KB at most,
+// whatever the text); runes above go through foldSlow.
+const foldTableEnd = 0x20000
+
 // foldPages holds the pages computed so far (a page is computed when a
 // rune of it is first folded).
-var foldPages [(unicode.MaxRune + 1) >> 8]atomic.Pointer[foldPage]
+var foldPages [foldTableEnd >> 8]atomic.Pointer[foldPage]
 
 // foldEntryOf returns the fold table's entry of r, a valid rune.
 func foldEntryOf(r rune) *foldEntry {
+	if r >= foldTableEnd {
+		return &foldBadEntry
+	}
 	pg := &foldPages[r>>8]
 	p := pg.Load()
 	if p == nil {
@@ -82,7 +90,8 @@ func foldEntryOf(r rune) *foldEntry {
 	return &p[r&0xff]
 }
 
-// foldBadEntry marks a rune whose folding depends on its neighbours.
+// foldBadEntry marks a rune whose folding depends on its neighbours (or
+// that the table does not cover).
 var foldBadEntry = foldEntry{kind: foldBad}
 
 // keepBase is a base letter whose marks foldSlow keeps (Thai KO KAI).
