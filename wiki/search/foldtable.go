@@ -16,7 +16,7 @@ import (
 // fold takes this path first; a word with any other rune (a mark that
 // composes with the letter before it, a Hangul jamo, invalid UTF-8...) goes
 // through foldSlow's four normalisations. fold's answer is foldSlow's
-// either way (TestFoldTableAgrees, FuzzFold).
+// either way (TestFoldTablePairs, TestFoldTableCorpus, FuzzFold).
 //
 // Why the concatenation holds: foldSlow is NFKC, case folding (rune by
 // rune), NFD, removal of the combining marks (Mn) after a base that
@@ -26,7 +26,9 @@ import (
 // either such a starter in every form it passes through (so each stage of
 // a word is its runes' stages one after another), or a combining mark that
 // no form changes and that composes with nothing, which only a mark of a
-// higher class before it could move (the walk checks the order).
+// higher class before it could move (the walk checks the order), or a
+// "join" starter no form changes (Bengali's া), which the walk takes only
+// after a rune whose forms end with none of the runes it composes with.
 
 // Kinds of fold table entries.
 const (
