@@ -29,9 +29,10 @@ type FileStat struct {
 // elements taken from [Dir.Entries]; symbolic links are never followed, so
 // nothing outside the folder is reached. Not safe for concurrent Close.
 type Dir struct {
-	r  *os.Root // the folder
-	f  *os.File // the folder opened for reading
-	fd int      // f's descriptor (-1 where the platform has no use for it)
+	r     *os.Root // the folder
+	f     *os.File // the folder opened for reading
+	fd    int      // f's descriptor (-1 where the platform has no use for it)
+	owned *os.Root // r, when Close closes it too (a Dir made by Dup)
 }
 
 // OpenDir opens the folder that r is rooted at for a scan. Close it after
@@ -45,7 +46,22 @@ func OpenDir(r *os.Root) (*Dir, error) {
 }
 
 // Close releases the folder.
-func (d *Dir) Close() error { return d.f.Close() }
+func (d *Dir) Close() error {
+	err := d.f.Close()
+	if d.owned != nil {
+		if rerr := d.owned.Close(); err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
+// Dup returns a second handle on the same folder, open until its own Close
+// (after d and the [os.Root] d was opened from are closed too), for stats
+// that outlive the scan that listed the folder: the search index states a
+// folder's files on other goroutines while the file watcher's walk moves
+// on. On Linux it costs one system call (the descriptor is duplicated).
+func (d *Dir) Dup() (*Dir, error) { return d.dup() }
 
 // Entries lists the folder in the order the file system gives.
 func (d *Dir) Entries() ([]DirEntry, error) { return d.entries() }

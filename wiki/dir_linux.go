@@ -34,6 +34,18 @@ func (d *Dir) entries() ([]DirEntry, error) {
 	return out, err
 }
 
+// dup duplicates the folder's descriptor: lstat, readFile and entries use
+// only fd, never r, on Linux.
+func (d *Dir) dup() (*Dir, error) {
+	fd, err := retry(func() (int, error) { return unix.FcntlInt(uintptr(d.fd), unix.F_DUPFD_CLOEXEC, 0) })
+	runtime.KeepAlive(d.f)
+	if err != nil {
+		return nil, &fs.PathError{Op: "dup", Path: d.f.Name(), Err: err}
+	}
+	f := os.NewFile(uintptr(fd), d.f.Name())
+	return &Dir{f: f, fd: fd}, nil
+}
+
 // retry calls fn again while it is interrupted by a signal.
 func retry(fn func() (int, error)) (int, error) {
 	for {

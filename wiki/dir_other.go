@@ -10,6 +10,22 @@ import (
 
 func dirFD(*os.File) int { return -1 }
 
+// dup opens the folder again as a root of its own, which the new Dir
+// closes with itself (lstat and readFile go through r here).
+func (d *Dir) dup() (*Dir, error) {
+	r, err := d.r.OpenRoot(".")
+	if err != nil {
+		return nil, err
+	}
+	nd, err := OpenDir(r)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	nd.owned = r
+	return nd, nil
+}
+
 func (d *Dir) entries() ([]DirEntry, error) {
 	des, err := d.f.ReadDir(-1)
 	out := make([]DirEntry, len(des))

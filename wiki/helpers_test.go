@@ -46,7 +46,8 @@ func openStore(t testing.TB, dir string, opts ...Option) *Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	s.bg.Wait() // the temp-file cleanup Open starts
+	s.startSweep() // the temp-file cleanup Open starts, without waiting for a watcher
+	s.bg.Wait()
 	return s
 }
 

@@ -276,7 +276,7 @@ func IsBinary(data []byte) bool {
 			head = head[:len(head)-1]
 		}
 	}
-	if strings.IndexByte(string(head), 0) >= 0 {
+	if bytes.IndexByte(head, 0) >= 0 {
 		return true
 	}
 	return !utf8.Valid(head) || (len(data) > len(head) && !utf8.Valid(data))

@@ -63,6 +63,13 @@ type Store struct {
 	now       func() time.Time
 	session   string
 	bg        sync.WaitGroup // background work started by Open
+	sweepGo   chan struct{}  // closed when the temp-file sweep may start (startSweep)
+	sweepOnce sync.Once
+	hintMu    sync.Mutex
+	hint      *sweepHint // the watcher's first walk, for the sweep; nil when none or used
+	swept     bool       // the sweep has taken its hint (or gone without)
+	// sweepListed counts the folders the sweep listed itself (tests).
+	sweepListed int
 
 	// fault, when set (tests only), is called before each step of an atomic
 	// write ("create", "write", "sync", "rename", "syncdir") and can fail it.
@@ -102,9 +109,11 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 func WithFaults(fn func(step, rel string) error) Option { return func(s *Store) { s.fault = fn } }
 
 // Open opens the project at dir, which must be an existing directory. It
-// creates .llmwiki/ and its lock file when missing, and removes temp files
-// left by a crashed writer (under the project lock). It does not create the
-// rest of the layout: see [Init].
+// creates .llmwiki/ and its lock file when missing, completes a write a crash
+// interrupted, and removes temp files left by a crashed writer in the
+// background (under both locks; once the file watcher's first walk has listed
+// most folders for it, or after two seconds, or at [Store.Close]). It does not
+// create the rest of the layout: see [Init].
 func Open(dir string, opts ...Option) (*Store, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -168,16 +177,33 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		s.log.Warn("could not check the wiki for interrupted writes", "err", err)
 	}
 	// Temp files of a crashed writer are removed in the background, under
-	// both locks, so opening a large wiki stays fast.
+	// both locks, so opening a large wiki stays fast; the sweep waits for
+	// the file watcher's first walk, which lists most folders for it (see
+	// sweepHint), or sweepWait, or Close.
+	s.sweepGo = make(chan struct{})
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()
+		t := time.NewTimer(sweepWait)
+		select {
+		case <-s.sweepGo:
+		case <-t.C:
+		}
+		t.Stop()
 		if err := s.cleanTemps(context.Background()); err != nil {
 			s.log.Warn("could not clean temp files", "err", err)
 		}
 	}()
 	return s, nil
 }
+
+// sweepWait is how long the temp-file sweep Open starts waits for the file
+// watcher's first walk (a server starts it at once, for its search index)
+// before it lists every folder itself.
+const sweepWait = 2 * time.Second
+
+// startSweep lets the temp-file sweep run now.
+func (s *Store) startSweep() { s.sweepOnce.Do(func() { close(s.sweepGo) }) }
 
 // recover runs under all locks when a store opens, before it serves
 // anything: it completes a multi-file write a crash interrupted (the
@@ -249,6 +275,7 @@ func (s *Store) addRepair(msg string) {
 func (s *Store) Close() error {
 	s.feedOnce.Do(func() {}) // no watcher starts after Close
 	s.feed.close()
+	s.startSweep()
 	s.bg.Wait()
 	s.closeDerived()
 	if s.flock != nil {
@@ -334,8 +361,22 @@ func IsTempName(name string) bool { return strings.Contains(filepath.Base(name),
 // under the project lock (wiki files), the state lock (files under
 // .llmwiki/) or the audit lock (torn audit lines moved aside), and the
 // caller holds all three, so every one found is stale.
+//
+// The folders the file watcher's first walk listed (pages/ and sources/,
+// most of a large wiki) are not listed again: the temp files the walk saw
+// in them are removed if they are still there, and the folders it did not
+// list below them (hidden ones) are swept as the rest is. A temp file the
+// walk saw before this sweep took the locks was either a live write's,
+// which has finished and renamed it since (temp names are random, never
+// reused), or a crashed writer's, which is still there.
 func (s *Store) removeStaleTemps(call *Call) {
+	h := s.takeSweepHint()
 	var removed []string
+	remove := func(p string) {
+		if rerr := s.root.Remove(p); rerr == nil {
+			removed = append(removed, p)
+		}
+	}
 	// Each folder is listed without a stat per entry ([Dir]): opening a
 	// wiki of 40k pages should not cost 40k stats.
 	var walk func(r *os.Root, dir string)
@@ -346,6 +387,7 @@ func (s *Store) removeStaleTemps(call *Call) {
 		}
 		ents, _ := d.Entries()
 		d.Close()
+		s.sweepListed++
 		for _, e := range ents {
 			if !e.Type.IsDir() && !IsTempName(e.Name) {
 				continue // most entries: no path built
@@ -358,7 +400,7 @@ func (s *Store) removeStaleTemps(call *Call) {
 				// The search index's own folders hold only bleve's files;
 				// its manifest (written with a writer temp) sits directly
 				// in .llmwiki/search, which is swept.
-				if dir == ".llmwiki/search" || p == ".git" {
+				if dir == ".llmwiki/search" || p == ".git" || h != nil && h.listed[p] {
 					continue
 				}
 				if sub, err := r.OpenRoot(e.Name); err == nil {
@@ -367,18 +409,74 @@ func (s *Store) removeStaleTemps(call *Call) {
 				}
 				continue
 			}
-			if IsTempName(e.Name) {
-				if rerr := s.root.Remove(p); rerr == nil {
-					removed = append(removed, p)
-				}
-			}
+			remove(p)
 		}
 	}
 	walk(s.root, "")
+	if h != nil {
+		for _, p := range h.temps {
+			if fi, err := s.root.Lstat(p); err == nil && !fi.IsDir() {
+				remove(p)
+			}
+		}
+		for _, p := range h.unlisted {
+			if sub, err := s.root.OpenRoot(p); err == nil {
+				walk(sub, p)
+				sub.Close()
+			}
+		}
+	}
 	slices.Sort(removed) // the order of the folders' listings is the file system's
 	if len(removed) > 0 {
 		call.AddWarning(fmt.Sprintf("removed %d temp file(s) left by an interrupted write (%s); the files they were for are unchanged", len(removed), strings.Join(firstN(removed, 5), ", ")))
 	}
+}
+
+// sweepHint is what the file watcher's first walk saw that the temp-file
+// sweep needs (see [Store.removeStaleTemps]).
+type sweepHint struct {
+	listed   map[string]bool // folders the walk listed in full
+	temps    []string        // writer temp names (not folders) in them
+	unlisted []string        // folders below them the walk did not list (hidden ones; ones it could not read)
+}
+
+// note records the folder rel's listing (err: it failed).
+func (h *sweepHint) note(rel string, ents []DirEntry, err error) {
+	if err != nil {
+		h.unlisted = append(h.unlisted, rel)
+		return
+	}
+	h.listed[rel] = true
+	for _, e := range ents {
+		switch {
+		case e.Type.IsDir():
+			if strings.HasPrefix(e.Name, ".") {
+				h.unlisted = append(h.unlisted, rel+"/"+e.Name)
+			}
+		case IsTempName(e.Name):
+			h.temps = append(h.temps, rel+"/"+e.Name)
+		}
+	}
+}
+
+// setSweepHint hands the watcher's first walk to the sweep, unless the
+// sweep has started without it.
+func (s *Store) setSweepHint(h *sweepHint) {
+	s.hintMu.Lock()
+	if !s.swept {
+		s.hint = h
+	}
+	s.hintMu.Unlock()
+}
+
+// takeSweepHint returns the watcher's first walk, once, when the sweep
+// starts; nil when there was none (yet).
+func (s *Store) takeSweepHint() *sweepHint {
+	s.hintMu.Lock()
+	defer s.hintMu.Unlock()
+	h := s.hint
+	s.hint, s.swept = nil, true
+	return h
 }
 
 func firstN(s []string, n int) []string {

@@ -177,8 +177,9 @@ func TestInvariantLock(t *testing.T) {
 	}()
 	<-inside
 	entered := make(chan struct{})
+	second := make(chan error, 1)
 	go func() {
-		s2.Update(ctx, func(tx *Tx) error {
+		second <- s2.Update(ctx, func(tx *Tx) error {
 			close(entered)
 			return tx.Append("log.md", []byte("second\n"))
 		})
@@ -193,7 +194,9 @@ func TestInvariantLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-entered
-	time.Sleep(50 * time.Millisecond)
+	if err := <-second; err != nil { // committed (a sleep here lost the race on a busy machine)
+		t.Fatal(err)
+	}
 	log := readFile(t, dir, "log.md")
 	if !strings.HasSuffix(log, "first\nsecond\n") {
 		t.Errorf("log.md tail = %q", log[max(0, len(log)-30):])

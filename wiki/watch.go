@@ -285,6 +285,7 @@ func (s *Store) startFeedOnce(start func() *changeFeed) *changeFeed {
 			return
 		}
 		s.feed = start()
+		s.startSweep() // with the watcher's first walk, if one ran (sweepHint)
 	})
 	return s.feed
 }
@@ -330,6 +331,9 @@ type changeFeed struct {
 	// visit is called for each folder of the first walk (startFeed), before
 	// the loop runs; nil after.
 	visit func(rel string, d *Dir, ents []DirEntry)
+	// hint records the first walk for the temp-file sweep (sweepHint);
+	// nil after.
+	hint *sweepHint
 
 	// sync rounds: one at a time; a caller rides a round that started
 	// after it arrived.
@@ -343,6 +347,11 @@ type changeFeed struct {
 	late       uint64    // rounds that timed out, in all
 	syncWorked bool      // a round has succeeded
 	syncOff    time.Time // when timeouts turned rounds off
+	// syncWait is how long a round waits for the sync file's event:
+	// syncTimeout, or longer in tests that check read-your-outside-writes
+	// and must not see a round time out only because the machine is busy.
+	// Under smu.
+	syncWait time.Duration
 	// doneTouch is when the last round that succeeded touched the sync
 	// file (monotonic): a call that began before it needs no round of its
 	// own (see sync).
@@ -388,14 +397,19 @@ func startFeed(s *Store, first *ChangeSub, visit func(rel string, d *Dir, ents [
 		s.log.Warn("cannot watch the wiki for outside edits; rescanning it at most every "+MaxCatalogueAge.String()+" instead", "err", err)
 		return nil
 	}
-	f := &changeFeed{s: s, w: w, done: make(chan struct{}), stopped: make(chan struct{}), live: true, synced: make(chan struct{}, 1), dirs: map[string]fileID{}, byID: map[fileID]string{}}
+	f := &changeFeed{s: s, w: w, done: make(chan struct{}), stopped: make(chan struct{}), live: true, synced: make(chan struct{}, 1), syncWait: syncTimeout, dirs: map[string]fileID{}, byID: map[fileID]string{}}
 	if first != nil {
 		first.f = f
 		f.subs = append(f.subs, first)
 	}
 	f.visit = visit
+	f.hint = &sweepHint{listed: map[string]bool{}}
 	err = f.watchTree(".")
 	f.visit = nil // the loop's later walks (folders created) visit nothing
+	if err == nil {
+		s.setSweepHint(f.hint)
+	}
+	f.hint = nil
 	if err != nil {
 		if first != nil {
 			first.f = nil
@@ -478,30 +492,42 @@ func (f *changeFeed) watchDir(r *os.Root, rel string, id fileID) error {
 	f.dmu.Unlock()
 	d, err := OpenDir(r)
 	if err != nil {
+		if f.hint != nil {
+			f.hint.note(rel, nil, err)
+		}
 		return nil
 	}
-	ents, _ := d.Entries()
+	ents, err := d.Entries()
+	if f.hint != nil {
+		f.hint.note(rel, ents, err)
+	}
 	if f.visit != nil {
 		f.visit(rel, d, ents)
 	}
 	d.Close()
-	slices.SortFunc(ents, func(a, b DirEntry) int { return strings.Compare(a.Name, b.Name) })
+	var subs []string
 	for _, e := range ents {
-		if !e.Type.IsDir() || strings.HasPrefix(e.Name, ".") {
-			continue
+		if e.Type.IsDir() && !strings.HasPrefix(e.Name, ".") {
+			subs = append(subs, e.Name)
 		}
+	}
+	slices.Sort(subs)
+	for _, name := range subs {
 		var sid fileID
-		if fi, err := r.Lstat(e.Name); err == nil {
+		if fi, err := r.Lstat(name); err == nil {
 			if !fi.IsDir() {
 				continue // replaced meanwhile
 			}
 			sid = idOf(fi)
 		}
-		sub, err := r.OpenRoot(e.Name)
+		sub, err := r.OpenRoot(name)
 		if err != nil {
+			if f.hint != nil {
+				f.hint.unlisted = append(f.hint.unlisted, rel+"/"+name) // the sweep tries
+			}
 			continue
 		}
-		err = f.watchDir(sub, rel+"/"+e.Name, sid)
+		err = f.watchDir(sub, rel+"/"+name, sid)
 		sub.Close()
 		if err != nil {
 			return err
@@ -755,7 +781,7 @@ func (f *changeFeed) event(ev fsnotify.Event) {
 
 // sync waits until the watcher has delivered the events of every edit that
 // finished before the call (see the package notes), sharing rounds between
-// concurrent callers. It gives up after syncTimeout, and stops trying after
+// concurrent callers. It gives up after syncTimeout (f.syncWait), and stops trying after
 // three rounds in a row time out (a platform that does not report the sync
 // file's changes; when rounds had worked before, the machine was only busy
 // and rounds resume after FullRescanEvery).
@@ -802,6 +828,7 @@ func (f *changeFeed) sync(ctx context.Context) {
 	f.rounds++
 	r := &syncRound{seq: f.rounds, done: make(chan struct{})}
 	f.round = r
+	wait := f.syncWait
 	f.smu.Unlock()
 	if h := f.testHookRound; h != nil {
 		h(r.seq)
@@ -815,7 +842,7 @@ func (f *changeFeed) sync(ctx context.Context) {
 	touchAt := time.Now() // before the touch: the touch is not earlier
 	touched, why := f.touchSync()
 	if touched {
-		t := time.NewTimer(syncTimeout)
+		t := time.NewTimer(wait)
 		select {
 		case <-f.synced:
 			ok = true

@@ -3,17 +3,24 @@ package main
 import (
 	"context"
 	"fmt"
+	mrand "math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 )
 
 // TestLoadSmall runs the whole load test, bounded and small (a made-up
-// corpus, 4 clients for 3 s, 2 stdio processes x 5 writers), then damages
-// the wiki in the ways the checks exist for and sees each one caught.
+// corpus, 4 clients for 3 s open loop at 8 calls/s each, then 3 s closed
+// loop, 2 stdio processes x 5 writers), then damages the wiki in the ways
+// the checks exist for and sees each one caught.
 func TestLoadSmall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping the load test in -short mode")
@@ -39,6 +46,7 @@ func TestLoadSmall(t *testing.T) {
 	}
 	var out strings.Builder
 	cfg := config{bin: bin, corpus: corpus, root: filepath.Join(dir, "wiki"), keep: true, clients: 4, duration: 3 * time.Second,
+		mode: "both", rate: 8, maxInFlight: 4, seed: 7,
 		writeRatio: 0.3, stdioWriters: 5, stdioOps: 5, callTimeout: 60 * time.Second, out: &out}
 	rep, err := run(context.Background(), cfg)
 	t.Log("\n" + out.String())
@@ -50,6 +58,31 @@ func TestLoadSmall(t *testing.T) {
 	}
 	if len(rep.led.logAcked) == 0 || len(rep.led.pages) <= loadPages || len(rep.led.research) == 0 {
 		t.Fatalf("too little was written to prove anything: %d log entries, %d page writes, %d research sections", len(rep.led.logAcked), len(rep.led.pages), len(rep.led.research))
+	}
+	if len(rep.runs) != 2 || rep.runs[0].mode != "open" || rep.runs[1].mode != "closed" {
+		t.Fatalf("want an open-loop then a closed-loop phase, got %d phases", len(rep.runs))
+	}
+	for _, want := range []string{"open loop at 32 calls/s offered", "goal: p99 <= 50 ms", "saturation (closed loop, no pause): capacity figures, latency = clients / throughput"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	// The open loop paces: about rate x clients x duration calls due (a
+	// Poisson count of mean 96, sd ~10), every started one counted once,
+	// plus the write_page that follows a page update's read_page.
+	open := rep.runs[0].pace
+	want := cfg.rate * float64(cfg.clients) * cfg.duration.Seconds()
+	if n := float64(open.due); n < 0.7*want || n > 1.3*want {
+		t.Errorf("open loop: %d calls due, want about %.0f", open.due, want)
+	}
+	followUps := 0
+	for _, s := range rep.runs[0].stats.tools {
+		if s.Tool == "write_page" {
+			followUps = s.N
+		}
+	}
+	if total := rep.runs[0].stats.total; total != open.started+followUps || len(open.lags) != open.started {
+		t.Errorf("open loop: %d calls counted, %d start lags, want %d started + %d write_page", total, len(open.lags), open.started, followUps)
 	}
 
 	// The checks must fail on a damaged wiki.
@@ -135,4 +168,110 @@ func rewrite(path string, f func(string) string) error {
 		return err
 	}
 	return os.WriteFile(path, []byte(f(string(b))), 0o644)
+}
+
+// TestOpenLoop checks the open loop's schedule without a server: calls
+// start on time at the offered rate whatever the server does, and when the
+// server falls behind (one call in flight, each taking 20 ms, 100 due a
+// second) the schedule is kept, the late calls are counted, and each call
+// is handed its intended start, from which its latency is measured.
+func TestOpenLoop(t *testing.T) {
+	type started struct{ intended, actual time.Time }
+	runLoop := func(rate float64, d time.Duration, inFlight int, work time.Duration) (paceStats, []started, time.Time) {
+		var mu sync.Mutex
+		var calls []started
+		start := time.Now()
+		ps := openLoop(context.Background(), mrand.New(mrand.NewPCG(7, 1)), rate, start, start.Add(d), inFlight, func(int) op {
+			return func(_ context.Context, intended time.Time) {
+				now := time.Now()
+				mu.Lock()
+				calls = append(calls, started{intended, now})
+				mu.Unlock()
+				time.Sleep(work)
+			}
+		})
+		return ps, calls, start
+	}
+
+	// A fast server: about rate x duration calls, all started, none early,
+	// (almost) none late, spread over the duration. (A busy machine can
+	// run a finished call's goroutine late, and keep its slot a moment.)
+	ps, calls, start := runLoop(100, 600*time.Millisecond, 8, 0)
+	if ps.due < 40 || ps.due > 80 || ps.started != ps.due || len(calls) != ps.started {
+		t.Fatalf("fast server: %d calls due, %d started, %d run, want about 60 and all", ps.due, ps.started, len(calls))
+	}
+	if ps.late*20 > ps.due {
+		t.Errorf("fast server: %d of %d calls late", ps.late, ps.due)
+	}
+	for _, c := range calls {
+		if c.actual.Before(c.intended) {
+			t.Errorf("a call started %s before its time", c.intended.Sub(c.actual))
+		}
+	}
+	if last := calls[len(calls)-1].intended.Sub(start); last < 400*time.Millisecond {
+		t.Errorf("fast server: the last call was due %s after the start, want the calls spread over 600ms", last)
+	}
+
+	// A slow server (capacity 50 calls/s, 100 due a second): the schedule
+	// does not stretch (as many calls due as on a fast server), the calls
+	// queue and are handed the time they were due, those that fell due in
+	// the queue are late, and those still queued at the end never start.
+	ps, calls, start = runLoop(100, 400*time.Millisecond, 1, 20*time.Millisecond)
+	if ps.due < 25 || ps.due > 55 {
+		t.Fatalf("slow server: %d calls due, want about 40 whatever the server does", ps.due)
+	}
+	if ps.started >= ps.due || ps.started > 22 || ps.late == 0 || len(calls) != ps.started {
+		t.Errorf("slow server: %d due, %d started (%d run), %d late; want at most 20 started, the rest never, some late", ps.due, ps.started, len(calls), ps.late)
+	}
+	var behind time.Duration
+	for i, c := range calls {
+		if i > 0 && !calls[i-1].intended.Before(c.intended) {
+			t.Errorf("call %d: intended start %s not after the one before", i, c.intended)
+		}
+		if c.actual.Sub(start) > 400*time.Millisecond+50*time.Millisecond {
+			t.Errorf("call %d started %s after the start, after the deadline", i, c.actual.Sub(start))
+		}
+		behind = max(behind, c.actual.Sub(c.intended))
+	}
+	if behind < 100*time.Millisecond {
+		t.Errorf("slow server: calls started at most %s after they were due, want the queue's wait (>= 100ms)", behind)
+	}
+}
+
+// TestCallAtMeasuresFromIntended checks that a call's latency runs from
+// its intended start, not from its send.
+func TestCallAtMeasuresFromIntended(t *testing.T) {
+	srv := server.NewMCPServer("fake", "1.0")
+	srv.AddTool(mcp.NewTool("read_page"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("ok"), nil
+	})
+	c, err := client.NewInProcessClient(srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &report{cfg: config{callTimeout: 10 * time.Second}, led: newLedger()}
+	mc, err := initClient(context.Background(), c, "test", rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if r := mc.callAt(context.Background(), time.Now().Add(-300*time.Millisecond), "read_page", nil, nil); !r.ok() {
+		t.Fatalf("call: %+v", r)
+	}
+	if d := rep.lat["read_page"]; len(d) != 1 || d[0] < 300*time.Millisecond {
+		t.Fatalf("latency %v, want >= 300ms (from the intended start 300ms before the send)", d)
+	}
+}
+
+func TestPhaseModes(t *testing.T) {
+	for mode, want := range map[string]string{"open": "open", "closed": "closed", "both": "open closed", "": "open closed", "half": "error"} {
+		got, err := phaseModes(mode)
+		s := strings.Join(got, " ")
+		if err != nil {
+			s = "error"
+		}
+		if s != want {
+			t.Errorf("phaseModes(%q) = %q, want %q", mode, s, want)
+		}
+	}
 }

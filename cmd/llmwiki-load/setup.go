@@ -219,7 +219,11 @@ func peakRSS(pid int) float64 {
 	return 0
 }
 
-// stopServer sends SIGTERM and waits for a clean exit.
+// kill ends the process if it still runs (after an error on the way); on
+// a process that has exited it does nothing (os.ErrProcessDone).
+func (p *proc) kill() { p.cmd.Process.Kill() }
+
+// stop sends SIGTERM and waits for a clean exit.
 func (p *proc) stop(timeout time.Duration) error {
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	select {

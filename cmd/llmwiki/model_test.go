@@ -248,12 +248,14 @@ func TestPlanToolsEndToEnd(t *testing.T) {
 		"actions":   []map[string]any{{"kind": "create_page", "slug": "sqlite-checkpoints", "title": "SQLite checkpoints", "markdown": "A checkpoint moves WAL pages into the database; see [[sqlite-wal]].\n"}},
 	})
 	srv := modeltest.New(t, ingestReply(), string(second))
-	// Every completion takes 1.5 s; the server reports progress every
-	// 250 ms, and the script's second propose_plan has a 750 ms timeout
-	// that resets on progress.
-	srv.Delay = 1500 * time.Millisecond
+	// Every completion takes 3 s; the server reports progress every
+	// 250 ms, and the script's second propose_plan has a 1.5 s timeout
+	// that resets on progress: it succeeds only by those resets, and a
+	// loaded machine has six intervals, not three (1.5 s and 750 ms
+	// before), to deliver each report.
+	srv.Delay = 3 * time.Second
 	t.Setenv(model.EnvProgress, "250ms")
-	out := node(t, "plan_flow.mjs", "--bin", bin, "--root", root, "--base-url", srv.BaseURL(), "--delay", "1500")
+	out := node(t, "plan_flow.mjs", "--bin", bin, "--root", root, "--base-url", srv.BaseURL(), "--delay", "3000")
 	var sum struct {
 		PlanID     string `json:"plan_id"`
 		SlowPlanID string `json:"slow_plan_id"`

@@ -25,13 +25,15 @@ function events() {
       seen.push(e);
       for (const wt of [...waiters]) if (wt.pred(e)) { waiters.splice(waiters.indexOf(wt), 1); wt.resolve(e); }
     },
-    waitFor(pred, what, ms = 10000) {
+    waitFor(pred, what, ms = 30000) {
       const hit = seen.find(pred);
       if (hit) return Promise.resolve(hit);
       return new Promise((resolve, reject) => {
-        const wt = { pred, resolve };
+        // The timer goes when the event comes: a pending one would keep
+        // node running until it fired.
+        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; saw ${JSON.stringify(seen).slice(0, 2000)}`)), ms);
+        const wt = { pred, resolve: (e) => { clearTimeout(timer); resolve(e); } };
         waiters.push(wt);
-        setTimeout(() => reject(new Error(`timed out waiting for ${what}; saw ${JSON.stringify(seen).slice(0, 2000)}`)), ms);
       });
     },
   };
@@ -116,7 +118,11 @@ try {
   // GET stream, so the last one can land just after the response.
   const want = Number(a.sources) + 2; // the vault, meeting-notes.md and the research note
   const final = () => progress.some((p) => p.progress === want);
-  for (let i = 0; i < 100 && !final(); i++) {
+  // Over SSE the last one must come: wait up to 30 s (only a bound on the
+  // wait; a loaded machine can take seconds). Over streamable HTTP it may be
+  // lost (below), so 2 s tells.
+  const tries = a.transport === "streamable" ? 100 : 1500;
+  for (let i = 0; i < tries && !final(); i++) {
     await new Promise((res) => setTimeout(res, 20));
   }
   w.transport.onmessage = onmessage;

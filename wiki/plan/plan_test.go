@@ -555,14 +555,14 @@ func TestEndpointDownAndSlow(t *testing.T) {
 	}
 
 	slow := newFixture(t, validPlan())
-	slow.srv.Delay = 3 * time.Second
+	slow.srv.Delay = 60 * time.Second // far past the bound below, which a loaded machine must not reach
 	cfg := slow.pr.Model.Config()
 	cfg.Timeout = 200 * time.Millisecond
 	mc, _ := model.New(cfg)
 	slow.pr.Model = mc
 	start := time.Now()
 	_, err = slow.ingest(t)
-	if err == nil || !strings.Contains(wiki.PublicMessage(err), "did not answer within 200ms") || time.Since(start) > 2*time.Second {
+	if err == nil || !strings.Contains(wiki.PublicMessage(err), "did not answer within 200ms") || time.Since(start) > 20*time.Second {
 		t.Errorf("slow: %v after %v", err, time.Since(start))
 	}
 }

@@ -76,6 +76,10 @@ type analyzer struct {
 	prevWordEnd            int
 	chainStart, chainFirst int // byte start of the compound chain, position of its first token
 	chainParts             int
+
+	// Buffers reused from word to word (splitWord's parts, ngrams' units).
+	parts [8][2]int
+	units []ngramUnit
 }
 
 // mnemonic matches tldr's bracketed mnemonic letters inside a word:
@@ -252,7 +256,7 @@ func (a *analyzer) compound(end int) {
 // first token.
 func (a *analyzer) word(start, end int, number bool) int {
 	s := a.src[start:end]
-	parts := splitWord(s, number)
+	parts := splitWord(a.parts[:0], s, number)
 	if len(parts) == 1 && parts[0][0] == 0 && parts[0][1] == len(s) {
 		a.pos++
 		a.emit(token{term: fold(s), start: start, end: end, pos: a.pos, word: !number && !allDigits(s)})
@@ -278,13 +282,14 @@ func (a *analyzer) word(start, end int, number bool) int {
 	return first
 }
 
-// splitWord returns the byte ranges of the parts of an identifier-like word:
+// splitWord appends to dst (from its start) and returns the byte ranges
+// of the parts of an identifier-like word:
 // split at internal punctuation (. _ : ' ’ ,), at lower→Upper and
 // Upper→Upper-lower case changes, and between letters and digits. Parts of
 // one letter left by an apostrophe (the l of l'import, the t of don't) are
 // dropped. A plain word is one part.
-func splitWord(s string, number bool) [][2]int {
-	var parts [][2]int
+func splitWord(dst [][2]int, s string, number bool) [][2]int {
+	parts := dst[:0]
 	apostrophe := false
 	start := -1
 	var prev rune
@@ -356,7 +361,7 @@ func splitWord(s string, number bool) [][2]int {
 		}
 	}
 	if len(parts) == 0 {
-		return [][2]int{{0, len(s)}}
+		return append(parts, [2]int{0, len(s)})
 	}
 	return parts
 }
@@ -410,15 +415,15 @@ func (a *analyzer) flushRun() {
 // set. A single rune is a primary unigram. Combining marks stay with the
 // rune before them.
 func (a *analyzer) ngrams(start, end int, unigrams bool) {
-	type unit struct{ s, e int }
-	var units []unit
+	units := a.units[:0]
 	for i, r := range a.src[start:end] {
 		if unicode.IsMark(r) && len(units) > 0 {
 			units[len(units)-1].e = start + i + utf8.RuneLen(r)
 			continue
 		}
-		units = append(units, unit{start + i, start + i + utf8.RuneLen(r)})
+		units = append(units, ngramUnit{start + i, start + i + utf8.RuneLen(r)})
 	}
+	a.units = units
 	if len(units) == 0 {
 		return
 	}
@@ -442,6 +447,10 @@ func (a *analyzer) ngrams(start, end int, unigrams bool) {
 	}
 	a.pos++
 }
+
+// ngramUnit is the byte range of one unit of ngrams: a rune and the
+// combining marks after it.
+type ngramUnit struct{ s, e int }
 
 func containsHangul(s string) bool {
 	for _, r := range s {
@@ -474,6 +483,15 @@ func fold(s string) string {
 	if ascii {
 		return strings.ToLower(s)
 	}
+	if !foldTableOff {
+		var buf [64]byte
+		if b, ok := appendFoldFast(buf[:0], s); ok {
+			if string(b) == s {
+				return s
+			}
+			return string(b)
+		}
+	}
 	if v, ok := foldCache.Load(s); ok {
 		return v.(string)
 	}
@@ -489,8 +507,12 @@ func fold(s string) string {
 	return f
 }
 
-// foldCache keeps the folded form of words that are not ASCII (folding one
-// takes four Unicode normalisations); words repeat, so most are found here.
+// foldTableOff makes fold skip the fold table (tests compare the two).
+var foldTableOff bool
+
+// foldCache keeps the folded form of the words that are not ASCII and that
+// the fold table cannot fold (folding one takes four Unicode
+// normalisations); words repeat, so most are found here.
 // It is cleared when foldCacheMax words were stored.
 var foldCache sync.Map
 

@@ -1,10 +1,14 @@
 package search
 
 import (
+	"bytes"
+	"hash/maphash"
 	"path"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/llmwiki/llmwiki/wiki"
 )
@@ -232,7 +236,15 @@ func appendStems(dst []string, lang, s string) []string {
 	return dst
 }
 
-var stemCache sync.Map // lang+"\x00"+raw -> stem
+// stemCache maps base language + "\x00" + lower-cased word to its stem,
+// in shards (by a hash of the key) each under its own lock: a lookup with
+// a key built in a buffer makes no string.
+var stemCache [16]struct {
+	mu sync.RWMutex
+	m  map[string]string
+}
+
+var stemSeed = maphash.MakeSeed()
 
 // stemCacheLen counts the entries stored in stemCache since it was last
 // cleared; at stemCacheMax (some 5 MB of words) it is cleared.
@@ -243,26 +255,65 @@ const stemCacheMax = 50_000
 // cachedStem stems one word, remembering the answer (the vocabulary of a
 // wiki is far smaller than its text).
 func cachedStem(lang, raw, folded string) string {
-	lower := strings.ToLower(raw)
-	if strings.ContainsAny(lower, "’'") {
-		lower = folded
+	// The key: the base language, 0, and strings.ToLower(raw) (or
+	// folded, when that holds an apostrophe), built without a string.
+	var buf [96]byte
+	key := append(buf[:0], baseLang(lang)...)
+	key = append(key, 0)
+	n := len(key)
+	key = appendLower(key, raw)
+	if bytes.ContainsAny(key[n:], "’'") {
+		key = append(key[:n], folded...)
 	}
 	// Keyed by what is stemmed (not by the folded form, which "Café" and
 	// "cafe" share): the stem of a word never depends on which form of it
 	// was met first, or on when the cache was last cleared.
-	key := baseLang(lang) + "\x00" + lower
-	if v, ok := stemCache.Load(key); ok {
-		return v.(string)
+	sh := &stemCache[maphash.Bytes(stemSeed, key)%uint64(len(stemCache))]
+	sh.mu.RLock()
+	st, ok := sh.m[string(key)]
+	sh.mu.RUnlock()
+	if ok {
+		return st
 	}
-	st := stem(lang, lower)
+	st = stem(lang, string(key[n:]))
 	if stemCacheLen.Add(1) > stemCacheMax {
 		// A wiki has more distinct words than are worth keeping (a build
 		// of 44k pages meets some 300k): start again rather than grow.
-		stemCache.Clear()
+		for i := range stemCache {
+			c := &stemCache[i]
+			c.mu.Lock()
+			clear(c.m)
+			c.mu.Unlock()
+		}
 		stemCacheLen.Store(1)
 	}
-	stemCache.Store(key, st)
+	sh.mu.Lock()
+	if sh.m == nil {
+		sh.m = map[string]string{}
+	}
+	sh.m[string(key)] = st
+	sh.mu.Unlock()
 	return st
+}
+
+// appendLower appends strings.ToLower(s) to b.
+func appendLower(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			// strings.ToLower maps the runes (an invalid byte becomes
+			// U+FFFD, as ranging over s gives it).
+			for _, r := range s[i:] {
+				b = utf8.AppendRune(b, unicode.ToLower(r))
+			}
+			return b
+		}
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
 }
 
 // Markdown blocks, as search sees them.
@@ -287,9 +338,17 @@ func scanMarkdown(src string, fn func(block)) {
 	fence := ""
 	codeStart, paraStart := -1, -1
 	var code, para strings.Builder
+	// A paragraph's text is its lines, each without its "\r\n" and with
+	// a "\n": while that is src[paraStart:off] (lines that end in "\n"
+	// alone), para is left empty and the text is that part of src.
+	paraSame := false
 	flushPara := func(end int) {
 		if paraStart >= 0 {
-			fn(block{kind: blockProse, text: para.String(), start: paraStart, end: end})
+			text := src[paraStart:end]
+			if !paraSame {
+				text = para.String()
+			}
+			fn(block{kind: blockProse, text: text, start: paraStart, end: end})
 		}
 		para.Reset()
 		paraStart = -1
@@ -332,10 +391,16 @@ func scanMarkdown(src string, fn func(block)) {
 			flushPara(off)
 		default:
 			if paraStart < 0 {
-				paraStart = off
+				paraStart, paraSame = off, true
 			}
-			para.WriteString(line)
-			para.WriteByte('\n')
+			if paraSame && (next-off != len(line)+1 || src[next-1] != '\n') {
+				paraSame = false
+				para.WriteString(src[paraStart:off])
+			}
+			if !paraSame {
+				para.WriteString(line)
+				para.WriteByte('\n')
+			}
 		}
 		off = next
 	}

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -668,17 +667,17 @@ type fileStat struct {
 // sources/** and context.md. Hidden files and folders, writer temp files and
 // symlinks are skipped. Each folder is listed without a stat per entry and
 // each file stated by name in its folder ([wiki.Dir]): one system call per
-// file, not the two an os.Root's ReadDir and Info make.
-func (x *Index) walk() (map[string]fileStat, error) {
+// file, not the two an os.Root's ReadDir and Info make (see listing.go).
+func (x *Index) walk() *listing {
 	return x.walkFrom(nil)
 }
 
-// walkFrom is walk with pages/ and sources/ already listed when out is not
-// nil (see [Index.subscribeWalk]).
-func (x *Index) walkFrom(out map[string]fileStat) (map[string]fileStat, error) {
+// walkFrom is walk with pages/ and sources/ already listed by l when l is
+// not nil (see [Index.subscribeWalk]); it finishes l.
+func (x *Index) walkFrom(l *lister) *listing {
 	root := x.st.Root()
-	if out == nil {
-		out = map[string]fileStat{}
+	if l == nil {
+		l = newLister()
 		for _, top := range []string{"pages", "sources"} {
 			if fi, err := root.Lstat(top); err != nil || !fi.IsDir() {
 				continue
@@ -687,73 +686,14 @@ func (x *Index) walkFrom(out map[string]fileStat) (map[string]fileStat, error) {
 			if err != nil {
 				continue
 			}
-			walkDir(r, top, out)
+			walkDir(r, top, l)
 			r.Close()
 		}
 	}
 	if fi, err := root.Lstat("context.md"); err == nil && fi.Mode().IsRegular() {
-		out["context.md"] = fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+		l.addStat("", "context.md", fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano()})
 	}
-	return out, nil
-}
-
-// walkDir adds the indexable files under the folder r (at rel) to out.
-// Unreadable folders and files are left out, as a walk's errors are.
-func walkDir(r *os.Root, rel string, out map[string]fileStat) {
-	d, err := wiki.OpenDir(r)
-	if err != nil {
-		return
-	}
-	defer d.Close()
-	ents, _ := d.Entries()
-	addFiles(d, rel, ents, out)
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name, ".") || !e.Type.IsDir() {
-			continue
-		}
-		if sub, err := r.OpenRoot(e.Name); err == nil {
-			walkDir(sub, rel+"/"+e.Name, out)
-			sub.Close()
-		}
-	}
-}
-
-// addFiles adds the indexable files among the entries ents of the folder d
-// (at rel) to out, each stated by name in d. A folder of more than
-// parallelStatMin files is stated by up to GOMAXPROCS goroutines (fstatat on
-// one folder descriptor is safe to share): the stats of a 44k-file wiki are
-// most of the start-up walk, and a second core halves them.
-func addFiles(d *wiki.Dir, rel string, ents []wiki.DirEntry, out map[string]fileStat) {
-	var names []string
-	for _, e := range ents {
-		if e.Type.IsRegular() && indexable(rel+"/"+e.Name) {
-			names = append(names, e.Name)
-		}
-	}
-	stats := make([]fileStat, len(names))
-	ok := make([]bool, len(names))
-	statRange := func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if st, err := d.Lstat(names[i]); err == nil && st.Mode.IsRegular() {
-				stats[i], ok[i] = fileStat{size: st.Size, mtime: st.ModTime.UnixNano()}, true
-			}
-		}
-	}
-	if workers := min(runtime.GOMAXPROCS(0), len(names)/parallelStatMin); workers > 1 {
-		var wg sync.WaitGroup
-		per := (len(names) + workers - 1) / workers
-		for lo := 0; lo < len(names); lo += per {
-			wg.Go(func() { statRange(lo, min(lo+per, len(names))) })
-		}
-		wg.Wait()
-	} else {
-		statRange(0, len(names))
-	}
-	for i, name := range names {
-		if ok[i] {
-			out[rel+"/"+name] = stats[i]
-		}
-	}
+	return l.finish()
 }
 
 // indexable reports whether the regular file at rel is one the index holds:
@@ -762,10 +702,6 @@ func addFiles(d *wiki.Dir, rel string, ents []wiki.DirEntry, out map[string]file
 func indexable(rel string) bool {
 	return !strings.HasPrefix(path.Base(rel), ".") && !wiki.IsTempName(rel) && kindOf(rel) != ""
 }
-
-// parallelStatMin is the number of files per goroutine below which a
-// folder's files are stated by one goroutine.
-const parallelStatMin = 256
 
 // reconcile brings the index in step with the files on disk: files whose
 // size or mtime differ from the manifest are hashed, and re-indexed when the
@@ -778,8 +714,7 @@ func (x *Index) reconcile(progress bool) error {
 
 // walkResult is a walk of the files, and when it started.
 type walkResult struct {
-	files map[string]fileStat
-	err   error
+	files *listing
 	t0    time.Time
 }
 
@@ -792,33 +727,17 @@ func (x *Index) startWalk() <-chan walkResult {
 		// Subscribe before the walk, so no outside edit falls between. The
 		// first subscription starts the store's watcher, whose walk lists
 		// the files for this one too.
-		files, err := x.walkFrom(x.subscribeWalk())
-		out <- walkResult{files, err, t0}
+		files := x.walkFrom(x.subscribeWalk())
+		out <- walkResult{files, t0}
 	}()
 	return out
 }
 
 // reconcileWalk is reconcile with the walk done.
 func (x *Index) reconcileWalk(progress bool, w walkResult) error {
-	t0, files, err := w.t0, w.files, w.err
-	if err != nil {
-		return err
-	}
-	x.opMu.Lock()
-	var todo, gone []string
-	for p, fsz := range files {
-		rec, ok := x.man.Files[p]
-		if !ok || rec.Size != fsz.size || rec.MTime != fsz.mtime {
-			todo = append(todo, p)
-		}
-	}
-	for p := range x.man.Files {
-		if _, ok := files[p]; !ok {
-			gone = append(gone, p)
-		}
-	}
-	x.opMu.Unlock()
-	sort.Strings(todo)
+	t0 := w.t0
+	todo, gone := x.compareWalk(w.files)
+	sort.Slice(todo, func(i, j int) bool { return todo[i].path < todo[j].path })
 	if progress {
 		x.mu.Lock()
 		x.total, x.done = len(todo), 0
@@ -835,11 +754,14 @@ func (x *Index) reconcileWalk(progress bool, w walkResult) error {
 		x.mu.RUnlock()
 		x.waitPersisted(g)
 		n, sum := 0, int64(0)
-		for n < len(todo) && n < batchDocs && (n == 0 || sum+files[todo[n]].size <= batchBytes) {
-			sum += files[todo[n]].size
+		for n < len(todo) && n < batchDocs && (n == 0 || sum+todo[n].size <= batchBytes) {
+			sum += todo[n].size
 			n++
 		}
-		chunk := todo[:n]
+		chunk := make([]string, n)
+		for i := range chunk {
+			chunk[i] = todo[i].path
+		}
 		todo = todo[n:]
 		var dels []string
 		if len(chunk) == 0 {
@@ -865,6 +787,48 @@ func (x *Index) reconcileWalk(progress bool, w walkResult) error {
 	x.lastWalk, x.walkCost = time.Now(), time.Since(t0)
 	x.mu.Unlock()
 	return nil
+}
+
+// todoFile is a file a reconciliation re-reads, and its size then.
+type todoFile struct {
+	path string
+	size int64
+}
+
+// compareWalk compares a walk with the manifest (under opMu): the files
+// whose size or mtime differ from it or that it lacks (todo), and the
+// files it holds that the walk did not find (gone). The manifest is looked
+// up without a path allocated per file; the files gone are looked for only
+// when fewer of the manifest's files were found than it holds.
+func (x *Index) compareWalk(files *listing) (todo []todoFile, gone []string) {
+	x.opMu.Lock()
+	defer x.opMu.Unlock()
+	found := 0
+	var buf []byte
+	for _, d := range files.dirs {
+		for i, st := range d.stats {
+			if st.size < 0 {
+				continue
+			}
+			buf = d.path(buf, i)
+			rec, ok := x.man.Files[string(buf)]
+			if ok {
+				found++
+			}
+			if !ok || rec.Size != st.size || rec.MTime != st.mtime {
+				todo = append(todo, todoFile{path: string(buf), size: st.size})
+			}
+		}
+	}
+	if found < len(x.man.Files) {
+		all := files.paths()
+		for p := range x.man.Files {
+			if _, ok := all[p]; !ok {
+				gone = append(gone, p)
+			}
+		}
+	}
+	return todo, gone
 }
 
 // indexPaths re-reads paths from disk and indexes those whose content

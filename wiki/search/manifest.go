@@ -6,6 +6,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"math"
+	"unsafe"
 )
 
 // manifestMagic begins a manifest in the compact encoding below. A
@@ -48,15 +49,17 @@ func encodeManifest(m *manifest) []byte {
 
 var errManifest = errors.New("malformed search manifest")
 
-// decodeManifest reads what encodeManifest wrote, or a gob manifest. The
-// strings it returns share one copy of data.
+// decodeManifest reads what encodeManifest wrote, or a gob manifest. It
+// takes data over: the strings it returns share data's memory (a manifest
+// of 44k files is 5.6 MB, and copying it was a tenth of reading it), so the
+// caller must never change data afterwards.
 func decodeManifest(data []byte) (manifest, error) {
 	var m manifest
 	if !bytes.HasPrefix(data, []byte(manifestMagic)) {
 		err := gob.NewDecoder(bytes.NewReader(data)).Decode(&m)
 		return m, err
 	}
-	all := string(data) // one copy; every string below is a slice of it
+	all := unsafe.String(unsafe.SliceData(data), len(data)) // every string below is a slice of it
 	pos := len(manifestMagic)
 	bad := false
 	uv := func() uint64 {

@@ -159,6 +159,23 @@ func BenchmarkScaleServe(b *testing.B) {
 	}
 }
 
+// BenchmarkScaleStart measures only start to first answer (see
+// scaleStart), b.N starts, on the wiki of a previous BenchmarkScale run, for
+// profiling the start:
+//
+//	go test ./wiki/search -run '^$' -bench ScaleStart -benchtime 20x -scale.dir DIR -cpuprofile cpu.out
+//
+// It skips when -scale.dir holds no built index.
+func BenchmarkScaleStart(b *testing.B) {
+	if *scaleDir == "" {
+		b.Skip("needs -scale.dir with the wiki of a BenchmarkScale run")
+	}
+	if _, err := os.Stat(filepath.Join(*scaleDir, manifestFile)); err != nil {
+		b.Skip("no built index in -scale.dir; run BenchmarkScale with it first")
+	}
+	scaleStartN(b, *scaleDir, b.N)
+}
+
 // scaleLatency prints search latency over 200 varied queries (warm) and
 // the peak RSS meanwhile.
 func scaleLatency(b *testing.B, x *Index, root string) {
@@ -185,11 +202,14 @@ func scaleLatency(b *testing.B, x *Index, root string) {
 
 // scaleStart prints start to first answer with the index built: open the
 // store and the index, reconcile, answer one search (5 times).
-func scaleStart(b *testing.B, root string) {
+func scaleStart(b *testing.B, root string) { scaleStartN(b, root, 5) }
+
+// scaleStartN is scaleStart with n starts.
+func scaleStartN(b *testing.B, root string, n int) {
 	ctx := context.Background()
 	var starts []time.Duration
 	cpu0 := cpuTime()
-	for k := 0; k < 5; k++ {
+	for k := 0; k < n; k++ {
 		t0 := time.Now()
 		st, err := wiki.Open(root)
 		if err != nil {
@@ -206,7 +226,7 @@ func scaleStart(b *testing.B, root string) {
 		x.Close()
 		st.Close()
 	}
-	cpu := (cpuTime() - cpu0) / 5
+	cpu := (cpuTime() - cpu0) / time.Duration(n)
 	fmt.Printf("scale: start to first answer (open store and index, reconcile, one search): min %s, p50 %s, max %s; %s CPU each (with close)\n", pct(starts, 0), pct(starts, 50), pct(starts, 100), cpu.Round(time.Millisecond))
 }
 

@@ -288,7 +288,7 @@ func (f *lineFilter) mayMatch(line string) bool {
 		}
 	}
 	if !ascii {
-		// Fold word by word (the words of a page repeat: fold keeps them).
+		// Fold word by word.
 		b = b[:0]
 		for rest := line; rest != ""; {
 			k := strings.IndexByte(rest, ' ')
@@ -298,7 +298,7 @@ func (f *lineFilter) mayMatch(line string) bool {
 			} else {
 				rest = ""
 			}
-			b = appendSqueezed(b, fold(w))
+			b = appendFoldSqueezed(b, w)
 			b = append(b, ' ')
 		}
 	}
@@ -333,6 +333,27 @@ func (f *lineFilter) mayMatch(line string) bool {
 }
 
 func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+// appendFoldSqueezed appends fold(w) without its squeezed bytes to b,
+// folding in place when the fold table can (no string is made).
+func appendFoldSqueezed(b []byte, w string) []byte {
+	if foldTableOff {
+		return appendSqueezed(b, fold(w))
+	}
+	n := len(b)
+	b, ok := appendFoldFast(b, w)
+	if !ok {
+		return appendSqueezed(b, fold(w))
+	}
+	j := n
+	for i := n; i < len(b); i++ {
+		if !squeezed(b[i]) {
+			b[j] = b[i]
+			j++
+		}
+	}
+	return b[:j]
+}
 
 // appendSqueezed appends s without its squeezed bytes to b.
 func appendSqueezed(b []byte, s string) []byte {

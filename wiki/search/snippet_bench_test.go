@@ -4,13 +4,21 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io/fs"
+	"math/rand"
 	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki"
 )
 
 var snippetsWiki = flag.String("snippets.wiki", "", "a built wiki for BenchmarkSnippets to use as it is (the -scale.dir of BenchmarkScale), instead of the Obsidian Help vault")
+
+var snippetsLang = flag.String("snippets.lang", "", "BenchmarkSnippetsTitles: take the query words from the file names of this language's folder (th, de...) only")
+
+var snippetsFoldSlow = flag.Bool("snippets.foldslow", false, "BenchmarkSnippetsTitles: fold without the fold table, as before it")
 
 var snippetsDir = flag.String("snippets.dir", "", "folder for BenchmarkSnippets' wiki of ../shared/corpora/obsidian-help (kept between runs); default a temp folder")
 
@@ -23,9 +31,9 @@ type snippetCase struct {
 }
 
 // snippetCases opens (building when needed) a wiki of the Obsidian Help
-// vault and returns the hits of 200 varied queries with their snippets
-// cleared.
-func snippetCases(b *testing.B) (*Index, []snippetCase, func()) {
+// vault and returns the hits of 200 queries (from queries, given the wiki's
+// root) with their snippets cleared.
+func snippetCases(b *testing.B, queries func(root string) []string) (*Index, []snippetCase, func()) {
 	dir := *snippetsDir
 	if dir == "" {
 		dir = filepath.Join(b.TempDir(), "w")
@@ -44,7 +52,7 @@ func snippetCases(b *testing.B) (*Index, []snippetCase, func()) {
 	ctx := context.Background()
 	x.Wait(ctx)
 	var cases []snippetCase
-	for _, q := range scaleQueries(b, root, 200) {
+	for _, q := range queries(root) {
 		r, err := x.Search(ctx, Query{Text: q})
 		if err != nil {
 			b.Fatalf("%q: %v", q, err)
@@ -68,7 +76,7 @@ func snippetCases(b *testing.B) (*Index, []snippetCase, func()) {
 //
 //	go test ./wiki/search -run '^$' -bench Snippets -snippets.dir DIR
 func BenchmarkSnippets(b *testing.B) {
-	x, cases, done := snippetCases(b)
+	x, cases, done := snippetCases(b, func(root string) []string { return scaleQueries(b, root, 200) })
 	defer done()
 	run := func(c snippetCase) []Hit {
 		hs := make([]Hit, len(c.hits))
@@ -110,4 +118,69 @@ func BenchmarkSnippets(b *testing.B) {
 			b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 		})
 	}
+}
+
+// BenchmarkSnippetsTitles measures the snippets of one search (its hits,
+// up to 10, one after another) for queries like cmd/llmwiki-load's: one or
+// two words of four letters or more from the file names of the Obsidian
+// Help vault (35 languages), 200 queries. cpu-ms/op is the process's CPU
+// time per search:
+//
+//	go test ./wiki/search -run '^$' -bench SnippetsTitles -benchtime 200x -snippets.dir DIR
+//
+// (-benchtime 200x: each query once, so runs compare)
+func BenchmarkSnippetsTitles(b *testing.B) {
+	x, cases, done := snippetCases(b, func(root string) []string { return titleQueries(root, 200) })
+	defer done()
+	foldTableOff = *snippetsFoldSlow
+	defer func() { foldTableOff = false }()
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		c := cases[i%len(cases)]
+		for _, h := range c.hits {
+			h := Hit{Path: h.Path, Lang: h.Lang}
+			x.fillSnippet(&h, c.groups, c.codeAsk)
+		}
+	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+}
+
+// titleQueries returns n queries of one or two words (four letters or
+// more) from the names of the files under root/pages, as cmd/llmwiki-load
+// asks them.
+func titleQueries(root string, n int) []string {
+	seen := map[string]bool{}
+	var words []string
+	filepath.WalkDir(filepath.Join(root, "pages"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
+			return nil
+		}
+		if *snippetsLang != "" && !strings.Contains(filepath.ToSlash(p), "/obsidian-help/"+*snippetsLang+"/") {
+			return nil
+		}
+		name := strings.TrimSuffix(d.Name(), ".md")
+		for _, f := range strings.FieldsFunc(name, func(r rune) bool { return r == ' ' || r == '-' || r == '_' || r == '(' || r == ')' }) {
+			if len([]rune(f)) >= 4 && !seen[f] {
+				seen[f] = true
+				words = append(words, f)
+			}
+		}
+		return nil
+	})
+	sort.Strings(words)
+	if len(words) == 0 {
+		return nil
+	}
+	rng := rand.New(rand.NewSource(1))
+	qs := make([]string, 0, n)
+	for range n {
+		q := words[rng.Intn(len(words))]
+		if rng.Intn(2) == 0 {
+			q += " " + words[rng.Intn(len(words))]
+		}
+		qs = append(qs, q)
+	}
+	return qs
 }

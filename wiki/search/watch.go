@@ -28,7 +28,9 @@ type feedState struct {
 // subscribe takes the index's cursor once, before its first walk, so no
 // edit falls between the walk and the feed.
 func (x *Index) subscribe() *wiki.ChangeSub {
-	x.subscribeWalk()
+	if l := x.subscribeWalk(); l != nil {
+		l.finish() // not the start's walk: its stat goroutines must end
+	}
 	return x.feed.sub
 }
 
@@ -36,18 +38,19 @@ func (x *Index) subscribe() *wiki.ChangeSub {
 // taking it started the store's watcher, the watcher's walk listed the
 // files for the index too ([wiki.Store.WatchChangesVisit]) and they are
 // returned (pages/ and sources/, as [Index.walk] lists them, without
-// context.md); else nil.
-func (x *Index) subscribeWalk() map[string]fileStat {
-	var files map[string]fileStat
+// context.md; stats may still be under way: finish the lister); else nil.
+func (x *Index) subscribeWalk() *lister {
+	var files *lister
 	x.feed.once.Do(func() {
-		files = map[string]fileStat{}
+		files = newLister()
 		sub, ok := x.st.WatchChangesVisit(func(rel string, d *wiki.Dir, ents []wiki.DirEntry) {
 			if rel == "pages" || rel == "sources" || strings.HasPrefix(rel, "pages/") || strings.HasPrefix(rel, "sources/") {
-				addFiles(d, rel, ents, files)
+				files.add(d, rel, ents)
 			}
 		})
 		x.feed.sub = sub
 		if !ok {
+			files.finish() // partial: the index walks itself
 			files = nil
 		}
 	})
