@@ -217,8 +217,15 @@ func (s *Store) recover(ctx context.Context) error {
 }
 
 // cleanTemps removes the temp files crashed writers left, under all locks.
+// It first completes a write journaled since Open's recovery (another
+// process that crashed mid-commit while this sweep waited, see sweepWait):
+// the temp files that journal names hold the write's new content, and
+// removing them would leave that write half done for good.
 func (s *Store) cleanTemps(ctx context.Context) error {
-	return s.underAllLocks(ctx, "internal:recover", s.removeStaleTemps)
+	return s.underAllLocks(ctx, "internal:recover", func(call *Call) {
+		s.recoverJournal(call)
+		s.removeStaleTemps(call)
+	})
 }
 
 // underAllLocks runs fn with a call of tool under the project, state and
