@@ -796,12 +796,7 @@ func (f *changeFeed) sync(ctx context.Context) {
 		f.smu.Unlock()
 		return
 	}
-	if c := CallFrom(ctx); c != nil && !c.begun.IsZero() && !f.doneTouch.IsZero() && !f.doneTouch.Before(c.begun) {
-		// A round that touched the sync file after this call began has
-		// ended: every edit that finished before the call was read then.
-		// (A call that syncs twice, through the page catalogue and the
-		// link graph say, or that arrived while such a round ran, pays
-		// for no second round.)
+	if f.seenSinceLocked(ctx) {
 		f.smu.Unlock()
 		return
 	}
@@ -819,8 +814,9 @@ func (f *changeFeed) sync(ctx context.Context) {
 		}
 		f.smu.Lock()
 		r.waiters--
-		if ctx.Err() != nil || r.seq > arrived {
-			// that round started after the caller arrived
+		if ctx.Err() != nil || r.seq > arrived || f.seenSinceLocked(ctx) {
+			// that round started after the caller arrived, or touched
+			// the sync file after its call began
 			f.smu.Unlock()
 			return
 		}
@@ -873,6 +869,17 @@ func (f *changeFeed) sync(ctx context.Context) {
 	}
 	f.smu.Unlock()
 	close(r.done)
+}
+
+// seenSinceLocked reports whether a round that touched the sync file after
+// the call in ctx began has ended: every edit that finished before the call
+// was read then, so the call needs no round of its own (a call that syncs
+// twice, through the page catalogue and the link graph say, or that began
+// before a round it then waited for, pays for no second round). Call with
+// smu held.
+func (f *changeFeed) seenSinceLocked(ctx context.Context) bool {
+	c := CallFrom(ctx)
+	return c != nil && !c.begun.IsZero() && !f.doneTouch.IsZero() && !f.doneTouch.Before(c.begun)
 }
 
 // touchSync changes the sync file's times so the watcher reports it. It

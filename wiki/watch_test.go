@@ -1001,3 +1001,50 @@ func TestChangeFeedOneRoundPerCall(t *testing.T) {
 		t.Error("the new call did not see the page written before it began")
 	}
 }
+
+// A call that began before a round touched the sync file, and waited for
+// that round, needs no round of its own once it ends.
+func TestChangeFeedWaitedRoundServesCall(t *testing.T) {
+	s, _ := newStore(t)
+	titles(t, s)
+	feedSkip(t, s)
+	f := s.feed
+	f.smu.Lock()
+	before := f.rounds
+	f.smu.Unlock()
+	gate, entered := make(chan struct{}), make(chan uint64, 4)
+	f.testHookRound = func(seq uint64) {
+		entered <- seq
+		if seq == before+1 {
+			<-gate
+		}
+	}
+	defer func() { f.testHookRound = nil }()
+	ctx := WithCall(context.Background(), NewCall("read_page", "sess", nil)) // begins now
+	done := make(chan struct{}, 2)
+	go func() { s.syncFeed(context.Background()); done <- struct{}{} }() // round 1, held before its touch
+	<-entered
+	go func() { s.syncFeed(ctx); done <- struct{}{} }()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		f.smu.Lock()
+		w := f.round.waiters
+		f.smu.Unlock()
+		if w == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the call never waited for round 1")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(gate) // round 1 touches now: after the call began
+	<-done
+	<-done
+	f.smu.Lock()
+	n := f.rounds - before
+	f.smu.Unlock()
+	if n != 1 {
+		t.Errorf("%d rounds, want 1: the round the call waited for served it", n)
+	}
+}
