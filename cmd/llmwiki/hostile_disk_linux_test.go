@@ -32,10 +32,13 @@ func mountTmpfs(t *testing.T, size string) string {
 }
 
 // fillDisk writes a file until the file system is full and returns it.
+// Called again with the same dir it tops the file up: the server's
+// background work (bleve merging segments and deleting the old ones) can
+// free space after a fill, and a test of a full disk must write on one.
 func fillDisk(t *testing.T, dir string) string {
 	t.Helper()
 	p := filepath.Join(dir, "filler")
-	f, err := os.Create(p)
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,6 +48,14 @@ func fillDisk(t *testing.T, dir string) string {
 		if _, err := f.Write(chunk); err != nil {
 			if !errors.Is(err, syscall.ENOSPC) {
 				t.Fatal(err)
+			}
+			// Fill the last partial block too.
+			for _, n := range []int{2048, 1024, 512, 256, 128, 64, 32, 16, 8, 4, 2, 1} {
+				for {
+					if _, err := f.Write(chunk[:n]); err != nil {
+						break
+					}
+				}
 			}
 			return p
 		}
@@ -88,6 +99,9 @@ func TestRealDiskFullAndReadOnly(t *testing.T) {
 		t.Helper()
 		for _, wr := range writes {
 			n++
+			if state == "full" {
+				fillDisk(t, mnt) // space freed since by the server's background work is taken again
+			}
 			r, err := c.tool(wr.name, wr.args)
 			if err != nil {
 				t.Fatalf("%s on a %s disk: %v", wr.name, state, err)
