@@ -24,6 +24,9 @@ type token struct {
 	// word marks a letter word that a stemmer may reduce (not a number, not
 	// an n-gram of a script written without spaces).
 	word bool
+	// letter marks an extra that is one letter of an n-gram run (see
+	// analyzer.ngrams), emitted beside the bigram it starts.
+	letter bool
 }
 
 // fieldGap is the position gap [analyze] leaves at a [fieldSep], so a phrase
@@ -442,7 +445,7 @@ func (a *analyzer) ngrams(start, end int, unigrams bool) {
 			if i+1 == len(units) {
 				p = a.pos + 1
 			}
-			a.emit(token{term: fold(a.src[units[i].s:units[i].e]), start: units[i].s, end: units[i].e, pos: p, extra: true})
+			a.emit(token{term: fold(a.src[units[i].s:units[i].e]), start: units[i].s, end: units[i].e, pos: p, extra: true, letter: true})
 		}
 	}
 	a.pos++

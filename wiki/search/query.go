@@ -10,7 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
@@ -393,7 +392,7 @@ func (x *Index) readQuery(q Query) ([]group, string, bool, []string) {
 	var words []string
 	analyze(q.Text, func(t token) {
 		if t.extra {
-			if ngramUnigram(t.term) {
+			if t.letter {
 				// A letter of a run of Chinese, Japanese, Thai, Khmer...
 				// text, an extra form of the bigram it starts: as an
 				// alternative it would let the bigram's group match every
@@ -653,20 +652,4 @@ func prefix(p string) query.Query {
 	q := query.NewPrefixQuery(p)
 	q.SetField("path")
 	return q
-}
-
-// ngramUnigram reports whether term is one unit of a script indexed by
-// bigrams (see analyzer.ngrams: a rune and the combining marks after it):
-// Han, kana, Hangul, or a script written without spaces (isNoSpaceScript).
-func ngramUnigram(term string) bool {
-	r, n := utf8.DecodeRuneInString(term)
-	if n == 0 || !(isNoSpaceScript(r) || unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)) {
-		return false
-	}
-	for _, m := range term[n:] {
-		if !unicode.IsMark(m) {
-			return false
-		}
-	}
-	return true
 }
