@@ -661,26 +661,6 @@ func TestChangeFeedSharesSyncRounds(t *testing.T) {
 		}
 	}
 	defer func() { f.testHookRound = nil }()
-	// waitFor polls the feed until n callers wait on round seq.
-	waitFor := func(seq uint64, n int) {
-		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			w := -1
-			f.smu.Lock()
-			if f.round != nil && f.round.seq == seq {
-				w = f.round.waiters
-			}
-			f.smu.Unlock()
-			if w == n {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%d callers waiting on round %d, want %d", w, seq, n)
-			}
-			time.Sleep(time.Millisecond)
-		}
-	}
 	var wg sync.WaitGroup
 	call := func() {
 		wg.Add(1)
@@ -696,12 +676,12 @@ func TestChangeFeedSharesSyncRounds(t *testing.T) {
 	for i := 0; i < 49; i++ {
 		call() // arrive during round 1: it started before them, so they wait for it and then for one more
 	}
-	waitFor(before+1, 49)
+	waitRoundWaiters(t, f, before+1, 49)
 	close(gates[before+1])
 	if seq := <-entered; seq != before+2 {
 		t.Fatalf("second round is %d, want %d", seq, before+2)
 	}
-	waitFor(before+2, 48) // one of the 49 started round 2; the others ride it
+	waitRoundWaiters(t, f, before+2, 48) // one of the 49 started round 2; the others ride it
 	close(gates[before+2])
 	wg.Wait()
 	f.smu.Lock()
@@ -1025,19 +1005,7 @@ func TestChangeFeedWaitedRoundServesCall(t *testing.T) {
 	go func() { s.syncFeed(context.Background()); done <- struct{}{} }() // round 1, held before its touch
 	<-entered
 	go func() { s.syncFeed(ctx); done <- struct{}{} }()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		f.smu.Lock()
-		w := f.round.waiters
-		f.smu.Unlock()
-		if w == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the call never waited for round 1")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitRoundWaiters(t, f, before+1, 1)
 	close(gate) // round 1 touches now: after the call began
 	<-done
 	<-done
@@ -1046,5 +1014,27 @@ func TestChangeFeedWaitedRoundServesCall(t *testing.T) {
 	f.smu.Unlock()
 	if n != 1 {
 		t.Errorf("%d rounds, want 1: the round the call waited for served it", n)
+	}
+}
+
+// waitRoundWaiters polls f until n callers wait on the sync round seq (the
+// round must be running), failing after 30 s.
+func waitRoundWaiters(t *testing.T, f *changeFeed, seq uint64, n int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		w := -1
+		f.smu.Lock()
+		if f.round != nil && f.round.seq == seq {
+			w = f.round.waiters
+		}
+		f.smu.Unlock()
+		if w == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d callers waiting on round %d, want %d", w, seq, n)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
