@@ -12,6 +12,7 @@ import (
 	"github.com/llmwiki/llmwiki/tools"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/search"
 	"github.com/mark3labs/mcp-go/server"
 	"golang.org/x/term"
 )
@@ -35,6 +36,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 			return err
 		}
 	}
+	search.SpareProcForMerges()
 	log := newLogger(e)
 	if err := startPprof(ctx, e, e.getenv("LLMWIKI_PPROF"), log); err != nil {
 		return err

@@ -69,6 +69,7 @@ type guard struct {
 	deadOnce  sync.Once
 	onError   func(*guard, error) // called (in its own goroutine) on a background failure
 	pending   atomic.Int64        // batches applied but not yet on disk
+	lowered   atomic.Bool         // the merger's thread runs at low priority (merge.go)
 
 	mu       sync.Mutex
 	meta     os.FileInfo // index_meta.json when opened
@@ -90,6 +91,10 @@ func onScorchEvent(e scorch.Event) bool {
 	// persister and merger loops recover and report, not a crash.
 	debug.SetPanicOnFault(true)
 	v, ok := guardsByScorch.Load(e.Scorch)
+	if ok && e.Kind == scorch.EventKindPreMergeCheck && v.(*guard).lowered.CompareAndSwap(false, true) {
+		// Fired in the merger's goroutine before each merge plan.
+		lowerMergerPriority()
+	}
 	if !ok || !v.(*guard).abandoned.Load() {
 		return true
 	}

@@ -383,10 +383,12 @@ func (x *Index) openLocked(why string, prev *prevIndex) (string, error) {
 // (persisted in the background within milliseconds; the manifest is saved
 // only when every batch is persisted, so a crash costs a re-index of the
 // files changed since, never a file the index silently lacks), and the
-// callbacks of guard.go watch the background goroutines.
+// callbacks of guard.go watch the background goroutines; merges follow
+// mergePlanOptions (merge.go).
 func runtimeConfig() map[string]any {
 	return map[string]any{"bolt_timeout": "1s", "unsafe_batch": true,
-		"eventCallbackName": callbackName, "asyncErrorCallbackName": callbackName}
+		"eventCallbackName": callbackName, "asyncErrorCallbackName": callbackName,
+		"scorchMergePlanOptions": mergePlanOptions()}
 }
 
 func shortErr(err error) string {

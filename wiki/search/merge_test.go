@@ -1,0 +1,90 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmwiki/llmwiki/wiki"
+)
+
+// BenchmarkWriteChurn measures what one-page writes cost the index's
+// background merging (merge.go) on a 6k-page wiki, all of Obsidian Help as
+// pages: 600 updates of 64 existing pages, one Apply each, 75 ms apart
+// (the load test writes about 13 times a second), then the merges they
+// caused (documents' segments combined, bytes written, time spent), the
+// segments left, and the latency of 200 searches afterwards:
+//
+//	go test ./wiki/search -run '^$' -bench WriteChurn -benchtime 1x -v
+//
+// It skips without ../shared. Figures at bleve's default policy (floor 2000
+// documents, growth 10) and at ours are in merge.go.
+func BenchmarkWriteChurn(b *testing.B) {
+	root := corpusWiki(b, b.TempDir(), "obsidian-help")
+	ctx := context.Background()
+	for i := 0; i < b.N; i++ {
+		if i > 0 {
+			continue
+		}
+		st, err := wiki.Open(root)
+		if err != nil {
+			b.Fatal(err)
+		}
+		x := Open(st, Options{})
+		st.AddDerived(x)
+		x.Start()
+		if err := x.Wait(ctx); err != nil {
+			b.Fatal(err)
+		}
+		time.Sleep(2 * time.Second) // the build's last merges
+		before := scorchStats(x)
+		var pages []string
+		filepath.WalkDir(filepath.Join(root, "pages"), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") && len(pages) < 64 {
+				rel, _ := filepath.Rel(root, p)
+				pages = append(pages, filepath.ToSlash(rel))
+			}
+			return nil
+		})
+		const writes = 600
+		cpu0 := cpuTime()
+		for k := 0; k < writes; k++ {
+			data := fmt.Appendf(nil, "# Churn %d\n\nUpdate %d of this page mentions qwxz%d and tar archives.\n", k, k, k)
+			if err := x.Apply(ctx, []wiki.Change{{Path: pages[k%len(pages)], Op: wiki.OpReplace, Data: data}}); err != nil {
+				b.Fatal(err)
+			}
+			time.Sleep(75 * time.Millisecond)
+		}
+		time.Sleep(2 * time.Second) // the writes' last merges
+		cpu := cpuTime() - cpu0
+		after := scorchStats(x)
+		d := func(k string) uint64 { return after[k] - before[k] }
+		fmt.Printf("churn: %d page updates: %d merges of %d segments, %.1f MB written by merges in %s; %d segments after the build, %d at the end; %s CPU in all\n",
+			writes, d("TotFileMergePlanTasksDone"), d("TotFileMergeSegments"), float64(d("TotFileMergeWrittenBytes"))/1e6,
+			time.Duration(d("TotFileMergeZapTime")).Round(time.Millisecond), before["TotFileSegmentsAtRoot"], after["TotFileSegmentsAtRoot"], cpu.Round(time.Millisecond))
+		b.ReportMetric(float64(d("TotFileMergeWrittenBytes"))/1e6, "merged-MB")
+		scaleLatency(b, x, root)
+		x.Close()
+		st.Close()
+	}
+}
+
+// scorchStats returns the numeric counters of the open index's scorch
+// statistics (TotFileMergeWrittenBytes and the like).
+func scorchStats(x *Index) map[string]uint64 {
+	x.mu.RLock()
+	idx := x.idx
+	x.mu.RUnlock()
+	out := map[string]uint64{}
+	m, _ := idx.StatsMap()["index"].(map[string]any)
+	for k, v := range m {
+		if u, ok := v.(uint64); ok {
+			out[k] = u
+		}
+	}
+	return out
+}
