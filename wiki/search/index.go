@@ -125,6 +125,7 @@ type Index struct {
 	private  bool
 	owner    *flock.Flock
 	closed   bool
+	closing  chan struct{} // closed when Close begins
 	lastWalk time.Time
 	walkCost time.Duration
 
@@ -149,7 +150,7 @@ func Open(st *wiki.Store, opt Options) *Index {
 	if log == nil {
 		log = st.Logger()
 	}
-	x := &Index{st: st, opt: opt, log: log, state: StateBuilding, ready: make(chan struct{})}
+	x := &Index{st: st, opt: opt, log: log, state: StateBuilding, ready: make(chan struct{}), closing: make(chan struct{})}
 	x.reason = "the index has not been opened yet"
 	return x
 }
@@ -593,6 +594,7 @@ func (x *Index) Close() error {
 		return nil
 	}
 	x.closed = true
+	close(x.closing)
 	x.mu.Unlock()
 	x.building.Wait()
 	x.opMu.Lock()
@@ -779,6 +781,9 @@ func (x *Index) reconcileWalk(progress bool, w walkResult) error {
 			x.done += n
 			x.mu.Unlock()
 		}
+	}
+	if changed >= compactAfter && !x.isClosed() {
+		x.compact()
 	}
 	x.opMu.Lock()
 	if changed > 0 {
