@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
@@ -31,12 +32,38 @@ func mountTmpfs(t *testing.T, size string) string {
 	return mnt
 }
 
+// waitDiskQuiet waits until the free space of the file system at dir has
+// not changed for half a second (at most 15 s): the server's background
+// work after a write (bleve persisting and merging segments at low
+// priority, then deleting the old ones) has ended, so it frees no space
+// after a fill.
+func waitDiskQuiet(t *testing.T, dir string) {
+	t.Helper()
+	free := func() uint64 {
+		var st syscall.Statfs_t
+		if err := syscall.Statfs(dir, &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Bfree
+	}
+	last, same := free(), 0
+	for deadline := time.Now().Add(15 * time.Second); same < 10 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+		if f := free(); f == last {
+			same++
+		} else {
+			last, same = f, 0
+		}
+	}
+}
+
 // fillDisk writes a file until the file system is full and returns it.
 // Called again with the same dir it tops the file up: the server's
 // background work (bleve merging segments and deleting the old ones) can
 // free space after a fill, and a test of a full disk must write on one.
 func fillDisk(t *testing.T, dir string) string {
 	t.Helper()
+	waitDiskQuiet(t, dir)
 	p := filepath.Join(dir, "filler")
 	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
