@@ -15,8 +15,8 @@ import (
 )
 
 // TestMergerRunsAtLowPriority: once writes reach the index, one thread of
-// the process (the merger's) runs at nice mergerNice, and the thread
-// running the test does not.
+// the process (the merger's) runs mergerNice lower than the test's own
+// thread.
 func TestMergerRunsAtLowPriority(t *testing.T) {
 	st, _, _ := testWiki(t, fixture)
 	ctx := context.Background()
@@ -28,32 +28,34 @@ func TestMergerRunsAtLowPriority(t *testing.T) {
 		}
 		last = w
 	}
+	base := threadNice(t, strconv.Itoa(unix.Gettid())) // the process's nice, 0 unless started with nice
+	want := min(base+mergerNice, 19)
+	if base >= 19 {
+		t.Skip("the process runs at nice 19: there is no lower priority")
+	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		low, all := threadNices(t)
+		low, all := threadNices(t, want)
 		if low > 0 {
-			if self := threadNice(t, strconv.Itoa(unix.Gettid())); self != 0 {
-				t.Errorf("the test's own thread runs at nice %d, want 0", self)
-			}
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no thread at nice %d after the writes; nices of the %d threads: %v", mergerNice, len(all), all)
+			t.Fatalf("no thread at nice %d after the writes; nices of the %d threads: %v", want, len(all), all)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
 
-// threadNices returns how many of the process's threads run at mergerNice,
+// threadNices returns how many of the process's threads run at nice want,
 // and every thread's nice value.
-func threadNices(t *testing.T) (low int, all []int) {
+func threadNices(t *testing.T, want int) (low int, all []int) {
 	ents, err := os.ReadDir("/proc/self/task")
 	if err != nil {
 		t.Skip("no /proc/self/task:", err)
 	}
 	for _, e := range ents {
 		n := threadNice(t, e.Name())
-		if n == mergerNice {
+		if n == want {
 			low++
 		}
 		all = append(all, n)
