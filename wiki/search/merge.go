@@ -48,14 +48,14 @@ func mergePlanOptions() map[string]any {
 	return map[string]any{"FloorSegmentSize": mergeFloorSegmentSize, "TierGrowth": mergeTierGrowth}
 }
 
-// mergerNice is the OS priority (nice value, 0-19; higher is lower
-// priority) of the thread that runs an index's merges, where the platform
-// allows one thread's priority to be lowered (Linux). A merge is background
-// work that may take a core for a second or more; at nice 10 a thread
-// gets about a tenth of the CPU a call's thread gets when they compete, so
-// calls answer first and merges still keep up (under the load test's
-// saturation, 53 writes a second, the merger spent 18 s of 60 merging and
-// ended with 12 segments).
+// mergerNice is how many nice levels (Linux thread priorities, -20 to 19;
+// higher is lower priority) the thread that runs an index's merges is put
+// below its own, where the platform allows one thread's priority to be
+// lowered (Linux). A merge is background work that may take a core for a
+// second or more; 10 levels down a thread gets about a tenth of the CPU a
+// call's thread gets when they compete, so calls answer first and merges
+// still keep up (under the load test's saturation, 53 writes a second, the
+// merger spent 18 s of 60 merging and ended with 12 segments).
 const mergerNice = 10
 
 var spareProc sync.Once
@@ -77,9 +77,10 @@ func SpareProcForMerges() {
 // compact merges the open index's segments once by bleve's default merge
 // plan (floor 2,000 documents, growth 10), after its batches are on disk
 // (scorch merges only persisted segments), and returns when the merge is
-// done, Close begins (the merge is abandoned; the segments stay as they
-// were), or after compactTimeout. Errors are logged: an
-// index left with more segments answers the same, a little slower.
+// done, Close begins (the merge is cancelled; the segments stay as they
+// were), the index is abandoned or fails, or after compactTimeout. Errors
+// are logged: an index left with more segments answers the same, a little
+// slower.
 func (x *Index) compact() {
 	x.mu.RLock()
 	idx, g := x.idx, x.guard
@@ -101,20 +102,40 @@ func (x *Index) compact() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), compactTimeout)
 	defer cancel()
-	go func() {
-		select {
-		case <-x.closing: // Close waits for the build, so the merge stops
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	t0 := time.Now()
 	mo := mergeplan.DefaultMergePlanOptions
-	if _, err := protect(func() (struct{}, error) { return struct{}{}, s.ForceMerge(ctx, &mo) }); err != nil {
-		x.log.Warn("search index: merging the build's segments failed; the index answers as it is", "err", err)
-		return
+	done := make(chan error, 1)
+	go func() {
+		_, err := protect(func() (struct{}, error) { return struct{}{}, s.ForceMerge(ctx, &mo) })
+		done <- err
+	}()
+	// Cancelling ctx stops a merge under way. An index abandoned meanwhile
+	// parks its merger forever, and ForceMerge with it: that goroutine is
+	// left behind like the index's own.
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				x.log.Warn("search index: merging the build's segments failed; the index answers as it is", "err", err)
+				return
+			}
+			x.log.Debug("search index: build's segments merged", "took", time.Since(t0).Round(time.Millisecond))
+			return
+		case <-x.closing: // Close waits for the build: stop the merge
+			return
+		case <-ctx.Done():
+			x.log.Warn("search index: merging the build's segments took too long; left to the background merger", "took", time.Since(t0).Round(time.Millisecond))
+			return
+		case <-g.dead:
+			return
+		case <-tick.C:
+			if g.abandoned.Load() {
+				return
+			}
+		}
 	}
-	x.log.Debug("search index: build's segments merged", "took", time.Since(t0).Round(time.Millisecond))
 }
 
 // compactTimeout bounds compact's wait.

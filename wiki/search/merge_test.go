@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -87,4 +88,36 @@ func scorchStats(x *Index) map[string]uint64 {
 		}
 	}
 	return out
+}
+
+// TestBigBuildEndsCompacted: a build of compactAfter files or more ends
+// with its segments merged by bleve's default plan, a few instead of the
+// dozen the write-time policy would leave, and a Close right after a big
+// build starts does not wait for that merge.
+func TestBigBuildEndsCompacted(t *testing.T) {
+	files := map[string]string{}
+	for i := 0; i < compactAfter+500; i++ {
+		files[fmt.Sprintf("pages/p%04d.md", i)] = fmt.Sprintf("# Page %d\n\nWord%d and the shared words tar archive.\n", i, i)
+	}
+	_, x, dir := testWiki(t, files)
+	if n := scorchStats(x)["TotFileSegmentsAtRoot"]; n > 3 {
+		t.Errorf("%d segments after a build of %d files, want at most 3", n, len(files))
+	}
+	first(t, x, Query{Text: "word1234"}, "pages/p1234.md")
+
+	// Close while a big build runs returns without waiting for a merge.
+	os.RemoveAll(filepath.Join(dir, StateDir))
+	st, err := wiki.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := Open(st, Options{})
+	y.Start()
+	time.Sleep(50 * time.Millisecond)
+	t0 := time.Now()
+	y.Close()
+	st.Close()
+	if d := time.Since(t0); d > 10*time.Second {
+		t.Errorf("Close during a big build took %s", d)
+	}
 }
