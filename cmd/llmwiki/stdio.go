@@ -8,7 +8,9 @@ import (
 	"errors"
 	"io"
 	"log"
+	"strconv"
 	"sync"
+	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/mark3labs/mcp-go/server"
@@ -28,14 +30,21 @@ const maxRequestBytes = 32 << 20
 // and the next line is served. Blank lines are skipped. stdout carries only
 // JSON-RPC; every write to it is one whole message.
 func serveStdio(ctx context.Context, srv *server.MCPServer, e env, st *wiki.Store) error {
-	out := &lockedWriter{w: e.stdout}
+	pending := newInFlight()
+	out := &lockedWriter{w: e.stdout, answered: pending.answered}
 	pr, pw := io.Pipe()
 	reject := func(line []byte, code int, msg string) {
 		writeError(out, line, code, msg)
 		auditRejected(st, line, msg, nil)
 	}
 	go func() {
-		pw.CloseWithError(screenLines(e.stdin, pw, reject))
+		err := screenLines(e.stdin, pw, reject, pending.sent)
+		if err == nil {
+			// stdin ended: answer the calls already read before mcp-go
+			// stops (it cancels what still runs and drops what is queued).
+			pending.wait(ctx, stdioDrainTimeout)
+		}
+		pw.CloseWithError(err)
 	}()
 	ss := newStdioServer(srv)
 	ss.SetErrorLogger(log.New(e.stderr, "llmwiki: mcp: ", 0))
@@ -86,19 +95,118 @@ func (sc *screen) check(line []byte) (int, string) {
 	return 0, ""
 }
 
+// lockedWriter writes whole messages to stdout, one at a time, and tells
+// answered (when set) about each response it wrote.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu       sync.Mutex
+	w        io.Writer
+	answered func(msg []byte)
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	n, err := l.w.Write(p)
+	if l.answered != nil && err == nil {
+		l.answered(p)
+	}
+	return n, err
 }
 
-// screenLines copies good lines from r to w and passes bad ones to reject.
-func screenLines(r io.Reader, w io.Writer, reject func(line []byte, code int, msg string)) error {
+// stdioDrainTimeout is how long a stdio server whose stdin ended waits for
+// the answers to the requests it had read (as long as an HTTP server's
+// default --shutdown-timeout).
+const stdioDrainTimeout = defaultShutdownTimeout
+
+// inFlight counts the requests passed on to mcp-go that are not answered
+// yet, by JSON-RPC id. When stdin ends, mcp-go's stdio server cancels the
+// requests still running and drops those still queued for its workers, so
+// a client that writes its calls and closes stdin (a script piping into
+// serve) lost answers, and the writes among them were cancelled; the
+// server now waits for those answers first.
+type inFlight struct {
+	mu  sync.Mutex
+	ids map[string]int
+}
+
+func newInFlight() *inFlight { return &inFlight{ids: map[string]int{}} }
+
+// sent notes a line passed on to mcp-go: a request (method and id) awaits
+// its answer.
+func (f *inFlight) sent(line []byte) {
+	var m struct {
+		Method string          `json:"method"`
+		ID     json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Method == "" {
+		return
+	}
+	if k := rpcIDKey(m.ID); k != "" {
+		f.mu.Lock()
+		f.ids[k]++
+		f.mu.Unlock()
+	}
+}
+
+// answered notes a message written to stdout: a response (an id and no
+// method) answers its request.
+func (f *inFlight) answered(msg []byte) {
+	var m struct {
+		Method string          `json:"method"`
+		ID     json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(msg, &m) != nil || m.Method != "" {
+		return
+	}
+	k := rpcIDKey(m.ID)
+	f.mu.Lock()
+	if f.ids[k] > 1 {
+		f.ids[k]--
+	} else {
+		delete(f.ids, k)
+	}
+	f.mu.Unlock()
+}
+
+// wait returns once every request sent is answered, ctx ends, or after
+// timeout.
+func (f *inFlight) wait(ctx context.Context, timeout time.Duration) {
+	deadline := time.Now().Add(timeout)
+	for ctx.Err() == nil && time.Now().Before(deadline) {
+		f.mu.Lock()
+		n := len(f.ids)
+		f.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// rpcIDKey is a JSON-RPC id as a map key: strings and numbers kept apart,
+// numbers by value (1 and 1.0 are one id); "" for no id or null.
+func rpcIDKey(raw json.RawMessage) string {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if len(raw) == 0 || d.Decode(&v) != nil {
+		return ""
+	}
+	switch v := v.(type) {
+	case string:
+		return "s:" + v
+	case json.Number:
+		if f, err := v.Float64(); err == nil {
+			return "n:" + strconv.FormatFloat(f, 'g', -1, 64)
+		}
+		return "n:" + v.String()
+	}
+	return ""
+}
+
+// screenLines copies good lines from r to w and passes bad ones to reject;
+// sent (when set) sees each line passed on.
+func screenLines(r io.Reader, w io.Writer, reject func(line []byte, code int, msg string), sent func(line []byte)) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var sc screen
 	for {
@@ -109,6 +217,9 @@ func screenLines(r io.Reader, w io.Writer, reject func(line []byte, code int, ms
 			} else if code, msg := sc.check(line); code > 0 || code < -1 {
 				reject(line, code, msg)
 			} else if code == 0 {
+				if sent != nil {
+					sent(line)
+				}
 				if _, werr := w.Write(line); werr != nil {
 					return werr
 				}

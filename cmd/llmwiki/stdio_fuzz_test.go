@@ -39,7 +39,7 @@ func FuzzScreenLines(f *testing.F) {
 			codes = append(codes, code)
 			writeError(&answers, line, code, msg)
 			auditRejected(nil, line, msg, nil)
-		})
+		}, newInFlight().sent)
 		if err != nil {
 			t.Fatalf("screenLines: %v", err)
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -153,5 +154,83 @@ func TestServeTerminalHelp(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("terminal output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestStdioAnswersCallsInFlightAtEOF: a client that writes its calls and
+// closes stdin at once (a script piping into serve) still gets an answer
+// to every call before the server exits, and the writes among them are
+// audited and on disk.
+func TestStdioAnswersCallsInFlightAtEOF(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "wiki")
+	initWiki(t, root)
+	s := startRaw(t, root)
+	const calls = 12
+	for id := 1; id <= calls; id++ {
+		switch id % 3 {
+		case 0:
+			s.send(toolCall(id, "write_page", map[string]any{"title": fmt.Sprintf("EOF page %d", id), "body": "Written just before stdin closed.\n"}))
+		case 1:
+			s.send(toolCall(id, "load_project", map[string]any{}))
+		default:
+			s.send(toolCall(id, "list_pages", map[string]any{}))
+		}
+	}
+	s.in.Close()
+	seen := map[int]bool{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			line, err := s.out.ReadString('\n')
+			var m map[string]any
+			if json.Unmarshal([]byte(line), &m) == nil {
+				if id, ok := m["id"].(float64); ok {
+					seen[int(id)] = true
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the server did not exit within 60 s of stdin closing")
+	}
+	for id := 1; id <= calls; id++ {
+		if !seen[id] {
+			t.Errorf("call %d got no answer before the server exited", id)
+		}
+	}
+	for id := 3; id <= calls; id += 3 {
+		if _, err := os.Stat(filepath.Join(root, "pages", fmt.Sprintf("eof-page-%d.md", id))); err != nil {
+			t.Errorf("write_page %d not on disk (it was cancelled when stdin closed): %v", id, err)
+		}
+	}
+}
+
+func TestRPCIDKey(t *testing.T) {
+	for _, c := range []struct{ raw, want string }{
+		{`1`, "n:1"}, {`1.0`, "n:1"}, {`-7`, "n:-7"}, {`"1"`, "s:1"}, {`"abc"`, "s:abc"},
+		{`null`, ""}, {``, ""}, {`{}`, ""}, {`[1]`, ""}, {`1e400`, "n:1e400"},
+	} {
+		if got := rpcIDKey(json.RawMessage(c.raw)); got != c.want {
+			t.Errorf("rpcIDKey(%s) = %q, want %q", c.raw, got, c.want)
+		}
+	}
+	// A request and its answer meet by id; a server notification or
+	// request (it has a method) answers nothing.
+	f := newInFlight()
+	f.sent([]byte(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{}}`))
+	f.sent([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	f.answered([]byte(`{"jsonrpc":"2.0","id":4,"method":"ping"}`))
+	if len(f.ids) != 1 {
+		t.Fatalf("pending %v, want id 4 alone", f.ids)
+	}
+	f.answered([]byte(`{"jsonrpc":"2.0","id":4.0,"result":{}}` + "\n"))
+	if len(f.ids) != 0 {
+		t.Fatalf("pending %v after the answer", f.ids)
 	}
 }
