@@ -132,13 +132,21 @@ type inFlight struct {
 func newInFlight() *inFlight { return &inFlight{ids: map[string]int{}} }
 
 // sent notes a line passed on to mcp-go: a request (method and id) awaits
-// its answer.
+// its answer; notifications/cancelled takes the request it names off the
+// list (a cancelled request may get no answer).
 func (f *inFlight) sent(line []byte) {
 	var m struct {
 		Method string          `json:"method"`
 		ID     json.RawMessage `json:"id"`
+		Params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
 	}
 	if json.Unmarshal(line, &m) != nil || m.Method == "" {
+		return
+	}
+	if m.Method == "notifications/cancelled" {
+		f.done(rpcIDKey(m.Params.RequestID))
 		return
 	}
 	if k := rpcIDKey(m.ID); k != "" {
@@ -146,6 +154,17 @@ func (f *inFlight) sent(line []byte) {
 		f.ids[k]++
 		f.mu.Unlock()
 	}
+}
+
+// done takes one request with id key k off the list.
+func (f *inFlight) done(k string) {
+	f.mu.Lock()
+	if f.ids[k] > 1 {
+		f.ids[k]--
+	} else {
+		delete(f.ids, k)
+	}
+	f.mu.Unlock()
 }
 
 // answered notes a message written to stdout: a response (an id and no
@@ -158,14 +177,7 @@ func (f *inFlight) answered(msg []byte) {
 	if json.Unmarshal(msg, &m) != nil || m.Method != "" {
 		return
 	}
-	k := rpcIDKey(m.ID)
-	f.mu.Lock()
-	if f.ids[k] > 1 {
-		f.ids[k]--
-	} else {
-		delete(f.ids, k)
-	}
-	f.mu.Unlock()
+	f.done(rpcIDKey(m.ID))
 }
 
 // wait returns once every request sent is answered, ctx ends, or after

@@ -233,4 +233,10 @@ func TestRPCIDKey(t *testing.T) {
 	if len(f.ids) != 0 {
 		t.Fatalf("pending %v after the answer", f.ids)
 	}
+	// A cancelled request may go unanswered: it is no longer waited for.
+	f.sent([]byte(`{"jsonrpc":"2.0","id":"r5","method":"tools/call","params":{}}`))
+	f.sent([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"r5"}}`))
+	if len(f.ids) != 0 {
+		t.Fatalf("pending %v after the cancellation", f.ids)
+	}
 }
