@@ -170,14 +170,47 @@ func (f *inFlight) done(k string) {
 // answered notes a message written to stdout: a response (an id and no
 // method) answers its request.
 func (f *inFlight) answered(msg []byte) {
-	var m struct {
-		Method string          `json:"method"`
-		ID     json.RawMessage `json:"id"`
+	if id, ok := responseID(msg); ok {
+		f.done(rpcIDKey(id))
 	}
-	if json.Unmarshal(msg, &m) != nil || m.Method != "" {
-		return
+}
+
+// responseID returns the id of a JSON-RPC response, reading the message's
+// top-level keys only until it knows: mcp-go writes the id before the
+// result, so a large result (a whole page) is not parsed a second time.
+func responseID(msg []byte) (json.RawMessage, bool) {
+	d := json.NewDecoder(bytes.NewReader(msg))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
 	}
-	f.done(rpcIDKey(m.ID))
+	var id json.RawMessage
+	answer := false
+	for d.More() {
+		k, err := d.Token()
+		if err != nil {
+			return nil, false
+		}
+		switch k {
+		case "method":
+			return nil, false // a notification or a request of the server's
+		case "result", "error":
+			answer = true
+			if id != nil {
+				return id, true
+			}
+		}
+		var v json.RawMessage
+		if err := d.Decode(&v); err != nil {
+			return nil, false
+		}
+		if k == "id" {
+			id = v
+			if answer {
+				return id, true
+			}
+		}
+	}
+	return id, answer && id != nil
 }
 
 // wait returns once every request sent is answered, ctx ends, or after

@@ -233,6 +233,23 @@ func TestRPCIDKey(t *testing.T) {
 	if len(f.ids) != 0 {
 		t.Fatalf("pending %v after the answer", f.ids)
 	}
+	for _, c := range []struct {
+		msg, id string
+		ok      bool
+	}{
+		{`{"jsonrpc":"2.0","id":7,"result":{"content":[]}}`, "7", true},
+		{`{"jsonrpc":"2.0","error":{"code":-32601},"id":"x"}`, `"x"`, true},
+		{`{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`, "", false},
+		{`{"jsonrpc":"2.0","id":3,"method":"ping"}`, "", false},
+		{`{"jsonrpc":"2.0","id":3}`, "", false},
+		{`[1]`, "", false},
+		{`{"id":1,"result":`, "1", true}, // read no further than the result key
+	} {
+		id, ok := responseID([]byte(c.msg))
+		if ok != c.ok || (ok && string(id) != c.id) {
+			t.Errorf("responseID(%s) = %s, %v; want %s, %v", c.msg, id, ok, c.id, c.ok)
+		}
+	}
 	// A cancelled request may go unanswered: it is no longer waited for.
 	f.sent([]byte(`{"jsonrpc":"2.0","id":"r5","method":"tools/call","params":{}}`))
 	f.sent([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"r5"}}`))
