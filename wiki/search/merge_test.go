@@ -92,7 +92,8 @@ func scorchStats(x *Index) map[string]uint64 {
 
 // TestBigBuildEndsCompacted: a build of compactAfter files or more ends
 // with its segments merged by bleve's default plan, a few instead of the
-// dozen the write-time policy would leave, and a Close right after a big
+// dozen the write-time policy would leave; later one-page writes do not
+// rewrite those segments (mergePlanOptions); and a Close right after a big
 // build starts does not wait for that merge.
 func TestBigBuildEndsCompacted(t *testing.T) {
 	files := map[string]string{}
@@ -104,6 +105,25 @@ func TestBigBuildEndsCompacted(t *testing.T) {
 		t.Errorf("%d segments after a build of %d files, want at most 3", n, len(files))
 	}
 	first(t, x, Query{Text: "word1234"}, "pages/p1234.md")
+
+	// Single-page writes merge among themselves: under bleve's default
+	// policy (tiers from 2,000 documents) each one made the merger rewrite
+	// the build's large segment, 30 writes some 30 times its size. A merge
+	// still running when the check comes can only make this pass wrongly.
+	before := scorchStats(x)
+	ctx := context.Background()
+	for k := 0; k < 30; k++ {
+		data := fmt.Appendf(nil, "# Page %d\n\nRewritten %d.\n", k, k)
+		if err := x.Apply(ctx, []wiki.Change{{Path: fmt.Sprintf("pages/p%04d.md", k), Op: wiki.OpReplace, Data: data}}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	after := scorchStats(x)
+	if written, size := after["TotFileMergeWrittenBytes"]-before["TotFileMergeWrittenBytes"], after["CurOnDiskBytes"]; written > size/2 {
+		t.Errorf("30 one-page writes made merges write %d bytes; the whole index is %d", written, size)
+	}
 
 	// Close while a big build runs returns without waiting for a merge.
 	os.RemoveAll(filepath.Join(dir, StateDir))
