@@ -649,9 +649,7 @@ func TestChangeFeedSharesSyncRounds(t *testing.T) {
 	titles(t, s)
 	feedSkip(t, s)
 	f := s.feed
-	f.smu.Lock()
-	before := f.rounds
-	f.smu.Unlock()
+	before := feedRounds(f)
 	gates := map[uint64]chan struct{}{before + 1: make(chan struct{}), before + 2: make(chan struct{})}
 	entered := make(chan uint64, 4)
 	f.testHookRound = func(seq uint64) {
@@ -684,10 +682,7 @@ func TestChangeFeedSharesSyncRounds(t *testing.T) {
 	waitRoundWaiters(t, f, before+2, 48) // one of the 49 started round 2; the others ride it
 	close(gates[before+2])
 	wg.Wait()
-	f.smu.Lock()
-	n := f.rounds - before
-	f.smu.Unlock()
-	if n != 2 {
+	if n := feedRounds(f) - before; n != 2 {
 		t.Errorf("50 concurrent callers ran %d sync rounds, want 2", n)
 	}
 	select {
@@ -948,11 +943,7 @@ func TestChangeFeedOneRoundPerCall(t *testing.T) {
 	titles(t, s)
 	feedSkip(t, s)
 	f := s.feed
-	rounds := func() uint64 {
-		f.smu.Lock()
-		defer f.smu.Unlock()
-		return f.rounds
-	}
+	rounds := func() uint64 { return feedRounds(f) }
 	ctx := WithCall(context.Background(), NewCall("read_page", "sess", nil))
 	r0 := rounds()
 	s.syncFeed(ctx)
@@ -989,9 +980,7 @@ func TestChangeFeedWaitedRoundServesCall(t *testing.T) {
 	titles(t, s)
 	feedSkip(t, s)
 	f := s.feed
-	f.smu.Lock()
-	before := f.rounds
-	f.smu.Unlock()
+	before := feedRounds(f)
 	gate, entered := make(chan struct{}), make(chan uint64, 4)
 	f.testHookRound = func(seq uint64) {
 		entered <- seq
@@ -1009,12 +998,16 @@ func TestChangeFeedWaitedRoundServesCall(t *testing.T) {
 	close(gate) // round 1 touches now: after the call began
 	<-done
 	<-done
-	f.smu.Lock()
-	n := f.rounds - before
-	f.smu.Unlock()
-	if n != 1 {
+	if n := feedRounds(f) - before; n != 1 {
 		t.Errorf("%d rounds, want 1: the round the call waited for served it", n)
 	}
+}
+
+// feedRounds returns how many sync rounds f has run.
+func feedRounds(f *changeFeed) uint64 {
+	f.smu.Lock()
+	defer f.smu.Unlock()
+	return f.rounds
 }
 
 // waitRoundWaiters polls f until n callers wait on the sync round seq (the
