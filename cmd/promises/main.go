@@ -66,6 +66,9 @@ func main() {
 }
 
 func run(check bool, writes, kills, seed int, readme, figs string) error {
+	if err := checkStated("."); err != nil {
+		return err
+	}
 	if figs == "" {
 		dir, err := os.MkdirTemp("", "llmwiki-figures-")
 		if err != nil {
@@ -274,6 +277,7 @@ func render(f figures, fuzz []string) string {
 	fmt.Fprintf(&b, "- **Crashes lose nothing.** The server was killed with SIGKILL at random moments during %s writes: %d kills survived, writes lost: %d. After each restart every file parses, every page and context.md hold a version that was written, every replaced version is in a snapshot, audit lines parse (a torn last line is moved aside and reported), no temp file remains. A further %d crashes stopped each kind of write at every step: the wiki was all old or all new.\n",
 		thousands(f.get("crash", "writes")), f.get("crash", "kills"), f.get("crash", "lost"), f.get("crash-steps", "cases"))
 	fmt.Fprintf(&b, "- **Full and read-only disks fail cleanly.** %d injected failures (no space, read-only, permission denied at every step of every kind of write), and a real full and read-only tmpfs where the tests may mount one: a clear error, the old content byte-identical, no temp file left. Temp files live beside their target, so a `TMPDIR` on another file system changes nothing.\n", f.get("disk-faults", "cases"))
+	renderStated(&b)
 	b.WriteString(fuzzBullet(fuzz))
 	return b.String()
 }

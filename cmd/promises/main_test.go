@@ -140,3 +140,26 @@ func TestReplaceFuzzLine(t *testing.T) {
 		t.Error("no Fuzzed line: no error")
 	}
 }
+
+// TestStatedPromises: every test a stated promise names exists, and a
+// missing one is reported by name.
+func TestStatedPromises(t *testing.T) {
+	root := wikitest.RepoRoot(t)
+	if err := checkStated(root); err != nil {
+		t.Fatal(err)
+	}
+	have, err := testFuncs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !have["cmd/promises.TestStatedPromises"] {
+		t.Fatalf("testFuncs did not find this test; found %d", len(have))
+	}
+	saved := statedPromises
+	defer func() { statedPromises = saved }()
+	statedPromises = append([]stated{}, saved...)
+	statedPromises = append(statedPromises, stated{title: "X.", text: "y.", tests: []string{"wiki.TestNoSuchTestAnywhere"}})
+	if err := checkStated(root); err == nil || !strings.Contains(err.Error(), "wiki.TestNoSuchTestAnywhere") {
+		t.Fatalf("checkStated = %v, want the missing test named", err)
+	}
+}
