@@ -53,6 +53,15 @@ func NewServer(d Deps, opts Options) (*server.MCPServer, []string, error) {
 			opts.PastHandshake()
 		})
 	}
+	if opts.Cancelled != nil {
+		hooks.AddOnRequestInitialization(func(ctx context.Context, id any, message any) error {
+			if id == nil || !opts.Cancelled(ctx, id) {
+				return nil
+			}
+			auditCancelledCall(ctx, d, message)
+			return errCancelledBeforeStart
+		})
+	}
 	s := server.NewMCPServer("llmwiki", Version,
 		server.WithInstructions(Instructions),
 		server.WithToolCapabilities(true),

@@ -35,11 +35,12 @@ func FuzzScreenLines(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var fwd, answers bytes.Buffer
 		var codes []int
+		pending, cancelled := newInFlight(), newCancelledIDs()
 		err := screenLines(bytes.NewReader(data), &fwd, func(line []byte, code int, msg string) {
 			codes = append(codes, code)
 			writeError(&answers, line, code, msg)
 			auditRejected(nil, line, msg, nil)
-		}, newInFlight().sent)
+		}, func(l []byte) bool { pending.sent(l); return true }, func(l, next []byte) { cancelAhead(cancelled, l, next) })
 		if err != nil {
 			t.Fatalf("screenLines: %v", err)
 		}
