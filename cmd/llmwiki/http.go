@@ -390,6 +390,12 @@ func (s *sessionIDs) Terminate(id string) (bool, error) {
 	return false, nil
 }
 
+// known reports a live session id.
+func (s *sessionIDs) known(id string) bool {
+	_, ok := s.live.Load(id)
+	return ok
+}
+
 // count returns the number of live streamable HTTP sessions.
 func (s *sessionIDs) count() int64 { return s.n.Load() }
 

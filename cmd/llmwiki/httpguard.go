@@ -111,7 +111,9 @@ func (h *httpServer) guard(next http.Handler) http.Handler {
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			if k := cancelledRequestID(body); k != "" {
-				h.cancelled.add(postSession(r), k)
+				if sid := postSession(r); r.URL.Path != "/mcp" || h.sessions.known(sid) {
+					h.cancelled.add(sid, k)
+				}
 			} else if k := rpcIDKey(requestID(body)); k != "" && r.URL.Path == "/mcp" {
 				w = &cancelFilterWriter{ResponseWriter: w, cancelled: h.cancelled, session: postSession(r), requestID: k}
 			}

@@ -46,7 +46,7 @@ const maxRequestBytes = 32 << 20
 // absent).
 func serveStdio(ctx context.Context, srv *server.MCPServer, e env, st *wiki.Store, cancelled *cancelledIDs, dc drainConfig) error {
 	pending := newInFlight()
-	out := &lockedWriter{w: e.stdout, answered: pending.answered, cancelled: cancelled}
+	out := &lockedWriter{w: e.stdout, answered: pending.answeredID, cancelled: cancelled}
 	pr, pw := io.Pipe()
 	reject := func(line []byte, code int, msg string) {
 		writeError(out, line, code, msg)
@@ -189,26 +189,25 @@ func (sc *screen) check(line []byte) (int, string) {
 }
 
 // lockedWriter writes whole messages to stdout, one at a time, and tells
-// answered (when set) about each response it wrote. A response to an id in
-// cancelled (when set) is dropped.
+// answered (when set) the id of each response it wrote. A response to an
+// id in cancelled (when set) is dropped.
 type lockedWriter struct {
 	mu        sync.Mutex
 	w         io.Writer
-	answered  func(msg []byte)
+	answered  func(id json.RawMessage)
 	cancelled *cancelledIDs
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
-	if l.cancelled != nil {
-		if id, ok := responseID(p); ok && l.cancelled.take(stdioSession, rpcIDKey(id)) {
-			return len(p), nil
-		}
+	id, answer := responseID(p)
+	if answer && l.cancelled != nil && l.cancelled.take(stdioSession, rpcIDKey(id)) {
+		return len(p), nil
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n, err := l.w.Write(p)
-	if l.answered != nil && err == nil {
-		l.answered(p)
+	if l.answered != nil && err == nil && answer {
+		l.answered(id)
 	}
 	return n, err
 }
@@ -266,9 +265,12 @@ func (f *inFlight) done(k string) {
 // method) answers its request.
 func (f *inFlight) answered(msg []byte) {
 	if id, ok := responseID(msg); ok {
-		f.done(rpcIDKey(id))
+		f.answeredID(id)
 	}
 }
+
+// answeredID notes a response to the request with id.
+func (f *inFlight) answeredID(id json.RawMessage) { f.done(rpcIDKey(id)) }
 
 // responseID returns the id of a JSON-RPC response, reading the message's
 // top-level keys only until it knows: mcp-go writes the id before the
