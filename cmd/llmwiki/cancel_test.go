@@ -511,3 +511,33 @@ func TestShutdownBoundWithStuckHandler(t *testing.T) {
 		})
 	}
 }
+
+// TestCancelledIDs: ids are kept per session, a string id is not the
+// number, take forgets an id, and past maxCancelled the oldest go first.
+func TestCancelledIDs(t *testing.T) {
+	c := newCancelledIDs()
+	c.add("s1", rpcIDKey(json.RawMessage(`7`)))
+	for _, tc := range []struct {
+		session, id string
+		want        bool
+	}{
+		{"s1", `7`, true},
+		{"s1", `7.0`, true},
+		{"s1", `"7"`, false},
+		{"s2", `7`, false},
+		{"s1", `8`, false},
+	} {
+		if got := c.has(tc.session, rpcIDKey(json.RawMessage(tc.id))); got != tc.want {
+			t.Errorf("has(%s, %s) = %v, want %v", tc.session, tc.id, got, tc.want)
+		}
+	}
+	if !c.take("s1", "n:7") || c.take("s1", "n:7") || c.has("s1", "n:7") {
+		t.Error("take did not forget the id")
+	}
+	for i := range maxCancelled + 10 {
+		c.add("s", fmt.Sprint("n:", i))
+	}
+	if c.has("s", "n:9") || !c.has("s", "n:10") || !c.has("s", fmt.Sprint("n:", maxCancelled+9)) || len(c.ids) != maxCancelled || len(c.order) != maxCancelled {
+		t.Errorf("the bound: %d ids, %d in order; oldest kept %v", len(c.ids), len(c.order), c.has("s", "n:9"))
+	}
+}

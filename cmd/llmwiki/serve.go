@@ -44,6 +44,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 	}
 	search.SpareProcForMerges()
 	log := newLogger(e)
+	wd.log = log
 	if err := startPprof(ctx, e, e.getenv("LLMWIKI_PPROF"), log); err != nil {
 		return err
 	}
@@ -138,11 +139,14 @@ const closeGrace = time.Second
 // project lock; the process's end releases it, and a write the call had
 // started is whole or absent, see the store's journal). runServe stops it
 // in its last deferred call.
-type watchdog struct{ t atomic.Pointer[time.Timer] }
+type watchdog struct {
+	t   atomic.Pointer[time.Timer]
+	log *slog.Logger
+}
 
 func (w *watchdog) arm() {
 	w.t.Store(time.AfterFunc(closeGrace, func() {
-		fmt.Fprintln(os.Stderr, "llmwiki: exiting: calls abandoned at shutdown still hold the store (a write is whole or absent)")
+		w.log.Error("exiting: calls abandoned at shutdown still hold the store (a write is whole or absent)")
 		os.Exit(1)
 	}))
 }
