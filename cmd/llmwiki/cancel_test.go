@@ -418,7 +418,8 @@ func exitWithin(t *testing.T, exited <-chan struct{}, limit time.Duration, what 
 // returns (holding the project lock, a page staged) still exits within its
 // drain bound (--shutdown-timeout, here 2s, plus a few seconds to stop)
 // when stdin ends or at SIGTERM, over stdio and HTTP; a second SIGTERM
-// exits at once (the bound here is the default 30s). The staged page is
+// exits at once (the bound here is the default 30s); a request read while
+// a stdio server drains is refused with -32000. The staged page is
 // not on disk, and the next server writes at once (the locks are free).
 func TestShutdownBoundWithStuckHandler(t *testing.T) {
 	const bound = 2 * time.Second
@@ -441,6 +442,7 @@ func TestShutdownBoundWithStuckHandler(t *testing.T) {
 			var exited <-chan struct{}
 			var log func() string
 			var proc *os.Process
+			var sp *stdioProc
 			if tc.http {
 				p := startHTTP(t, root, hangEnv, "--shutdown-timeout", tc.timeout)
 				go func() {
@@ -471,7 +473,7 @@ func TestShutdownBoundWithStuckHandler(t *testing.T) {
 			} else {
 				p := startStdio(t, root, hangEnv, "--shutdown-timeout", tc.timeout)
 				p.write(toolCall(2, "write_page", map[string]any{"title": "Hang", "body": "# Hang\n"}))
-				exited, log, proc = p.exited, p.log, p.cmd.Process
+				exited, log, proc, sp = p.exited, p.log, p.cmd.Process, p
 				if tc.how == "eof" {
 					waitHang(t, log)
 					start := time.Now()
@@ -484,6 +486,14 @@ func TestShutdownBoundWithStuckHandler(t *testing.T) {
 			switch tc.how {
 			case "term":
 				proc.Signal(syscall.SIGTERM)
+				if sp != nil {
+					// While it drains, a new request is refused, not run.
+					time.Sleep(300 * time.Millisecond)
+					sp.write(`{"jsonrpc":"2.0","id":4,"method":"ping"}`)
+					if m := sp.until(4); m["error"] == nil || m["error"].(map[string]any)["code"] != float64(codeShuttingDown) {
+						t.Errorf("a request read while draining: %v, want error %d", m, codeShuttingDown)
+					}
+				}
 				d := exitWithin(t, exited, limit, "SIGTERM", func() { proc.Kill() })
 				t.Logf("exited %v after SIGTERM", d.Round(time.Millisecond))
 			case "term2":
