@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -47,6 +48,12 @@ type Options struct {
 	// server starts its background work there,
 	// so that work does not compete with the first answers.
 	PastHandshake func()
+	// Cancelled, when set, is asked ([NewServer]) before every request
+	// runs, with the request's JSON-RPC id: true means the client cancelled
+	// it before it started (the transport saw its notifications/cancelled
+	// first), and it is refused before any handler runs; a tools/call gets
+	// its audit line, code cancelled. The transport sends no answer.
+	Cancelled func(ctx context.Context, id any) bool
 }
 
 // ToolsetDoc documents one toolset: a group of tools a client can load on

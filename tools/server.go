@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/llmwiki/llmwiki/prompts"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -53,7 +54,33 @@ func NewServer(d Deps, opts Options) (*server.MCPServer, []string, error) {
 			opts.PastHandshake()
 		})
 	}
-	s := server.NewMCPServer("llmwiki", Version,
+	var s *server.MCPServer
+	if opts.Cancelled != nil {
+		hooks.AddOnRequestInitialization(func(ctx context.Context, id any, message any) error {
+			if id == nil || !opts.Cancelled(ctx, id) {
+				return nil
+			}
+			auditCancelledCall(ctx, d, message)
+			return errCancelledBeforeStart
+		})
+		// A cancel that comes between that check and mcp-go registering
+		// the call for cancellation would be lost; once it is registered,
+		// a cancel already recorded is handed to mcp-go again, so the call
+		// starts with its context cancelled (a write then starts nothing).
+		hooks.AddBeforeCallTool(func(ctx context.Context, id any, _ *mcp.CallToolRequest) {
+			if id == nil || !opts.Cancelled(ctx, id) {
+				return
+			}
+			b, err := json.Marshal(mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{
+				Method: string(mcp.MethodNotificationCancelled),
+				Params: mcp.NotificationParams{AdditionalFields: map[string]any{"requestId": id}},
+			}})
+			if err == nil {
+				s.HandleMessage(ctx, b)
+			}
+		})
+	}
+	s = server.NewMCPServer("llmwiki", Version,
 		server.WithInstructions(Instructions),
 		server.WithToolCapabilities(true),
 		server.WithPromptCapabilities(false),

@@ -122,6 +122,9 @@ func typed[In, Out any](d Deps, t mcp.Tool, fn func(context.Context, In) (Out, e
 		if err == nil {
 			out, err = fn(ctx, in)
 		}
+		if err != nil && ctx.Err() != nil {
+			err = cancelledError(err)
+		}
 		if aerr := d.Store.Audit(call, err); aerr != nil {
 			d.logger().Error("audit line not written", "tool", t.Name, "err", aerr)
 		}
@@ -142,6 +145,51 @@ func typed[In, Out any](d Deps, t mcp.Tool, fn func(context.Context, In) (Out, e
 			return toolError(d, t.Name, merr), nil
 		}
 		return mcp.NewToolResultStructured(out, string(text)), nil
+	}
+}
+
+// cancelledError classes err, the failure of a call whose context ended
+// (the client cancelled it, or the server is shutting down), as
+// CodeCancelled, keeping its public message (which says what was left
+// undone); the store's own cancellation errors are coded conflict.
+func cancelledError(err error) error {
+	if wiki.CodeOf(err) == wiki.CodeCancelled {
+		return err
+	}
+	msg := wiki.PublicMessage(err)
+	if wiki.CodeOf(err) == wiki.CodeInternal {
+		msg = "cancelled; nothing was changed"
+	}
+	return &wiki.Error{Code: wiki.CodeCancelled, Msg: msg, Err: err}
+}
+
+// errCancelledBeforeStart refuses a request cancelled before it started
+// (see [Options.Cancelled]); the transport drops the answer.
+var errCancelledBeforeStart = errors.New("request cancelled by the client before it started")
+
+// auditCancelledCall writes the audit line of a tools/call (raw, the
+// JSON-RPC message) cancelled before its handler ran. Other requests write
+// no audit line, as when they run.
+func auditCancelledCall(ctx context.Context, d Deps, message any) {
+	raw, ok := message.(json.RawMessage)
+	if !ok || d.Store == nil {
+		return
+	}
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			Name      string `json:"name"`
+			Arguments any    `json:"arguments"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(raw, &m) != nil || m.Method != string(mcp.MethodToolsCall) || m.Params.Name == "" {
+		return
+	}
+	call := wiki.NewCall(m.Params.Name, sessionID(ctx, d.Store), m.Params.Arguments)
+	fillClient(ctx, call)
+	err := wiki.Errorf(wiki.CodeCancelled, "cancelled by the client before it started; nothing was changed")
+	if aerr := d.Store.Audit(call, err); aerr != nil {
+		d.logger().Error("audit line not written", "tool", m.Params.Name, "err", aerr)
 	}
 }
 

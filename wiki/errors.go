@@ -30,6 +30,10 @@ const (
 	// or wrong bearer token, a token in the URL, a foreign Host or Origin, a
 	// body over the size limit). Audited, never retried by the server.
 	CodeRefused Code = "refused"
+	// CodeCancelled: the client cancelled the call (notifications/cancelled)
+	// or the server stopped it while shutting down. A write it made is
+	// whole or absent.
+	CodeCancelled Code = "cancelled"
 	// CodeInternal: an I/O or programming failure. The message is safe to
 	// show; the wrapped error (logged, never shown to a model) has details.
 	CodeInternal Code = "internal"

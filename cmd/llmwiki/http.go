@@ -66,7 +66,7 @@ func addHTTPFlags(fs *flag.FlagSet) *httpConfig {
 	fs.Var(&c.allowOrigins, "allow-origin", "browser Origin to accept besides the server's own (e.g. https://app.example); repeatable")
 	fs.IntVar(&c.maxBodyMiB, "max-body-mb", defaultMaxBodyMiB, "largest HTTP request body accepted, in MiB")
 	fs.DurationVar(&c.sessionIdle, "session-idle", defaultSessionIdle, "forget an HTTP session idle this long (its client must initialize again)")
-	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "on SIGINT/SIGTERM, how long to wait for in-flight calls to finish")
+	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "when stdin ends (stdio) or at SIGINT/SIGTERM, how long to wait for calls in flight before exiting without them (a second signal exits at once)")
 	return c
 }
 
@@ -161,17 +161,28 @@ type httpServer struct {
 	hosts    map[string]bool // accepted Host names (lowercase, no port)
 	origins  map[string]bool // accepted extra origins (scheme://host[:port])
 	sessions *sessionIDs
+	// cancelled holds the ids clients cancelled, by session.
+	cancelled *cancelledIDs
 
 	draining atomic.Bool
 	inflight sync.WaitGroup // tool calls running
 	running  atomic.Int64   // how many
 
 	refusals refusalLimiter
+
+	// abandoned, when set, is called when the shutdown leaves calls
+	// running (see [drainConfig]).
+	abandoned func()
 }
 
 // newHTTPServer wraps srv for HTTP. cfg must have been resolved.
-func newHTTPServer(cfg httpConfig, st *wiki.Store, srv *server.MCPServer, log *slog.Logger) (*httpServer, error) {
-	h := &httpServer{cfg: cfg, st: st, log: log, sessions: &sessionIDs{}}
+// cancelled is the registry the server's [tools.Options.Cancelled] asks
+// (nil: a new one, for tests that build srv without it).
+func newHTTPServer(cfg httpConfig, st *wiki.Store, srv *server.MCPServer, log *slog.Logger, cancelled *cancelledIDs) (*httpServer, error) {
+	if cancelled == nil {
+		cancelled = newCancelledIDs()
+	}
+	h := &httpServer{cfg: cfg, st: st, log: log, sessions: &sessionIDs{}, cancelled: cancelled}
 	host, _, err := net.SplitHostPort(cfg.addr)
 	if err != nil {
 		return nil, err
@@ -317,7 +328,10 @@ func (h *httpServer) serve(ctx context.Context, ln net.Listener) error {
 	select {
 	case <-done:
 	case <-deadline.Done():
-		h.log.Error("shutdown timeout: calls still running are abandoned (their writes commit whole or not at all)")
+		h.log.Error("shutdown timeout: calls still running are abandoned (their writes commit whole or not at all)", "calls", h.running.Load())
+		if h.abandoned != nil {
+			h.abandoned()
+		}
 	}
 	shut := make(chan error, 1)
 	go func() { shut <- hs.Shutdown(deadline) }() // closes the listener at once
@@ -376,16 +390,23 @@ func (s *sessionIDs) Terminate(id string) (bool, error) {
 	return false, nil
 }
 
+// known reports a live session id.
+func (s *sessionIDs) known(id string) bool {
+	_, ok := s.live.Load(id)
+	return ok
+}
+
 // count returns the number of live streamable HTTP sessions.
 func (s *sessionIDs) count() int64 { return s.n.Load() }
 
 // runHTTP listens on cfg.addr and serves srv until ctx ends (SIGINT,
 // SIGTERM). The URLs go to stderr.
-func runHTTP(ctx context.Context, e env, cfg httpConfig, st *wiki.Store, srv *server.MCPServer, log *slog.Logger, ntools int) error {
-	h, err := newHTTPServer(cfg, st, srv, log)
+func runHTTP(ctx context.Context, e env, cfg httpConfig, st *wiki.Store, srv *server.MCPServer, log *slog.Logger, ntools int, cancelled *cancelledIDs, abandoned func()) error {
+	h, err := newHTTPServer(cfg, st, srv, log, cancelled)
 	if err != nil {
 		return err
 	}
+	h.abandoned = abandoned
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.addr, err)

@@ -49,7 +49,8 @@ func newTestServer(t *testing.T, cfg httpConfig, opts ...wiki.Option) *testServe
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, _, err := tools.NewServer(tools.Deps{Store: st, Log: log}, tools.Options{})
+	cancelled := newCancelledIDs()
+	srv, _, err := tools.NewServer(tools.Deps{Store: st, Log: log}, tools.Options{Cancelled: cancelled.refuses})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func newTestServer(t *testing.T, cfg httpConfig, opts ...wiki.Option) *testServe
 	if cfg.shutdownTimeout == 0 {
 		cfg.shutdownTimeout = 10 * time.Second
 	}
-	h, err := newHTTPServer(cfg, st, srv, log)
+	h, err := newHTTPServer(cfg, st, srv, log, cancelled)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -654,7 +655,9 @@ func TestHTTPDisconnectMidWrite(t *testing.T) {
 }
 
 // TestHTTPCancelledNotificationStopsHandler: notifications/cancelled for a
-// call waiting on the lock ends it with an error and writes nothing.
+// call waiting on the lock ends it, writes nothing, audits it as cancelled,
+// and the call gets no answer (MCP: a cancelled request is not answered):
+// its POST gets an event stream without a response.
 func TestHTTPCancelledNotificationStopsHandler(t *testing.T) {
 	ts := newTestServer(t, httpConfig{})
 	sid := ts.initialize()
@@ -680,15 +683,17 @@ func TestHTTPCancelledNotificationStopsHandler(t *testing.T) {
 	}
 	select {
 	case r := <-got:
-		res := r.result()
-		if res == nil || res["isError"] != true || !strings.Contains(fmt.Sprint(res["content"]), "cancelled") {
-			t.Fatalf("the cancelled call did not end with a cancellation error: %s", r.body)
+		if r.status != http.StatusOK || !strings.HasPrefix(r.header.Get("Content-Type"), "text/event-stream") || r.message != nil {
+			t.Fatalf("the cancelled call was answered: %d %s %s", r.status, r.header.Get("Content-Type"), r.body)
 		}
 	case <-time.After(30 * time.Second): // only bounds a hang
 		t.Fatal("notifications/cancelled did not stop the handler")
 	}
 	if _, err := os.Stat(filepath.Join(ts.root, "pages", "cancelled.md")); err == nil {
 		t.Errorf("a cancelled write was written")
+	}
+	if c := lastCall(t, ts.root, "write_page"); c == nil || c.Code != wiki.CodeCancelled {
+		t.Errorf("audit line of the cancelled call: %+v, want code cancelled", c)
 	}
 }
 

@@ -44,6 +44,10 @@ var queryTokenNames = map[string]bool{
 //     JSON-RPC parse error (-32700, id null) and an audit line naming the
 //     tool it called, and never reaches a tool.
 //
+// It also records the ids a notifications/cancelled names, and drops the
+// answers to them from a POST's response and from legacy SSE streams (see
+// [cancelledIDs]).
+//
 // Refusals 2–5 and 7 are audited as tool "http:refused" with code "refused"
 // (rate-limited, see refusalLimiter). Nothing here writes the wiki.
 func (h *httpServer) guard(next http.Handler) http.Handler {
@@ -106,9 +110,28 @@ func (h *httpServer) guard(next http.Handler) http.Handler {
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
+			if k := cancelledRequestID(body); k != "" {
+				if sid := postSession(r); r.URL.Path != "/mcp" || h.sessions.known(sid) {
+					h.cancelled.add(sid, k)
+				}
+			} else if k := rpcIDKey(requestID(body)); k != "" && r.URL.Path == "/mcp" {
+				w = &cancelFilterWriter{ResponseWriter: w, cancelled: h.cancelled, session: postSession(r), requestID: k}
+			}
+		}
+		if r.Method == http.MethodGet && r.URL.Path == "/sse" {
+			w = &cancelFilterWriter{ResponseWriter: w, cancelled: h.cancelled}
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// postSession is the session a POST belongs to: the Mcp-Session-Id header
+// on /mcp, the sessionId parameter on legacy SSE's /message.
+func postSession(r *http.Request) string {
+	if r.URL.Path == "/message" {
+		return r.URL.Query().Get("sessionId")
+	}
+	return r.Header.Get(server.HeaderKeySessionID)
 }
 
 // readBody reads a POST body of at most maxBody bytes. A body over the

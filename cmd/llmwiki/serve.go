@@ -2,22 +2,28 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/llmwiki/llmwiki/tools"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/search"
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"golang.org/x/term"
 )
 
 func runServe(ctx context.Context, e env, args []string) error {
+	var wd watchdog
+	defer wd.stop()
 	fs := newFlags(e, "serve", "serve [--root DIR] [--read-only] [--toolsets a,b] [--http ADDR [--token-file FILE]]")
 	rootFlag := fs.String("root", "", "wiki root (default $LLMWIKI_ROOT, else ~/llmwiki); created with starting files when missing")
 	readOnly := fs.Bool("read-only", false, "register only the read-only tools")
@@ -38,6 +44,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 	}
 	search.SpareProcForMerges()
 	log := newLogger(e)
+	wd.log = log
 	if err := startPprof(ctx, e, e.getenv("LLMWIKI_PPROF"), log); err != nil {
 		return err
 	}
@@ -78,7 +85,11 @@ func runServe(ctx context.Context, e env, args []string) error {
 		}
 	}}
 	defer bg.stop()
-	opts := tools.Options{ReadOnly: *readOnly, PastHandshake: bg.start}
+	if hc.shutdownTimeout <= 0 {
+		return errors.New("--shutdown-timeout must be positive")
+	}
+	cancelled := newCancelledIDs()
+	opts := tools.Options{ReadOnly: *readOnly, PastHandshake: bg.start, Cancelled: cancelled.refuses}
 	if *toolsets != "" {
 		opts.Toolsets = strings.Split(*toolsets, ",")
 	}
@@ -87,9 +98,12 @@ func runServe(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	readPage = slices.Contains(names, "read_page")
+	if name := e.getenv(testHangEnv); name != "" {
+		srv.Use(hangTool(name, st))
+	}
 	if httpMode {
 		bg.start()
-		return runHTTP(ctx, e, *hc, st, srv, log, len(names))
+		return runHTTP(ctx, e, *hc, st, srv, log, len(names), cancelled, wd.arm)
 	}
 	// Over stdio a client sends initialize, initialized and tools/list as
 	// soon as it starts the server; background work started with them
@@ -103,7 +117,72 @@ func runServe(ctx context.Context, e env, args []string) error {
 		printConnectHelp(e, dir)
 	}
 	log.Info("serving over stdio", "root", dir, "tools", len(names))
-	return serveStdio(ctx, srv, e, st)
+	return serveStdio(ctx, srv, e, st, cancelled, drainConfig{timeout: hc.shutdownTimeout, log: log, abandoned: wd.arm})
+}
+
+// drainConfig is how a transport shuts down: it waits up to timeout for
+// the calls in flight, then calls abandoned (when set) if some still run,
+// and stops serving without them.
+type drainConfig struct {
+	timeout   time.Duration
+	log       *slog.Logger
+	abandoned func()
+}
+
+// closeGrace is how long serve may take to close the store and stop its
+// background work once a shutdown abandoned calls still running.
+const closeGrace = time.Second
+
+// watchdog ends the process when, closeGrace after a shutdown abandoned
+// calls still running, runServe has not returned: such a call may hold
+// what the deferred closes wait for (a call that never returns holds the
+// project lock; the process's end releases it, and a write the call had
+// started is whole or absent, see the store's journal). runServe stops it
+// in its last deferred call.
+type watchdog struct {
+	t   atomic.Pointer[time.Timer]
+	log *slog.Logger
+}
+
+func (w *watchdog) arm() {
+	w.t.Store(time.AfterFunc(closeGrace, func() {
+		w.log.Error("exiting: calls abandoned at shutdown still hold the store (a write is whole or absent)")
+		os.Exit(1)
+	}))
+}
+
+func (w *watchdog) stop() {
+	if t := w.t.Load(); t != nil {
+		t.Stop()
+	}
+}
+
+// testHangEnv names a tool whose calls never return, holding the project
+// lock with a page staged: for the tests of the shutdown bound only (a
+// handler stuck in a system call is not reproducible on demand). Not
+// documented for users.
+const testHangEnv = "LLMWIKI_TEST_HANG_TOOL"
+
+// hangStarted is logged when a [testHangEnv] call has taken the lock.
+const hangStarted = "test hang: a call that never returns holds the project lock"
+
+// hangTool is the middleware [testHangEnv] installs.
+func hangTool(name string, st *wiki.Store) server.ToolHandlerMiddleware {
+	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if req.Params.Name != name {
+				return next(ctx, req)
+			}
+			err := st.Update(context.WithoutCancel(ctx), func(tx *wiki.Tx) error {
+				st.Logger().Warn(hangStarted)
+				if err := tx.Create("pages/hang.md", []byte("# Hang\n\nStaged by a call that never returns.\n")); err != nil {
+					return err
+				}
+				select {}
+			})
+			return nil, err
+		}
+	}
 }
 
 // handshakeGrace is how long serve over stdio waits for a client's opening

@@ -10,6 +10,7 @@ import (
 	"log"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
@@ -20,40 +21,132 @@ import (
 // lines are answered with a parse error and skipped; the session goes on.
 const maxRequestBytes = 32 << 20
 
-// serveStdio serves srv on e.stdin/e.stdout until EOF or ctx ends. Lines are
-// screened before mcp-go sees them (see [screen]): a line that is not valid
-// UTF-8 or not valid JSON, or longer than maxRequestBytes, gets a parse
-// error (-32700); a JSON value that is not one object (a batch) gets an
-// invalid-request error (-32600); a request before initialize gets
-// -32002. Each answer carries the request's id when it can be read, the
-// rejection is audited (tool "protocol", or the tool the request named),
-// and the next line is served. Blank lines are skipped. stdout carries only
-// JSON-RPC; every write to it is one whole message.
-func serveStdio(ctx context.Context, srv *server.MCPServer, e env, st *wiki.Store) error {
+// serveStdio serves srv on e.stdin/e.stdout until stdin ends or ctx ends
+// (SIGINT, SIGTERM). Lines are screened before mcp-go sees them (see
+// [screen]): a line that is not valid UTF-8 or not valid JSON, or longer
+// than maxRequestBytes, gets a parse error (-32700); a JSON value that is
+// not one object (a batch) gets an invalid-request error (-32600); a
+// request before initialize gets -32002. Each answer carries the request's
+// id when it can be read, the rejection is audited (tool "protocol", or the
+// tool the request named), and the next line is served. Blank lines are
+// skipped. stdout carries only JSON-RPC; every write to it is one whole
+// message.
+//
+// Cancellation: the ids notifications/cancelled names are recorded in
+// cancelled (session "stdio") before mcp-go sees the line, and before the
+// request itself when both are in one write; the server refuses such a
+// request unrun (see [tools.Options.Cancelled]) and no answer to a
+// cancelled id reaches stdout.
+//
+// Shutdown: when stdin ends or ctx ends, the requests already read are
+// answered first, for up to dc.timeout (new requests read meanwhile get
+// codeShuttingDown); then mcp-go stops, cancelling what still runs, and
+// serveStdio returns at most stopGrace later even if a handler never
+// returns (it is abandoned, and dc.abandoned called: a write is whole or
+// absent).
+func serveStdio(ctx context.Context, srv *server.MCPServer, e env, st *wiki.Store, cancelled *cancelledIDs, dc drainConfig) error {
 	pending := newInFlight()
-	out := &lockedWriter{w: e.stdout, answered: pending.answered}
+	out := &lockedWriter{w: e.stdout, answered: pending.answeredID, cancelled: cancelled}
 	pr, pw := io.Pipe()
 	reject := func(line []byte, code int, msg string) {
 		writeError(out, line, code, msg)
 		auditRejected(st, line, msg, nil)
 	}
-	go func() {
-		err := screenLines(e.stdin, pw, reject, pending.sent)
-		if err == nil {
-			// stdin ended: answer the calls already read before mcp-go
-			// stops (it cancels what still runs and drops what is queued).
-			pending.wait(ctx, stdioDrainTimeout)
+	var closing atomic.Bool
+	sent := func(line []byte) bool {
+		if closing.Load() && len(requestID(line)) > 0 && !isResponse(line) {
+			reject(line, codeShuttingDown, "Server shutting down: the request was not run; send it again to a new server")
+			return false
 		}
-		pw.CloseWithError(err)
-	}()
+		if k := cancelledRequestID(line); k != "" && pending.has(k) {
+			cancelled.add(stdioSession, k)
+		}
+		pending.sent(line)
+		return true
+	}
+	ahead := func(line, next []byte) { cancelAhead(cancelled, line, next) }
+	inputDone := make(chan error, 1)
+	go func() { inputDone <- screenLines(e.stdin, pw, reject, sent, ahead) }()
 	ss := newStdioServer(srv)
 	ss.SetErrorLogger(log.New(e.stderr, "llmwiki: mcp: ", 0))
-	err := ss.Listen(ctx, pr, out)
-	pr.Close()
+	lctx, stopListen := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopListen()
+	listenDone := make(chan error, 1)
+	go func() { listenDone <- ss.Listen(lctx, pr, out) }()
+	var err error
+	select {
+	case err = <-listenDone:
+		pw.Close()
+		return quietStop(err)
+	case err = <-inputDone:
+	case <-ctx.Done():
+	}
+	closing.Store(true)
+	if err == nil {
+		// Answer the calls already read before mcp-go stops (it cancels
+		// what still runs and drops what is queued).
+		pending.wait(dc.timeout)
+	}
+	pw.CloseWithError(err)
+	stopListen()
+	select {
+	case err = <-listenDone:
+	case <-time.After(stopGrace):
+		dc.log.Error("shutdown: calls still running are abandoned (a write is whole or absent)", "calls", pending.count(), "timeout", dc.timeout)
+		if dc.abandoned != nil {
+			dc.abandoned()
+		}
+		return nil
+	}
+	return quietStop(err)
+}
+
+// cancelAhead records the request on line as cancelled when next, the
+// input already read behind it, holds a whole notifications/cancelled
+// naming it: the cancel is then known before mcp-go can start the request.
+func cancelAhead(cancelled *cancelledIDs, line, next []byte) {
+	if !bytes.Contains(next, []byte("notifications/cancelled")) || isResponse(line) {
+		return
+	}
+	k := rpcIDKey(requestID(line))
+	if k == "" {
+		return
+	}
+	for l := range bytes.Lines(next) {
+		if !bytes.HasSuffix(l, []byte("\n")) {
+			return // not read whole yet
+		}
+		if cancelledRequestID(l) == k {
+			cancelled.add(stdioSession, k)
+			return
+		}
+	}
+}
+
+// quietStop is Listen's error, nil for the ways a session normally ends.
+func quietStop(err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
 		return nil
 	}
 	return err
+}
+
+// stdioSession is the session id mcp-go gives the stdio client.
+const stdioSession = "stdio"
+
+// stopGrace is how long a server whose drain ended waits for mcp-go to stop
+// (the calls still running are cancelled) before it leaves them behind.
+const stopGrace = time.Second
+
+// codeShuttingDown answers a request read after the server began shutting
+// down (a server-defined JSON-RPC code).
+const codeShuttingDown = -32000
+
+// isResponse reports a JSON-RPC response (an answer to a request of the
+// server's), which has no method.
+func isResponse(line []byte) bool {
+	_, ok := responseID(line)
+	return ok
 }
 
 // screen checks each line before mcp-go sees it. It is used by one
@@ -96,27 +189,28 @@ func (sc *screen) check(line []byte) (int, string) {
 }
 
 // lockedWriter writes whole messages to stdout, one at a time, and tells
-// answered (when set) about each response it wrote.
+// answered (when set) the id of each response it wrote. A response to an
+// id in cancelled (when set) is dropped.
 type lockedWriter struct {
-	mu       sync.Mutex
-	w        io.Writer
-	answered func(msg []byte)
+	mu        sync.Mutex
+	w         io.Writer
+	answered  func(id json.RawMessage)
+	cancelled *cancelledIDs
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
+	id, answer := responseID(p)
+	if answer && l.cancelled != nil && l.cancelled.take(stdioSession, rpcIDKey(id)) {
+		return len(p), nil
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n, err := l.w.Write(p)
-	if l.answered != nil && err == nil {
-		l.answered(p)
+	if l.answered != nil && err == nil && answer {
+		l.answered(id)
 	}
 	return n, err
 }
-
-// stdioDrainTimeout is how long a stdio server whose stdin ended waits for
-// the answers to the requests it had read (as long as an HTTP server's
-// default --shutdown-timeout).
-const stdioDrainTimeout = defaultShutdownTimeout
 
 // inFlight counts the requests passed on to mcp-go that are not answered
 // yet, by JSON-RPC id. When stdin ends, mcp-go's stdio server cancels the
@@ -171,9 +265,12 @@ func (f *inFlight) done(k string) {
 // method) answers its request.
 func (f *inFlight) answered(msg []byte) {
 	if id, ok := responseID(msg); ok {
-		f.done(rpcIDKey(id))
+		f.answeredID(id)
 	}
 }
+
+// answeredID notes a response to the request with id.
+func (f *inFlight) answeredID(id json.RawMessage) { f.done(rpcIDKey(id)) }
 
 // responseID returns the id of a JSON-RPC response, reading the message's
 // top-level keys only until it knows: mcp-go writes the id before the
@@ -213,19 +310,26 @@ func responseID(msg []byte) (json.RawMessage, bool) {
 	return id, answer && id != nil
 }
 
-// wait returns once every request sent is answered, ctx ends, or after
-// timeout.
-func (f *inFlight) wait(ctx context.Context, timeout time.Duration) {
+// wait returns once every request sent is answered, or after timeout.
+func (f *inFlight) wait(timeout time.Duration) {
 	deadline := time.Now().Add(timeout)
-	for ctx.Err() == nil && time.Now().Before(deadline) {
-		f.mu.Lock()
-		n := len(f.ids)
-		f.mu.Unlock()
-		if n == 0 {
-			return
-		}
+	for time.Now().Before(deadline) && f.count() > 0 {
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// count is the number of requests not answered yet.
+func (f *inFlight) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.ids)
+}
+
+// has reports whether the request with id key k awaits its answer.
+func (f *inFlight) has(k string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ids[k] > 0
 }
 
 // rpcIDKey is a JSON-RPC id as a map key: strings and numbers kept apart,
@@ -249,9 +353,11 @@ func rpcIDKey(raw json.RawMessage) string {
 	return ""
 }
 
-// screenLines copies good lines from r to w and passes bad ones to reject;
-// sent (when set) sees each line passed on.
-func screenLines(r io.Reader, w io.Writer, reject func(line []byte, code int, msg string), sent func(line []byte)) error {
+// screenLines copies good lines from r to w and passes bad ones to reject.
+// sent (when set) sees each good line first and may keep it back (false);
+// ahead (when set) sees each good line with the input already read behind
+// it, before the line is passed on.
+func screenLines(r io.Reader, w io.Writer, reject func(line []byte, code int, msg string), sent func(line []byte) bool, ahead func(line, next []byte)) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var sc screen
 	for {
@@ -262,11 +368,14 @@ func screenLines(r io.Reader, w io.Writer, reject func(line []byte, code int, ms
 			} else if code, msg := sc.check(line); code > 0 || code < -1 {
 				reject(line, code, msg)
 			} else if code == 0 {
-				if sent != nil {
-					sent(line)
+				if ahead != nil && br.Buffered() > 0 {
+					next, _ := br.Peek(br.Buffered())
+					ahead(line, next)
 				}
-				if _, werr := w.Write(line); werr != nil {
-					return werr
+				if sent == nil || sent(line) {
+					if _, werr := w.Write(line); werr != nil {
+						return werr
+					}
 				}
 			}
 		}

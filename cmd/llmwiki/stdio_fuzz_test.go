@@ -12,7 +12,8 @@ import (
 // byte-for-byte, skipped (blank) or answered; only well-formed single JSON
 // objects in valid UTF-8 are forwarded, in order; every answer is one line
 // of valid UTF-8 JSON-RPC with an error code and a string or number id
-// (or null).
+// (or null). A request is taken as cancelled before it is passed on only
+// when a cancel naming it follows.
 func FuzzScreenLines(f *testing.F) {
 	for _, s := range []string{
 		"",
@@ -29,19 +30,27 @@ func FuzzScreenLines(f *testing.F) {
 		"\xef\xbb\xbf{\"id\":1,\"method\":\"initialize\"}\n", // a BOM
 		"{\"id\":1,\"method\":\"initialize\"}\x00\n",
 		"\xed\xa0\x80\n", // a surrogate half, invalid UTF-8
+		`{"jsonrpc":"2.0","id":1,"method":"initialize"}` + "\n" + `{"jsonrpc":"2.0","id":7,"method":"tools/call"}` + "\n" + `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}` + "\n",
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var fwd, answers bytes.Buffer
 		var codes []int
+		pending, cancelled := newInFlight(), newCancelledIDs()
 		err := screenLines(bytes.NewReader(data), &fwd, func(line []byte, code int, msg string) {
 			codes = append(codes, code)
 			writeError(&answers, line, code, msg)
 			auditRejected(nil, line, msg, nil)
-		}, newInFlight().sent)
+		}, func(l []byte) bool { pending.sent(l); return true }, func(l, next []byte) { cancelAhead(cancelled, l, next) })
 		if err != nil {
 			t.Fatalf("screenLines: %v", err)
+		}
+		// A request is taken as cancelled only when a cancel follows it.
+		for k := range cancelled.ids {
+			if !bytes.Contains(data, []byte("notifications/cancelled")) {
+				t.Fatalf("id %q taken as cancelled with no cancel in the input", k)
+			}
 		}
 		// Replay the lines: each good one was forwarded as it was.
 		rest := fwd.Bytes()
