@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/llmwiki/llmwiki/agents/transcript"
+	"github.com/llmwiki/llmwiki/internal/redact"
 	"github.com/llmwiki/llmwiki/wiki"
 )
 
@@ -154,12 +155,18 @@ func captureInto(ctx context.Context, e env, st *wiki.Store, session, transcript
 		date = s.Start.UTC().Format("2006-01-02")
 	}
 	var saved []string
+	redacted := redact.Counts{}
+	call.SetExtra("redacted", redacted)
 	for from := covered; from < len(s.Turns); {
 		to := len(s.Turns)
 		part := parts + 1
 		var doc []byte
+		var counts redact.Counts
 		for {
-			doc = transcript.Render(s, from, to, transcript.Meta{Part: part, Project: project, Captured: st.Now()})
+			doc, counts, err = transcript.Render(s, from, to, transcript.Meta{Part: part, Project: project, Captured: st.Now()})
+			if err != nil {
+				return "", wiki.Errorf(wiki.CodeInternal, "redact session %s: %v; nothing was saved", session, err)
+			}
 			if len(doc) <= wiki.MaxSourceBytes || to-from == 1 {
 				break
 			}
@@ -174,9 +181,14 @@ func captureInto(ctx context.Context, e env, st *wiki.Store, session, transcript
 			return "", err
 		}
 		saved = append(saved, rel)
+		redacted.Add(counts)
 		parts, from = part, to
 	}
-	return fmt.Sprintf("saved %s (%d turns)", strings.Join(saved, ", "), len(s.Turns)-covered), nil
+	msg := fmt.Sprintf("saved %s (%d turns", strings.Join(saved, ", "), len(s.Turns)-covered)
+	if n := redacted.Total(); n > 0 {
+		msg += fmt.Sprintf("; %d secret values redacted: %s", n, redacted)
+	}
+	return msg + ")", nil
 }
 
 // findTranscript returns the transcript file of session: the hook's

@@ -1,0 +1,3 @@
+package redact
+
+//go:generate go test -run TestRulesAreGitleaks -update .
