@@ -234,6 +234,60 @@ func TestCaptureRedactsSecrets(t *testing.T) {
 	}
 }
 
+// TestCaptureIntoProjectWiki: the session goes to the wiki its project's
+// .mcp.json gives llmwiki, not to $LLMWIKI_ROOT's; a project wiki that does
+// not exist is said so and not created, and nothing is captured elsewhere.
+func TestCaptureIntoProjectWiki(t *testing.T) {
+	global, home, tp := captureFixture(t)
+	project := filepath.Join(home, "src", "shop-api")
+	projectWiki := filepath.Join(project, "docs", "wiki")
+	initWiki(t, projectWiki)
+	os.WriteFile(filepath.Join(project, ".mcp.json"), []byte(`{"mcpServers":{"llmwiki":{"type":"stdio","command":"llmwiki","args":["serve","--root","docs/wiki"]}}}`), 0o644)
+	hook := func(cwd string) string {
+		b, _ := json.Marshal(map[string]string{"session_id": capSession, "transcript_path": tp, "cwd": cwd, "hook_event_name": "SessionEnd"})
+		return string(b)
+	}
+	envv := map[string]string{"HOME": home, "LLMWIKI_ROOT": global}
+	n := len(auditLines(t, global))
+	_, stderr, err := runIn(t, hook(filepath.Join(project, "checkout")), envv, "capture")
+	rel := "sources/sessions/2026-11-20-" + capSession + ".md"
+	if err != nil || !strings.Contains(stderr, "saved "+rel+" (2 turns) in the wiki at "+projectWiki+" (named by "+filepath.Join(project, ".mcp.json")+")") {
+		t.Fatalf("err %v stderr %q", err, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(projectWiki, filepath.FromSlash(rel))); err != nil {
+		t.Error(err)
+	}
+	if files, _ := filepath.Glob(filepath.Join(global, "sources", "sessions", "*")); len(files) != 0 || len(auditLines(t, global)) != n {
+		t.Errorf("the global wiki got %v", files)
+	}
+	if calls := auditLines(t, projectWiki); calls[len(calls)-1].Tool != "cli:capture" || calls[len(calls)-1].Outcome != "ok" {
+		t.Errorf("project audit %+v", calls[len(calls)-1])
+	}
+	// --root still wins.
+	if _, stderr, _ = runIn(t, hook(project), envv, "capture", "--root", global); !strings.Contains(stderr, "saved "+rel) || strings.Contains(stderr, "named by") {
+		t.Errorf("--root: %q", stderr)
+	}
+	// A project whose wiki is not there: said, not created, nothing saved.
+	other := filepath.Join(home, "src", "billing")
+	os.MkdirAll(other, 0o755)
+	os.WriteFile(filepath.Join(other, ".mcp.json"), []byte(`{"mcpServers":{"llmwiki":{"command":"llmwiki","args":["serve"],"env":{"LLMWIKI_ROOT":"${HOME}/wikis/billing"}}}}`), 0o644)
+	missing := filepath.Join(home, "wikis", "billing")
+	_, stderr, err = runIn(t, hook(other), envv, "capture")
+	if err != nil || stderr != "llmwiki capture: no wiki at "+missing+" (named by "+filepath.Join(other, ".mcp.json")+") (run llmwiki init "+missing+"); nothing was captured\n" {
+		t.Errorf("missing project wiki: %v %q", err, stderr)
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Error("capture created the project's wiki")
+	}
+	// A project without llmwiki in .mcp.json uses $LLMWIKI_ROOT.
+	plain := filepath.Join(home, "src", "plain")
+	os.MkdirAll(plain, 0o755)
+	os.WriteFile(filepath.Join(plain, ".mcp.json"), []byte(`{"mcpServers":{"git":{"command":"uvx","args":["mcp-server-git"]}}}`), 0o644)
+	if _, stderr, _ = runIn(t, hook(plain), envv, "capture"); !strings.Contains(stderr, "already captured") {
+		t.Errorf("project without llmwiki: %q", stderr)
+	}
+}
+
 // TestCaptureFindsThatSession: without transcript_path the file named after
 // the session is used, never the newest transcript.
 func TestCaptureFindsThatSession(t *testing.T) {
