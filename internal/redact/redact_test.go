@@ -89,6 +89,11 @@ func TestRedactLeavesTheRest(t *testing.T) {
 		"The token expired at midnight; the password policy wants 12 characters.",
 		"see https://docs.shop.test:8443/guide and git@github.com:shop/api.git",
 		"Authorization: Bearer $TOKEN",
+		`token := os.Getenv("SHOP_TOKEN")`,
+		"const apiKey = process.env.SHOP_API_KEY;",
+		"password = request.form['password']",
+		"export VAULT_TOKEN=$(vault print token)",
+		"secret = config.secret",
 		"already " + Marker("jwt") + " and PASSWORD=" + Marker("secret-assignment"),
 		"",
 	} {
