@@ -30,8 +30,11 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// GitleaksVersion is the gitleaks release gitleaks.toml is copied from.
+// GitleaksVersion is the gitleaks release gitleaks.toml is copied from;
+// after changing it, go generate copies that release's files.
 const GitleaksVersion = "v8.30.1"
+
+//go:generate go test -run TestRulesAreGitleaks -update .
 
 var (
 	//go:embed gitleaks.toml
