@@ -38,6 +38,7 @@ func TestRulesCatchTranscriptSecrets(t *testing.T) {
 		{"google api key", "GOOGLE_MAPS_KEY: ", FakeGoogle, "\nzoom: 12", "gcp-api-key", false},
 		{"google api key in a url", "https://maps.googleapis.com/maps/api/geocode/json?key=", FakeGoogle, "&address=Berlin", "url-query-secret", true},
 		{"pem private key", "the deploy key:\n", FakePEM, "\nends here", "private-key", false},
+		{"pem private key cut short", "key (truncated):\n", FakePEM[:strings.LastIndex(FakePEM, "\n")], "\n[output cut at 4 lines]", "private-key-body", true},
 		{"jwt", "session cookie ", FakeJWT, " expired", "jwt", false},
 		{"bearer header in curl", `curl -H "Authorization: Bearer `, FakeBearer, `" https://api.shop.test/orders`, "curl-auth-header", false},
 		{"bearer header in a request dump", "GET /v1/orders HTTP/1.1\nAuthorization: Bearer ", FakeBearer, "\nAccept: */*", "authorization-header", true},
