@@ -129,3 +129,14 @@ func FuzzMergeBlock(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMCPJSONRoot: any .mcp.json yields a root, nothing or an error, never
+// a panic.
+func FuzzMCPJSONRoot(f *testing.F) {
+	for _, s := range []string{`{"mcpServers":{"llmwiki":{"command":"llmwiki","args":["serve","--root","${A:-b}"]}}}`, `{"mcpServers":{"x":{"command":"llmwiki","args":["--root"]}}}`, `{"mcpServers":{"llmwiki":{"env":{"LLMWIKI_ROOT":1}}}}`, `{"mcpServers":[1]}`, `[]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		_, _ = mcpJSONRoot(in, func(string) string { return "" })
+	})
+}

@@ -6,6 +6,9 @@
 // one line each (name, the argument that says what it did, and the size or
 // error of the result, never the result itself). Thinking, system
 // reminders, slash-command plumbing and sub-agent side chains are left out.
+// Secrets are replaced by [REDACTED:<rule>] markers (internal/redact) in
+// every text kept, before any cut, and once more over the whole rendering;
+// the frontmatter says how many of which kind.
 //
 // The input is untrusted: lines that are not JSON, entries of unknown
 // types, entries of another session and oversized lines are skipped and

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/llmwiki/llmwiki/internal/redact"
 )
 
 // Meta is what the rendering's frontmatter records besides the session.
@@ -21,8 +23,34 @@ type Meta struct {
 
 // Render renders turns [from, to) of s as a markdown source: YAML
 // frontmatter (title, type: session, session_id, part, turns_from,
-// turns_to, started, ended, project, captured) and one section per turn.
-func Render(s *Session, from, to int, m Meta) []byte {
+// turns_to, started, ended, project, captured, redacted and, when some
+// were, redacted_kinds) and one section per turn. The whole rendering goes
+// through the redactor once more (a secret Parse could not see whole);
+// counts is what the parse and that pass replaced, by rule, as the
+// frontmatter and the note under the title state it.
+func Render(s *Session, from, to int, m Meta) (doc []byte, counts redact.Counts, err error) {
+	red, err := redact.Default()
+	if err != nil {
+		return nil, nil, err
+	}
+	counts = redact.Counts{}
+	for _, t := range s.Turns[from:to] {
+		counts.Add(t.Redacted)
+	}
+	out, more, err := red.Redact(render(s, from, to, m, counts))
+	if err != nil {
+		return nil, nil, err
+	}
+	if more.Total() > 0 {
+		counts.Add(more)
+		if out, _, err = red.Redact(render(s, from, to, m, counts)); err != nil {
+			return nil, nil, err
+		}
+	}
+	return []byte(out), counts, nil
+}
+
+func render(s *Session, from, to int, m Meta, counts redact.Counts) string {
 	turns := s.Turns[from:to]
 	title := "Claude Code session " + s.ID
 	if len(turns) > 0 && turns[0].Question != "" {
@@ -53,6 +81,10 @@ func Render(s *Session, from, to int, m Meta) []byte {
 		add("project", m.Project)
 	}
 	add("captured", m.Captured.UTC().Format(time.RFC3339))
+	add("redacted", counts.Total())
+	if counts.Total() > 0 {
+		add("redacted_kinds", map[string]int(counts))
+	}
 	out, err := yaml.Marshal(&fm)
 	if err != nil {
 		panic(err)
@@ -62,6 +94,9 @@ func Render(s *Session, from, to int, m Meta) []byte {
 	b.Write(out)
 	b.WriteString("---\n\n# " + title + "\n\n")
 	b.WriteString("A Claude Code session captured for a later ingest: the questions, the answers, and one line per tool call.\n")
+	if n := counts.Total(); n > 0 {
+		fmt.Fprintf(&b, "\n%d %s that looked like secrets %s replaced by [REDACTED:<kind>] before saving (%s).\n", n, plural(n, "value", "values"), plural(n, "was", "were"), counts)
+	}
 	for _, t := range turns {
 		q := t.Question
 		if q == "" {
@@ -86,7 +121,14 @@ func Render(s *Session, from, to int, m Meta) []byte {
 			}
 		}
 	}
-	return []byte(b.String())
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // demote turns headings in quoted text into level 3 or deeper, so a

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/llmwiki/llmwiki/internal/redact"
 )
 
 // MaxLine is the longest transcript line read, in bytes; longer lines (a
@@ -37,6 +39,9 @@ type Turn struct {
 	// Answer is the assistant's text, in order.
 	Answer []string
 	Tools  []ToolCall
+	// Redacted counts the secret values replaced in the turn's texts, by
+	// rule.
+	Redacted redact.Counts
 }
 
 // Session is a parsed transcript.
@@ -50,6 +55,9 @@ type Session struct {
 	// Skipped counts lines that were not usable (bad JSON, other
 	// sessions, too long).
 	Skipped int
+
+	red    *redact.Redactor
+	redErr error
 }
 
 type entry struct {
@@ -79,9 +87,17 @@ type block struct {
 }
 
 // Parse reads a transcript and keeps the entries of session id (an entry
-// without a sessionId field is kept: older transcripts lack it).
+// without a sessionId field is kept: older transcripts lack it). Every text
+// it keeps (question, answer, tool name, argument, error line) has its
+// secrets replaced by markers (package redact) before it is cut or
+// squeezed onto one line, so no cut leaves part of a secret; it fails
+// rather than keep a text it could not redact.
 func Parse(r io.Reader, id string) (*Session, error) {
-	s := &Session{ID: id}
+	red, err := redact.Default()
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{ID: id, red: red}
 	br := bufio.NewReaderSize(r, 64<<10)
 	var cur *Turn
 	pending := map[string]int{}
@@ -104,7 +120,31 @@ func Parse(r io.Reader, id string) (*Session, error) {
 	if cur != nil {
 		s.Turns = append(s.Turns, *cur)
 	}
+	if s.redErr != nil {
+		return nil, s.redErr
+	}
 	return s, nil
+}
+
+// redact returns t with its secrets replaced, adding their counts to c.
+func (s *Session) redact(t string, c redact.Counts) string {
+	out, n, err := s.red.Redact(t)
+	if err != nil {
+		s.redErr = err
+		return ""
+	}
+	c.Add(n)
+	return out
+}
+
+func addCounts(t *Turn, c redact.Counts) {
+	if t == nil || len(c) == 0 {
+		return
+	}
+	if t.Redacted == nil {
+		t.Redacted = redact.Counts{}
+	}
+	t.Redacted.Add(c)
 }
 
 var errTooLong = fmt.Errorf("line too long")
@@ -171,6 +211,8 @@ func (s *Session) consume(line []byte, cur **Turn, pending map[string]int) {
 		return
 	}
 	text, blocks := content(m.Content)
+	counts := redact.Counts{}
+	red := func(t string) string { return s.redact(t, counts) }
 	switch e.Type {
 	case "user":
 		var q []string
@@ -183,12 +225,14 @@ func (s *Session) consume(line []byte, cur **Turn, pending map[string]int) {
 				q = append(q, b.Text)
 			case "tool_result":
 				if i, ok := pending[b.ToolUseID]; ok && *cur != nil && i < len((*cur).Tools) {
-					(*cur).Tools[i].Result = resultSummary(b)
+					(*cur).Tools[i].Result = resultSummary(b, red)
 					delete(pending, b.ToolUseID)
 				}
 			}
 		}
-		question := clean(strings.Join(q, "\n\n"))
+		addCounts(*cur, counts)
+		counts = redact.Counts{}
+		question := red(clean(strings.Join(q, "\n\n")))
 		if question == "" {
 			return
 		}
@@ -197,23 +241,25 @@ func (s *Session) consume(line []byte, cur **Turn, pending map[string]int) {
 		}
 		clear(pending)
 		*cur = &Turn{Index: len(s.Turns) + 1, Time: t, Question: question}
+		addCounts(*cur, counts)
 	case "assistant":
 		if *cur == nil {
 			*cur = &Turn{Index: len(s.Turns) + 1, Time: t}
 		}
 		if text != "" {
-			(*cur).Answer = append((*cur).Answer, clean(text))
+			(*cur).Answer = append((*cur).Answer, red(clean(text)))
 		}
 		for _, b := range blocks {
 			switch b.Type {
 			case "text":
-				if c := clean(b.Text); c != "" {
+				if c := red(clean(b.Text)); c != "" {
 					(*cur).Answer = append((*cur).Answer, c)
 				}
 			case "tool_use":
-				(*cur).Tools = append((*cur).Tools, ToolCall{Name: oneLine(b.Name, 80), Summary: inputSummary(b.Input), id: b.ID})
+				(*cur).Tools = append((*cur).Tools, ToolCall{Name: oneLine(red(b.Name), 80), Summary: inputSummary(b.Input, red), id: b.ID})
 			}
 		}
+		addCounts(*cur, counts)
 		for i, tc := range (*cur).Tools {
 			if tc.id != "" && tc.Result == "" {
 				pending[tc.id] = i
@@ -255,14 +301,14 @@ func clean(s string) string {
 // preference.
 var inputKeys = []string{"file_path", "path", "notebook_path", "command", "pattern", "url", "query", "slug", "title", "topic", "op", "description", "prompt", "subagent_type"}
 
-func inputSummary(raw json.RawMessage) string {
+func inputSummary(raw json.RawMessage, red func(string) string) string {
 	var m map[string]any
 	if json.Unmarshal(raw, &m) != nil || len(m) == 0 {
 		return ""
 	}
 	for _, k := range inputKeys {
 		if v, ok := m[k].(string); ok && strings.TrimSpace(v) != "" {
-			return k + "=" + oneLine(v, 120)
+			return k + "=" + oneLine(red(v), 120)
 		}
 	}
 	keys := make([]string, 0, len(m))
@@ -270,10 +316,10 @@ func inputSummary(raw json.RawMessage) string {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	return "args: " + oneLine(strings.Join(keys, ", "), 120)
+	return "args: " + oneLine(red(strings.Join(keys, ", ")), 120)
 }
 
-func resultSummary(b block) string {
+func resultSummary(b block, red func(string) string) string {
 	text, blocks := content(b.Content)
 	for _, x := range blocks {
 		if x.Type == "text" {
@@ -281,8 +327,10 @@ func resultSummary(b block) string {
 		}
 	}
 	if b.IsError {
+		// Only the first line is kept (no secret but a PEM block spans
+		// lines, and its first line holds no key).
 		first := strings.SplitN(strings.TrimSpace(clean(text)), "\n", 2)[0]
-		return "error: " + oneLine(first, 160)
+		return "error: " + oneLine(red(first), 160)
 	}
 	n := strings.Count(strings.TrimRight(text, "\n"), "\n") + 1
 	if strings.TrimSpace(text) == "" {
@@ -294,12 +342,17 @@ func resultSummary(b block) string {
 	return fmt.Sprintf("%d lines", n)
 }
 
-// oneLine squeezes s onto one line of at most n characters.
+// oneLine squeezes s onto one line of at most n characters. A cut never
+// splits a redaction marker (half a marker would read as a value).
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(strings.ToValidUTF8(s, "\uFFFD")), " ")
 	if utf8.RuneCountInString(s) > n {
 		r := []rune(s)
-		s = string(r[:n-1]) + "…"
+		s = string(r[:n-1])
+		if i := strings.LastIndex(s, "[REDACTED:"); i >= 0 && !strings.Contains(s[i:], "]") {
+			s = s[:i]
+		}
+		s += "…"
 	}
 	return s
 }

@@ -2,12 +2,15 @@ package transcript
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmwiki/llmwiki/internal/redact/redacttest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden rendering")
@@ -63,7 +66,10 @@ func TestParse(t *testing.T) {
 
 func TestRenderGolden(t *testing.T) {
 	s := load(t)
-	got := Render(s, 0, len(s.Turns), Meta{Part: 1, Project: "shop-api", Captured: time.Date(2026, 11, 20, 11, 0, 0, 0, time.UTC)})
+	got, counts, err := Render(s, 0, len(s.Turns), Meta{Part: 1, Project: "shop-api", Captured: time.Date(2026, 11, 20, 11, 0, 0, 0, time.UTC)})
+	if err != nil || counts.Total() != 0 {
+		t.Fatalf("%v, redacted %v", err, counts)
+	}
 	path := filepath.Join("..", "..", "testdata", "transcripts", "session.md")
 	if *update {
 		os.WriteFile(path, got, 0o644)
@@ -79,7 +85,7 @@ func TestRenderGolden(t *testing.T) {
 	if strings.Contains(string(got), "\n# Cause") || !strings.Contains(string(got), "### Cause") || !strings.Contains(string(got), "\n# not a heading inside code") {
 		t.Error("headings not demoted outside code")
 	}
-	part2 := Render(s, 1, 2, Meta{Part: 2, Captured: time.Unix(0, 0)})
+	part2, _, _ := Render(s, 1, 2, Meta{Part: 2, Captured: time.Unix(0, 0)})
 	if !strings.Contains(string(part2), "turns_from: 2") || strings.Contains(string(part2), "Why does the checkout") {
 		t.Errorf("part 2:\n%s", part2)
 	}
@@ -109,11 +115,61 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := Render(s, 0, len(s.Turns), Meta{Part: 1})
-		if !bytes.HasPrefix(out, []byte("---\n")) || !isUTF8(out) {
+		out, _, err := Render(s, 0, len(s.Turns), Meta{Part: 1})
+		if err != nil || !bytes.HasPrefix(out, []byte("---\n")) || !isUTF8(out) {
 			t.Fatalf("bad rendering:\n%s", out)
 		}
 	})
+}
+
+// TestParseRedactsBeforeCutting: a secret is replaced before a title, a
+// heading or a tool line is cut, so no cut keeps a piece of it; the counts
+// go to the turn whose text held the secret.
+func TestParseRedactsBeforeCutting(t *testing.T) {
+	long := strings.Repeat("word ", 12) + redacttest.FakeOpenAI
+	cmd := "OPENAI_API_KEY=" + redacttest.FakeOpenAI + " npm run sync -- --all"
+	lines := []string{
+		`{"type":"user","sessionId":"s","message":{"role":"user","content":` + jsonString(long) + `}}`,
+		`{"type":"assistant","sessionId":"s","message":{"role":"assistant","content":[{"type":"text","text":"Running it."},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":` + jsonString(cmd) + `}}]}}`,
+		`{"type":"user","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":` + jsonString("401 for token "+redacttest.FakeGitHubPAT+"\n"+redacttest.FakeSlackBot) + `}]}}`,
+		`{"type":"user","sessionId":"s","message":{"role":"user","content":"next question"}}`,
+	}
+	s, err := Parse(strings.NewReader(strings.Join(lines, "\n")), "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Turns) != 2 {
+		t.Fatalf("turns %+v", s.Turns)
+	}
+	tc := s.Turns[0].Tools[0]
+	if tc.Summary != "command=OPENAI_API_KEY=[REDACTED:openai-api-key] npm run sync -- --all" || tc.Result != "error: 401 for token [REDACTED:github-pat]" {
+		t.Errorf("tool call %+v", tc)
+	}
+	if got := s.Turns[0].Redacted; len(got) != 2 || got["openai-api-key"] != 2 || got["github-pat"] != 1 || s.Turns[1].Redacted != nil {
+		t.Errorf("counts %v / %v", got, s.Turns[1].Redacted)
+	}
+	doc, counts, err := Render(s, 0, 2, Meta{Part: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, piece := range []string{redacttest.FakeOpenAI[:20], redacttest.FakeGitHubPAT[:12], redacttest.FakeSlackBot[:12]} {
+		if strings.Contains(string(doc), piece) {
+			t.Errorf("rendering keeps %q:\n%s", piece, doc)
+		}
+	}
+	for _, want := range []string{"redacted: 3\n", "redacted_kinds:\n    github-pat: 1\n    openai-api-key: 2\n", "3 values that looked like secrets were replaced by [REDACTED:<kind>] before saving (openai-api-key 2, github-pat 1)."} {
+		if !strings.Contains(string(doc), want) {
+			t.Errorf("rendering lacks %q:\n%s", want, doc)
+		}
+	}
+	if counts.Total() != 3 {
+		t.Errorf("counts %v", counts)
+	}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
 func isUTF8(b []byte) bool { return strings.ToValidUTF8(string(b), "") == string(b) }

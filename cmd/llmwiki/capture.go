@@ -13,7 +13,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/llmwiki/llmwiki/agents/install"
 	"github.com/llmwiki/llmwiki/agents/transcript"
+	"github.com/llmwiki/llmwiki/internal/redact"
 	"github.com/llmwiki/llmwiki/wiki"
 )
 
@@ -39,7 +41,7 @@ var sessionIDRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompi
 // but records every failure it can in the audit log.
 func runCapture(ctx context.Context, e env, args []string) error {
 	fs := newFlags(e, "capture", "capture [--root DIR] [--if-enabled] [--session ID] [--transcript FILE] < hook.json")
-	rootFlag := fs.String("root", "", "wiki root (default $LLMWIKI_ROOT, else ~/llmwiki); it must exist")
+	rootFlag := fs.String("root", "", "wiki root (default: the one the .mcp.json of the hook's cwd gives llmwiki, else $LLMWIKI_ROOT, else ~/llmwiki); it must exist")
 	ifEnabled := fs.Bool("if-enabled", false, "do nothing unless schema.md sets capture_sessions: true or LLMWIKI_CAPTURE=1")
 	session := fs.String("session", "", "session id (default: session_id of the hook JSON on stdin)")
 	transcriptFlag := fs.String("transcript", "", "transcript file (default: transcript_path of the hook JSON, else the session's file under ~/.claude/projects)")
@@ -76,7 +78,7 @@ func capture(ctx context.Context, e env, rootFlag string, ifEnabled bool, sessio
 	if transcriptPath == "" {
 		transcriptPath = in.TranscriptPath
 	}
-	dir, err := resolveRoot(e, rootFlag)
+	dir, named, err := captureRoot(e, rootFlag, in.CWD)
 	if err != nil {
 		return "", err
 	}
@@ -84,7 +86,7 @@ func capture(ctx context.Context, e env, rootFlag string, ifEnabled bool, sessio
 		if inputErr != nil {
 			return "", fmt.Errorf("%s; no wiki at %s to record it in", wiki.PublicMessage(inputErr), dir)
 		}
-		return "", fmt.Errorf("no wiki at %s (run llmwiki init %s); nothing was captured", dir, dir)
+		return "", fmt.Errorf("no wiki at %s%s (run llmwiki init %s); nothing was captured", dir, named, dir)
 	}
 	st, err := wiki.Open(dir, wiki.WithLogger(newLogger(e)))
 	if err != nil {
@@ -100,10 +102,30 @@ func capture(ctx context.Context, e env, rootFlag string, ifEnabled bool, sessio
 	if err = inputErr; err == nil {
 		msg, err = captureInto(ctx, e, st, session, transcriptPath, in.CWD)
 	}
+	if err == nil && named != "" && strings.HasPrefix(msg, "saved ") {
+		msg += " in the wiki at " + dir + named
+	}
 	if aerr := st.Audit(call, err); aerr != nil {
 		fmt.Fprintf(e.stderr, "llmwiki capture: audit line not written: %s\n", wiki.PublicMessage(aerr))
 	}
 	return msg, err
+}
+
+// captureRoot is the wiki a capture goes to: --root, else the wiki the
+// .mcp.json of the session's project (cwd or a parent) gives llmwiki,
+// else $LLMWIKI_ROOT, else ~/llmwiki. named says which .mcp.json chose it.
+func captureRoot(e env, rootFlag, cwd string) (dir, named string, err error) {
+	if rootFlag == "" {
+		pw, err := install.FindProjectWiki(cwd, e.getenv)
+		if err != nil {
+			return "", "", fmt.Errorf("the project's MCP configuration: %v; nothing was captured", err)
+		}
+		if pw != nil {
+			return pw.Root, " (named by " + pw.Config + ")", nil
+		}
+	}
+	dir, err = resolveRoot(e, rootFlag)
+	return dir, "", err
 }
 
 func captureEnabled(e env, st *wiki.Store) bool {
@@ -154,12 +176,18 @@ func captureInto(ctx context.Context, e env, st *wiki.Store, session, transcript
 		date = s.Start.UTC().Format("2006-01-02")
 	}
 	var saved []string
+	redacted := redact.Counts{}
+	call.SetExtra("redacted", redacted)
 	for from := covered; from < len(s.Turns); {
 		to := len(s.Turns)
 		part := parts + 1
 		var doc []byte
+		var counts redact.Counts
 		for {
-			doc = transcript.Render(s, from, to, transcript.Meta{Part: part, Project: project, Captured: st.Now()})
+			doc, counts, err = transcript.Render(s, from, to, transcript.Meta{Part: part, Project: project, Captured: st.Now()})
+			if err != nil {
+				return "", wiki.Errorf(wiki.CodeInternal, "redact session %s: %v; nothing was saved", session, err)
+			}
 			if len(doc) <= wiki.MaxSourceBytes || to-from == 1 {
 				break
 			}
@@ -174,9 +202,14 @@ func captureInto(ctx context.Context, e env, st *wiki.Store, session, transcript
 			return "", err
 		}
 		saved = append(saved, rel)
+		redacted.Add(counts)
 		parts, from = part, to
 	}
-	return fmt.Sprintf("saved %s (%d turns)", strings.Join(saved, ", "), len(s.Turns)-covered), nil
+	msg := fmt.Sprintf("saved %s (%d turns", strings.Join(saved, ", "), len(s.Turns)-covered)
+	if n := redacted.Total(); n > 0 {
+		msg += fmt.Sprintf("; %d secret values redacted: %s", n, redacted)
+	}
+	return msg + ")", nil
 }
 
 // findTranscript returns the transcript file of session: the hook's

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	. "github.com/llmwiki/llmwiki/internal/redact/redacttest"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
@@ -34,14 +36,20 @@ func runIn(t *testing.T, stdin string, envv map[string]string, args ...string) (
 // captureFixture makes a wiki and a Claude Code home holding the fixture
 // transcript at the path Claude Code uses.
 func captureFixture(t *testing.T) (root, home, transcriptPath string) {
+	return captureFixtureOf(t, "session.jsonl", capSession)
+}
+
+// captureFixtureOf is captureFixture with testdata/transcripts/<file> as the
+// transcript of session.
+func captureFixtureOf(t *testing.T, file, session string) (root, home, transcriptPath string) {
 	t.Helper()
 	dir := t.TempDir()
 	root = filepath.Join(dir, "wiki")
 	initWiki(t, root)
 	home = filepath.Join(dir, "home")
-	transcriptPath = filepath.Join(home, ".claude", "projects", "-home-dev-shop-api", capSession+".jsonl")
+	transcriptPath = filepath.Join(home, ".claude", "projects", "-home-dev-shop-api", session+".jsonl")
 	os.MkdirAll(filepath.Dir(transcriptPath), 0o755)
-	data, err := os.ReadFile(filepath.Join(wikitest.RepoRoot(t), "testdata", "transcripts", "session.jsonl"))
+	data, err := os.ReadFile(filepath.Join(wikitest.RepoRoot(t), "testdata", "transcripts", file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,6 +124,167 @@ func TestCaptureSavesOneSourcePerSession(t *testing.T) {
 	// The first part is untouched.
 	if again, _ := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel))); !bytes.Equal(again, got) {
 		t.Error("part 1 was rewritten")
+	}
+}
+
+const secretsSession = "9d2f4b61-3c8e-4a7d-b5e0-7a1c2e9f4d83"
+
+// TestCaptureRedactsSecrets: a session holding fifteen secrets of twelve
+// kinds, in questions, answers, tool arguments and tool outputs, is saved
+// with none of them, anywhere in the wiki (source, audit line, log.md) or on
+// stderr, with the text around them, and with the counts by kind in the
+// frontmatter, the note under the title and the audit line.
+func TestCaptureRedactsSecrets(t *testing.T) {
+	root, home, tp := captureFixtureOf(t, "secrets.jsonl", secretsSession)
+	fixture, _ := os.ReadFile(tp)
+	secrets := map[string]string{
+		"openai": FakeOpenAI, "anthropic": FakeAnthropic, "aws key id": FakeAWSKeyID, "aws secret": FakeAWSSecret,
+		"github pat": FakeGitHubPAT, "github fine-grained": FakeGitHubFine, "slack bot": FakeSlackBot, "stripe": FakeStripe,
+		"google": FakeGoogle, "jwt": FakeJWT, "bearer": FakeBearer, "db password": FakeDBPassword, "db token": FakeDBToken,
+		"password": FakePassword, "pem body": FakePEMBody,
+	}
+	for name, v := range secrets {
+		j, _ := json.Marshal(v)
+		if !strings.Contains(string(fixture), strings.Trim(string(j), `"`)) {
+			t.Fatalf("the fixture lacks the %s secret", name)
+		}
+	}
+	_, stderr, err := runIn(t, hookJSON(secretsSession, tp), map[string]string{"HOME": home}, "capture", "--root", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := "sources/sessions/2026-11-24-" + secretsSession + ".md"
+	wantCounts := map[string]int{
+		"openai-api-key": 1, "anthropic-api-key": 1, "stripe-access-token": 1, "secret-assignment": 4, "aws-access-token": 1,
+		"curl-auth-header": 1, "github-fine-grained-pat": 1, "url-password": 1, "slack-bot-token": 1, "gcp-api-key": 2,
+		"jwt": 1, "private-key": 1, "authorization-header": 1,
+	}
+	total := 0
+	for _, n := range wantCounts {
+		total += n
+	}
+	if !strings.Contains(stderr, "saved "+rel+" (2 turns; "+strconv.Itoa(total)+" secret values redacted: ") {
+		t.Errorf("stderr = %q", stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	// No secret is anywhere under the wiki root, nor on stderr; not even a
+	// piece of one (a cut tool line would keep its start).
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, _ := os.ReadFile(p)
+		for name, v := range secrets {
+			k := min(16, len(v)/2)
+			for _, piece := range []string{v, v[:k], v[len(v)/2-k/2 : len(v)/2+k/2], v[len(v)-k:]} {
+				if strings.Contains(string(b), piece) || strings.Contains(stderr, piece) {
+					t.Errorf("%s keeps %q of the %s secret", p, piece, name)
+				}
+			}
+		}
+		return nil
+	})
+	for _, want := range []string{
+		"The nightly sync to Stripe fails. Here is my .env, can you see what is wrong?",
+		"OPENAI_API_KEY=[REDACTED:openai-api-key]\nANTHROPIC_API_KEY=[REDACTED:anthropic-api-key]\nSTRIPE_KEY=[REDACTED:stripe-access-token]\nDB_PASSWORD=[REDACTED:secret-assignment]\nDB_TOKEN=[REDACTED:secret-assignment]",
+		"The job runs at 02:00 from cron.",
+		"The script exports the AWS key [REDACTED:aws-access-token] and its secret AWS_SECRET_ACCESS_KEY=[REDACTED:secret-assignment] in clear text.",
+		`command=curl -sS -H "Authorization: Bearer [REDACTED:curl-auth-header]" https://api.shop.test/v1/sync/status → error: HTTP/1.1 401 Unauthorized: token [REDACTED:github-fine-grained-pat] is not allowed`,
+		"command=psql postgres://shop:[REDACTED:url-password]@db.internal:5432/shop -c 'select 1' && PASSWORD=… → error: psql: error:",
+		"Also the Slack alert bot uses [REDACTED:slack-bot-token] and the maps widget uses GOOGLE_MAPS_KEY: [REDACTED:gcp-api-key]",
+		"The admin session cookie was [REDACTED:jwt] and the deploy key is:\n\n[REDACTED:private-key]\n\nDo we leak any of these in the logs?",
+		`prints a request's header "Authorization: Bearer [REDACTED:authorization-header]". Mask both in the logger; rotate the token, the Google key [REDACTED:gcp-api-key] and the deploy key.`,
+		"- `Grep` path=/home/dev/shop-api/logs → 2 lines",
+		strconv.Itoa(total) + " values that looked like secrets were replaced by [REDACTED:<kind>] before saving (secret-assignment 4, gcp-api-key 2, ",
+	} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("saved source lacks %q:\n%s", want, doc)
+		}
+	}
+	d, err := wiki.ParseDoc(rel, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := metaInt(d.Meta["redacted"]); n != total {
+		t.Errorf("frontmatter redacted: %v, want %d", d.Meta["redacted"], total)
+	}
+	kinds, _ := d.Meta["redacted_kinds"].(map[string]any)
+	if len(kinds) != len(wantCounts) {
+		t.Errorf("redacted_kinds %v, want %v", kinds, wantCounts)
+	}
+	for k, n := range wantCounts {
+		if metaInt(kinds[k]) != n {
+			t.Errorf("redacted_kinds[%s] = %v, want %d", k, kinds[k], n)
+		}
+	}
+	calls := auditLines(t, root)
+	last := calls[len(calls)-1]
+	got, _ := last.Extra["redacted"].(map[string]any)
+	if last.Outcome != "ok" || len(got) != len(wantCounts) {
+		t.Fatalf("audit %+v", last)
+	}
+	for k, n := range wantCounts {
+		if metaInt(got[k]) != n {
+			t.Errorf("audit redacted[%s] = %v, want %d", k, got[k], n)
+		}
+	}
+}
+
+// TestCaptureIntoProjectWiki: the session goes to the wiki its project's
+// .mcp.json gives llmwiki, not to $LLMWIKI_ROOT's; a project wiki that does
+// not exist is said so and not created, and nothing is captured elsewhere.
+func TestCaptureIntoProjectWiki(t *testing.T) {
+	global, home, tp := captureFixture(t)
+	project := filepath.Join(home, "src", "shop-api")
+	projectWiki := filepath.Join(project, "docs", "wiki")
+	initWiki(t, projectWiki)
+	os.WriteFile(filepath.Join(project, ".mcp.json"), []byte(`{"mcpServers":{"llmwiki":{"type":"stdio","command":"llmwiki","args":["serve","--root","docs/wiki"]}}}`), 0o644)
+	hook := func(cwd string) string {
+		b, _ := json.Marshal(map[string]string{"session_id": capSession, "transcript_path": tp, "cwd": cwd, "hook_event_name": "SessionEnd"})
+		return string(b)
+	}
+	envv := map[string]string{"HOME": home, "LLMWIKI_ROOT": global}
+	n := len(auditLines(t, global))
+	_, stderr, err := runIn(t, hook(filepath.Join(project, "checkout")), envv, "capture")
+	rel := "sources/sessions/2026-11-20-" + capSession + ".md"
+	if err != nil || !strings.Contains(stderr, "saved "+rel+" (2 turns) in the wiki at "+projectWiki+" (named by "+filepath.Join(project, ".mcp.json")+")") {
+		t.Fatalf("err %v stderr %q", err, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(projectWiki, filepath.FromSlash(rel))); err != nil {
+		t.Error(err)
+	}
+	if files, _ := filepath.Glob(filepath.Join(global, "sources", "sessions", "*")); len(files) != 0 || len(auditLines(t, global)) != n {
+		t.Errorf("the global wiki got %v", files)
+	}
+	if calls := auditLines(t, projectWiki); calls[len(calls)-1].Tool != "cli:capture" || calls[len(calls)-1].Outcome != "ok" {
+		t.Errorf("project audit %+v", calls[len(calls)-1])
+	}
+	// --root still wins.
+	if _, stderr, _ = runIn(t, hook(project), envv, "capture", "--root", global); !strings.Contains(stderr, "saved "+rel) || strings.Contains(stderr, "named by") {
+		t.Errorf("--root: %q", stderr)
+	}
+	// A project whose wiki is not there: said, not created, nothing saved.
+	other := filepath.Join(home, "src", "billing")
+	os.MkdirAll(other, 0o755)
+	os.WriteFile(filepath.Join(other, ".mcp.json"), []byte(`{"mcpServers":{"llmwiki":{"command":"llmwiki","args":["serve"],"env":{"LLMWIKI_ROOT":"${HOME}/wikis/billing"}}}}`), 0o644)
+	missing := filepath.Join(home, "wikis", "billing")
+	_, stderr, err = runIn(t, hook(other), envv, "capture")
+	if err != nil || stderr != "llmwiki capture: no wiki at "+missing+" (named by "+filepath.Join(other, ".mcp.json")+") (run llmwiki init "+missing+"); nothing was captured\n" {
+		t.Errorf("missing project wiki: %v %q", err, stderr)
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Error("capture created the project's wiki")
+	}
+	// A project without llmwiki in .mcp.json uses $LLMWIKI_ROOT.
+	plain := filepath.Join(home, "src", "plain")
+	os.MkdirAll(plain, 0o755)
+	os.WriteFile(filepath.Join(plain, ".mcp.json"), []byte(`{"mcpServers":{"git":{"command":"uvx","args":["mcp-server-git"]}}}`), 0o644)
+	if _, stderr, _ = runIn(t, hook(plain), envv, "capture"); !strings.Contains(stderr, "already captured") {
+		t.Errorf("project without llmwiki: %q", stderr)
 	}
 }
 
