@@ -374,6 +374,9 @@ func (s *Store) referencedVersions() map[string]bool {
 func (s *Store) PruneSnapshots(ctx context.Context, dryRun bool) (res PruneResult, err error) {
 	ctx, call, done := s.withOwnCall(ctx)
 	defer func() { done(err) }()
+	if err := s.CheckWritable(); err != nil && !dryRun {
+		return res, err
+	}
 	unlock, err := s.lock(ctx)
 	if err != nil {
 		return res, err
