@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,6 +66,9 @@ func TestReadOnlyWiki(t *testing.T) {
 			if err != nil || lp.IsError {
 				t.Fatalf("load_project: %v %s", err, lp.Text)
 			}
+			if ws, _ := lp.Data["warnings"].([]any); len(ws) == 0 || !strings.Contains(fmt.Sprint(ws), "the wiki is read-only") {
+				t.Errorf("load_project's warnings on a read-only wiki: %v", lp.Data["warnings"])
+			}
 			r, err := c.tool("search_wiki", map[string]any{"query": "fruit"})
 			if err != nil || r.IsError {
 				t.Fatalf("search_wiki on a read-only wiki: %v %s", err, r.Text)
@@ -114,7 +118,7 @@ func TestReadOnlyWiki(t *testing.T) {
 			}
 			c.close()
 			out, err := exec.Command(binary(t), "search", "--root", root, "fruit").CombinedOutput()
-			if err != nil || !strings.Contains(string(out), "pages/banana.md") || !strings.Contains(string(out), "pages/cherry.md") {
+			if err != nil || !strings.Contains(string(out), "pages/banana.md") || !strings.Contains(string(out), "pages/cherry.md") || !strings.Contains(string(out), tc.where) {
 				t.Errorf("llmwiki search on a read-only wiki: %v\n%s", err, out)
 			}
 			if diff := wikitest.DiffHashes(before, wikitest.TreeHashes(t, root, nil)); len(diff) > 0 {
