@@ -110,3 +110,57 @@ func checkReadOnly(t *testing.T, what string, err error) {
 		t.Errorf("%s on a read-only wiki: %v (code %q), want %q", what, err, wiki.CodeOf(err), wiki.ReadOnlyMessage)
 	}
 }
+
+// TestReadOnlyViewFollowsOutsideEdits: a server on a read-only bind mount
+// of a wiki someone else writes (a container's read-only volume) uses the
+// wiki's index read-only and indexes, in memory, a page written underneath
+// while it runs; it writes nothing into the wiki's state.
+func TestReadOnlyViewFollowsOutsideEdits(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	src := t.TempDir()
+	if _, err := wiki.Init(src); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, src, "pages/banana.md", "---\ntitle: Banana\n---\n# Banana\n\nThe banana is a yellow fruit.\n")
+	st, err := wiki.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := Open(st, Options{BuildWait: 30 * time.Second})
+	st.AddDerived(x)
+	if err := x.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	view := wikitest.BindReadOnly(t, src, "TestReadOnlyWikiSearches covers a read-only tmpfs")
+	state := func() map[string]string {
+		return wikitest.TreeHashes(t, filepath.Join(src, ".llmwiki"), nil)
+	}
+	before := state()
+	st, err = wiki.Open(view)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if !st.ReadOnly() {
+		t.Error("a read-only bind mount did not open read-only")
+	}
+	x = Open(st, Options{BuildWait: 30 * time.Second})
+	st.AddDerived(x)
+	if got := paths(mustSearch(t, x, Query{Text: "fruit"})); !slices.Equal(got, []string{"pages/banana.md"}) {
+		t.Errorf("search fruit: %v", got)
+	}
+	writeFile(t, src, "pages/cherry.md", "---\ntitle: Cherry\n---\n# Cherry\n\nThe cherry is a red fruit.\n")
+	var res Result
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if res = mustSearch(t, x, Query{Text: "cherry"}); len(res.Hits) > 0 {
+			break
+		}
+	}
+	if got := paths(res); !slices.Equal(got, []string{"pages/cherry.md"}) || res.Index.State != StateReady || !strings.Contains(res.Index.Reason, "used read-only") {
+		t.Errorf("search cherry after an edit underneath: %v, index %+v", got, res.Index)
+	}
+	if diff := wikitest.DiffHashes(before, state()); len(diff) > 0 {
+		t.Errorf("the read-only view changed the wiki's state: %v", diff)
+	}
+}

@@ -43,3 +43,26 @@ func Remount(tb testing.TB, mnt string, ro bool) {
 		tb.Fatalf("remount %s (read-only %v): %v", mnt, ro, err)
 	}
 }
+
+// BindReadOnly mounts a read-only view of the folder src at a new folder
+// and returns it, unmounted when the test ends (a container's read-only
+// volume: src stays writable underneath). It skips the test when it
+// cannot, saying what covers the case instead.
+func BindReadOnly(tb testing.TB, src, instead string) string {
+	tb.Helper()
+	if os.Geteuid() != 0 {
+		tb.Skipf("skipping: a bind mount needs root (%s)", instead)
+	}
+	view := filepath.Join(tb.TempDir(), "view")
+	if err := os.MkdirAll(view, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := syscall.Mount(src, view, "", syscall.MS_BIND, ""); err != nil {
+		tb.Skipf("skipping: cannot bind-mount here (%v); %s", err, instead)
+	}
+	tb.Cleanup(func() { syscall.Unmount(view, syscall.MNT_DETACH) })
+	if err := syscall.Mount("", view, "", syscall.MS_REMOUNT|syscall.MS_BIND|syscall.MS_RDONLY, ""); err != nil {
+		tb.Fatalf("remount the bind mount read-only: %v", err)
+	}
+	return view
+}
