@@ -18,6 +18,9 @@ type LoadProjectOutput struct {
 	Notes
 }
 
+// readOnlyWarning is load_project's warning on a read-only wiki.
+const readOnlyWarning = "the wiki is read-only: every tool that writes is refused (" + wiki.ReadOnlyMessage + "); reading and searching work"
+
 // LoadProject returns the load_project tool: the first call of every
 // workflow.
 func LoadProject(d Deps) Tool {
@@ -26,6 +29,9 @@ func LoadProject(d Deps) Tool {
 		readOnlyHints,
 		func(ctx context.Context, _ LoadProjectInput) (LoadProjectOutput, error) {
 			p, err := d.Store.LoadProject(ctx)
+			if d.Store.ReadOnly() {
+				wiki.CallFrom(ctx).AddWarning(readOnlyWarning)
+			}
 			out := LoadProjectOutput{Project: p}
 			if d.Search != nil {
 				d.Search.Start()

@@ -117,7 +117,16 @@ func typed[In, Out any](d Deps, t mcp.Tool, fn func(context.Context, In) (Out, e
 		ctx = wiki.WithCall(ctx, call)
 		ctx, progressSent := withProgress(ctx, req)
 		var in In
-		err := decodeArgs(raw, &in, validate())
+		var err error
+		if !readOnly {
+			// A write tool on a read-only wiki is refused before it does
+			// anything, whatever its arguments (serve --read-only does not
+			// register it at all).
+			err = d.Store.CheckWritable()
+		}
+		if err == nil {
+			err = decodeArgs(raw, &in, validate())
+		}
 		var out Out
 		if err == nil {
 			out, err = fn(ctx, in)

@@ -263,6 +263,11 @@ func redactArgs(v any) any {
 // [Store.Repairs]). It takes neither the project lock nor the state lock,
 // so it never waits for a write's fsyncs.
 func (s *Store) Audit(c *Call, err error) error {
+	if s.readOnly {
+		c.Finish(err)
+		s.warnAuditSkipped()
+		return nil
+	}
 	unlock, lerr := s.lockAudit(context.Background())
 	if lerr != nil {
 		return lerr

@@ -34,6 +34,9 @@ const (
 	// or the server stopped it while shutting down. A write it made is
 	// whole or absent.
 	CodeCancelled Code = "cancelled"
+	// CodeUnavailable: the wiki cannot do this now, whatever the input: it
+	// is read-only (see [Store.ReadOnly]). Nothing was changed.
+	CodeUnavailable Code = "unavailable"
 	// CodeInternal: an I/O or programming failure. The message is safe to
 	// show; the wrapped error (logged, never shown to a model) has details.
 	CodeInternal Code = "internal"
@@ -56,6 +59,13 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// ReadOnlyMessage is the whole message of every write refused because the
+// wiki is read-only.
+const ReadOnlyMessage = "the wiki is read-only; nothing was changed"
+
+// errReadOnly is the error every write returns on a read-only wiki.
+var errReadOnly = &Error{Code: CodeUnavailable, Msg: ReadOnlyMessage}
 
 // Errorf returns an *Error with the given code and a formatted message.
 func Errorf(code Code, format string, args ...any) *Error {

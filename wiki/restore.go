@@ -374,6 +374,14 @@ func (s *Store) referencedVersions() map[string]bool {
 func (s *Store) PruneSnapshots(ctx context.Context, dryRun bool) (res PruneResult, err error) {
 	ctx, call, done := s.withOwnCall(ctx)
 	defer func() { done(err) }()
+	if s.readOnly {
+		if !dryRun {
+			return res, s.CheckWritable()
+		}
+		// Nothing can be pruned, so no lock is needed (none can be taken
+		// when the read-only wiki has no lock file).
+		return s.pruneLocked(true)
+	}
 	unlock, err := s.lock(ctx)
 	if err != nil {
 		return res, err

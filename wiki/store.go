@@ -91,6 +91,9 @@ type Store struct {
 	feedOnce sync.Once   // starts feed (watch.go)
 	feed     *changeFeed // nil until first use, or when no watcher runs
 	noWatch  bool        // WithoutWatcher
+
+	readOnly  bool      // the wiki cannot be written (readonly.go)
+	auditWarn sync.Once // the one warning that audit lines are skipped
 }
 
 // Option configures [Open].
@@ -139,6 +142,10 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		o(s)
 	}
 	s.session = newSessionID("proc")
+	s.readOnly = probeReadOnly(root)
+	if s.readOnly {
+		return s.openReadOnly()
+	}
 	for _, d := range []string{".llmwiki", AuditDir, SnapshotDir} {
 		if fi, err := root.Lstat(d); err == nil && !fi.IsDir() {
 			root.Close()
@@ -194,6 +201,27 @@ func Open(dir string, opts ...Option) (*Store, error) {
 			s.log.Warn("could not clean temp files", "err", err)
 		}
 	}()
+	return s, nil
+}
+
+// openReadOnly finishes Open on a wiki that cannot be written: the state
+// folders are checked as usual but nothing is created, repaired or swept.
+// A write a crash interrupted is left as it is, and reported.
+func (s *Store) openReadOnly() (*Store, error) {
+	for _, d := range []string{".llmwiki", AuditDir, SnapshotDir, lockDir} {
+		if fi, err := s.root.Lstat(d); err == nil && !fi.IsDir() {
+			s.root.Close()
+			return nil, Errorf(CodeInvalid, "%s is not a folder (a symbolic link or a file); llmwiki keeps its state only in a real folder inside the wiki", d)
+		}
+	}
+	s.flock = flock.New(filepath.Join(s.dir, filepath.FromSlash(LockFile)))
+	s.sflock = flock.New(filepath.Join(s.dir, filepath.FromSlash(StateLockFile)))
+	s.aflock = flock.New(filepath.Join(s.dir, filepath.FromSlash(AuditLockFile)))
+	if _, ok, _ := s.readRaw(JournalFile); ok {
+		s.addRepair("a write that a crash interrupted is recorded in " + JournalFile + "; the wiki is read-only, so it is completed when the wiki is next opened writable (until then, the files it names may be half written)")
+	}
+	s.sweepOnce.Do(func() {}) // no sweep: nothing can be removed
+	s.swept = true            // so the watcher keeps no hint for it
 	return s, nil
 }
 

@@ -419,11 +419,15 @@ func startFeed(s *Store, first *ChangeSub, visit func(rel string, d *Dir, ents [
 		return nil
 	}
 	f.syncRel = syncPrefix + randomHex(6)
-	sweepSyncFiles(s)
-	if err := f.makeSyncFile(); err == nil {
-		f.canSync = true
-	} else {
-		s.log.Warn("cannot make the file watcher's sync file; outside edits may show up a moment late", "err", err)
+	// A read-only wiki gets no sync file (nothing can be written there);
+	// without one, an outside edit may show up a moment late.
+	if !s.readOnly {
+		sweepSyncFiles(s)
+		if err := f.makeSyncFile(); err == nil {
+			f.canSync = true
+		} else {
+			s.log.Warn("cannot make the file watcher's sync file; outside edits may show up a moment late", "err", err)
+		}
 	}
 	go func() {
 		defer close(f.stopped)

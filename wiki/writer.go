@@ -96,6 +96,9 @@ func (s *Store) withOwnCall(ctx context.Context) (context.Context, *Call, func(e
 }
 
 func (s *Store) update(ctx context.Context, call *Call, fn func(*Tx) error) error {
+	if err := s.CheckWritable(); err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		return Errorf(CodeConflict, "cancelled before the write started; nothing was written")
 	}
@@ -784,6 +787,9 @@ func (s *Store) writeState(rel string, data []byte) error {
 	if LayerOf(rel) != LayerState {
 		return Errorf(CodeInvalid, "%s is not server state", rel)
 	}
+	if err := s.CheckWritable(); err != nil {
+		return err
+	}
 	if err := s.checkNoLinks(rel); err != nil {
 		return err
 	}
@@ -850,6 +856,9 @@ func (s *Store) UpdateState(ctx context.Context, rel string, fn func(old []byte,
 	}
 	if LayerOf(rel) != LayerState {
 		return Errorf(CodeInvalid, "%s is not server state", rel)
+	}
+	if err := s.CheckWritable(); err != nil {
+		return err
 	}
 	unlock, err := s.lock(ctx)
 	if err != nil {
@@ -988,6 +997,9 @@ func fenceOpen(line string) string {
 // reservations. fn must not call [Store.Update] or another Locked: the lock
 // is not re-entrant. fn's error is returned as it is.
 func (s *Store) Locked(ctx context.Context, fn func() error) error {
+	if err := s.CheckWritable(); err != nil {
+		return err
+	}
 	unlock, err := s.lock(ctx)
 	if err != nil {
 		return err
@@ -1009,6 +1021,9 @@ func (s *Store) RemoveState(rel string) error {
 	}
 	if strings.HasPrefix(rel, AuditDir+"/") || strings.HasPrefix(rel, SnapshotDir+"/") || rel == LockFile || rel == StateLockFile || rel == AuditLockFile || rel == JournalFile {
 		return Errorf(CodeInvalid, "%s is history and is never removed", rel)
+	}
+	if err := s.CheckWritable(); err != nil {
+		return err
 	}
 	if err := s.root.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return internal("remove "+rel, err)

@@ -19,17 +19,7 @@ import (
 // test when it cannot (not root, no CAP_SYS_ADMIN): the fault-injection
 // tests in package wiki cover the same failures at every step.
 func mountTmpfs(t *testing.T, size string) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("skipping: mounting a tmpfs needs root (TestWriteFailsCleanly injects the same failures)")
-	}
-	mnt := filepath.Join(t.TempDir(), "mnt")
-	os.MkdirAll(mnt, 0o755)
-	if err := syscall.Mount("tmpfs", mnt, "tmpfs", 0, "size="+size); err != nil {
-		t.Skipf("skipping: cannot mount a tmpfs here (%v); TestWriteFailsCleanly injects the same failures", err)
-	}
-	t.Cleanup(func() { syscall.Unmount(mnt, syscall.MNT_DETACH) })
-	return mnt
+	return wikitest.MountTmpfs(t, size, "TestWriteFailsCleanly injects the same failures")
 }
 
 // waitDiskQuiet waits until the free space of the file system at dir has
@@ -167,17 +157,15 @@ func TestRealDiskFullAndReadOnly(t *testing.T) {
 	// server stops first; a server then starts on the read-only wiki, reads,
 	// and refuses every write.
 	c.close()
-	if err := syscall.Mount("", mnt, "", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
-		t.Fatalf("remount read-only: %v", err)
-	}
+	wikitest.Remount(t, mnt, true)
 	if c, err = startRPC(t, root); err != nil {
 		t.Fatalf("serve on a read-only wiki: %v", err)
 	}
 	if r, err := c.tool("load_project", map[string]any{}); err != nil || r.IsError {
 		t.Errorf("load_project on a read-only wiki: %v %s", err, r.Text)
 	}
-	check("read-only", "the disk is read-only")
-	syscall.Mount("", mnt, "", syscall.MS_REMOUNT, "")
+	check("read-only", wiki.ReadOnlyMessage)
+	wikitest.Remount(t, mnt, false)
 	wikitest.Figure(t, "disk", map[string]any{"cases": n})
 }
 

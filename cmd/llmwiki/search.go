@@ -78,6 +78,9 @@ exist (llmwiki init creates one).`)
 	if err != nil {
 		return fmt.Errorf("%s", wiki.PublicMessage(err))
 	}
+	if st.ReadOnly() && res.Index.Reason != "" {
+		fmt.Fprintf(e.stderr, "llmwiki: %s\n", res.Index.Reason)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")

@@ -53,6 +53,9 @@ func runServe(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer st.Close()
+	if st.ReadOnly() {
+		log.Warn("the wiki is read-only: every tool that writes is refused; reading and searching work", "root", dir)
+	}
 	// Only propose_plan uses the model, and only when called: a bad model
 	// setting leaves that one tool unconfigured rather than stopping serve.
 	mc, err := mf.client(e)

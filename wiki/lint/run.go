@@ -121,8 +121,12 @@ func Run(ctx context.Context, st *wiki.Store, opts Options) (*Report, error) {
 			saved.Findings = append(saved.Findings, f)
 		}
 	}
-	if err := saveLast(st, saved); err != nil {
-		return nil, err
+	// A read-only wiki keeps no record of this run (the next run's "new"
+	// findings count from the last one saved).
+	if !st.ReadOnly() {
+		if err := saveLast(st, saved); err != nil {
+			return nil, err
+		}
 	}
 
 	all := det

@@ -70,6 +70,7 @@ type guard struct {
 	onError   func(*guard, error) // called (in its own goroutine) on a background failure
 	pending   atomic.Int64        // batches applied but not yet on disk
 	lowered   atomic.Bool         // the merger's thread runs at low priority (merge.go)
+	memOnly   bool                // opened read-only: batches are never persisted (home.go)
 
 	mu       sync.Mutex
 	meta     os.FileInfo // index_meta.json when opened
@@ -126,9 +127,16 @@ func onScorchError(err error, path string) {
 
 // openGuarded opens the bleve index in dir with the guard's callbacks,
 // turning a panic or fault of a damaged index into an error.
-func openGuarded(dir string, onError func(*guard, error)) (bleve.Index, *guard, error) {
+//
+// readOnly opens it with scorch's read_only (a read-only wiki, home.go):
+// nothing is written, and batches stay in memory (memOnly).
+func openGuarded(dir string, onError func(*guard, error), readOnly bool) (bleve.Index, *guard, error) {
 	cfg := runtimeConfig()
+	if readOnly {
+		cfg["read_only"] = true
+	}
 	g := newGuard(dir, onError)
+	g.memOnly = readOnly
 	guardsByPath.Store(filepath.Join(dir, "store"), g)
 	idx, err := protect(func() (bleve.Index, error) { return bleve.OpenUsing(dir, cfg) })
 	if err != nil {

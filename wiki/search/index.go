@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -112,6 +113,10 @@ type Index struct {
 	st  *wiki.Store
 	opt Options
 	log *slog.Logger
+	// home is where the index keeps its state: the wiki, or on a
+	// read-only wiki a folder under the user's cache folder (home.go).
+	// Changed under opMu.
+	home atomic.Pointer[home]
 
 	mu       sync.RWMutex // guards the fields below
 	idx      bleve.Index
@@ -152,6 +157,7 @@ func Open(st *wiki.Store, opt Options) *Index {
 	}
 	x := &Index{st: st, opt: opt, log: log, state: StateBuilding, ready: make(chan struct{}), closing: make(chan struct{})}
 	x.reason = "the index has not been opened yet"
+	x.home.Store(wikiHome(st))
 	return x
 }
 
@@ -214,12 +220,14 @@ func (x *Index) defaultLang() string {
 }
 
 // abs returns the host path of a project-relative state folder.
-func (x *Index) abs(rel string) string { return filepath.Join(x.st.Dir(), filepath.FromSlash(rel)) }
+func (x *Index) abs(rel string) string {
+	return filepath.Join(x.home.Load().dir, filepath.FromSlash(rel))
+}
 
 // checkStateDir makes sure .llmwiki/search is a real folder inside the
 // project (never a symlink that could carry the index's writes outside).
 func (x *Index) checkStateDir() error {
-	root := x.st.Root()
+	root := x.home.Load().root
 	for _, p := range []string{".llmwiki", StateDir} {
 		fi, err := root.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -241,6 +249,7 @@ func (x *Index) checkStateDir() error {
 // prevIndex is the index a rebuild replaces: it is abandoned, never
 // reopened, and its folder is removed once the new index is open.
 type prevIndex struct {
+	home    *home
 	dir     string
 	private bool
 	guard   *guard
@@ -265,12 +274,15 @@ func (x *Index) load(ready chan struct{}, why string, prev *prevIndex) {
 		x.mu.RLock()
 		dir := x.dir
 		x.mu.RUnlock()
-		if prev.dir != "" && prev.dir != dir {
-			x.removeIndexDir(prev.dir, prev.guard)
+		if prev.dir != "" && (prev.dir != dir || prev.home != x.home.Load()) {
+			x.removeIndexDir(prev.home, prev.dir, prev.guard)
 		}
 		if prev.owner != nil {
 			_ = prev.owner.Close()
 		}
+	}
+	if w := x.where(); w != "" {
+		note = joinNotes(w, note)
 	}
 	t0 := time.Now()
 	if err := x.reconcileWalk(true, w); err != nil {
@@ -282,6 +294,14 @@ func (x *Index) load(ready chan struct{}, why string, prev *prevIndex) {
 	x.mu.Unlock()
 	x.st.ClearStale(x.Name())
 	x.log.Info("search index ready", "files", x.Status().Pages, "took", time.Since(t0).Round(time.Millisecond))
+}
+
+// joinNotes joins two notes of the status, either of which may be "".
+func joinNotes(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "; " + b
 }
 
 func (x *Index) fail(reason string) {
@@ -296,7 +316,7 @@ func (x *Index) fail(reason string) {
 // currentDir is the project-relative folder of the shared index: the one
 // named by .llmwiki/search/current, else .llmwiki/search/index.
 func (x *Index) currentDir() string {
-	data, ok, err := x.st.ReadState(currentFile)
+	data, ok, err := x.home.Load().read(currentFile)
 	if err != nil || !ok {
 		return mainDir
 	}
@@ -324,6 +344,16 @@ func freshDir() string {
 // fresh folder (private again if the previous one was). It returns a note
 // for the status (a repair made).
 func (x *Index) openLocked(why string, prev *prevIndex) (string, error) {
+	if x.home.Load().readOnly {
+		if prev == nil {
+			if ok := x.openInPlaceLocked(); ok {
+				return why, nil
+			}
+		}
+		if err := x.toCacheLocked(); err != nil {
+			return "", err
+		}
+	}
 	if err := x.checkStateDir(); err != nil {
 		return "", err
 	}
@@ -339,7 +369,7 @@ func (x *Index) openLocked(why string, prev *prevIndex) (string, error) {
 		return note, x.createLocked(freshDir())
 	}
 	cur := x.currentDir()
-	idx, g, err := openGuarded(x.abs(cur), x.onBackgroundError)
+	idx, g, err := openGuarded(x.abs(cur), x.onBackgroundError, false)
 	switch {
 	case err == nil:
 		id, ver := internal(idx, internalID), internal(idx, internalVer)
@@ -374,7 +404,7 @@ func (x *Index) openLocked(why string, prev *prevIndex) (string, error) {
 		if err := x.createLocked(freshDir()); err != nil {
 			return "", err
 		}
-		_ = x.st.Root().RemoveAll(cur)
+		_ = x.home.Load().root.RemoveAll(cur)
 		return note, nil
 	}
 }
@@ -414,7 +444,8 @@ func internal(idx bleve.Index, key string) string {
 // createLocked makes an empty index in dir, replacing whatever is there.
 // A shared index's folder is recorded in .llmwiki/search/current.
 func (x *Index) createLocked(dir string) error {
-	root := x.st.Root()
+	h := x.home.Load()
+	root := h.root
 	if err := root.RemoveAll(dir); err != nil {
 		return fmt.Errorf("remove the old index: %w", err)
 	}
@@ -440,14 +471,14 @@ func (x *Index) createLocked(dir string) error {
 	if err != nil {
 		return err
 	}
-	idx, g, err := openGuarded(x.abs(dir), x.onBackgroundError)
+	idx, g, err := openGuarded(x.abs(dir), x.onBackgroundError, false)
 	if err != nil {
 		return err
 	}
 	private := strings.HasPrefix(path.Base(dir), procPrefix)
 	if !private {
 		name := path.Base(dir)
-		if err := x.st.WriteState(currentFile, []byte(name+"\n")); err != nil {
+		if err := h.write(currentFile, []byte(name+"\n")); err != nil {
 			x.log.Warn("search: the index folder could not be recorded", "err", err)
 		}
 	}
@@ -472,7 +503,7 @@ func (x *Index) privateDir() (string, error) {
 	var rnd [4]byte
 	_, _ = rand.Read(rnd[:])
 	dir := StateDir + "/" + procPrefix + fmt.Sprintf("%d-%s", os.Getpid(), hex.EncodeToString(rnd[:]))
-	if err := x.st.Root().MkdirAll(dir, 0o755); err != nil {
+	if err := x.home.Load().root.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
 	fl := flock.New(filepath.Join(x.abs(dir), ownerLock))
@@ -486,7 +517,11 @@ func (x *Index) privateDir() (string, error) {
 // removeOrphans deletes private index folders whose process has gone, and
 // shared index folders other than the current one that no process holds.
 func (x *Index) removeOrphans() {
-	ents, err := fs.ReadDir(x.st.Root().FS(), StateDir)
+	h := x.home.Load()
+	if h.readOnly {
+		return
+	}
+	ents, err := fs.ReadDir(h.root.FS(), StateDir)
 	if err != nil {
 		return
 	}
@@ -509,13 +544,13 @@ func (x *Index) removeOrphans() {
 		lp := filepath.Join(x.abs(dir), filepath.FromSlash(lock))
 		if _, err := os.Stat(lp); err != nil {
 			if errors.Is(err, fs.ErrNotExist) && lock != ownerLock {
-				_ = x.st.Root().RemoveAll(dir)
+				_ = h.root.RemoveAll(dir)
 			}
 			continue
 		}
 		fl := flock.New(lp)
 		if ok, err := fl.TryLock(); err == nil && ok {
-			_ = x.st.Root().RemoveAll(dir)
+			_ = h.root.RemoveAll(dir)
 			_ = fl.Close()
 		}
 	}
@@ -524,18 +559,21 @@ func (x *Index) removeOrphans() {
 // removeIndexDir removes the folder of an abandoned index, unless it was
 // replaced meanwhile (by another process, say): unlinking files that are
 // still mapped is safe, the mappings stay valid.
-func (x *Index) removeIndexDir(dir string, g *guard) {
+func (x *Index) removeIndexDir(h *home, dir string, g *guard) {
+	if h == nil || h.readOnly {
+		return
+	}
 	if g != nil {
-		fi, err := os.Stat(filepath.Join(x.abs(dir), "index_meta.json"))
+		fi, err := os.Stat(filepath.Join(h.dir, filepath.FromSlash(dir), "index_meta.json"))
 		if err == nil && g.meta != nil && !os.SameFile(fi, g.meta) {
 			return
 		}
 	}
-	_ = x.st.Root().RemoveAll(dir)
+	_ = h.root.RemoveAll(dir)
 }
 
 func (x *Index) loadManifest() (manifest, bool) {
-	data, ok, err := x.st.ReadState(manifestFile)
+	data, ok, err := x.home.Load().read(manifestFile)
 	if err != nil || !ok {
 		return manifest{}, false
 	}
@@ -551,7 +589,8 @@ func (x *Index) saveManifestLocked() {
 	x.mu.RLock()
 	private, g := x.private, x.guard
 	x.mu.RUnlock()
-	if !x.dirty || private || x.man.Files == nil || g == nil || g.abandoned.Load() {
+	h := x.home.Load()
+	if !x.dirty || private || x.man.Files == nil || g == nil || g.abandoned.Load() || g.memOnly || h.readOnly {
 		return
 	}
 	if g.pending.Load() > 0 {
@@ -560,7 +599,7 @@ func (x *Index) saveManifestLocked() {
 		x.saveSoon()
 		return
 	}
-	if err := x.st.WriteState(manifestFile, encodeManifest(&x.man)); err != nil {
+	if err := h.write(manifestFile, encodeManifest(&x.man)); err != nil {
 		// Not fatal: the next start re-hashes what changed since.
 		x.log.Warn("search manifest not saved", "err", err)
 		return
@@ -616,7 +655,7 @@ func (x *Index) Close() error {
 		if derr := g.check(idx); derr != nil || g.abandoned.Load() {
 			g.abandon()
 			x.log.Warn("search index damaged; left open and removed, the next start rebuilds it", "reason", derr)
-			x.removeIndexDir(dir, g)
+			x.removeIndexDir(x.home.Load(), dir, g)
 		} else {
 			if g.pending.Load() <= 0 {
 				x.saveManifestLocked()
@@ -629,11 +668,12 @@ func (x *Index) Close() error {
 		x.saveT = nil
 	}
 	if private {
-		_ = x.st.Root().RemoveAll(dir)
+		_ = x.home.Load().root.RemoveAll(dir)
 	}
 	if owner != nil {
 		_ = owner.Close()
 	}
+	x.home.Load().close()
 	return err
 }
 
@@ -937,10 +977,14 @@ func (e *damageError) Unwrap() error { return e.err }
 // gives up when a background goroutine of the index fails meanwhile (a
 // batch would then wait for it for ever).
 func (x *Index) safeBatch(idx bleve.Index, g *guard, b *bleve.Batch) error {
-	g.pending.Add(1)
 	var once sync.Once
-	done := func(error) { once.Do(func() { g.pending.Add(-1) }) }
-	b.SetPersistedCallback(done)
+	done := func(error) {}
+	if !g.memOnly {
+		// A read-only index never persists a batch (it stays in memory).
+		g.pending.Add(1)
+		done = func(error) { once.Do(func() { g.pending.Add(-1) }) }
+		b.SetPersistedCallback(done)
+	}
 	res := make(chan error, 1)
 	go func() {
 		_, err := protect(func() (struct{}, error) { return struct{}{}, idx.Batch(b) })
@@ -1058,7 +1102,11 @@ func (x *Index) repair(err error) {
 // public removes the project's host path from a message (status reasons
 // reach the model, which works with project-relative paths only).
 func (x *Index) public(msg string) string {
-	return strings.ReplaceAll(msg, x.st.Dir()+string(os.PathSeparator), "")
+	msg = strings.ReplaceAll(msg, x.st.Dir()+string(os.PathSeparator), "")
+	if h := x.home.Load(); h.cache() {
+		msg = strings.ReplaceAll(msg, h.dir+string(os.PathSeparator), h.cacheName+"/")
+	}
+	return msg
 }
 
 // onBackgroundError is told (by guard.go) that a background goroutine of
@@ -1095,7 +1143,7 @@ func (x *Index) restart(why string) {
 	x.state, x.reason, x.total, x.done = StateBuilding, why, 0, 0
 	ready := make(chan struct{})
 	x.ready = ready
-	prev := &prevIndex{dir: x.dir, private: x.private, guard: x.guard, owner: x.owner}
+	prev := &prevIndex{home: x.home.Load(), dir: x.dir, private: x.private, guard: x.guard, owner: x.owner}
 	x.idx, x.guard = nil, nil
 	x.building.Add(1) // under mu, so that it happens before Close's Wait
 	x.mu.Unlock()

@@ -85,8 +85,8 @@ func (x *Index) compact() {
 	x.mu.RLock()
 	idx, g := x.idx, x.guard
 	x.mu.RUnlock()
-	if idx == nil || g == nil {
-		return
+	if idx == nil || g == nil || g.memOnly {
+		return // a read-only index has no merger
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for g.pending.Load() > 0 && !g.isDead() && !g.abandoned.Load() && !x.isClosed() && time.Now().Before(deadline) {
