@@ -81,6 +81,10 @@ type Store struct {
 
 	cfgCache configCache
 
+	srcMu   sync.Mutex
+	srcRec  map[string]sourceRec // SourcesRecordFile as parsed; shared, never changed in place
+	srcStat FileStat             // the file's size and mtime when parsed
+
 	catMu     sync.Mutex
 	cat       map[string]PageInfo // page path -> metadata; nil until first scan
 	catSorted []PageInfo          // cat sorted by path; nil when it must be rebuilt
