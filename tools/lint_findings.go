@@ -61,7 +61,7 @@ type LintFindingsOutput struct {
 // LintFindings returns the lint_findings tool.
 func LintFindings(d Deps) Tool {
 	return newTool(d, "lint_findings", "lint", "Lint findings",
-		"Check the wiki's health and list findings, each with kind, severity, file, line, message and a suggested action: dangling links, missing embeds and headings, ambiguous links, orphan pages, pages without sources, missing frontmatter, stale pages, duplicate titles or aliases, near-duplicate pages, index drift, context.md over its cap, bad frontmatter. Submit contradictions, stale or unsupported claims and gaps you found by reading, with verbatim quotes: the server checks every quote against the file and marks findings it cannot prove verified: false. Dismiss findings a person wants left alone. Findings are kept in the server's state (.llmwiki/lint/), never in the wiki.",
+		"Check the wiki's health and list findings, each with kind, severity, file, line, message and a suggested action: dangling links, missing embeds and headings, ambiguous links, orphan pages, pages without sources, missing frontmatter, stale pages, duplicate titles or aliases, near-duplicate pages, index drift, context.md over its cap, bad frontmatter, sources changed or deleted outside llmwiki. Submit contradictions, stale or unsupported claims and gaps you found by reading, with verbatim quotes: the server checks every quote against the file and marks findings it cannot prove verified: false. Dismiss findings a person wants left alone. Findings are kept in the server's state (.llmwiki/lint/), never in the wiki.",
 		readOnlyHints,
 		func(ctx context.Context, in LintFindingsInput) (LintFindingsOutput, error) {
 			var out LintFindingsOutput

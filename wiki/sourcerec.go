@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -142,9 +143,8 @@ func (s *Store) sourceRecord() (map[string]sourceRec, bool, error) {
 	if err != nil {
 		return nil, false, internal("stat the sources record", err)
 	}
-	st := FileStat{Size: fi.Size(), ModTime: fi.ModTime()}
 	s.srcMu.Lock()
-	if s.srcRec != nil && s.srcStat.Size == st.Size && s.srcStat.ModTime.Equal(st.ModTime) {
+	if s.srcRec != nil && sameVersion(s.srcStat, fi) {
 		m := s.srcRec
 		s.srcMu.Unlock()
 		return m, true, nil
@@ -159,9 +159,15 @@ func (s *Store) sourceRecord() (map[string]sourceRec, bool, error) {
 		s.log.Warn("skipped lines of the sources record that do not parse", "file", SourcesRecordFile, "lines", bad)
 	}
 	s.srcMu.Lock()
-	s.srcRec, s.srcStat = m, st
+	s.srcRec, s.srcStat = m, fi
 	s.srcMu.Unlock()
 	return m, true, nil
+}
+
+// sameVersion reports whether b is the version of the record a was: the
+// same file (every write renames a new one into place), size and mtime.
+func sameVersion(a, b fs.FileInfo) bool {
+	return a != nil && os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
 // updateSourceRecord changes the record under the project lock, which the
@@ -193,7 +199,7 @@ func (s *Store) updateSourceRecordLocked(fn func(map[string]sourceRec) bool) err
 	}
 	if fi, err := s.root.Stat(SourcesRecordFile); err == nil {
 		s.srcMu.Lock()
-		s.srcRec, s.srcStat = m, FileStat{Size: fi.Size(), ModTime: fi.ModTime()}
+		s.srcRec, s.srcStat = m, fi
 		s.srcMu.Unlock()
 	}
 	return nil
@@ -465,10 +471,10 @@ func (s *Store) scanSources(ctx context.Context) ([]sourceState, []SourceIssue, 
 // saveScan merges what a scan learned into the record on disk: files seen
 // for the first time (unless another writer recorded them meanwhile) and
 // the hash cache of files whose record did not change meanwhile. It waits
-// a few seconds at most for the lock; what it could not save is learned
+// two seconds at most for the lock; what it could not save is learned
 // again by the next scan.
 func (s *Store) saveScan(ctx context.Context, updates []sourceRec) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
 	err := s.Locked(ctx, func() error {
 		return s.updateSourceRecordLocked(func(m map[string]sourceRec) bool {

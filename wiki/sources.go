@@ -37,7 +37,7 @@ type SourceInfo struct {
 	// Integrity, when set, says that the file was changed outside llmwiki
 	// since it was first seen (sources are never rewritten).
 	Integrity string `json:"integrity,omitempty"`
-	Binary bool   `json:"binary,omitempty"`
+	Binary    bool   `json:"binary,omitempty"`
 	// MediaType is set for binary files.
 	MediaType string `json:"media_type,omitempty"`
 	// Encoding names the encoding Content was decoded from when the file

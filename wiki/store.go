@@ -83,7 +83,7 @@ type Store struct {
 
 	srcMu   sync.Mutex
 	srcRec  map[string]sourceRec // SourcesRecordFile as parsed; shared, never changed in place
-	srcStat FileStat             // the file's size and mtime when parsed
+	srcStat fs.FileInfo          // the file when parsed (see sameVersion)
 
 	catMu     sync.Mutex
 	cat       map[string]PageInfo // page path -> metadata; nil until first scan
