@@ -382,33 +382,14 @@ func (s *Store) scanSources(ctx context.Context) ([]sourceState, []SourceIssue, 
 	var out []sourceState
 	var updates []sourceRec
 	var bytesRead int64
-	err = fs.WalkDir(s.root.FS(), "sources", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == "sources" {
-				return fs.SkipAll
-			}
-			return nil
-		}
-		if d.IsDir() {
-			if p != "sources" && (strings.HasPrefix(d.Name(), ".") || !addressable(p)) {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || IsTempName(p) || strings.HasPrefix(d.Name(), ".") || !addressable(p) {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return nil
-		}
+	err = s.walkSources(func(p string, d *Dir, name string, fst FileStat) error {
 		if len(out)%progressEvery == progressEvery-1 {
 			if err := ctx.Err(); err != nil {
 				return errCancelled
 			}
 			Progress(ctx, len(out)+1, 0, fmt.Sprintf("hashed %d sources (%d KiB)", len(out)+1, bytesRead>>10))
 		}
-		st := sourceState{path: p, size: info.Size(), mtime: info.ModTime()}
+		st := sourceState{path: p, size: fst.Size, mtime: fst.ModTime}
 		r, known := rec[p]
 		st.known = known
 		if known && r.StatSize == st.size && r.StatMTime == st.mtime.UnixNano() && r.StatMTime != 0 {
@@ -416,23 +397,23 @@ func (s *Store) scanSources(ctx context.Context) ([]sourceState, []SourceIssue, 
 			out = append(out, st)
 			return nil
 		}
-		data, ok, err := s.readRaw(p)
-		if err != nil || !ok {
-			return nil
+		data, rst, err := d.ReadFile(name, 1<<62)
+		if err != nil {
+			return nil // gone or not a regular file any more
 		}
 		bytesRead += int64(len(data))
-		st.sha = SHA256Hex(data)
+		st.sha, st.size, st.mtime = SHA256Hex(data), int64(len(data)), rst.ModTime
 		if !known {
 			r = sourceRec{Path: p, SHA256: st.sha, Size: int64(len(data)), FirstSeen: now, How: seenOnDisk}
 		}
-		r.StatSize, r.StatMTime, r.StatSHA, r.Grown = int64(len(data)), st.mtime.UnixNano(), "", false
+		r.StatSize, r.StatMTime, r.StatSHA, r.Grown = int64(len(data)), rst.ModTime.UnixNano(), "", false
 		if st.sha != r.SHA256 {
 			r.StatSHA = st.sha
 			if LayerOf(p) == LayerResearch && r.Size >= 0 && r.Size <= int64(len(data)) && SHA256Hex(data[:r.Size]) == r.SHA256 {
 				r.Grown = true
 			}
 		}
-		if int64(len(data)) != info.Size() {
+		if int64(len(data)) != rst.Size {
 			r.StatSize = 0 // it changed while read: hash it again next time
 		}
 		st.rec = r
@@ -466,6 +447,62 @@ func (s *Store) scanSources(ctx context.Context) ([]sourceState, []SourceIssue, 
 	}
 	sort.Slice(issues, func(i, j int) bool { return issues[i].Path < issues[j].Path })
 	return out, issues, nil
+}
+
+// walkSources calls fn for every regular file under sources/ that the
+// tools can name, with the folder it is in ([Dir]: one listing per folder,
+// one stat per file); hidden files and folders, writer temp files and
+// symbolic links are skipped. An error from fn stops the walk.
+func (s *Store) walkSources(fn func(p string, d *Dir, name string, st FileStat) error) error {
+	var walk func(r *os.Root, dir string) error
+	walk = func(r *os.Root, dir string) error {
+		d, err := OpenDir(r)
+		if err != nil {
+			return nil
+		}
+		defer d.Close()
+		ents, err := d.Entries()
+		if err != nil {
+			return nil
+		}
+		sort.Slice(ents, func(i, j int) bool { return ents[i].Name < ents[j].Name })
+		for _, e := range ents {
+			p := dir + "/" + e.Name
+			if strings.HasPrefix(e.Name, ".") || !addressable(p) {
+				continue
+			}
+			switch {
+			case e.Type.IsDir():
+				sub, err := r.OpenRoot(e.Name)
+				if err != nil {
+					continue
+				}
+				err = walk(sub, p)
+				sub.Close()
+				if err != nil {
+					return err
+				}
+			case e.Type == 0 && !IsTempName(e.Name):
+				st, err := d.Lstat(e.Name)
+				if err != nil || !st.Mode.IsRegular() {
+					continue
+				}
+				if err := fn(p, d, e.Name, st); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if fi, err := s.root.Lstat("sources"); err != nil || !fi.IsDir() {
+		return nil
+	}
+	r, err := s.root.OpenRoot("sources")
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	return walk(r, "sources")
 }
 
 // saveScan merges what a scan learned into the record on disk: files seen

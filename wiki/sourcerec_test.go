@@ -2,6 +2,7 @@ package wiki
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -297,4 +298,72 @@ func FuzzSourceRecord(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSourcesRecordTwoProcesses: two stores on one wiki save sources,
+// append research notes and scan at the same time; afterwards no source is
+// flagged and every one is recorded as the tool that wrote it (no update
+// of the record was lost).
+func TestSourcesRecordTwoProcesses(t *testing.T) {
+	a, dir := newStore(t)
+	b := openStore(t, dir)
+	ctx := context.Background()
+	done := make(chan error, 3)
+	go func() {
+		for i := 0; i < 12; i++ {
+			ctx := WithCall(ctx, NewCall("save_source", "test", nil))
+			if _, err := a.SaveSource(ctx, SourceInput{Path: "a" + fmtInt(i) + ".md", Content: "source " + fmtInt(i) + "\n"}); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	go func() {
+		for i := 0; i < 12; i++ {
+			ctx := WithCall(ctx, NewCall("research_save", "test", nil))
+			if _, err := b.ResearchSave(ctx, ResearchInput{Topic: "Topic " + fmtInt(i%3), Content: "finding " + fmtInt(i)}); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	go func() {
+		for i := 0; i < 12; i++ {
+			st := a
+			if i%2 == 1 {
+				st = b
+			}
+			if issues, err := st.SourceIssues(ctx); err != nil || len(issues) > 0 {
+				done <- fmt.Errorf("scan %d: %v %v", i, issues, err)
+				return
+			}
+		}
+		done <- nil
+	}()
+	for i := 0; i < 3; i++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, st := range []*Store{a, b, openStore(t, dir)} {
+		if issues, err := st.SourceIssues(ctx); err != nil || len(issues) > 0 {
+			t.Errorf("after: %v %v", issues, err)
+		}
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(SourcesRecordFile)))
+	m, bad := parseSourceRecord(data)
+	if bad != 0 || len(m) != 15 {
+		t.Fatalf("record has %d entries (%d bad), want 15:\n%s", len(m), bad, data)
+	}
+	for p, r := range m {
+		want := "save_source"
+		if strings.HasPrefix(p, "sources/research/") {
+			want = "research_save"
+		}
+		if r.How != want {
+			t.Errorf("%s recorded as %q", p, r.How)
+		}
+	}
 }
