@@ -60,3 +60,54 @@ func TestSourcesNameNeverReachesAPage(t *testing.T) {
 		t.Errorf("list_snapshots pages/sources/x: %v", list)
 	}
 }
+
+// TestSourceEditedByHandThroughTools: a source saved with save_source and
+// then edited by hand is an error in validate_structure (ok false), a line
+// in load_project's problems, a lint_findings error and an integrity note
+// in gather_sources.
+func TestSourceEditedByHandThroughTools(t *testing.T) {
+	h := newHarness(t)
+	h.ok("save_source", map[string]any{"path": "notes.md", "content": "as saved\n"})
+	if v := h.ok("validate_structure", map[string]any{}); v["ok"] != true {
+		t.Fatalf("before: %v", v)
+	}
+	if err := os.WriteFile(filepath.Join(h.dir, "sources", "notes.md"), []byte("edited in a shell\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v := h.ok("validate_structure", map[string]any{})
+	probs, _ := v["problems"].([]any)
+	found := false
+	for _, p := range probs {
+		m := p.(map[string]any)
+		if m["kind"] == "source_modified" && m["path"] == "sources/notes.md" && m["severity"] == "error" {
+			found = true
+		}
+	}
+	if v["ok"] != false || !found {
+		t.Errorf("validate_structure: %v", v)
+	}
+	lp := h.ok("load_project", map[string]any{})
+	if ps, _ := lp["problems"].([]any); len(ps) == 0 || !strings.Contains(strings.Join(strs(ps), "\n"), "sources/notes.md was changed outside llmwiki") {
+		t.Errorf("load_project problems: %v", lp["problems"])
+	}
+	lf := h.ok("lint_findings", map[string]any{"categories": []string{"source_modified"}})
+	if fs, _ := lf["findings"].([]any); len(fs) != 1 || fs[0].(map[string]any)["file"] != "sources/notes.md" || fs[0].(map[string]any)["severity"] != "error" {
+		t.Errorf("lint_findings: %v", lf["findings"])
+	}
+	g := h.ok("gather_sources", map[string]any{"mode": "all"})
+	ss, _ := g["sources"].([]any)
+	if len(ss) != 1 {
+		t.Fatalf("gather_sources: %v", g["sources"])
+	}
+	if note, _ := ss[0].(map[string]any)["integrity"].(string); !strings.Contains(note, "changed outside llmwiki") {
+		t.Errorf("gather_sources: %v", g["sources"])
+	}
+}
+
+func strs(xs []any) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i], _ = x.(string)
+	}
+	return out
+}
