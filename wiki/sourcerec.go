@@ -49,6 +49,8 @@ type SourceIssue struct {
 	SHA256    string `json:"sha256"`
 	FirstSeen string `json:"first_seen"`
 	How       string `json:"how"`
+	// NowSHA256 is the sha256 of the file now ("" when it is gone).
+	NowSHA256 string `json:"now_sha256,omitempty"`
 	Message   string `json:"message"`
 	Fix       string `json:"fix"`
 }
@@ -561,6 +563,7 @@ func sourceIssue(r sourceRec, kind string) SourceIssue {
 	if LayerOf(r.Path) == LayerResearch {
 		what = "the bytes llmwiki wrote are no longer the start of the file, as they were"
 	}
+	is.NowSHA256 = r.curSHA()
 	is.Message = fmt.Sprintf("%s was changed outside llmwiki: %s %s on %s (sha256 %s…, now %s…); sources are never rewritten", r.Path, what, how, first, short(r.SHA256), short(r.curSHA()))
 	is.Fix = "put the original bytes back from a backup or your sync client's history, and save a changed version under a new name with save_source; " + undo
 	return is

@@ -916,7 +916,7 @@ func (c *checker) checkSources(ctx context.Context) error {
 		return err
 	}
 	for _, is := range issues {
-		c.add(newFinding(is.Kind, is.Path, 0, "", is.SHA256, is.Message, is.Fix))
+		c.add(newFinding(is.Kind, is.Path, 0, "", is.SHA256+is.NowSHA256, is.Message, is.Fix))
 	}
 	return nil
 }
