@@ -172,7 +172,7 @@ func sameVersion(a, b fs.FileInfo) bool {
 	return a != nil && os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
-// updateSourceRecord changes the record under the project lock, which the
+// updateSourceRecordLocked changes the record under the project lock, which the
 // caller holds: fn gets a copy of the record as on disk (rebuilt first when
 // the file is missing) and reports whether it changed it; a changed record
 // is written atomically.
