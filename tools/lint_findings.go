@@ -25,7 +25,7 @@ type LintSubmission struct {
 // LintFindingsInput selects findings, and optionally submits or dismisses
 // some first.
 type LintFindingsInput struct {
-	Categories       []string         `json:"categories,omitempty" jsonschema:"only these categories; default every category schema.md does not turn off (dangling_link missing_embed missing_heading ambiguous_link orphan_page page_without_sources missing_source missing_frontmatter stale_page duplicate_title duplicate_alias merge_candidate index_drift context_over_cap bad_frontmatter contradiction stale_claim unsupported_claim gap)"`
+	Categories       []string         `json:"categories,omitempty" jsonschema:"only these categories; default every category schema.md does not turn off (dangling_link missing_embed missing_heading ambiguous_link orphan_page page_without_sources missing_source missing_frontmatter stale_page duplicate_title duplicate_alias merge_candidate index_drift context_over_cap bad_frontmatter source_modified source_deleted contradiction stale_claim unsupported_claim gap)"`
 	Path             string           `json:"path,omitempty" jsonschema:"only findings about files whose path starts with this, like pages/electron- or context.md"`
 	Limit            int              `json:"limit,omitempty" jsonschema:"most findings to return (default 50; at most 500); errors come first"`
 	Offset           int              `json:"offset,omitempty" jsonschema:"findings to skip (for the next page of results)"`
@@ -61,7 +61,7 @@ type LintFindingsOutput struct {
 // LintFindings returns the lint_findings tool.
 func LintFindings(d Deps) Tool {
 	return newTool(d, "lint_findings", "lint", "Lint findings",
-		"Check the wiki's health and list findings, each with kind, severity, file, line, message and a suggested action: dangling links, missing embeds and headings, ambiguous links, orphan pages, pages without sources, missing frontmatter, stale pages, duplicate titles or aliases, near-duplicate pages, index drift, context.md over its cap, bad frontmatter. Submit contradictions, stale or unsupported claims and gaps you found by reading, with verbatim quotes: the server checks every quote against the file and marks findings it cannot prove verified: false. Dismiss findings a person wants left alone. Findings are kept in the server's state (.llmwiki/lint/), never in the wiki.",
+		"Check the wiki's health and list findings, each with kind, severity, file, line, message and a suggested action: dangling links, missing embeds and headings, ambiguous links, orphan pages, pages without sources, missing frontmatter, stale pages, duplicate titles or aliases, near-duplicate pages, index drift, context.md over its cap, bad frontmatter, sources changed or deleted outside llmwiki. Submit contradictions, stale or unsupported claims and gaps you found by reading, with verbatim quotes: the server checks every quote against the file and marks findings it cannot prove verified: false. Dismiss findings a person wants left alone. Findings are kept in the server's state (.llmwiki/lint/), never in the wiki.",
 		readOnlyHints,
 		func(ctx context.Context, in LintFindingsInput) (LintFindingsOutput, error) {
 			var out LintFindingsOutput

@@ -306,6 +306,12 @@ func TestWriteFailsCleanly(t *testing.T) {
 						// The data is in place; only its folder's fsync failed (logged).
 						continue
 					}
+					if strings.HasSuffix(at, " "+SourcesRecordFile) && err == nil {
+						// The source is in place; only the record of its
+						// sha256 was not updated (a warning; the next scan
+						// records it as found on disk).
+						continue
+					}
 					if err == nil {
 						t.Errorf("%v at step %d (%s): the write succeeded", errno.err, k, at)
 						continue

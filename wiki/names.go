@@ -367,6 +367,23 @@ func LayerOf(p string) Layer {
 	return LayerOther
 }
 
+// OtherLayerFolder returns the layer folder ("sources" or ".llmwiki") a
+// name a caller gave for a page begins with, or "". Such a name resolves in
+// that layer only, never to a page below pages/: "sources/x" is never the
+// page pages/sources/x.md. A page in a folder literally called sources is
+// named with its layer, "pages/sources/x". Case and a leading "./" do not
+// matter ("Sources/x" is the same folder on macOS and Windows).
+func OtherLayerFolder(name string) string {
+	n := strings.TrimPrefix(strings.TrimSpace(name), "./")
+	first, _, _ := strings.Cut(n, "/")
+	for _, l := range []string{"sources", ".llmwiki"} {
+		if strings.EqualFold(first, l) && len(n) > len(first) {
+			return l
+		}
+	}
+	return ""
+}
+
 // PagePath returns the project-relative path of the page with the given
 // canonical slug: "pages/<slug>.md".
 func PagePath(slug string) string { return "pages/" + slug + ".md" }

@@ -395,6 +395,9 @@ func (s *Store) ResolvePage(name string) (string, error) {
 	if !utf8.ValidString(name) {
 		return "", Errorf(CodeInvalid, "page name is not valid UTF-8")
 	}
+	if l := OtherLayerFolder(name); l != "" {
+		return "", Errorf(CodeNotFound, "%q names a file under %s/, not a page; read it with read_page path (a page in a folder named %s is \"pages/%s\")", name, l, l, strings.TrimPrefix(strings.TrimSpace(name), "./"))
+	}
 	candidate := strings.TrimPrefix(name, "./")
 	if strings.HasPrefix(candidate, "/") || strings.HasPrefix(candidate, "~") {
 		_, err := CleanPath(candidate)
@@ -487,6 +490,9 @@ func (s *Store) WritePage(ctx context.Context, in PageInput) (out PageWrite, err
 		return out, err
 	}
 	slug := in.Slug
+	if l := OtherLayerFolder(slug); l != "" {
+		return out, Errorf(CodeInvalid, "slug %q begins with %s/, which is not where pages go (save_source adds raw documents); for a page in a folder named %s, give the slug \"pages/%s\"", slug, l, l, strings.TrimPrefix(strings.TrimSpace(slug), "./"))
+	}
 	if slug != "" {
 		slug, err = NormalizePageName(slug)
 	} else {

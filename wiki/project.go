@@ -2,6 +2,7 @@ package wiki
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -35,9 +36,14 @@ type Project struct {
 	// RecentLog is the last few log.md entry headings.
 	RecentLog []string `json:"recent_log"`
 	// Problems are things the person should fix (unreadable schema.md
-	// settings, missing layout files).
+	// settings, missing layout files, sources changed or deleted outside
+	// llmwiki).
 	Problems []string `json:"problems,omitempty"`
 }
+
+// maxSourceProblems is how many changed or deleted sources load_project
+// names one by one.
+const maxSourceProblems = 20
 
 // ProjectCount holds the sizes of the project's layers.
 type ProjectCount struct {
@@ -93,9 +99,16 @@ func (s *Store) LoadProject(ctx context.Context) (Project, error) {
 			p.PagesUpdatedSinceBuild = append(p.PagesUpdatedSinceBuild, pg.Path)
 		}
 	}
-	sources, err := s.ListSources()
+	sources, issues, err := s.listSources(ctx)
 	if err != nil {
 		return p, err
+	}
+	for i, is := range issues {
+		if i == maxSourceProblems {
+			p.Problems = append(p.Problems, fmt.Sprintf("sources: %d more changed or deleted outside llmwiki; validate_structure lists them all", len(issues)-i))
+			break
+		}
+		p.Problems = append(p.Problems, is.Message+"; validate_structure says how to fix it")
 	}
 	for _, si := range sources {
 		p.Counts.Sources++

@@ -268,6 +268,14 @@ func (s *Store) restoreTarget(name string) (string, error) {
 	if err == nil && (LayerOf(rel) == LayerContext || LayerOf(rel) == LayerGuidelines || (LayerOf(rel) == LayerPages && strings.HasSuffix(rel, ".md"))) {
 		return rel, nil
 	}
+	if err == nil && (LayerOf(rel) == LayerSources || LayerOf(rel) == LayerResearch) {
+		// A name in the sources layer resolves there only, never to a page
+		// in a folder named sources ([OtherLayerFolder]).
+		if _, ok, rerr := s.readRaw(rel); rerr == nil && !ok {
+			return "", Errorf(CodeNotFound, "%s not found; sources are never rewritten, so they have no stored versions (a page in a folder named sources is \"pages/%s\")", rel, rel)
+		}
+		return "", restorable(rel)
+	}
 	if p, err := s.ResolvePage(name); err == nil {
 		return p, nil
 	}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"path"
 	"sort"
@@ -36,7 +34,10 @@ type SourceInfo struct {
 	// Status is "new" (never folded into context.md), "changed" (folded,
 	// but its bytes changed since) or "folded".
 	Status string `json:"status"`
-	Binary bool   `json:"binary,omitempty"`
+	// Integrity, when set, says that the file was changed outside llmwiki
+	// since it was first seen (sources are never rewritten).
+	Integrity string `json:"integrity,omitempty"`
+	Binary    bool   `json:"binary,omitempty"`
 	// MediaType is set for binary files.
 	MediaType string `json:"media_type,omitempty"`
 	// Encoding names the encoding Content was decoded from when the file
@@ -99,44 +100,25 @@ func (s *Store) ListSources() ([]SourceInfo, error) {
 
 // ListSourcesContext is [Store.ListSources] with progress reports
 // ([Progress]) while it hashes, and cancellation: when ctx ends it stops
-// with a CodeConflict error.
+// with a CodeConflict error. Only files whose size or mtime changed since
+// they were last hashed are read (see [SourcesRecordFile]).
 func (s *Store) ListSourcesContext(ctx context.Context) ([]SourceInfo, error) {
+	infos, _, err := s.listSources(ctx)
+	return infos, err
+}
+
+// listSources is [Store.ListSourcesContext] with the problems
+// [Store.SourceIssues] reports.
+func (s *Store) listSources(ctx context.Context) ([]SourceInfo, []SourceIssue, error) {
 	prov, _ := s.Provenance()
-	var out []SourceInfo
-	var bytesRead int64
-	err := fs.WalkDir(s.root.FS(), "sources", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == "sources" {
-				return fs.SkipAll
-			}
-			return nil
-		}
-		if d.IsDir() {
-			if p != "sources" && (strings.HasPrefix(d.Name(), ".") || !addressable(p)) {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || IsTempName(p) || strings.HasPrefix(d.Name(), ".") || !addressable(p) {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return nil
-		}
-		if len(out)%progressEvery == progressEvery-1 {
-			if err := ctx.Err(); err != nil {
-				return errCancelled
-			}
-			Progress(ctx, len(out)+1, 0, fmt.Sprintf("hashed %d sources (%d KiB)", len(out)+1, bytesRead>>10))
-		}
-		data, ok, err := s.readRaw(p)
-		if err != nil || !ok {
-			return nil
-		}
-		bytesRead += int64(len(data))
-		si := SourceInfo{Path: p, SHA256: SHA256Hex(data), Size: info.Size(), Modified: info.ModTime().UTC().Format(time.RFC3339)}
-		switch h, ok := prov[p]; {
+	states, issues, err := s.scanSources(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]SourceInfo, 0, len(states))
+	for _, st := range states {
+		si := SourceInfo{Path: st.path, SHA256: st.sha, Size: st.size, Modified: st.mtime.UTC().Format(time.RFC3339)}
+		switch h, ok := prov[st.path]; {
 		case !ok:
 			si.Status = "new"
 		case h != si.SHA256:
@@ -145,17 +127,16 @@ func (s *Store) ListSourcesContext(ctx context.Context) ([]SourceInfo, error) {
 			si.Status = "folded"
 		}
 		out = append(out, si)
-		return nil
-	})
-	if errors.Is(err, errCancelled) {
-		return nil, Errorf(CodeConflict, "cancelled while reading the sources; nothing was changed")
 	}
-	if err != nil {
-		return nil, internal("list sources", err)
+	for _, is := range issues {
+		if is.Kind != SourceModified {
+			continue
+		}
+		if i := sort.Search(len(out), func(i int) bool { return out[i].Path >= is.Path }); i < len(out) && out[i].Path == is.Path {
+			out[i].Integrity = is.Message
+		}
 	}
-	Progress(ctx, len(out), len(out), fmt.Sprintf("hashed %d sources (%d KiB)", len(out), bytesRead>>10))
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, nil
+	return out, issues, nil
 }
 
 // GatherSources returns sources with their content, a page at a time. Every

@@ -81,6 +81,10 @@ type Store struct {
 
 	cfgCache configCache
 
+	srcMu   sync.Mutex
+	srcRec  map[string]sourceRec // SourcesRecordFile as parsed; shared, never changed in place
+	srcStat fs.FileInfo          // the file when parsed (see sameVersion)
+
 	catMu     sync.Mutex
 	cat       map[string]PageInfo // page path -> metadata; nil until first scan
 	catSorted []PageInfo          // cat sorted by path; nil when it must be rebuilt

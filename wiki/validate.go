@@ -12,7 +12,9 @@ import (
 // Problem is one finding of [Store.ValidateStructure].
 type Problem struct {
 	// Kind: missing_folder, missing_file, bad_frontmatter, wrong_layer,
-	// slug_collision, symlink_outside, temp_file, bad_name.
+	// slug_collision, symlink_outside, temp_file, bad_name, source_modified
+	// (a source's bytes differ from those first seen), source_deleted (a
+	// source first seen earlier is gone).
 	Kind string `json:"kind"`
 	// Severity: "error" or "warning".
 	Severity string `json:"severity"`
@@ -34,7 +36,8 @@ type Structure struct {
 // ValidateStructure checks the layout of the project: missing folders and
 // files, pages whose frontmatter does not parse, files in the wrong layer,
 // pages that are one page under two names (slug collisions), symlinks that
-// lead out of the root, and temp files left by an interrupted write.
+// lead out of the root, temp files left by an interrupted write, and
+// sources changed or deleted outside llmwiki ([Store.SourceIssues]).
 func (s *Store) ValidateStructure(ctx context.Context) (Structure, error) {
 	var out Structure
 	add := func(kind, sev, p, msg, fix string) {
@@ -120,6 +123,13 @@ func (s *Store) ValidateStructure(ctx context.Context) (Structure, error) {
 	})
 	if err != nil {
 		return out, internal("walk project", err)
+	}
+	issues, err := s.SourceIssues(ctx)
+	if err != nil {
+		return out, err
+	}
+	for _, is := range issues {
+		add(is.Kind, "error", is.Path, is.Message, is.Fix)
 	}
 	for _, paths := range keys {
 		if len(paths) > 1 {

@@ -126,6 +126,7 @@ func (s *Store) update(ctx context.Context, call *Call, fn func(*Tx) error) erro
 		s.autoPrune(call)
 	}
 	if len(committed) > 0 {
+		s.recordSourceWrites(call, committed)
 		s.noteCommitted(committed)
 		s.applyDerived(ctx, call, committed)
 	}

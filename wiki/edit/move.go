@@ -169,6 +169,9 @@ func targetPath(to string) (string, error) {
 	if t == "" {
 		return "", wiki.Errorf(wiki.CodeInvalid, "to is empty; give the new slug (like \"new-name\") or a path under pages/")
 	}
+	if l := wiki.OtherLayerFolder(t); l != "" {
+		return "", wiki.Errorf(wiki.CodeInvalid, "%q begins with %s/, which is not under pages/; for a page in a folder named %s, give \"pages/%s\"", to, l, l, strings.TrimPrefix(t, "./"))
+	}
 	if !strings.Contains(t, "/") && !strings.HasSuffix(strings.ToLower(t), ".md") {
 		slug, err := wiki.NormalizeSlug(t)
 		if err != nil {

@@ -8,8 +8,9 @@
 // missing_frontmatter, stale_page, duplicate_title, duplicate_alias,
 // merge_candidate (near-duplicate pages found by word shingling and
 // MinHash with LSH banding, never by comparing all pairs; every candidate
-// pair is then checked exactly), index_drift, context_over_cap and
-// bad_frontmatter. Settings come from schema.md's frontmatter ([Settings]).
+// pair is then checked exactly), index_drift, context_over_cap,
+// bad_frontmatter, source_modified and source_deleted (a source changed or
+// removed outside llmwiki since it was first seen). Settings come from schema.md's frontmatter ([Settings]).
 //
 // Findings that need judgement come from an agent or a model
 // ([Submit]): contradiction, stale_claim, unsupported_claim and gap. Each

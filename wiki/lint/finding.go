@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/llmwiki/llmwiki/wiki"
 )
 
 // Severities, most serious first. A finding of severity Error makes
@@ -33,6 +35,8 @@ const (
 	KindIndexDrift         = "index_drift"          // index.md out of step with the pages
 	KindContextOverCap     = "context_over_cap"     // context.md longer than context_max_lines
 	KindBadFrontmatter     = "bad_frontmatter"      // frontmatter that does not parse
+	KindSourceModified     = wiki.SourceModified    // a source's bytes differ from those first seen
+	KindSourceDeleted      = wiki.SourceDeleted     // a source first seen earlier is gone
 )
 
 // The categories an agent or model submits with quoted evidence ([Submit]).
@@ -64,6 +68,8 @@ var kinds = []kindInfo{
 	{KindIndexDrift, Warning, false},
 	{KindContextOverCap, Error, false},
 	{KindBadFrontmatter, Error, false},
+	{KindSourceModified, Error, false},
+	{KindSourceDeleted, Error, false},
 	{KindContradiction, Warning, true},
 	{KindStaleClaim, Warning, true},
 	{KindUnsupportedClaim, Warning, true},

@@ -240,6 +240,7 @@ func (c *checker) run(ctx context.Context) error {
 		{"duplicate titles", []string{KindDuplicateTitle, KindDuplicateAlias}, n/4 + 16, nochk((*checker).checkDuplicates)},
 		{"index.md", []string{KindIndexDrift}, 1, nochk((*checker).checkIndex)},
 		{"context.md", []string{KindContextOverCap, KindBadFrontmatter}, 2, nochk((*checker).checkContext)},
+		{"sources", []string{KindSourceModified, KindSourceDeleted}, 4, func(x *checker) error { return x.checkSources(ctx) }},
 	}
 	outs := make([][]Finding, len(steps))
 	errs := make([]error, len(steps))
@@ -909,4 +910,17 @@ func uniq32(s []int32) []int32 {
 		}
 	}
 	return s[:w]
+}
+
+// checkSources reports sources changed or deleted outside llmwiki since
+// they were first seen ([wiki.Store.SourceIssues]).
+func (c *checker) checkSources(ctx context.Context) error {
+	issues, err := c.st.SourceIssues(ctx)
+	if err != nil {
+		return err
+	}
+	for _, is := range issues {
+		c.add(newFinding(is.Kind, is.Path, 0, "", is.SHA256+is.NowSHA256, is.Message, is.Fix))
+	}
+	return nil
 }
