@@ -239,12 +239,21 @@ func replacementShare(text []byte) float64 {
 // them.
 func hasControlBytes(data []byte) bool {
 	for _, c := range data {
-		if c < 0x20 && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r' && c != 0x1b {
+		if controlByte[c] {
 			return true
 		}
 	}
 	return false
 }
+
+// controlByte marks the bytes [hasControlBytes] looks for (a table: every
+// page read, catalogued and indexed goes through it).
+var controlByte = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r' && c != 0x1b
+	}
+	return t
+}()
 
 func decodeWith(data []byte, e encoding.Encoding, name string) Decoded {
 	out, err := e.NewDecoder().Bytes(data)

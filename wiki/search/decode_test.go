@@ -2,11 +2,16 @@ package search
 
 import (
 	"context"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
 	"golang.org/x/text/encoding/korean"
 )
 
@@ -100,5 +105,56 @@ func TestSkipCounts(t *testing.T) {
 	}
 	if c, e := skipCounts(nil); c != nil || e != nil {
 		t.Errorf("empty: %v %v", c, e)
+	}
+}
+
+// TestTldrDotPagesAreCounted: the tldr pages named "..md" (the page of the
+// "." command, 39 of them) were left out of the catalogue and search
+// without a word; they are counted in the index state and each is named
+// by validate_structure, while their neighbours are served.
+func TestTldrDotPagesAreCounted(t *testing.T) {
+	corpus := wikitest.Corpus(t, "tldr")
+	var dots []string
+	err := filepath.WalkDir(corpus, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == "..md" {
+			rel, _ := filepath.Rel(corpus, p)
+			dots = append(dots, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dots) == 0 {
+		t.Fatalf("no ..md in %s", corpus)
+	}
+	files := map[string]string{}
+	for _, rel := range dots {
+		for _, name := range []string{"..md", "source.md"} {
+			src := path.Join(path.Dir(rel), name)
+			if b, err := os.ReadFile(filepath.Join(corpus, filepath.FromSlash(src))); err == nil {
+				files["pages/tldr/"+src] = string(b)
+			}
+		}
+	}
+	st, x, _ := testWiki(t, files)
+	s := mustSearch(t, x, Query{Text: "source"}).Index
+	// The index holds the neighbours and context.md.
+	if s.Skipped[wiki.SkipUnservableName] != len(dots) || s.Pages != len(files)-len(dots)+1 {
+		t.Errorf("index state: %d files, skipped %v; want %d files and %d unservable names", s.Pages, s.Skipped, len(files)-len(dots)+1, len(dots))
+	}
+	vs, err := st.ValidateStructure(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := 0
+	for _, p := range vs.Problems {
+		if p.Kind == "hidden_name" && path.Base(p.Path) == "..md" {
+			named++
+		}
+	}
+	pages, _ := st.Pages()
+	if named != len(dots) || len(pages) != len(files)-len(dots) {
+		t.Errorf("validate_structure names %d of %d ..md pages; catalogue has %d pages, want %d", named, len(dots), len(pages), len(files)-len(dots))
 	}
 }
