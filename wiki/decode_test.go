@@ -175,3 +175,20 @@ func TestUncertainEncodingAndUnservedFiles(t *testing.T) {
 		t.Errorf("catalogue %v", pages)
 	}
 }
+
+// FuzzPlainName: the quick look of PlainName never passes a name that
+// CleanPath would refuse or change (the search walk trusts it).
+func FuzzPlainName(f *testing.F) {
+	for _, s := range []string{"git-commit.md", "con.md", "COM1", "a.", "..md", "a b.md", "$.md", "((.md", "x+y@z.md", "lpt9.txt", "conin$.md"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if !PlainName(name) {
+			return
+		}
+		rel := "pages/" + name
+		if c, err := CleanPath(rel); err != nil || c != rel || UnservableName(rel) != "" {
+			t.Fatalf("PlainName(%q) but CleanPath gives %q, %v", name, c, err)
+		}
+	})
+}

@@ -158,3 +158,34 @@ func TestTldrDotPagesAreCounted(t *testing.T) {
 		t.Errorf("validate_structure names %d of %d ..md pages; catalogue has %d pages, want %d", named, len(dots), len(pages), len(files)-len(dots))
 	}
 }
+
+// TestUnservableNameIndexedBeforeIsDropped: a file whose name the tools
+// cannot address, indexed by an older version (its walk did not check
+// names), leaves the index at the next walk and is counted, rather than
+// stay a hit that read_page refuses.
+func TestUnservableNameIndexedBeforeIsDropped(t *testing.T) {
+	_, x, dir := testWiki(t, map[string]string{"pages/ok.md": "# ok\n\nzebra crossing\n"})
+	writeFile(t, dir, "pages/a:b.md", "# a:b\n\nzebra stripes\n")
+	// What the older version's index held: the file, indexed.
+	x.opMu.Lock()
+	x.mu.RLock()
+	idx := x.idx
+	x.mu.RUnlock()
+	doc, _ := buildDoc("pages/a:b.md", []byte("# a:b\n\nzebra stripes\n"), "en")
+	if err := idx.Index("pages/a:b.md", doc); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(filepath.Join(dir, "pages", "a:b.md"))
+	x.man.Files["pages/a:b.md"] = fileRec{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), SHA: "x", Len: lensOf(doc)}
+	x.opMu.Unlock()
+	if err := x.Reconcile(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r := mustSearch(t, x, Query{Text: "zebra"})
+	if got := paths(r); !reflect.DeepEqual(got, []string{"pages/ok.md"}) {
+		t.Errorf("search zebra: %v, want only pages/ok.md", got)
+	}
+	if r.Index.Skipped[wiki.SkipUnservableName] != 1 || !reflect.DeepEqual(r.Index.SkippedExamples[wiki.SkipUnservableName], []string{"pages/a:b.md"}) {
+		t.Errorf("skipped %v %v", r.Index.Skipped, r.Index.SkippedExamples)
+	}
+}

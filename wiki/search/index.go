@@ -1023,14 +1023,20 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 		changed++
 	}
 	for _, p := range dels {
+		reason := ""
 		if fi, err := root.Lstat(p); err == nil && fi.Mode().IsRegular() {
-			// Back since the walk that found it gone (a write or the
-			// change feed indexes it): not gone.
-			continue
+			if wiki.UnservableName(p) == "" {
+				// Back since the walk that found it gone (a write or the
+				// change feed indexes it): not gone.
+				continue
+			}
+			// There, but under a name the walk leaves out (indexed by an
+			// older version): out of the index, counted.
+			reason = wiki.SkipUnservableName
 		}
 		b.Delete(p)
 		delete(x.man.Files, p)
-		x.setSkip(p, "")
+		x.setSkip(p, reason)
 		x.dirty = true
 		changed++
 	}
