@@ -329,6 +329,7 @@ func addressable(p string) bool {
 const (
 	SkipBinary         = "binary"          // not text (see [Decode]): described by read_page, never indexed
 	SkipUnservableName = "unservable name" // see [UnservableName]
+	SkipUnreadable     = "unreadable"      // reading it failed (permissions); retried at every walk
 )
 
 // UnservableName says why llmwiki will not serve the file at rel, a path

@@ -13,7 +13,7 @@ import (
 type Problem struct {
 	// Kind: missing_folder, missing_file, bad_frontmatter, wrong_layer,
 	// slug_collision, symlink_outside, temp_file, bad_name, hidden_name,
-	// binary_file, unknown_encoding.
+	// binary_file, unknown_encoding, unreadable.
 	Kind string `json:"kind"`
 	// Severity: "error", "warning" or "info" (a fact worth knowing, such
 	// as a binary source search cannot cover).
@@ -117,6 +117,9 @@ func (s *Store) ValidateStructure(ctx context.Context) (Structure, error) {
 			out.Pages++
 			keys[PageKey(p)] = append(keys[PageKey(p)], p)
 			data, ok, err := s.readRaw(p)
+			if err != nil {
+				s.unreadable(p, err, add)
+			}
 			if err == nil && ok {
 				dec := s.checkText(p, data, "warning", add)
 				if dec.Binary {
@@ -132,10 +135,12 @@ func (s *Store) ValidateStructure(ctx context.Context) (Structure, error) {
 				return nil
 			}
 			out.Sources++
-			if strings.HasPrefix(path.Base(p), ".") {
-				return nil // .DS_Store, .gitkeep: not content
+			if strings.HasPrefix(path.Base(p), ".") || !d.Type().IsRegular() {
+				return nil // .DS_Store, .gitkeep: not content; a FIFO would block a read
 			}
-			if data, ok, err := s.readRaw(p); err == nil && ok {
+			if data, ok, err := s.readRaw(p); err != nil {
+				s.unreadable(p, err, add)
+			} else if ok {
 				s.checkText(p, data, "info", add)
 			}
 		}
@@ -182,6 +187,11 @@ func (s *Store) checkText(p string, data []byte, binarySev string, add func(kind
 		add("unknown_encoding", "warning", p, p+" is not UTF-8 and its encoding could not be determined: read_page and search_wiki take it as "+dec.Encoding+", a guess that may garble the text", "convert the file to UTF-8 by hand (for Korean text, for example: iconv -f CP949 -t UTF-8), keeping the original if it is a source")
 	}
 	return dec
+}
+
+// unreadable reports a page or source that cannot be read (permissions).
+func (s *Store) unreadable(p string, err error, add func(kind, sev, p, msg, fix string)) {
+	add("unreadable", "warning", p, p+" cannot be read ("+PublicMessage(err)+"): read_page, list_pages and search_wiki cannot show it", "check the file's permissions: the server's user must be able to read it")
 }
 
 func (s *Store) checkStateTemps(add func(kind, sev, p, msg, fix string)) error {

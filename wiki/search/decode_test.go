@@ -189,3 +189,33 @@ func TestUnservableNameIndexedBeforeIsDropped(t *testing.T) {
 		t.Errorf("skipped %v %v", r.Index.Skipped, r.Index.SkippedExamples)
 	}
 }
+
+// TestUnreadableFileIsCounted: a page the server cannot read is counted in
+// the index state (it was only logged) and named by validate_structure.
+func TestUnreadableFileIsCounted(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("skipping: root reads a file whatever its permissions")
+	}
+	st, x, dir := testWiki(t, map[string]string{"pages/other.md": "# other\n"})
+	writeFile(t, dir, "pages/new.md", "# new\n")
+	p := filepath.Join(dir, "pages", "new.md")
+	if err := os.Chmod(p, 0); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(p, 0o644)
+	r := mustSearch(t, x, Query{Text: "other"})
+	if r.Index.Skipped[wiki.SkipUnreadable] != 1 || !reflect.DeepEqual(r.Index.SkippedExamples[wiki.SkipUnreadable], []string{"pages/new.md"}) {
+		t.Errorf("skipped %v %v, want pages/new.md unreadable", r.Index.Skipped, r.Index.SkippedExamples)
+	}
+	vs, err := st.ValidateStructure(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, p := range vs.Problems {
+		found = found || p.Kind == "unreadable" && p.Path == "pages/new.md"
+	}
+	if !found {
+		t.Errorf("validate_structure does not name pages/new.md: %+v", vs.Problems)
+	}
+}

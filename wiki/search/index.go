@@ -60,10 +60,11 @@ type Status struct {
 	// Reason says why the state is not ready, or what the last repair did.
 	Reason string `json:"reason,omitempty" jsonschema:"why the state is not ready; or what the last repair did"`
 	// Skipped counts the files where pages and sources go that the index
-	// does not hold, by reason (wiki.SkipBinary, wiki.SkipUnservableName);
+	// does not hold, by reason (wiki.SkipBinary, wiki.SkipUnservableName,
+	// wiki.SkipUnreadable);
 	// SkippedExamples names up to [maxSkipExamples] of each, first by path.
 	// validate_structure names every one of them.
-	Skipped         map[string]int      `json:"skipped,omitempty" jsonschema:"files under pages/ and sources/ that search does not cover, counted by reason (binary: not text; unservable name: a name the tools cannot use, or a hidden .md file); validate_structure lists each"`
+	Skipped         map[string]int      `json:"skipped,omitempty" jsonschema:"files under pages/ and sources/ that search does not cover, counted by reason (binary: not text; unservable name: a name the tools cannot use, or a hidden .md file; unreadable: reading failed); validate_structure lists each"`
 	SkippedExamples map[string][]string `json:"skipped_examples,omitempty" jsonschema:"a few paths of each skipped reason"`
 }
 
@@ -840,6 +841,9 @@ func (x *Index) reconcileWalk(progress bool, w walkResult) error {
 	t0 := w.t0
 	x.mu.Lock()
 	x.resetSkipsLocked(wiki.SkipUnservableName, w.files.unserved)
+	// Unreadable files are not in the manifest, so the walk's todo
+	// holds every one still there and reading it records it again.
+	x.resetSkipsLocked(wiki.SkipUnreadable, nil)
 	x.mu.Unlock()
 	todo, gone := x.compareWalk(w.files)
 	sort.Slice(todo, func(i, j int) bool { return todo[i].path < todo[j].path })
@@ -993,6 +997,7 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 		data, err := root.ReadFile(p)
 		if err != nil {
 			x.log.Warn("search: cannot read file", "path", p, "err", err)
+			x.setSkip(p, wiki.SkipUnreadable)
 			continue
 		}
 		sum := wiki.SHA256Hex(data)
