@@ -23,6 +23,10 @@ const (
 	EncodingUTF32LE     = "utf-32le"     // BOM FF FE 00 00
 	EncodingUTF32BE     = "utf-32be"     // BOM 00 00 FE FF
 	EncodingWindows1252 = "windows-1252" // not UTF-8, no NUL or control bytes: Latin-1 and its Windows superset
+	// EncodingMixedUTF8 is UTF-8 with some bytes that are not (a cut or
+	// damaged file, or Latin-1 text pasted in): those bytes are read as
+	// Windows-1252, and the encoding is uncertain.
+	EncodingMixedUTF8 = "utf-8+windows-1252"
 )
 
 // Decoded is a file's bytes as llmwiki shows, searches and checks them
@@ -53,6 +57,8 @@ func (d Decoded) Note() string {
 	switch {
 	case d.Binary || d.Encoding == EncodingUTF8:
 		return ""
+	case d.Encoding == EncodingMixedUTF8:
+		return "mostly UTF-8, but some bytes are not valid UTF-8 (a cut or damaged file, or text pasted from another encoding): those are shown as Windows-1252 characters, a guess; sha256 and size are of the bytes on disk"
 	case d.Uncertain && d.Encoding == EncodingWindows1252:
 		return "the encoding could not be determined (not UTF-8, no byte order mark, and the bytes do not look like Windows-1252 text): shown as windows-1252, so the text is likely garbled; convert the file to UTF-8 to read it; sha256 and size are of the bytes on disk"
 	case d.Uncertain:
@@ -114,6 +120,9 @@ func Decode(data []byte) Decoded {
 	if hasControlBytes(data) {
 		return Decoded{Binary: true}
 	}
+	if text, ok := mostlyUTF8(data); ok {
+		return Decoded{Text: text, Encoding: EncodingMixedUTF8, Uncertain: true}
+	}
 	if name, e, uncertain := guessLegacy(data); uncertain {
 		if e != nil {
 			if d := decodeWith(data, e, name); !d.Binary && replacementShare(d.Text) <= maxReplacementShare {
@@ -126,6 +135,44 @@ func Decode(data []byte) Decoded {
 		return d
 	}
 	return decodeWith(data, charmap.Windows1252, EncodingWindows1252)
+}
+
+// mostlyUTF8 reads data that is not valid UTF-8 but has at least twice as
+// many valid multi-byte sequences as invalid bytes as UTF-8, each invalid
+// byte as its Windows-1252 character. Text in a legacy encoding makes valid
+// sequences only by accident: CP949, Shift_JIS, GBK and Big5 samples have
+// about half as many as invalid bytes, Latin-1 and Cyrillic ones none.
+func mostlyUTF8(data []byte) ([]byte, bool) {
+	valid, bad := 0, 0
+	for i := 0; i < len(data); {
+		if data[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			bad++
+			i++
+			continue
+		}
+		valid++
+		i += n
+	}
+	if valid < 2*bad || valid == 0 {
+		return nil, false
+	}
+	out := make([]byte, 0, len(data)+2*bad)
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			out = utf8.AppendRune(out, charmap.Windows1252.DecodeByte(data[i]))
+			i++
+			continue
+		}
+		out = append(out, data[i:i+n]...)
+		i += n
+	}
+	return out, true
 }
 
 // legacySample is how much of a file [guessLegacy] looks at, in bytes.
