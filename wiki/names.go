@@ -324,6 +324,67 @@ func addressable(p string) bool {
 	return err == nil && c == p
 }
 
+// Reasons a file where pages or sources go is left out of the search index,
+// as its state counts them (search.Status.Skipped).
+const (
+	SkipBinary         = "binary"          // not text (see [Decode]): described by read_page, never indexed
+	SkipUnservableName = "unservable name" // see [UnservableName]
+	SkipUnreadable     = "unreadable"      // reading it failed (permissions); retried at every walk
+)
+
+// UnservableName says why llmwiki will not serve the file at rel, a path
+// found on disk under pages/ or sources/, as a page or a source (the
+// catalogue and the search index leave it out; validate_structure names
+// it), or "" when it does: a name the tools cannot address as it is
+// ([CleanPath] refuses or changes it), or a markdown file whose name starts
+// with "." ("..md", ".draft.md"), which is hidden. Other hidden files
+// (.DS_Store, .gitkeep), anything in a hidden folder and writer temp files
+// are not content: "" for them too, and they are left out silently.
+func UnservableName(rel string) string {
+	base := path.Base(rel)
+	if IsTempName(rel) || !strings.HasPrefix(base, ".") && addressable(rel) {
+		return ""
+	}
+	for _, seg := range strings.Split(path.Dir(rel), "/") {
+		if strings.HasPrefix(seg, ".") && seg != "." {
+			return ""
+		}
+	}
+	if !addressable(rel) {
+		_, err := CleanPath(rel)
+		if err == nil {
+			return "its name is not written the way the tools name files"
+		}
+		return "its name cannot be used through the tools: " + strings.ToValidUTF8(PublicMessage(err), "\uFFFD")
+	}
+	if strings.EqualFold(path.Ext(base), ".md") {
+		return "its name starts with '.', which marks a hidden file"
+	}
+	return ""
+}
+
+// PlainName reports, by a quick look, a file name that [CleanPath] takes as
+// it is: 1 to 255 bytes of ASCII letters, digits and "-_.+@", starting with
+// a letter or digit, not ending with ".", and not a Windows device name.
+// false says only that the quick look cannot tell: use [UnservableName].
+func PlainName(name string) bool {
+	if name == "" || len(name) > 255 || name[len(name)-1] == '.' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !alnum && (i == 0 || c != '-' && c != '_' && c != '.' && c != '+' && c != '@') {
+			return false
+		}
+	}
+	base := name
+	if i := strings.IndexByte(base, '.'); i >= 0 {
+		base = base[:i]
+	}
+	return len(base) > 4 || !reservedNames[strings.ToLower(base)]
+}
+
 // Layer is the part of a project a path belongs to; the writer's rules
 // (DESIGN.md §2, invariant 2) depend on it.
 type Layer string

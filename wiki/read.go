@@ -66,6 +66,10 @@ type FileContent struct {
 	// Encoding names the encoding text was decoded from when it is not
 	// UTF-8 ("utf-16le", "windows-1252"); Body is then the decoded text.
 	Encoding string `json:"encoding,omitempty"`
+	// EncodingUncertain is set when the encoding could not be determined
+	// (see [Decoded].Uncertain): Encoding is a guess and Body may be
+	// garbled; Note says so.
+	EncodingUncertain bool `json:"encoding_uncertain,omitempty"`
 	// Note says what was done to the file to show it (decoded, a line cut).
 	Note string `json:"note,omitempty"`
 }
@@ -92,18 +96,15 @@ func (s *Store) Read(ctx context.Context, in ReadInput) (FileContent, error) {
 	}
 	CallFrom(ctx).AddRead(rel)
 	out = FileContent{Path: rel, Layer: LayerOf(rel), SHA256: SHA256Hex(data), Size: int64(len(data))}
-	text, enc, isText := DecodeText(data)
-	if !isText {
+	dec := Decode(data)
+	if dec.Binary {
 		out.Binary = true
 		out.MediaType = MediaType(rel, data)
 		out.Note = "binary file: described, not shown"
 		return out, nil
 	}
-	if enc != EncodingUTF8 {
-		out.Encoding = enc
-		out.Note = "decoded from " + enc + " to UTF-8; sha256 and size are of the bytes on disk"
-	}
-	data = text
+	out.Encoding, out.EncodingUncertain, out.Note = dec.Encoding, dec.Uncertain, dec.Note()
+	data = dec.Text
 	out.TotalLines = countLines(data)
 	max := in.MaxChars
 	if max <= 0 {

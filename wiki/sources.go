@@ -43,6 +43,9 @@ type SourceInfo struct {
 	// Encoding names the encoding Content was decoded from when the file
 	// is not UTF-8 ("utf-16le", "windows-1252"; see [DecodeText]).
 	Encoding string `json:"encoding,omitempty"`
+	// EncodingUncertain is set when the encoding could not be determined:
+	// Encoding is a guess and Content may be garbled (Note says so).
+	EncodingUncertain bool `json:"encoding_uncertain,omitempty"`
 	// Note says what was done to show the file (decoded, a line cut).
 	Note string `json:"note,omitempty"`
 	// Content is the text (absent for binary files).
@@ -235,14 +238,17 @@ func (s *Store) GatherSources(ctx context.Context, in GatherInput) (GatherResult
 		if err != nil || !ok {
 			continue // removed meanwhile
 		}
-		decoded, enc, isText := DecodeText(data)
-		if !isText {
+		dec := Decode(data)
+		if dec.Binary {
 			si.Binary, si.MediaType = true, MediaType(si.Path, data)
 			res.Sources = append(res.Sources, si)
 			continue
 		}
-		si.Encoding = enc
-		text := string(decoded)
+		si.Encoding, si.EncodingUncertain = dec.Encoding, dec.Uncertain
+		if dec.Uncertain {
+			si.Note = dec.Note()
+		}
+		text := string(dec.Text)
 		n := utf8.RuneCountInString(text)
 		si.Chars = n
 		if used+n > budget {
@@ -258,7 +264,11 @@ func (s *Store) GatherSources(ctx context.Context, in GatherInput) (GatherResult
 				if strings.Contains(text, "\n") {
 					si.NextFromLine = 2
 				}
-				si.Note = fmt.Sprintf("line 1 has %d characters; only the first %d are shown", utf8.RuneCountInString(lineOf(text)), budget)
+				note := fmt.Sprintf("line 1 has %d characters; only the first %d are shown", utf8.RuneCountInString(lineOf(text)), budget)
+				if si.Note != "" {
+					note = si.Note + "; " + note
+				}
+				si.Note = note
 			}
 			si.Content, si.Truncated = cut, true
 			used += utf8.RuneCountInString(cut)

@@ -12,11 +12,13 @@ import (
 // Problem is one finding of [Store.ValidateStructure].
 type Problem struct {
 	// Kind: missing_folder, missing_file, bad_frontmatter, wrong_layer,
-	// slug_collision, symlink_outside, temp_file, bad_name, source_modified
+	// slug_collision, symlink_outside, temp_file, bad_name, hidden_name,
+	// binary_file, unknown_encoding, unreadable, source_modified
 	// (a source's bytes differ from those first seen), source_deleted (a
 	// source first seen earlier is gone).
 	Kind string `json:"kind"`
-	// Severity: "error" or "warning".
+	// Severity: "error", "warning" or "info" (a fact worth knowing, such
+	// as a binary source search cannot cover).
 	Severity string `json:"severity"`
 	Path     string `json:"path"`
 	Message  string `json:"message"`
@@ -36,8 +38,11 @@ type Structure struct {
 // ValidateStructure checks the layout of the project: missing folders and
 // files, pages whose frontmatter does not parse, files in the wrong layer,
 // pages that are one page under two names (slug collisions), symlinks that
-// lead out of the root, temp files left by an interrupted write, and
-// sources changed or deleted outside llmwiki ([Store.SourceIssues]).
+// lead out of the root, temp files left by an interrupted write, sources
+// changed or deleted outside llmwiki ([Store.SourceIssues]), and every
+// page or source llmwiki cannot serve in full: names it will not serve
+// ([UnservableName]), binary files (search does not index them) and text
+// whose encoding could not be determined ([Decoded].Uncertain).
 func (s *Store) ValidateStructure(ctx context.Context) (Structure, error) {
 	var out Structure
 	add := func(kind, sev, p, msg, fix string) {
@@ -108,16 +113,39 @@ func (s *Store) ValidateStructure(ctx context.Context) (Structure, error) {
 				}
 				return nil
 			}
+			if why := UnservableName(p); why != "" {
+				add("hidden_name", "warning", p, p+" is not served as a page: "+why+"; list_pages, index.md and search_wiki leave it out", "rename it by hand to a name without the leading '.' (for example "+path.Dir(p)+"/dot.md) to make it a page")
+				return nil
+			}
 			out.Pages++
 			keys[PageKey(p)] = append(keys[PageKey(p)], p)
 			data, ok, err := s.readRaw(p)
+			if err != nil {
+				s.unreadable(p, err, add)
+			}
 			if err == nil && ok {
-				if _, perr := ParseDoc(p, data); perr != nil {
+				dec := s.checkText(p, data, "warning", add)
+				if dec.Binary {
+					return nil
+				}
+				if _, perr := ParseDoc(p, dec.Text); perr != nil {
 					add("bad_frontmatter", "error", p, PublicMessage(perr), "fix the frontmatter by hand, or restore a snapshot")
 				}
 			}
 		case LayerSources, LayerResearch:
+			if why := UnservableName(p); why != "" {
+				add("hidden_name", "warning", p, p+" is not served as a source: "+why+"; gather_sources and search_wiki leave it out", "rename it by hand to a name without the leading '.'")
+				return nil
+			}
 			out.Sources++
+			if strings.HasPrefix(path.Base(p), ".") || !d.Type().IsRegular() {
+				return nil // .DS_Store, .gitkeep: not content; a FIFO would block a read
+			}
+			if data, ok, err := s.readRaw(p); err != nil {
+				s.unreadable(p, err, add)
+			} else if ok {
+				s.checkText(p, data, "info", add)
+			}
 		}
 		return nil
 	})
@@ -137,9 +165,10 @@ func (s *Store) ValidateStructure(ctx context.Context) (Structure, error) {
 			add("slug_collision", "error", paths[0], "these files are one page under different names: "+strings.Join(paths, ", "), "merge them into one file and delete the others by hand")
 		}
 	}
+	rank := map[string]int{"error": 0, "warning": 1, "info": 2}
 	sort.SliceStable(out.Problems, func(i, j int) bool {
 		if out.Problems[i].Severity != out.Problems[j].Severity {
-			return out.Problems[i].Severity == "error"
+			return rank[out.Problems[i].Severity] < rank[out.Problems[j].Severity]
 		}
 		return out.Problems[i].Path < out.Problems[j].Path
 	})
@@ -153,6 +182,26 @@ func (s *Store) ValidateStructure(ctx context.Context) (Structure, error) {
 		out.Problems = []Problem{}
 	}
 	return out, nil
+}
+
+// checkText reports a page or source that is not text (binarySev: a
+// warning for a page, info for a source, where PDFs and images are
+// expected) or whose encoding could not be determined, and returns the
+// file as [Decode] reads it.
+func (s *Store) checkText(p string, data []byte, binarySev string, add func(kind, sev, p, msg, fix string)) Decoded {
+	dec := Decode(data)
+	switch {
+	case dec.Binary:
+		add("binary_file", binarySev, p, p+" is not text ("+MediaType(p, data)+"): read_page describes it without its content and search_wiki does not index it", "nothing to do for an image or PDF; if it should be text, save it again as UTF-8")
+	case dec.Uncertain:
+		add("unknown_encoding", "warning", p, p+" is not UTF-8 and its encoding could not be determined: read_page and search_wiki take it as "+dec.Encoding+", a guess that may garble the text", "convert the file to UTF-8 by hand (for Korean text, for example: iconv -f CP949 -t UTF-8), keeping the original if it is a source")
+	}
+	return dec
+}
+
+// unreadable reports a page or source that cannot be read (permissions).
+func (s *Store) unreadable(p string, err error, add func(kind, sev, p, msg, fix string)) {
+	add("unreadable", "warning", p, p+" cannot be read ("+PublicMessage(err)+"): read_page, list_pages and search_wiki cannot show it", "check the file's permissions: the server's user must be able to read it")
 }
 
 func (s *Store) checkStateTemps(add func(kind, sev, p, msg, fix string)) error {

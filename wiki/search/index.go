@@ -60,7 +60,18 @@ type Status struct {
 	Pages int `json:"pages" jsonschema:"files in the index (pages and sources and context.md)"`
 	// Reason says why the state is not ready, or what the last repair did.
 	Reason string `json:"reason,omitempty" jsonschema:"why the state is not ready; or what the last repair did"`
+	// Skipped counts the files where pages and sources go that the index
+	// does not hold, by reason (wiki.SkipBinary, wiki.SkipUnservableName,
+	// wiki.SkipUnreadable);
+	// SkippedExamples names up to [maxSkipExamples] of each, first by path.
+	// validate_structure names every one of them.
+	Skipped         map[string]int      `json:"skipped,omitempty" jsonschema:"files under pages/ and sources/ that search does not cover, counted by reason (binary: not text; unservable name: a name the tools cannot use, or a hidden .md file; unreadable: reading failed); validate_structure lists each"`
+	SkippedExamples map[string][]string `json:"skipped_examples,omitempty" jsonschema:"a few paths of each skipped reason"`
 }
+
+// maxSkipExamples is how many paths [Status].SkippedExamples names per
+// reason.
+const maxSkipExamples = 3
 
 // Options configure [Open]. The zero value is the server's configuration.
 type Options struct {
@@ -133,6 +144,11 @@ type Index struct {
 	closing  chan struct{} // closed when Close begins
 	lastWalk time.Time
 	walkCost time.Duration
+	// skips maps each file the index does not hold though it lies where
+	// pages and sources go to the reason (wiki.SkipBinary, ...), for
+	// [Status].Skipped: binary files as the manifest records them, names
+	// llmwiki will not serve as the last walk or reported change saw them.
+	skips map[string]string
 
 	opMu     sync.Mutex // serialises changes to the index and manifest
 	man      manifest
@@ -192,6 +208,7 @@ func (x *Index) Status() Status {
 	if x.state == StateBuilding && x.total > 0 {
 		s.Reason = fmt.Sprintf("building the index: %d of %d files indexed; results cover only those", x.done, x.total)
 	}
+	s.Skipped, s.SkippedExamples = skipCounts(x.skips)
 	x.mu.RUnlock()
 	if idx != nil {
 		if n, err := idx.DocCount(); err == nil {
@@ -382,6 +399,7 @@ func (x *Index) openLocked(why string, prev *prevIndex) (string, error) {
 			return note, x.createLocked(cur)
 		}
 		x.man = man
+		x.skipsFromManifest()
 		x.setIndex(idx, cur, false, g)
 		x.removeOrphans()
 		return note, nil
@@ -483,6 +501,7 @@ func (x *Index) createLocked(dir string) error {
 		}
 	}
 	x.man = manifest{Schema: schemaVersion, IndexID: id, Files: map[string]fileRec{}}
+	x.skipsFromManifest()
 	x.dirty = true
 	x.setIndex(idx, dir, private, g)
 	if !private {
@@ -744,7 +763,87 @@ func (x *Index) walkFrom(l *lister) *listing {
 // a kind of file it indexes, not hidden, not a writer's temp file. Every walk
 // of the index (the start walk, a reported folder) uses it.
 func indexable(rel string) bool {
-	return !strings.HasPrefix(path.Base(rel), ".") && !wiki.IsTempName(rel) && kindOf(rel) != ""
+	return !strings.HasPrefix(path.Base(rel), ".") && !wiki.IsTempName(rel) && kindOf(rel) != "" && wiki.UnservableName(rel) == ""
+}
+
+// skipReason is the reason a file the manifest records is not indexed, ""
+// when it is.
+func skipReason(binary bool) string {
+	if binary {
+		return wiki.SkipBinary
+	}
+	return ""
+}
+
+// setSkip records that the index does not hold p, for reason (or, with
+// reason "", that it holds p or p is gone).
+func (x *Index) setSkip(p, reason string) {
+	x.mu.Lock()
+	x.setSkipLocked(p, reason)
+	x.mu.Unlock()
+}
+
+func (x *Index) setSkipLocked(p, reason string) {
+	if reason == "" {
+		delete(x.skips, p)
+		return
+	}
+	if x.skips == nil {
+		x.skips = map[string]string{}
+	}
+	x.skips[p] = reason
+}
+
+// resetSkipsLocked replaces the files skipped for reason by paths (a walk's
+// findings). Call with mu held.
+func (x *Index) resetSkipsLocked(reason string, paths []string) {
+	for p, r := range x.skips {
+		if r == reason {
+			delete(x.skips, p)
+		}
+	}
+	for _, p := range paths {
+		x.setSkipLocked(p, reason)
+	}
+}
+
+// skipsFromManifest sets the binary files skipped from the manifest (after
+// it was loaded or replaced). Call with opMu held.
+func (x *Index) skipsFromManifest() {
+	var bin []string
+	for p, r := range x.man.Files {
+		if r.Skipped {
+			bin = append(bin, p)
+		}
+	}
+	x.mu.Lock()
+	x.resetSkipsLocked(wiki.SkipBinary, bin)
+	x.mu.Unlock()
+}
+
+// skipCounts counts skips by reason, with the first few paths of each.
+func skipCounts(skips map[string]string) (map[string]int, map[string][]string) {
+	if len(skips) == 0 {
+		return nil, nil
+	}
+	counts := map[string]int{}
+	examples := map[string][]string{}
+	for p, r := range skips {
+		counts[r]++
+		ex := examples[r]
+		i := sort.SearchStrings(ex, p)
+		if i >= maxSkipExamples {
+			continue
+		}
+		ex = append(ex, "")
+		copy(ex[i+1:], ex[i:])
+		ex[i] = p
+		if len(ex) > maxSkipExamples {
+			ex = ex[:maxSkipExamples]
+		}
+		examples[r] = ex
+	}
+	return counts, examples
 }
 
 // reconcile brings the index in step with the files on disk: files whose
@@ -780,6 +879,12 @@ func (x *Index) startWalk() <-chan walkResult {
 // reconcileWalk is reconcile with the walk done.
 func (x *Index) reconcileWalk(progress bool, w walkResult) error {
 	t0 := w.t0
+	x.mu.Lock()
+	x.resetSkipsLocked(wiki.SkipUnservableName, w.files.unserved)
+	// Unreadable files are not in the manifest, so the walk's todo
+	// holds every one still there and reading it records it again.
+	x.resetSkipsLocked(wiki.SkipUnreadable, nil)
+	x.mu.Unlock()
 	todo, gone := x.compareWalk(w.files)
 	sort.Slice(todo, func(i, j int) bool { return todo[i].path < todo[j].path })
 	if progress {
@@ -910,6 +1015,18 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 				delete(x.man.Files, p)
 				changed++
 			}
+			x.setSkip(p, "")
+			continue
+		}
+		if wiki.UnservableName(p) != "" {
+			// Reported by the change feed, or there since the walk: a
+			// name the tools cannot use is counted, never indexed.
+			if _, ok := x.man.Files[p]; ok {
+				b.Delete(p)
+				delete(x.man.Files, p)
+				changed++
+			}
+			x.setSkip(p, wiki.SkipUnservableName)
 			continue
 		}
 		rec, had := x.man.Files[p]
@@ -920,6 +1037,7 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 		data, err := root.ReadFile(p)
 		if err != nil {
 			x.log.Warn("search: cannot read file", "path", p, "err", err)
+			x.setSkip(p, wiki.SkipUnreadable)
 			continue
 		}
 		sum := wiki.SHA256Hex(data)
@@ -929,31 +1047,41 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 			x.dirty = true
 			continue
 		}
-		skipped := wiki.IsBinary(data)
+		// The text read_page shows is the text indexed (wiki.Decode).
+		dec := wiki.Decode(data)
+		skipped := dec.Binary
 		var lens fieldLens
 		if skipped {
 			if had && !rec.Skipped {
 				b.Delete(p)
 			}
 		} else {
-			doc, _ := buildDoc(p, data, lang)
+			doc, _ := buildDoc(p, dec.Text, lang)
 			if err := b.Index(p, doc); err != nil {
 				return changed, err
 			}
 			lens = lensOf(doc)
 		}
 		x.man.Files[p] = fileRec{Size: st.size, MTime: st.mtime, SHA: sum, Skipped: skipped, Len: lens}
+		x.setSkip(p, skipReason(skipped))
 		x.dirty = true
 		changed++
 	}
 	for _, p := range dels {
+		reason := ""
 		if fi, err := root.Lstat(p); err == nil && fi.Mode().IsRegular() {
-			// Back since the walk that found it gone (a write or the
-			// change feed indexes it): not gone.
-			continue
+			if wiki.UnservableName(p) == "" {
+				// Back since the walk that found it gone (a write or the
+				// change feed indexes it): not gone.
+				continue
+			}
+			// There, but under a name the walk leaves out (indexed by an
+			// older version): out of the index, counted.
+			reason = wiki.SkipUnservableName
 		}
 		b.Delete(p)
 		delete(x.man.Files, p)
+		x.setSkip(p, reason)
 		x.dirty = true
 		changed++
 	}
@@ -1008,9 +1136,21 @@ func (x *Index) safeBatch(idx bleve.Index, g *guard, b *bleve.Batch) error {
 func (x *Index) Apply(ctx context.Context, changes []wiki.Change) (err error) {
 	var todo []wiki.Change
 	for _, c := range changes {
-		if kindOf(c.Path) != "" {
-			todo = append(todo, c)
+		if kindOf(c.Path) == "" {
+			continue
 		}
+		if wiki.UnservableName(c.Path) != "" {
+			// Written under a name the catalogue and the walk leave out
+			// (a hidden .md source): counted, never indexed, as the walk
+			// would have it.
+			reason := wiki.SkipUnservableName
+			if c.Op == wiki.OpDelete {
+				reason = ""
+			}
+			x.setSkip(c.Path, reason)
+			continue
+		}
+		todo = append(todo, c)
 	}
 	if len(todo) == 0 {
 		return nil
@@ -1059,10 +1199,11 @@ func (x *Index) Apply(ctx context.Context, changes []wiki.Change) (err error) {
 			forget()
 			return wiki.Errorf(wiki.CodeInternal, "search index: %s vanished after it was written; the next search reconciles the index with the files", c.Path)
 		}
-		skipped := wiki.IsBinary(c.Data)
+		dec := wiki.Decode(c.Data)
+		skipped := dec.Binary
 		var lens fieldLens
 		if !skipped {
-			doc, _ := buildDoc(c.Path, c.Data, lang)
+			doc, _ := buildDoc(c.Path, dec.Text, lang)
 			if err := b.Index(c.Path, doc); err != nil {
 				forget()
 				return &wiki.Error{Code: wiki.CodeInternal, Msg: "search index: " + c.Path + " could not be indexed; the next search tries again", Err: err}
@@ -1081,8 +1222,10 @@ func (x *Index) Apply(ctx context.Context, changes []wiki.Change) (err error) {
 	for _, c := range todo {
 		if c.Op == wiki.OpDelete {
 			delete(x.man.Files, c.Path)
+			x.setSkip(c.Path, "")
 		} else {
 			x.man.Files[c.Path] = recs[c.Path]
+			x.setSkip(c.Path, skipReason(recs[c.Path].Skipped))
 		}
 	}
 	x.dirty = true
@@ -1151,6 +1294,7 @@ func (x *Index) restart(why string) {
 	x.log.Warn("search index is rebuilt", "reason", why)
 	x.opMu.Lock()
 	x.man = manifest{}
+	x.skipsFromManifest()
 	go func() {
 		defer x.building.Done()
 		x.load(ready, why, prev)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 
@@ -32,6 +33,9 @@ const listStatChunk = 256
 // listing is a walk's indexable files, folder by folder.
 type listing struct {
 	dirs []*dirFiles
+	// unserved are the files left out for a name llmwiki will not serve
+	// ([wiki.UnservableName]), sorted.
+	unserved []string
 }
 
 // dirFiles is the indexable files of one folder.
@@ -83,9 +87,10 @@ func (l *listing) paths() map[string]fileStat {
 // lister builds a listing: the walk adds folders (add), a pool of
 // goroutines states their files meanwhile, and finish waits for the pool.
 type lister struct {
-	tasks chan statTask
-	wg    sync.WaitGroup
-	dirs  []*dirFiles
+	tasks    chan statTask
+	wg       sync.WaitGroup
+	dirs     []*dirFiles
+	unserved []string
 }
 
 // statTask is the stats of names[lo:hi] of one folder, through its own
@@ -139,11 +144,29 @@ func newLister() *lister {
 // at once.
 func (l *lister) add(d *wiki.Dir, rel string, ents []wiki.DirEntry) {
 	pages := wiki.LayerOf(rel) == wiki.LayerPages
+	dirOK := wiki.UnservableName(rel+"/x") == ""
 	var names []string
 	for _, e := range ents {
-		if e.Type.IsRegular() && indexableIn(pages, e.Name) {
-			names = append(names, e.Name)
+		if !e.Type.IsRegular() {
+			continue
 		}
+		if !indexableIn(pages, e.Name) {
+			// A hidden markdown file ("..md") is counted; other hidden
+			// files (.DS_Store) and temp files are not content.
+			if strings.HasPrefix(e.Name, ".") && strings.EqualFold(path.Ext(e.Name), ".md") && wiki.UnservableName(rel+"/"+e.Name) != "" {
+				l.unserved = append(l.unserved, rel+"/"+e.Name)
+			}
+			continue
+		}
+		// A plain name in a folder the tools can name needs no full check
+		// (a walk of 44k files would spend more on it than on its stats).
+		if !dirOK || !wiki.PlainName(e.Name) || len(rel)+1+len(e.Name) > wiki.MaxPathLen {
+			if wiki.UnservableName(rel+"/"+e.Name) != "" {
+				l.unserved = append(l.unserved, rel+"/"+e.Name)
+				continue
+			}
+		}
+		names = append(names, e.Name)
 	}
 	if len(names) == 0 {
 		return
@@ -175,7 +198,8 @@ func (l *lister) addStat(rel, name string, st fileStat) {
 func (l *lister) finish() *listing {
 	close(l.tasks)
 	l.wg.Wait()
-	return &listing{dirs: l.dirs}
+	sort.Strings(l.unserved)
+	return &listing{dirs: l.dirs, unserved: l.unserved}
 }
 
 // walkDir lists the indexable files under the folder r (at rel) into l.

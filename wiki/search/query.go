@@ -85,7 +85,7 @@ type Hit struct {
 	Listing string `json:"listing,omitempty" jsonschema:"the code block that follows the matched prose in its section (or the block matched); up to 1500 characters"`
 	// Note says what is special about this hit: a file larger than
 	// MaxIndexedBytes is searchable only up to there.
-	Note string `json:"note,omitempty" jsonschema:"what is special about this hit, e.g. a file too large to be indexed whole (text past the first 8 MiB is not searchable)"`
+	Note string `json:"note,omitempty" jsonschema:"what is special about this hit, e.g. a file too large to be indexed whole (text past the first 8 MiB is not searchable), or one whose encoding could not be determined (indexed as a guess)"`
 }
 
 // Result is the answer to a [Query].

@@ -33,9 +33,21 @@ const snippetScan = 64 << 10
 // scanned (see snippetScan). A file that cannot be read gets an empty
 // snippet.
 func (x *Index) fillSnippet(h *Hit, groups []group, codeAsk bool) {
-	data, err := x.st.Root().ReadFile(h.Path)
-	if err != nil || wiki.IsBinary(data) {
+	raw, err := x.st.Root().ReadFile(h.Path)
+	if err != nil {
 		return
+	}
+	dec := wiki.Decode(raw) // the text indexed, as read_page shows it
+	if dec.Binary {
+		return
+	}
+	data := dec.Text
+	if dec.Uncertain {
+		note := "the file's encoding could not be determined; it is indexed as " + dec.Encoding + ", a guess (read_page says the same)"
+		if h.Note != "" {
+			note = h.Note + "; " + note
+		}
+		h.Note = note
 	}
 	if len(data) > MaxIndexedBytes {
 		data = data[:MaxIndexedBytes]
