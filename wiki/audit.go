@@ -285,8 +285,11 @@ func (s *Store) auditLocked(c *Call, err error) error {
 	if err := s.root.MkdirAll(AuditDir, 0o755); err != nil {
 		return internal("create audit folder", err)
 	}
-	f, err := s.root.OpenFile(name, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := openRegularFlag(s.root, name, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
+		if errors.Is(err, ErrNotRegular) {
+			return err
+		}
 		return internal("open audit log", err)
 	}
 	if msg, rerr := s.repairAuditTail(f, name); rerr != nil {
@@ -381,7 +384,7 @@ func (s *Store) repairAuditTails(call *Call) {
 			continue
 		}
 		name := AuditDir + "/" + e.Name()
-		f, err := s.root.OpenFile(name, os.O_RDWR, 0)
+		f, err := openRegularFlag(s.root, name, os.O_RDWR, 0)
 		if err != nil {
 			continue
 		}

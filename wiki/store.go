@@ -163,8 +163,11 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		h.Close()
 	}
 	for _, lf := range []string{LockFile, StateLockFile, AuditLockFile} {
-		if f, err := root.OpenFile(lf, os.O_CREATE|os.O_RDONLY, 0o644); err == nil {
+		if f, err := openRegularFlag(root, lf, os.O_CREATE|os.O_RDONLY, 0o644); err == nil {
 			f.Close()
+		} else if errors.Is(err, ErrNotRegular) {
+			root.Close() // flock would open it and wait for ever
+			return nil, err
 		} else if _, serr := root.Stat(lf); serr != nil {
 			root.Close()
 			return nil, internal("create lock file", err)

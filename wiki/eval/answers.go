@@ -315,7 +315,7 @@ func (v *verifier) check(p, q string) CitationCheck {
 	if wiki.LayerOf(cc.Path) != wiki.LayerState {
 		sum, ok := v.sha[cc.Path]
 		if !ok {
-			if data, err := v.st.Root().ReadFile(cc.Path); err == nil {
+			if data, err := v.st.ReadFile(cc.Path); err == nil {
 				sum = wiki.SHA256Hex(data)
 			}
 			v.sha[cc.Path] = sum

@@ -94,7 +94,7 @@ func ReadAudit(st *wiki.Store, since time.Time, fn func(*AuditLine)) (LogStats, 
 		go func(w int) {
 			defer wg.Done()
 			for i := w; i < len(names); i += workers {
-				f, err := st.Root().Open(path.Join(wiki.AuditDir, names[i]))
+				f, err := st.OpenFile(path.Join(wiki.AuditDir, names[i]))
 				if err != nil {
 					out[i].err = wiki.Errorf(wiki.CodeInternal, "open audit file %s", names[i])
 					continue

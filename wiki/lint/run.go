@@ -296,7 +296,7 @@ func (c *checker) read(rel string) []byte {
 	if b, ok := c.files.m[rel]; ok {
 		return b
 	}
-	b, err := c.st.Root().ReadFile(rel)
+	b, err := c.st.ReadFile(rel)
 	if err != nil {
 		b = nil
 	}
@@ -791,7 +791,7 @@ func (c *checker) checkMerge(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				data, err := c.st.Root().ReadFile(docs[i].path)
+				data, err := c.st.ReadFile(docs[i].path)
 				var s []uint64
 				sha := ""
 				if err == nil && docs[i].start <= len(data) {

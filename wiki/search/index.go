@@ -877,7 +877,7 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 		if had && rec.Size == st.size && rec.MTime == st.mtime && !reported[p] {
 			continue // a write indexed it meanwhile
 		}
-		data, err := root.ReadFile(p)
+		data, err := x.st.ReadFile(p)
 		if err != nil {
 			x.log.Warn("search: cannot read file", "path", p, "err", err)
 			continue

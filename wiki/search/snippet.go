@@ -33,7 +33,7 @@ const snippetScan = 64 << 10
 // scanned (see snippetScan). A file that cannot be read gets an empty
 // snippet.
 func (x *Index) fillSnippet(h *Hit, groups []group, codeAsk bool) {
-	data, err := x.st.Root().ReadFile(h.Path)
+	data, err := x.st.ReadFile(h.Path)
 	if err != nil || wiki.IsBinary(data) {
 		return
 	}
