@@ -87,6 +87,7 @@ type Store struct {
 	catAt     time.Time           // when the last scan of pages/ started
 	catCost   time.Duration       // how long the last scan took
 	catSub    *ChangeSub          // the catalogue's cursor on the change feed
+	catSkips  Skips               // pages/ files left out of the catalogue ([Store.PagesSkipped])
 
 	feedOnce sync.Once   // starts feed (watch.go)
 	feed     *changeFeed // nil until first use, or when no watcher runs

@@ -930,15 +930,20 @@ func (s *Store) refreshPagesLocked(paths, gone []string) {
 			prefixes = map[string]bool{}
 		}
 		prefixes[p] = true
+		s.catSkips.ClearUnder(p)
 	}
 	for _, p := range paths {
 		if p != "pages" && !strings.HasPrefix(p, "pages/") {
 			continue
 		}
 		fi, err := s.root.Lstat(p)
+		s.catSkips.ClearUnder(p) // what is still there is found again below
 		if err == nil && fi.Mode().IsRegular() {
 			changed = s.refreshPageLocked(p, fi, true) || changed
 			continue
+		}
+		if err == nil && IsSpecial(fi.Mode()) && catalogued(p) {
+			s.catSkips.Set(p, SkipNotRegular)
 		}
 		if prefixes == nil {
 			prefixes = map[string]bool{}
@@ -963,6 +968,8 @@ func (s *Store) refreshPagesLocked(paths, gone []string) {
 			}
 			if info, err := d.Info(); err == nil && info.Mode().IsRegular() {
 				changed = s.refreshPageLocked(q, info, false) || changed
+			} else if IsSpecial(d.Type()) && catalogued(q) {
+				s.catSkips.Set(q, SkipNotRegular)
 			}
 			return nil
 		})

@@ -50,6 +50,11 @@ type Summary struct {
 	Unverified int `json:"unverified"`
 	// Pages is the number of pages checked.
 	Pages int `json:"pages"`
+	// Skipped counts, by reason, the files under pages/ not checked (not a
+	// regular file: a FIFO, socket or device, never opened); SkippedExamples
+	// names a few.
+	Skipped         map[string]int `json:"skipped,omitempty"`
+	SkippedExamples []string       `json:"skipped_examples,omitempty"`
 	// Disabled are the categories schema.md turns off (lint_disabled).
 	Disabled []string `json:"disabled,omitempty"`
 	// Problems are settings in schema.md that could not be used.
@@ -152,6 +157,11 @@ func Run(ctx context.Context, st *wiki.Store, opts Options) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Summary: Summary{GeneratedAt: saved.GeneratedAt, Counts: map[string]int{}, Pages: len(pages), Problems: set.Problems}, Findings: []Finding{}}
+	// The link graph leaves out what is not a regular file as the page
+	// catalogue does; the catalogue keeps the count.
+	if _, err := st.PagesShared(ctx); err == nil {
+		rep.Skipped, rep.SkippedExamples = st.PagesSkipped()
+	}
 	for k := range set.Disabled {
 		rep.Disabled = append(rep.Disabled, k)
 	}

@@ -59,6 +59,10 @@ type Status struct {
 	Pages int `json:"pages" jsonschema:"files in the index (pages and sources and context.md)"`
 	// Reason says why the state is not ready, or what the last repair did.
 	Reason string `json:"reason,omitempty" jsonschema:"why the state is not ready; or what the last repair did"`
+	// Skipped counts, by reason, the files under pages/ and sources/ (and
+	// context.md) that the index leaves out; SkippedExamples names a few.
+	Skipped         map[string]int `json:"skipped,omitempty" jsonschema:"files left out of the index, counted by reason (not a regular file: a FIFO, socket or device, which is never opened)"`
+	SkippedExamples []string       `json:"skipped_examples,omitempty" jsonschema:"a few of the skipped files"`
 }
 
 // Options configure [Open]. The zero value is the server's configuration.
@@ -128,6 +132,7 @@ type Index struct {
 	closing  chan struct{} // closed when Close begins
 	lastWalk time.Time
 	walkCost time.Duration
+	skips    wiki.Skips // files left out (Status.Skipped)
 
 	opMu     sync.Mutex // serialises changes to the index and manifest
 	man      manifest
@@ -182,6 +187,7 @@ func (x *Index) Name() string { return "search" }
 func (x *Index) Status() Status {
 	x.mu.RLock()
 	s := Status{State: x.state, Reason: x.reason}
+	s.Skipped, s.SkippedExamples = x.skips.Report()
 	idx := x.idx
 	if x.state == StateBuilding && x.total > 0 {
 		s.Reason = fmt.Sprintf("building the index: %d of %d files indexed; results cover only those", x.done, x.total)
@@ -696,6 +702,8 @@ func (x *Index) walkFrom(l *lister) *listing {
 	}
 	if fi, err := root.Lstat("context.md"); err == nil && fi.Mode().IsRegular() {
 		l.addStat("", "context.md", fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano()})
+	} else if err == nil && wiki.IsSpecial(fi.Mode()) {
+		l.special = append(l.special, "context.md")
 	}
 	return l.finish()
 }
@@ -740,6 +748,12 @@ func (x *Index) startWalk() <-chan walkResult {
 // reconcileWalk is reconcile with the walk done.
 func (x *Index) reconcileWalk(progress bool, w walkResult) error {
 	t0 := w.t0
+	x.mu.Lock()
+	x.skips.Reset()
+	for _, p := range w.files.special {
+		x.skips.Set(p, wiki.SkipNotRegular)
+	}
+	x.mu.Unlock()
 	todo, gone := x.compareWalk(w.files)
 	sort.Slice(todo, func(i, j int) bool { return todo[i].path < todo[j].path })
 	if progress {
@@ -864,6 +878,7 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 	changed := 0
 	for _, p := range paths {
 		fi, err := root.Lstat(p)
+		x.noteSkip(p, err == nil && wiki.IsSpecial(fi.Mode()) && indexable(p))
 		if err != nil || !fi.Mode().IsRegular() {
 			if _, ok := x.man.Files[p]; ok {
 				b.Delete(p)
@@ -914,6 +929,7 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 		}
 		b.Delete(p)
 		delete(x.man.Files, p)
+		x.noteSkip(p, false)
 		x.dirty = true
 		changed++
 	}
@@ -924,6 +940,18 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 		return changed, &damageError{err}
 	}
 	return changed, nil
+}
+
+// noteSkip records whether the file p, just looked at, is left out of the
+// index as not a regular file.
+func (x *Index) noteSkip(p string, special bool) {
+	x.mu.Lock()
+	if special {
+		x.skips.Set(p, wiki.SkipNotRegular)
+	} else {
+		x.skips.Clear(p)
+	}
+	x.mu.Unlock()
 }
 
 // damageError is an index found damaged, or failing as a damaged one

@@ -32,6 +32,9 @@ const listStatChunk = 256
 // listing is a walk's indexable files, folder by folder.
 type listing struct {
 	dirs []*dirFiles
+	// special is the files the index would hold but that are not regular
+	// files (FIFOs, sockets, devices): never opened, counted as skipped.
+	special []string
 }
 
 // dirFiles is the indexable files of one folder.
@@ -83,9 +86,10 @@ func (l *listing) paths() map[string]fileStat {
 // lister builds a listing: the walk adds folders (add), a pool of
 // goroutines states their files meanwhile, and finish waits for the pool.
 type lister struct {
-	tasks chan statTask
-	wg    sync.WaitGroup
-	dirs  []*dirFiles
+	tasks   chan statTask
+	wg      sync.WaitGroup
+	dirs    []*dirFiles
+	special []string
 }
 
 // statTask is the stats of names[lo:hi] of one folder, through its own
@@ -143,6 +147,8 @@ func (l *lister) add(d *wiki.Dir, rel string, ents []wiki.DirEntry) {
 	for _, e := range ents {
 		if e.Type.IsRegular() && indexableIn(pages, e.Name) {
 			names = append(names, e.Name)
+		} else if wiki.IsSpecial(e.Type) && indexableIn(pages, e.Name) {
+			l.special = append(l.special, rel+"/"+e.Name)
 		}
 	}
 	if len(names) == 0 {
@@ -175,7 +181,7 @@ func (l *lister) addStat(rel, name string, st fileStat) {
 func (l *lister) finish() *listing {
 	close(l.tasks)
 	l.wg.Wait()
-	return &listing{dirs: l.dirs}
+	return &listing{dirs: l.dirs, special: l.special}
 }
 
 // walkDir lists the indexable files under the folder r (at rel) into l.
