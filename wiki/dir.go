@@ -139,6 +139,13 @@ func openRegular(root *os.Root, rel string) (*os.File, error) {
 func openRegularFlag(root *os.Root, rel string, flag int, perm fs.FileMode) (*os.File, error) {
 	f, err := openNoBlock(root, rel, flag, perm)
 	if err != nil {
+		// A socket cannot be opened at all (ENXIO): name it as what it is.
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		if fi, serr := root.Stat(rel); serr == nil && IsSpecial(fi.Mode()) {
+			return nil, NotRegularError(rel, fi.Mode())
+		}
 		return nil, err
 	}
 	fi, err := f.Stat()

@@ -455,6 +455,12 @@ func (s *Store) ResolvePage(name string) (string, error) {
 			}
 		}
 	}
+	if rel, err := CleanPath(candidate); err == nil {
+		// Not a page, but a FIFO or device of that name: say so.
+		if fi, err := s.root.Lstat(rel); err == nil && IsSpecial(fi.Mode()) {
+			return "", NotRegularError(rel, fi.Mode())
+		}
+	}
 	return "", Errorf(CodeNotFound, "page %q not found; use search_wiki or list_pages to find the right name", name)
 }
 

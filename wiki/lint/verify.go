@@ -150,10 +150,10 @@ func (v *Verifier) read(name string) (string, *verText) {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return rel, &verText{reason: rel + " does not exist; quote a file of the wiki (list_pages, gather_sources)"}
-		case strings.Contains(err.Error(), "escapes"):
-			return rel, &verText{reason: rel + " resolves outside the wiki root"}
-		case strings.Contains(err.Error(), "is a directory"):
-			return rel, &verText{reason: rel + " is a folder, not a file"}
+		case wiki.CodeOf(err) != wiki.CodeInternal:
+			// Outside the root, a folder, not a regular file: the
+			// message says which.
+			return rel, &verText{reason: wiki.PublicMessage(err)}
 		}
 		return rel, &verText{reason: rel + " cannot be read"}
 	}
