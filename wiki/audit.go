@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path"
 	"strings"
@@ -375,7 +374,7 @@ func (s *Store) repairAuditTail(f *os.File, name string) (string, error) {
 // repairAuditTails repairs every audit file whose last line is torn. Called
 // under all locks by Open.
 func (s *Store) repairAuditTails(call *Call) {
-	entries, err := fs.ReadDir(s.root.FS(), AuditDir)
+	entries, err := readDir(s.root, AuditDir)
 	if err != nil {
 		return
 	}

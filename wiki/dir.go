@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -189,3 +191,22 @@ func readRegular(root *os.Root, rel string) ([]byte, error) {
 		}
 	}
 }
+
+// readDir lists the folder rel of root sorted by name, as fs.ReadDir does,
+// without ever blocking on a FIFO or device put where the folder should be
+// (its open fails: not a folder).
+func readDir(root *os.Root, rel string) ([]fs.DirEntry, error) {
+	f, err := openDir(root, rel)
+	if err != nil {
+		return nil, err
+	}
+	ents, err := f.ReadDir(-1)
+	f.Close()
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return ents, err
+}
+
+// ReadDir lists the folder rel of the wiki sorted by name, as fs.ReadDir
+// of [Store.Root]'s FS does, except that a FIFO or device in the folder's
+// place is an error at once, never waited on.
+func (s *Store) ReadDir(rel string) ([]fs.DirEntry, error) { return readDir(s.root, rel) }

@@ -13,6 +13,12 @@ import (
 
 func dirFD(f *os.File) int { return int(f.Fd()) }
 
+// openDir opens the folder rel of root; O_DIRECTORY makes the open of
+// anything else fail before a FIFO's open could wait.
+func openDir(root *os.Root, rel string) (*os.File, error) {
+	return root.OpenFile(rel, os.O_RDONLY|unix.O_DIRECTORY, 0)
+}
+
 // openNoBlock opens rel of root with flag and O_NONBLOCK: the open of a
 // FIFO with no writer (or a device that waits for a carrier) returns at
 // once instead of waiting for ever; openRegular then refuses it by its

@@ -11,6 +11,18 @@ import (
 
 func dirFD(*os.File) int { return -1 }
 
+// openDir opens the folder rel of root after a stat says it is one.
+func openDir(root *os.Root, rel string) (*os.File, error) {
+	fi, err := root.Stat(rel)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, &fs.PathError{Op: "open", Path: rel, Err: errors.New("not a folder")}
+	}
+	return root.Open(rel)
+}
+
 // openNoBlock opens rel of root with flag after a stat says it is a
 // regular file or a folder (or, with os.O_CREATE, missing), so that a FIFO
 // or device is refused without being opened (the open of a FIFO waits for

@@ -123,18 +123,38 @@ func TestSpecialStateFilesNeverBlock(t *testing.T) {
 	if _, err := s.WritePage(ctx, PageInput{Title: "Kept", Body: "v1\n"}); err != nil {
 		t.Fatal(err)
 	}
-	for _, rel := range []string{"context.md", "log.md"} {
+	// A stored version of pages/kept.md, then a FIFO in its place; and a
+	// FIFO where the snapshot folder of another page would be.
+	ctx, _ = ctxWithCall("write_page")
+	if _, err := s.WritePage(ctx, PageInput{Title: "Kept", Body: "v2\n", BaseSHA256: sumOfFile(t, dir, "pages/kept.md")}); err != nil {
+		t.Fatal(err)
+	}
+	snaps, err := s.Snapshots("pages/kept.md")
+	if err != nil || len(snaps) != 1 {
+		t.Fatalf("snapshots of pages/kept.md: %v %+v", err, snaps)
+	}
+	snap := snaps[0].Path
+	wikitest.MakeSpecial(t, filepath.Join(dir, filepath.FromSlash(SnapshotDir), "pages", "gone.md"), "fifo")
+	if _, err := wikitest.Within(t, "Snapshots of a FIFO folder", func() ([]Snapshot, error) { return s.Snapshots("pages/gone.md") }); err == nil {
+		t.Errorf("snapshots listed through a FIFO folder")
+	}
+	for _, rel := range []string{"context.md", "log.md", snap} {
 		if err := removeForTest(dir, rel); err != nil {
 			t.Fatal(err)
 		}
 		wikitest.MakeSpecial(t, filepath.Join(dir, rel), "fifo")
+	}
+	ctx, _ = ctxWithCall("read_page")
+	_, err = wikitest.Within(t, "Read snapshot", func() (FileContent, error) { return s.Read(ctx, ReadInput{Path: snap}) })
+	if !errors.Is(err, ErrNotRegular) || !strings.Contains(PublicMessage(err), snap+" is not a regular file (a FIFO)") {
+		t.Errorf("read_page of a FIFO snapshot: %v", err)
 	}
 	ctx, _ = ctxWithCall("load_project")
 	if _, err := wikitest.Within(t, "LoadProject", func() (Project, error) { return s.LoadProject(ctx) }); err != nil {
 		t.Logf("load_project: %v", err)
 	}
 	ctx, _ = ctxWithCall("append_log")
-	_, err := wikitest.Within(t, "AppendLog", func() (LogWrite, error) { return s.AppendLog(ctx, LogInput{Op: "note", Title: "x"}) })
+	_, err = wikitest.Within(t, "AppendLog", func() (LogWrite, error) { return s.AppendLog(ctx, LogInput{Op: "note", Title: "x"}) })
 	if !errors.Is(err, ErrNotRegular) || !strings.Contains(PublicMessage(err), "log.md is not a regular file (a FIFO)") {
 		t.Errorf("append_log to a FIFO log.md: %v", err)
 	}
@@ -165,7 +185,7 @@ func TestSpecialStateFilesNeverBlock(t *testing.T) {
 			listed[p.Path] = true
 		}
 	}
-	for _, rel := range []string{"context.md", "log.md", audit} {
+	for _, rel := range []string{"context.md", "log.md", audit, snap, SnapshotDir + "/pages/gone.md"} {
 		if !listed[rel] {
 			t.Errorf("validate does not list %s: %+v", rel, st.Problems)
 		}
@@ -178,4 +198,14 @@ func removeForTest(dir, rel string) error {
 		return err
 	}
 	return nil
+}
+
+// sumOfFile is the sha256 of the file rel of the wiki at dir.
+func sumOfFile(t testing.TB, dir, rel string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return SHA256Hex(b)
 }

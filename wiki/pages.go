@@ -379,7 +379,7 @@ func (s *Store) pageByKey(key string) (PageInfo, bool, error) {
 // there whose key is key, read from disk.
 func (s *Store) keyInFolder(key string) []PageInfo {
 	dir := path.Dir(key)
-	entries, err := fs.ReadDir(s.root.FS(), dir)
+	entries, err := readDir(s.root, dir)
 	if err != nil {
 		return nil
 	}

@@ -620,7 +620,7 @@ func (f *changeFeed) close() {
 // sweepSyncFiles removes the sync files of stores whose process died (see
 // syncPrefix): older than syncLeftover, never a folder.
 func sweepSyncFiles(s *Store) {
-	des, err := fs.ReadDir(s.root.FS(), syncDir)
+	des, err := readDir(s.root, syncDir)
 	if err != nil {
 		return
 	}

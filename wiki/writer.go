@@ -293,7 +293,7 @@ func (tx *Tx) checkNewName(rel string) error {
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return internal("inspect "+p, err)
 		}
-		entries, err := fs.ReadDir(s.root.FS(), path.Dir(p))
+		entries, err := readDir(s.root, path.Dir(p))
 		if err != nil {
 			break
 		}

@@ -223,7 +223,7 @@ type answerIndex struct {
 // listAnswers lists the eval store's answers made on or after since's day.
 func listAnswers(st *wiki.Store, since time.Time) (*answerIndex, error) {
 	idx := &answerIndex{st: st, since: since, paths: map[string]string{}, loaded: map[string]*AnswerRecord{}}
-	days, err := fs.ReadDir(st.Root().FS(), AnswersDir)
+	days, err := st.ReadDir(AnswersDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return idx, nil
 	} else if err != nil {
@@ -235,7 +235,7 @@ func listAnswers(st *wiki.Store, since time.Time) (*answerIndex, error) {
 			continue
 		}
 		dir := path.Join(AnswersDir, d.Name())
-		files, err := fs.ReadDir(st.Root().FS(), dir)
+		files, err := st.ReadDir(dir)
 		if err != nil {
 			idx.bad++
 			continue

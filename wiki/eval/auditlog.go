@@ -56,7 +56,7 @@ type AuditLine struct {
 // skipped. Any other line that does not parse is counted in Bad and skipped.
 func ReadAudit(st *wiki.Store, since time.Time, fn func(*AuditLine)) (LogStats, error) {
 	var stats LogStats
-	entries, err := fs.ReadDir(st.Root().FS(), wiki.AuditDir)
+	entries, err := st.ReadDir(wiki.AuditDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return stats, nil
 	} else if err != nil {

@@ -492,7 +492,7 @@ func (x *Index) privateDir() (string, error) {
 // removeOrphans deletes private index folders whose process has gone, and
 // shared index folders other than the current one that no process holds.
 func (x *Index) removeOrphans() {
-	ents, err := fs.ReadDir(x.st.Root().FS(), StateDir)
+	ents, err := x.st.ReadDir(StateDir)
 	if err != nil {
 		return
 	}
