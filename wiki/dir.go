@@ -210,3 +210,18 @@ func readDir(root *os.Root, rel string) ([]fs.DirEntry, error) {
 // of [Store.Root]'s FS does, except that a FIFO or device in the folder's
 // place is an error at once, never waited on.
 func (s *Store) ReadDir(rel string) ([]fs.DirEntry, error) { return readDir(s.root, rel) }
+
+// OpenRootDir is root.OpenRoot(rel) for a folder of the wiki, after an
+// lstat says rel is a folder: os.Root's OpenRoot of a FIFO waits in open(2)
+// for a writer, and a walk or the change feed may name a folder that a FIFO
+// has replaced since.
+func OpenRootDir(root *os.Root, rel string) (*os.Root, error) {
+	fi, err := root.Lstat(rel)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, &fs.PathError{Op: "openroot", Path: rel, Err: errors.New("not a folder")}
+	}
+	return root.OpenRoot(rel)
+}

@@ -414,7 +414,7 @@ func (s *Store) removeStaleTemps(call *Call) {
 				if dir == ".llmwiki/search" || p == ".git" || h != nil && h.listed[p] {
 					continue
 				}
-				if sub, err := r.OpenRoot(e.Name); err == nil {
+				if sub, err := OpenRootDir(r, e.Name); err == nil {
 					walk(sub, p)
 					sub.Close()
 				}
@@ -431,7 +431,7 @@ func (s *Store) removeStaleTemps(call *Call) {
 			}
 		}
 		for _, p := range h.unlisted {
-			if sub, err := s.root.OpenRoot(p); err == nil {
+			if sub, err := OpenRootDir(s.root, p); err == nil {
 				walk(sub, p)
 				sub.Close()
 			}

@@ -455,7 +455,7 @@ func (f *changeFeed) watchTree(rel string) error {
 	if err != nil || !fi.IsDir() {
 		return nil // gone, or not a folder: nothing to watch
 	}
-	r, err := f.s.root.OpenRoot(rel)
+	r, err := OpenRootDir(f.s.root, rel)
 	if err != nil {
 		return nil
 	}
@@ -520,7 +520,7 @@ func (f *changeFeed) watchDir(r *os.Root, rel string, id fileID) error {
 			}
 			sid = idOf(fi)
 		}
-		sub, err := r.OpenRoot(name)
+		sub, err := OpenRootDir(r, name)
 		if err != nil {
 			if f.hint != nil {
 				f.hint.unlisted = append(f.hint.unlisted, rel+"/"+name) // the sweep tries

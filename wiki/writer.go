@@ -806,7 +806,7 @@ func (s *Store) syncDir(dir string) error {
 	if err := s.step("syncdir", dir); err != nil {
 		return err
 	}
-	d, err := s.root.Open(dir)
+	d, err := openDir(s.root, dir) // never waits on a FIFO in the folder's place
 	if err != nil {
 		return err
 	}

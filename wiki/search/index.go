@@ -692,7 +692,7 @@ func (x *Index) walkFrom(l *lister) *listing {
 			if fi, err := root.Lstat(top); err != nil || !fi.IsDir() {
 				continue
 			}
-			r, err := root.OpenRoot(top)
+			r, err := wiki.OpenRootDir(root, top)
 			if err != nil {
 				continue
 			}

@@ -198,7 +198,7 @@ func walkDir(r *os.Root, rel string, l *lister) {
 		if strings.HasPrefix(e.Name, ".") || !e.Type.IsDir() {
 			continue
 		}
-		if sub, err := r.OpenRoot(e.Name); err == nil {
+		if sub, err := wiki.OpenRootDir(r, e.Name); err == nil {
 			walkDir(sub, rel+"/"+e.Name, l)
 			sub.Close()
 		}
