@@ -209,3 +209,43 @@ func sumOfFile(t testing.TB, dir, rel string) string {
 	}
 	return SHA256Hex(b)
 }
+
+// TestSpecialInPlaceOfAFolder: a FIFO where a folder is expected is an
+// error at once for the folder readers (os.Root's OpenRoot and
+// fs.ReadDir of it wait in open(2) for a writer), and a symbolic link to a
+// FIFO is refused like the FIFO.
+func TestSpecialInPlaceOfAFolder(t *testing.T) {
+	s, dir := newStore(t)
+	wikitest.MakeSpecial(t, filepath.Join(dir, "pages", "sub"), "fifo")
+	wikitest.MakeSpecial(t, filepath.Join(dir, "pages", "x.md"), "fifo")
+	if _, err := wikitest.Within(t, "OpenRootDir", func() (*os.Root, error) { return OpenRootDir(s.Root(), "pages/sub") }); err == nil {
+		t.Error("OpenRootDir of a FIFO: no error")
+	}
+	if _, err := wikitest.Within(t, "ReadDir", func() ([]fs.DirEntry, error) { return s.ReadDir("pages/sub") }); err == nil {
+		t.Error("ReadDir of a FIFO: no error")
+	}
+	if _, err := wikitest.Within(t, "Snapshots", func() ([]Snapshot, error) { return s.Snapshots("pages/sub/a.md") }); err != nil {
+		t.Logf("snapshots under a FIFO folder: %v", err)
+	}
+	if err := os.Symlink("x.md", filepath.Join(dir, "pages", "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	ctx, _ := ctxWithCall("read_page")
+	_, err := wikitest.Within(t, "Read link", func() (FileContent, error) { return s.Read(ctx, ReadInput{Path: "pages/link.md"}) })
+	if !errors.Is(err, ErrNotRegular) || !strings.Contains(PublicMessage(err), "pages/link.md is not a regular file (a FIFO)") {
+		t.Errorf("read_page of a link to a FIFO: %v", err)
+	}
+	st, err := s.ValidateStructure(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, p := range st.Problems {
+		if p.Kind == "not_regular" {
+			listed = append(listed, p.Path)
+		}
+	}
+	if strings.Join(listed, ",") != "pages/link.md,pages/sub,pages/x.md" {
+		t.Errorf("validate lists %v as not regular, want pages/link.md, pages/sub, pages/x.md", listed)
+	}
+}
