@@ -284,7 +284,7 @@ func (s *Store) auditLocked(c *Call, err error) error {
 	if err := s.root.MkdirAll(AuditDir, 0o755); err != nil {
 		return internal("create audit folder", err)
 	}
-	f, err := openRegularFlag(s.root, name, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	f, _, err := openRegularFlag(s.root, name, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		if errors.Is(err, ErrNotRegular) {
 			return err
@@ -383,7 +383,7 @@ func (s *Store) repairAuditTails(call *Call) {
 			continue
 		}
 		name := AuditDir + "/" + e.Name()
-		f, err := openRegularFlag(s.root, name, os.O_RDWR, 0)
+		f, _, err := openRegularFlag(s.root, name, os.O_RDWR, 0)
 		if err != nil {
 			continue
 		}

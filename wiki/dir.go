@@ -130,7 +130,7 @@ func NotRegularError(rel string, m fs.FileMode) *Error {
 // checked. Every read of a file of the wiki goes through it ([Store.OpenFile],
 // [Store.ReadFile]; folder scans use [Dir.ReadFile], which checks the same
 // way).
-func openRegular(root *os.Root, rel string) (*os.File, error) {
+func openRegular(root *os.Root, rel string) (*os.File, fs.FileInfo, error) {
 	return openRegularFlag(root, rel, os.O_RDONLY, 0)
 }
 
@@ -138,42 +138,42 @@ func openRegular(root *os.Root, rel string) (*os.File, error) {
 // [os.OpenFile], for the files of .llmwiki/ that are appended to in place
 // (the audit log, the lock file): a FIFO there would take writes until its
 // buffer filled and then block the writer, which holds a lock.
-func openRegularFlag(root *os.Root, rel string, flag int, perm fs.FileMode) (*os.File, error) {
+func openRegularFlag(root *os.Root, rel string, flag int, perm fs.FileMode) (*os.File, fs.FileInfo, error) {
 	f, err := openNoBlock(root, rel, flag, perm)
 	if err != nil {
 		// A socket cannot be opened at all (ENXIO): name it as what it is.
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, err
+			return nil, nil, err
 		}
 		if fi, serr := root.Stat(rel); serr == nil && IsSpecial(fi.Mode()) {
-			return nil, NotRegularError(rel, fi.Mode())
+			return nil, nil, NotRegularError(rel, fi.Mode())
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
 		if fi.IsDir() {
-			return nil, &Error{Code: CodeInvalid, Msg: rel + " is a folder, not a file", Err: ErrNotRegular}
+			return nil, nil, Errorf(CodeInvalid, "%s is a folder, not a file", rel)
 		}
-		return nil, NotRegularError(rel, fi.Mode())
+		return nil, nil, NotRegularError(rel, fi.Mode())
 	}
-	return f, nil
+	return f, fi, nil
 }
 
 // readRegular reads all of rel through openRegular.
 func readRegular(root *os.Root, rel string) ([]byte, error) {
-	f, err := openRegular(root, rel)
+	f, fi, err := openRegular(root, rel)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	size := 512
-	if fi, err := f.Stat(); err == nil && fi.Size() < 1<<40 {
+	if fi.Size() < 1<<40 {
 		size += int(fi.Size())
 	}
 	data := make([]byte, 0, size)

@@ -249,3 +249,25 @@ func TestSpecialInPlaceOfAFolder(t *testing.T) {
 		t.Errorf("validate lists %v as not regular, want pages/link.md, pages/sub, pages/x.md", listed)
 	}
 }
+
+// TestSpecialLockFileRefusedAtOpen: a FIFO as the project's lock file
+// makes Open fail at once with a message naming it (the file lock's own
+// open would wait for ever, and every write with it).
+func TestSpecialLockFileRefusedAtOpen(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "wiki")
+	if _, err := Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := removeForTest(dir, LockFile); err != nil {
+		t.Fatal(err)
+	}
+	wikitest.MakeSpecial(t, filepath.Join(dir, filepath.FromSlash(LockFile)), "fifo")
+	s, err := wikitest.Within(t, "Open", func() (*Store, error) { return Open(dir) })
+	if err == nil {
+		s.Close()
+		t.Fatal("Open with a FIFO lock file: no error")
+	}
+	if want := LockFile + " is not a regular file (a FIFO)"; !strings.Contains(PublicMessage(err), want) {
+		t.Errorf("Open: %v, want %q", err, want)
+	}
+}

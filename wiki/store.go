@@ -164,7 +164,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		h.Close()
 	}
 	for _, lf := range []string{LockFile, StateLockFile, AuditLockFile} {
-		if f, err := openRegularFlag(root, lf, os.O_CREATE|os.O_RDONLY, 0o644); err == nil {
+		if f, _, err := openRegularFlag(root, lf, os.O_CREATE|os.O_RDONLY, 0o644); err == nil {
 			f.Close()
 		} else if errors.Is(err, ErrNotRegular) {
 			root.Close() // flock would open it and wait for ever

@@ -470,7 +470,7 @@ func (s *Store) ReadFile(rel string) ([]byte, error) {
 // OpenFile opens the file rel of the wiki for a streamed read, refusing
 // what is not a regular file as [Store.ReadFile] does.
 func (s *Store) OpenFile(rel string) (*os.File, error) {
-	f, err := openRegular(s.root, rel)
+	f, _, err := openRegular(s.root, rel)
 	if err == nil || errors.Is(err, fs.ErrNotExist) {
 		return f, err
 	}
