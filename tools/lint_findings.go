@@ -50,9 +50,12 @@ type LintFindingsOutput struct {
 	Dismissed  int            `json:"dismissed" jsonschema:"findings not shown because a person dismissed them and their evidence has not changed"`
 	Unverified int            `json:"unverified" jsonschema:"submitted findings whose quotes were not all found: claims, not facts"`
 	Pages      int            `json:"pages" jsonschema:"pages checked"`
-	Disabled   []string       `json:"disabled,omitempty" jsonschema:"categories schema.md turns off (lint_disabled)"`
-	Problems   []string       `json:"problems,omitempty" jsonschema:"lint settings in schema.md that could not be used"`
-	Submitted  []lint.Finding `json:"submitted,omitempty" jsonschema:"the findings you submitted, as checked: each quote with verified and line, and the finding's verified"`
+	// Skipped counts the files under pages/ not checked.
+	Skipped         map[string]int      `json:"skipped,omitempty" jsonschema:"files under pages/ not checked, counted by reason (not a regular file: a FIFO, socket or device, which is never opened; validate_structure names them)"`
+	SkippedExamples map[string][]string `json:"skipped_examples,omitempty" jsonschema:"a few paths of each skipped reason"`
+	Disabled        []string            `json:"disabled,omitempty" jsonschema:"categories schema.md turns off (lint_disabled)"`
+	Problems        []string            `json:"problems,omitempty" jsonschema:"lint settings in schema.md that could not be used"`
+	Submitted       []lint.Finding      `json:"submitted,omitempty" jsonschema:"the findings you submitted, as checked: each quote with verified and line, and the finding's verified"`
 	// DismissedIDs are the ids dismissed by this call.
 	DismissedIDs []string `json:"dismissed_ids,omitempty" jsonschema:"ids this call dismissed"`
 	Notes
@@ -125,6 +128,7 @@ func LintFindings(d Deps) Tool {
 			out.Counts, out.Errors, out.Warnings, out.Infos = rep.Counts, rep.Errors, rep.Warnings, rep.Infos
 			out.Dismissed, out.Unverified, out.Pages = rep.Dismissed, rep.Unverified, rep.Pages
 			out.Disabled, out.Problems = rep.Disabled, rep.Problems
+			out.Skipped, out.SkippedExamples = rep.Skipped, rep.SkippedExamples
 			wiki.CallFrom(ctx).SetExtra("findings", out.Total)
 			return out, nil
 		})

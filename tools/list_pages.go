@@ -23,6 +23,9 @@ type ListPagesOutput struct {
 	// Total matching pages; NextOffset is set when more follow.
 	Total      int `json:"total" jsonschema:"how many pages match in all"`
 	NextOffset int `json:"next_offset,omitempty" jsonschema:"offset of the next page of results; absent on the last page"`
+	// Skipped counts the files under pages/ left out of the catalogue.
+	Skipped         map[string]int      `json:"skipped,omitempty" jsonschema:"files under pages/ left out of the list, counted by reason (not a regular file: a FIFO, socket or device, which is never opened; validate_structure names them)"`
+	SkippedExamples map[string][]string `json:"skipped_examples,omitempty" jsonschema:"a few paths of each skipped reason"`
 	Notes
 }
 
@@ -66,6 +69,7 @@ func ListPages(d Deps) Tool {
 				}
 				out.Total++
 			}
+			out.Skipped, out.SkippedExamples = d.Store.PagesSkipped()
 			return out, nil
 		})
 }

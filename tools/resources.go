@@ -239,7 +239,7 @@ func (r *resources) outsideChanges(ch wiki.Changes) {
 			}
 			continue
 		}
-		data, err := r.d.Store.Root().ReadFile(p)
+		data, err := r.d.Store.ReadFile(p)
 		sum := "-"
 		switch {
 		case err == nil:
@@ -433,7 +433,7 @@ func (r *resources) readText(rel string) (string, error) {
 	if fi.Size() > maxResourceBytes {
 		return "", wiki.Errorf(wiki.CodeTooLarge, "%s is %d bytes, more than a resource serves (%d); read it in parts with read_page", rel, fi.Size(), maxResourceBytes)
 	}
-	data, err := r.d.Store.Root().ReadFile(rel)
+	data, err := r.d.Store.ReadFile(rel)
 	if err != nil {
 		return "", wiki.Errorf(wiki.CodeNotFound, "%s could not be read; list_pages shows the pages", rel)
 	}

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path"
 	"strings"
@@ -290,8 +289,11 @@ func (s *Store) auditLocked(c *Call, err error) error {
 	if err := s.root.MkdirAll(AuditDir, 0o755); err != nil {
 		return internal("create audit folder", err)
 	}
-	f, err := s.root.OpenFile(name, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	f, _, err := openRegularFlag(s.root, name, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
+		if errors.Is(err, ErrNotRegular) {
+			return err
+		}
 		return internal("open audit log", err)
 	}
 	if msg, rerr := s.repairAuditTail(f, name); rerr != nil {
@@ -377,7 +379,7 @@ func (s *Store) repairAuditTail(f *os.File, name string) (string, error) {
 // repairAuditTails repairs every audit file whose last line is torn. Called
 // under all locks by Open.
 func (s *Store) repairAuditTails(call *Call) {
-	entries, err := fs.ReadDir(s.root.FS(), AuditDir)
+	entries, err := readDir(s.root, AuditDir)
 	if err != nil {
 		return
 	}
@@ -386,7 +388,7 @@ func (s *Store) repairAuditTails(call *Call) {
 			continue
 		}
 		name := AuditDir + "/" + e.Name()
-		f, err := s.root.OpenFile(name, os.O_RDWR, 0)
+		f, _, err := openRegularFlag(s.root, name, os.O_RDWR, 0)
 		if err != nil {
 			continue
 		}

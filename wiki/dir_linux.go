@@ -13,6 +13,20 @@ import (
 
 func dirFD(f *os.File) int { return int(f.Fd()) }
 
+// openDir opens the folder rel of root; O_DIRECTORY makes the open of
+// anything else fail before a FIFO's open could wait.
+func openDir(root *os.Root, rel string) (*os.File, error) {
+	return root.OpenFile(rel, os.O_RDONLY|unix.O_DIRECTORY, 0)
+}
+
+// openNoBlock opens rel of root with flag and O_NONBLOCK: the open of a
+// FIFO with no writer (or a device that waits for a carrier) returns at
+// once instead of waiting for ever; openRegular then refuses it by its
+// fstat. O_NONBLOCK changes nothing for a regular file.
+func openNoBlock(root *os.Root, rel string, flag int, perm fs.FileMode) (*os.File, error) {
+	return root.OpenFile(rel, flag|unix.O_NONBLOCK, perm)
+}
+
 // entries reads the names through a duplicate of the folder's descriptor
 // opened as a plain file: a folder opened through an os.Root lstats every
 // entry as it lists them, which a scan of 40k files does not need. Only

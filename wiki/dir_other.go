@@ -3,12 +3,40 @@
 package wiki
 
 import (
+	"errors"
 	"io"
 	"io/fs"
 	"os"
 )
 
 func dirFD(*os.File) int { return -1 }
+
+// openDir opens the folder rel of root after a stat says it is one.
+func openDir(root *os.Root, rel string) (*os.File, error) {
+	fi, err := root.Stat(rel)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, &fs.PathError{Op: "open", Path: rel, Err: errors.New("not a folder")}
+	}
+	return root.Open(rel)
+}
+
+// openNoBlock opens rel of root with flag after a stat says it is a
+// regular file or a folder (or, with os.O_CREATE, missing), so that a FIFO
+// or device is refused without being opened (the open of a FIFO waits for
+// a writer). openRegular checks the opened file again.
+func openNoBlock(root *os.Root, rel string, flag int, perm fs.FileMode) (*os.File, error) {
+	fi, err := root.Stat(rel)
+	switch {
+	case err == nil && !fi.Mode().IsRegular() && !fi.IsDir():
+		return nil, NotRegularError(rel, fi.Mode())
+	case err != nil && (flag&os.O_CREATE == 0 || !errors.Is(err, fs.ErrNotExist)):
+		return nil, err
+	}
+	return root.OpenFile(rel, flag, perm)
+}
 
 // dup opens the folder again as a root of its own, which the new Dir
 // closes with itself (lstat and readFile go through r here).

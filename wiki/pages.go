@@ -225,6 +225,7 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 	started := time.Now()
 	old := s.cat
 	next := make(map[string]PageInfo, len(old))
+	var skips Skips
 	seen := 0
 	err := fs.WalkDir(s.root.FS(), "pages", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -239,7 +240,10 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || !strings.EqualFold(path.Ext(p), ".md") || IsTempName(p) || strings.HasPrefix(d.Name(), ".") || !addressable(p) {
+		if !d.Type().IsRegular() || !catalogued(p) {
+			if IsSpecial(d.Type()) && catalogued(p) {
+				skips.Set(p, SkipNotRegular)
+			}
 			return nil
 		}
 		if seen++; seen%progressEvery == 0 {
@@ -279,8 +283,27 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 		return internal("list pages", err)
 	}
 	s.cat, s.catSorted, s.catAt, s.catCost = next, nil, started, time.Since(started)
+	s.catSkips = skips
 	Progress(ctx, seen, seen, "scanned "+strconv.Itoa(seen)+" pages")
 	return nil
+}
+
+// catalogued reports whether the file at p (under pages/) is one the
+// catalogue lists when it is a regular file: a .md page, not hidden, not a
+// writer's temp file, with a name llmwiki serves.
+func catalogued(p string) bool {
+	return strings.EqualFold(path.Ext(p), ".md") && !IsTempName(p) && !strings.HasPrefix(path.Base(p), ".") && addressable(p)
+}
+
+// PagesSkipped reports the files under pages/ that the page catalogue (and
+// so list_pages, index.md and lint) leaves out, counted by reason (a FIFO,
+// socket or device is [SkipNotRegular]), and a few of their paths, as of
+// the catalogue's last scan (call it after [Store.PagesShared] or
+// [Store.PagesContext]); nil when none.
+func (s *Store) PagesSkipped() (counts map[string]int, examples map[string][]string) {
+	s.catMu.Lock()
+	defer s.catMu.Unlock()
+	return s.catSkips.Report()
 }
 
 // errCancelled stops a walk whose context ended.
@@ -361,7 +384,7 @@ func (s *Store) pageByKey(key string) (PageInfo, bool, error) {
 // there whose key is key, read from disk.
 func (s *Store) keyInFolder(key string) []PageInfo {
 	dir := path.Dir(key)
-	entries, err := fs.ReadDir(s.root.FS(), dir)
+	entries, err := readDir(s.root, dir)
 	if err != nil {
 		return nil
 	}
@@ -438,6 +461,12 @@ func (s *Store) ResolvePage(name string) (string, error) {
 			if strings.EqualFold(a, name) {
 				return p.Path, nil
 			}
+		}
+	}
+	if rel, err := CleanPath(candidate); err == nil {
+		// Not a page, but a FIFO or device of that name: say so.
+		if fi, err := s.root.Lstat(rel); err == nil && IsSpecial(fi.Mode()) {
+			return "", NotRegularError(rel, fi.Mode())
 		}
 	}
 	return "", Errorf(CodeNotFound, "page %q not found; use search_wiki or list_pages to find the right name", name)

@@ -53,7 +53,7 @@ func (s *Store) Snapshots(rel string) ([]Snapshot, error) {
 		return nil, err
 	}
 	dir := path.Join(SnapshotDir, rel)
-	entries, err := fs.ReadDir(s.root.FS(), dir)
+	entries, err := readDir(s.root, dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil

@@ -91,6 +91,7 @@ type Store struct {
 	catAt     time.Time           // when the last scan of pages/ started
 	catCost   time.Duration       // how long the last scan took
 	catSub    *ChangeSub          // the catalogue's cursor on the change feed
+	catSkips  Skips               // pages/ files left out of the catalogue ([Store.PagesSkipped])
 
 	feedOnce sync.Once   // starts feed (watch.go)
 	feed     *changeFeed // nil until first use, or when no watcher runs
@@ -174,8 +175,11 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		h.Close()
 	}
 	for _, lf := range []string{LockFile, StateLockFile, AuditLockFile} {
-		if f, err := root.OpenFile(lf, os.O_CREATE|os.O_RDONLY, 0o644); err == nil {
+		if f, _, err := openRegularFlag(root, lf, os.O_CREATE|os.O_RDONLY, 0o644); err == nil {
 			f.Close()
+		} else if errors.Is(err, ErrNotRegular) {
+			root.Close() // flock would open it and wait for ever
+			return nil, err
 		} else if _, serr := root.Stat(lf); serr != nil {
 			root.Close()
 			return nil, internal("create lock file", err)
@@ -442,7 +446,7 @@ func (s *Store) removeStaleTemps(call *Call) {
 				if dir == ".llmwiki/search" || p == ".git" || h != nil && h.listed[p] {
 					continue
 				}
-				if sub, err := r.OpenRoot(e.Name); err == nil {
+				if sub, err := OpenRootDir(r, e.Name); err == nil {
 					walk(sub, p)
 					sub.Close()
 				}
@@ -459,7 +463,7 @@ func (s *Store) removeStaleTemps(call *Call) {
 			}
 		}
 		for _, p := range h.unlisted {
-			if sub, err := s.root.OpenRoot(p); err == nil {
+			if sub, err := OpenRootDir(s.root, p); err == nil {
 				walk(sub, p)
 				sub.Close()
 			}

@@ -13,7 +13,8 @@ import (
 type Problem struct {
 	// Kind: missing_folder, missing_file, bad_frontmatter, wrong_layer,
 	// slug_collision, symlink_outside, temp_file, bad_name, hidden_name,
-	// binary_file, unknown_encoding, unreadable, source_modified
+	// binary_file, unknown_encoding, unreadable, not_regular (a FIFO, socket or device:
+	// never read), source_modified
 	// (a source's bytes differ from those first seen), source_deleted (a
 	// source first seen earlier is gone).
 	Kind string `json:"kind"`
@@ -38,7 +39,8 @@ type Structure struct {
 // ValidateStructure checks the layout of the project: missing folders and
 // files, pages whose frontmatter does not parse, files in the wrong layer,
 // pages that are one page under two names (slug collisions), symlinks that
-// lead out of the root, temp files left by an interrupted write, sources
+// lead out of the root, temp files left by an interrupted write, files
+// that are not regular files (a FIFO, socket or device: never read), sources
 // changed or deleted outside llmwiki ([Store.SourceIssues]), and every
 // page or source llmwiki cannot serve in full: names it will not serve
 // ([UnservableName]), binary files (search does not index them) and text
@@ -54,7 +56,7 @@ func (s *Store) ValidateStructure(ctx context.Context) (Structure, error) {
 		}
 	}
 	for _, f := range LayoutFiles {
-		if fi, err := s.root.Stat(f); err != nil || !fi.Mode().IsRegular() {
+		if fi, err := s.root.Stat(f); err != nil || fi.IsDir() { // a FIFO or device is reported by the walk
 			add("missing_file", "warning", f, f+" is missing", "run `llmwiki init` on the project to restore the starting file")
 		}
 	}
@@ -89,12 +91,18 @@ func (s *Store) ValidateStructure(ctx context.Context) (Structure, error) {
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
-			if _, err := s.root.Stat(p); err != nil {
+			if fi, err := s.root.Stat(p); err != nil {
 				add("symlink_outside", "error", p, p+" is a symbolic link that leads outside the wiki root or nowhere", "remove the link; llmwiki never reads or writes through it")
+			} else if !fi.IsDir() && !fi.Mode().IsRegular() {
+				addNotRegular(add, p, fi.Mode())
 			}
 			return nil
 		}
 		if d.IsDir() {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			addNotRegular(add, p, d.Type())
 			return nil
 		}
 		if IsTempName(p) {
@@ -212,10 +220,19 @@ func (s *Store) checkStateTemps(add func(kind, sev, p, msg, fix string)) error {
 		if d.IsDir() && p == ".llmwiki/search" {
 			return fs.SkipDir
 		}
+		if !d.IsDir() && d.Type()&fs.ModeSymlink == 0 && !d.Type().IsRegular() {
+			addNotRegular(add, p, d.Type())
+			return nil
+		}
 		if !d.IsDir() && IsTempName(p) {
 			add("temp_file", "warning", p, p+" is a temp file left by an interrupted write", "restart the server (it removes them under the lock) or delete it")
 		}
 		return nil
 	})
 	return fs.SkipDir
+}
+
+// addNotRegular reports p, of type bits m, as a file llmwiki will not open.
+func addNotRegular(add func(kind, sev, p, msg, fix string), p string, m fs.FileMode) {
+	add("not_regular", "error", p, NotRegularError(p, m).Msg, "remove it, or replace it with a regular file; llmwiki refuses to read or write it and search, lint and the page list skip it")
 }

@@ -459,7 +459,7 @@ func (f *changeFeed) watchTree(rel string) error {
 	if err != nil || !fi.IsDir() {
 		return nil // gone, or not a folder: nothing to watch
 	}
-	r, err := f.s.root.OpenRoot(rel)
+	r, err := OpenRootDir(f.s.root, rel)
 	if err != nil {
 		return nil
 	}
@@ -524,7 +524,7 @@ func (f *changeFeed) watchDir(r *os.Root, rel string, id fileID) error {
 			}
 			sid = idOf(fi)
 		}
-		sub, err := r.OpenRoot(name)
+		sub, err := OpenRootDir(r, name)
 		if err != nil {
 			if f.hint != nil {
 				f.hint.unlisted = append(f.hint.unlisted, rel+"/"+name) // the sweep tries
@@ -624,7 +624,7 @@ func (f *changeFeed) close() {
 // sweepSyncFiles removes the sync files of stores whose process died (see
 // syncPrefix): older than syncLeftover, never a folder.
 func sweepSyncFiles(s *Store) {
-	des, err := fs.ReadDir(s.root.FS(), syncDir)
+	des, err := readDir(s.root, syncDir)
 	if err != nil {
 		return
 	}
@@ -934,15 +934,20 @@ func (s *Store) refreshPagesLocked(paths, gone []string) {
 			prefixes = map[string]bool{}
 		}
 		prefixes[p] = true
+		s.catSkips.ClearUnder(p)
 	}
 	for _, p := range paths {
 		if p != "pages" && !strings.HasPrefix(p, "pages/") {
 			continue
 		}
 		fi, err := s.root.Lstat(p)
+		s.catSkips.ClearUnder(p) // what is still there is found again below
 		if err == nil && fi.Mode().IsRegular() {
 			changed = s.refreshPageLocked(p, fi, true) || changed
 			continue
+		}
+		if err == nil && IsSpecial(fi.Mode()) && catalogued(p) {
+			s.catSkips.Set(p, SkipNotRegular)
 		}
 		if prefixes == nil {
 			prefixes = map[string]bool{}
@@ -967,6 +972,8 @@ func (s *Store) refreshPagesLocked(paths, gone []string) {
 			}
 			if info, err := d.Info(); err == nil && info.Mode().IsRegular() {
 				changed = s.refreshPageLocked(q, info, false) || changed
+			} else if IsSpecial(d.Type()) && catalogued(q) {
+				s.catSkips.Set(q, SkipNotRegular)
 			}
 			return nil
 		})

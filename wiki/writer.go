@@ -297,7 +297,7 @@ func (tx *Tx) checkNewName(rel string) error {
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return internal("inspect "+p, err)
 		}
-		entries, err := fs.ReadDir(s.root.FS(), path.Dir(p))
+		entries, err := readDir(s.root, path.Dir(p))
 		if err != nil {
 			break
 		}
@@ -417,6 +417,9 @@ func (s *Store) checkNoLinks(rel string) error {
 		if i == len(parts)-1 && fi.IsDir() {
 			return Errorf(CodeInvalid, "%s is a folder, not a file", rel)
 		}
+		if i == len(parts)-1 && !fi.Mode().IsRegular() {
+			return NotRegularError(rel, fi.Mode())
+		}
 	}
 	return nil
 }
@@ -425,23 +428,57 @@ func isEscape(err error) bool {
 	return err != nil && (strings.Contains(err.Error(), "escapes from parent") || strings.Contains(err.Error(), "path escapes"))
 }
 
-// readRaw reads rel through the root. A missing file is (nil, false, nil).
+// readRaw reads rel through the root ([openRegular]: a FIFO, socket or
+// device is refused without blocking). A missing file is (nil, false, nil).
 func (s *Store) readRaw(rel string) ([]byte, bool, error) {
-	b, err := s.root.ReadFile(rel)
+	b, err := readRegular(s.root, rel)
 	if err == nil {
 		return b, true, nil
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
-	if isEscape(err) {
-		return nil, false, Errorf(CodeInvalid, "%s resolves outside the wiki root", rel)
+	return nil, false, s.readError(rel, err)
+}
+
+// readError is the coded error for a failed read of rel.
+func (s *Store) readError(rel string, err error) error {
+	var we *Error
+	switch {
+	case errors.As(err, &we):
+		return err
+	case isEscape(err):
+		return Errorf(CodeInvalid, "%s resolves outside the wiki root", rel)
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "is a directory") {
-		return nil, false, Errorf(CodeInvalid, "%s is a folder, not a file", rel)
+		return Errorf(CodeInvalid, "%s is a folder, not a file", rel)
 	}
-	return nil, false, internal("read "+rel, err)
+	return internal("read "+rel, err)
+}
+
+// ReadFile reads the file rel of the wiki (slash-separated, relative to
+// the root) as every reader of wiki files outside this package must: a
+// FIFO, socket or device in its place is refused at once with a coded
+// error naming rel (errors.Is(err, [ErrNotRegular])), never waited on. A
+// missing file is an error for which errors.Is(err, fs.ErrNotExist) holds;
+// every other error is coded and names no host path.
+func (s *Store) ReadFile(rel string) ([]byte, error) {
+	b, err := readRegular(s.root, rel)
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		return b, err
+	}
+	return nil, s.readError(rel, err)
+}
+
+// OpenFile opens the file rel of the wiki for a streamed read, refusing
+// what is not a regular file as [Store.ReadFile] does.
+func (s *Store) OpenFile(rel string) (*os.File, error) {
+	f, _, err := openRegular(s.root, rel)
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		return f, err
+	}
+	return nil, s.readError(rel, err)
 }
 
 // JournalFile records a multi-file commit while its renames run. It lists
@@ -773,7 +810,7 @@ func (s *Store) syncDir(dir string) error {
 	if err := s.step("syncdir", dir); err != nil {
 		return err
 	}
-	d, err := s.root.Open(dir)
+	d, err := openDir(s.root, dir) // never waits on a FIFO in the folder's place
 	if err != nil {
 		return err
 	}

@@ -258,7 +258,7 @@ func capturedTurns(st *wiki.Store, session string) (covered, parts int, err erro
 		if path.Dir(si.Path) != SessionsDir || !strings.Contains(path.Base(si.Path), session) {
 			continue
 		}
-		data, err := st.Root().ReadFile(si.Path)
+		data, err := st.ReadFile(si.Path)
 		if err != nil {
 			continue
 		}

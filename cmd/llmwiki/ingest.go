@@ -152,7 +152,7 @@ func saveIngested(ctx context.Context, st *wiki.Store, file, as string, data []b
 		if err != nil {
 			return "", false, err
 		}
-		if cur, err := st.Root().ReadFile(rel); err == nil {
+		if cur, err := st.ReadFile(rel); err == nil {
 			if bytes.Equal(cur, data) {
 				return rel, true, nil
 			}

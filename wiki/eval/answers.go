@@ -223,7 +223,7 @@ type answerIndex struct {
 // listAnswers lists the eval store's answers made on or after since's day.
 func listAnswers(st *wiki.Store, since time.Time) (*answerIndex, error) {
 	idx := &answerIndex{st: st, since: since, paths: map[string]string{}, loaded: map[string]*AnswerRecord{}}
-	days, err := fs.ReadDir(st.Root().FS(), AnswersDir)
+	days, err := st.ReadDir(AnswersDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return idx, nil
 	} else if err != nil {
@@ -235,7 +235,7 @@ func listAnswers(st *wiki.Store, since time.Time) (*answerIndex, error) {
 			continue
 		}
 		dir := path.Join(AnswersDir, d.Name())
-		files, err := fs.ReadDir(st.Root().FS(), dir)
+		files, err := st.ReadDir(dir)
 		if err != nil {
 			idx.bad++
 			continue
@@ -315,7 +315,7 @@ func (v *verifier) check(p, q string) CitationCheck {
 	if wiki.LayerOf(cc.Path) != wiki.LayerState {
 		sum, ok := v.sha[cc.Path]
 		if !ok {
-			if data, err := v.st.Root().ReadFile(cc.Path); err == nil {
+			if data, err := v.st.ReadFile(cc.Path); err == nil {
 				sum = wiki.SHA256Hex(data)
 			}
 			v.sha[cc.Path] = sum

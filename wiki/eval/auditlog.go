@@ -56,7 +56,7 @@ type AuditLine struct {
 // skipped. Any other line that does not parse is counted in Bad and skipped.
 func ReadAudit(st *wiki.Store, since time.Time, fn func(*AuditLine)) (LogStats, error) {
 	var stats LogStats
-	entries, err := fs.ReadDir(st.Root().FS(), wiki.AuditDir)
+	entries, err := st.ReadDir(wiki.AuditDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return stats, nil
 	} else if err != nil {
@@ -94,7 +94,7 @@ func ReadAudit(st *wiki.Store, since time.Time, fn func(*AuditLine)) (LogStats, 
 		go func(w int) {
 			defer wg.Done()
 			for i := w; i < len(names); i += workers {
-				f, err := st.Root().Open(path.Join(wiki.AuditDir, names[i]))
+				f, err := st.OpenFile(path.Join(wiki.AuditDir, names[i]))
 				if err != nil {
 					out[i].err = wiki.Errorf(wiki.CodeInternal, "open audit file %s", names[i])
 					continue

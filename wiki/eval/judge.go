@@ -100,7 +100,7 @@ func runJudge(ctx context.Context, st *wiki.Store, opts Options, rep *Report, sa
 		}
 		texts := map[string]string{}
 		for _, p := range paths {
-			data, err := st.Root().ReadFile(p)
+			data, err := st.ReadFile(p)
 			if err != nil || wiki.IsBinary(data) {
 				continue
 			}

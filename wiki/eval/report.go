@@ -3,7 +3,6 @@ package eval
 import (
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"math"
 	"path"
 	"sort"
@@ -368,7 +367,7 @@ func cell(s string) string { return text(s) }
 
 // loadRuns reads the summaries of earlier runs, oldest first.
 func loadRuns(st *wiki.Store) ([]RunSummary, error) {
-	entries, err := fs.ReadDir(st.Root().FS(), RunsDir)
+	entries, err := st.ReadDir(RunsDir)
 	if err != nil {
 		return nil, nil // no runs yet
 	}

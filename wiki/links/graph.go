@@ -492,7 +492,7 @@ func changedSince(root *os.Root, known map[string]stamp) []string {
 		var d *wiki.Dir
 		r, err := root, error(nil)
 		if t.dir != "" {
-			r, err = root.OpenRoot(t.dir)
+			r, err = wiki.OpenRootDir(root, t.dir)
 		}
 		if err == nil {
 			if d, err = wiki.OpenDir(r); err != nil {
@@ -565,7 +565,7 @@ func listTree(root *os.Root, hint int) (tasks []*walkTask, seen map[string]bool)
 				if strings.HasPrefix(e.Name, ".") {
 					continue
 				}
-				if sub, err := r.OpenRoot(e.Name); err == nil {
+				if sub, err := wiki.OpenRootDir(r, e.Name); err == nil {
 					list(sub, dir+"/"+e.Name)
 					sub.Close()
 				}
@@ -575,7 +575,7 @@ func listTree(root *os.Root, hint int) (tasks []*walkTask, seen map[string]bool)
 		}
 	}
 	for _, dir := range []string{"pages", "sources"} {
-		if sub, err := root.OpenRoot(dir); err == nil {
+		if sub, err := wiki.OpenRootDir(root, dir); err == nil {
 			list(sub, dir)
 			sub.Close()
 		}
@@ -691,7 +691,7 @@ type walkResult struct {
 func (g *Graph) readTask(root *os.Root, t *walkTask) []walkResult {
 	r := root
 	if t.dir != "" {
-		sub, err := root.OpenRoot(t.dir)
+		sub, err := wiki.OpenRootDir(root, t.dir)
 		if err != nil {
 			return nil
 		}

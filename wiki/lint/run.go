@@ -50,6 +50,11 @@ type Summary struct {
 	Unverified int `json:"unverified"`
 	// Pages is the number of pages checked.
 	Pages int `json:"pages"`
+	// Skipped counts, by reason, the files under pages/ not checked (not a
+	// regular file: a FIFO, socket or device, never opened); SkippedExamples
+	// names a few.
+	Skipped         map[string]int      `json:"skipped,omitempty"`
+	SkippedExamples map[string][]string `json:"skipped_examples,omitempty"`
 	// Disabled are the categories schema.md turns off (lint_disabled).
 	Disabled []string `json:"disabled,omitempty"`
 	// Problems are settings in schema.md that could not be used.
@@ -156,6 +161,11 @@ func Run(ctx context.Context, st *wiki.Store, opts Options) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Summary: Summary{GeneratedAt: saved.GeneratedAt, Counts: map[string]int{}, Pages: len(pages), Problems: set.Problems}, Findings: []Finding{}}
+	// The link graph leaves out what is not a regular file as the page
+	// catalogue does; the catalogue keeps the count.
+	if _, err := st.PagesShared(ctx); err == nil {
+		rep.Skipped, rep.SkippedExamples = st.PagesSkipped()
+	}
 	for k := range set.Disabled {
 		rep.Disabled = append(rep.Disabled, k)
 	}
@@ -301,7 +311,7 @@ func (c *checker) read(rel string) []byte {
 	if b, ok := c.files.m[rel]; ok {
 		return b
 	}
-	b, err := c.st.Root().ReadFile(rel)
+	b, err := c.st.ReadFile(rel)
 	if err != nil {
 		b = nil
 	}
@@ -796,7 +806,7 @@ func (c *checker) checkMerge(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				data, err := c.st.Root().ReadFile(docs[i].path)
+				data, err := c.st.ReadFile(docs[i].path)
 				var s []uint64
 				sha := ""
 				if err == nil && docs[i].start <= len(data) {

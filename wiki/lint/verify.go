@@ -137,11 +137,11 @@ func (v *Verifier) read(name string) (string, *verText) {
 	if wiki.LayerOf(rel) == wiki.LayerState {
 		return rel, &verText{reason: rel + " is the server's own state, not part of the wiki; quote pages, sources or context.md"}
 	}
-	data, err := v.st.Root().ReadFile(rel)
+	data, err := v.st.ReadFile(rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		// Not a path: perhaps a page's slug or title.
 		if p, rerr := v.st.ResolvePage(name); rerr == nil {
-			if d, err2 := v.st.Root().ReadFile(p); err2 == nil {
+			if d, err2 := v.st.ReadFile(p); err2 == nil {
 				rel, data, err = p, d, nil
 			}
 		}
@@ -150,10 +150,10 @@ func (v *Verifier) read(name string) (string, *verText) {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return rel, &verText{reason: rel + " does not exist; quote a file of the wiki (list_pages, gather_sources)"}
-		case strings.Contains(err.Error(), "escapes"):
-			return rel, &verText{reason: rel + " resolves outside the wiki root"}
-		case strings.Contains(err.Error(), "is a directory"):
-			return rel, &verText{reason: rel + " is a folder, not a file"}
+		case wiki.CodeOf(err) != wiki.CodeInternal:
+			// Outside the root, a folder, not a regular file: the
+			// message says which.
+			return rel, &verText{reason: wiki.PublicMessage(err)}
 		}
 		return rel, &verText{reason: rel + " cannot be read"}
 	}

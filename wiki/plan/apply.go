@@ -258,7 +258,7 @@ func execute(ctx context.Context, s *wiki.Store, p *Plan, a Action) (sha, rel st
 		w, err := s.WriteContext(ctx, wiki.ContextInput{Content: a.Markdown, FoldedSources: p.Folded, BaseSHA256: p.ContextSHA256, BuiltBy: builtBy(p)})
 		return w.SHA256, "", nil, err
 	case KindAppendContextSection:
-		data, _ := s.Root().ReadFile("context.md")
+		data, _ := s.ReadFile("context.md")
 		base := ""
 		if data != nil {
 			base = wiki.SHA256Hex(data)
@@ -293,7 +293,7 @@ func readPage(s *wiki.Store, slug string) (pageNow, error) {
 	if !ok {
 		return pageNow{}, wiki.Errorf(wiki.CodeNotFound, "page %s does not exist", wiki.PagePath(slug))
 	}
-	data, err := s.Root().ReadFile(info.Path)
+	data, err := s.ReadFile(info.Path)
 	if err != nil {
 		return pageNow{}, wiki.Errorf(wiki.CodeNotFound, "page %s cannot be read", info.Path)
 	}

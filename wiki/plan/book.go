@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"regexp"
 	"sort"
 	"strings"
@@ -134,7 +133,7 @@ func (b *Book) write(p *Plan) error {
 // List returns every plan on disk, newest first. Unreadable files are
 // skipped.
 func (b *Book) List() ([]*Plan, error) {
-	entries, err := fs.ReadDir(b.s.Root().FS(), Dir)
+	entries, err := b.s.ReadDir(Dir)
 	if err != nil {
 		return nil, nil // no plans yet
 	}

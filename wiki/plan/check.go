@@ -42,7 +42,7 @@ func LoadWorld(s *wiki.Store, reserved map[string]string) (*World, error) {
 			w.names[strings.ToLower(a)] = true
 		}
 	}
-	if data, err := s.Root().ReadFile("context.md"); err == nil {
+	if data, err := s.ReadFile("context.md"); err == nil {
 		w.ContextSHA256 = wiki.SHA256Hex(data)
 		w.ContextLines = lines(string(contextBody(data)))
 	}
@@ -71,7 +71,7 @@ func (w *World) PageSHA256(slug string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	data, err := w.s.Root().ReadFile(p.Path)
+	data, err := w.s.ReadFile(p.Path)
 	if err != nil {
 		return "", false
 	}
@@ -85,7 +85,7 @@ func (w *World) linksOf(slug string) map[string]bool {
 	if !ok {
 		return out
 	}
-	data, err := w.s.Root().ReadFile(p.Path)
+	data, err := w.s.ReadFile(p.Path)
 	if err != nil {
 		return out
 	}

@@ -95,7 +95,7 @@ func (pr *Proposer) DeepLint(ctx context.Context, budget int) (*LintReview, erro
 	var u strings.Builder
 	pr.writeRules(&u)
 	left := budget
-	if data, err := pr.Store.Root().ReadFile("context.md"); err == nil {
+	if data, err := pr.Store.ReadFile("context.md"); err == nil {
 		body, _ := clipChars(string(contextBody(data)), left/4)
 		left -= chars(body)
 		fmt.Fprintf(&u, "\n<<<FILE context.md\n%s\n>>>FILE\n", body)
@@ -103,7 +103,7 @@ func (pr *Proposer) DeepLint(ctx context.Context, budget int) (*LintReview, erro
 	}
 	shown := 0
 	for _, p := range pages {
-		data, err := pr.Store.Root().ReadFile(p.Path)
+		data, err := pr.Store.ReadFile(p.Path)
 		if err != nil {
 			continue
 		}

@@ -96,18 +96,6 @@ func TestSearchIndexesDecodedText(t *testing.T) {
 	check("after a restart", x2.Status())
 }
 
-// TestSkipCounts: examples are the first paths by name, at most
-// maxSkipExamples of each reason.
-func TestSkipCounts(t *testing.T) {
-	counts, ex := skipCounts(map[string]string{"e": "binary", "d": "binary", "c": "binary", "b": "binary", "a": "x"})
-	if !reflect.DeepEqual(counts, map[string]int{"binary": 4, "x": 1}) || !reflect.DeepEqual(ex, map[string][]string{"binary": {"b", "c", "d"}, "x": {"a"}}) {
-		t.Errorf("got %v %v", counts, ex)
-	}
-	if c, e := skipCounts(nil); c != nil || e != nil {
-		t.Errorf("empty: %v %v", c, e)
-	}
-}
-
 // TestTldrDotPagesAreCounted: the tldr pages named "..md" (the page of the
 // "." command, 39 of them) were left out of the catalogue and search
 // without a word; they are counted in the index state and each is named

@@ -325,6 +325,9 @@ const boltMagic = 0xED0CDAED
 // checkBoltMeta reads bbolt's two meta pages with pread (not through the
 // mapping) and checks their magic: a root.bolt overwritten in place fails.
 func checkBoltMeta(path string) error {
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("root.bolt is not a regular file") // its open could wait for ever
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("root.bolt cannot be read")

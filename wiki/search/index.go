@@ -62,16 +62,12 @@ type Status struct {
 	Reason string `json:"reason,omitempty" jsonschema:"why the state is not ready; or what the last repair did"`
 	// Skipped counts the files where pages and sources go that the index
 	// does not hold, by reason (wiki.SkipBinary, wiki.SkipUnservableName,
-	// wiki.SkipUnreadable);
-	// SkippedExamples names up to [maxSkipExamples] of each, first by path.
+	// wiki.SkipUnreadable, wiki.SkipNotRegular);
+	// SkippedExamples names up to [wiki.SkipExamples] of each, first by path.
 	// validate_structure names every one of them.
-	Skipped         map[string]int      `json:"skipped,omitempty" jsonschema:"files under pages/ and sources/ that search does not cover, counted by reason (binary: not text; unservable name: a name the tools cannot use, or a hidden .md file; unreadable: reading failed); validate_structure lists each"`
+	Skipped         map[string]int      `json:"skipped,omitempty" jsonschema:"files under pages/ and sources/ that search does not cover, counted by reason (binary: not text; unservable name: a name the tools cannot use, or a hidden .md file; unreadable: reading failed; not a regular file: a FIFO, socket or device, never opened); validate_structure lists each"`
 	SkippedExamples map[string][]string `json:"skipped_examples,omitempty" jsonschema:"a few paths of each skipped reason"`
 }
-
-// maxSkipExamples is how many paths [Status].SkippedExamples names per
-// reason.
-const maxSkipExamples = 3
 
 // Options configure [Open]. The zero value is the server's configuration.
 type Options struct {
@@ -148,7 +144,7 @@ type Index struct {
 	// pages and sources go to the reason (wiki.SkipBinary, ...), for
 	// [Status].Skipped: binary files as the manifest records them, names
 	// llmwiki will not serve as the last walk or reported change saw them.
-	skips map[string]string
+	skips wiki.Skips
 
 	opMu     sync.Mutex // serialises changes to the index and manifest
 	man      manifest
@@ -208,7 +204,7 @@ func (x *Index) Status() Status {
 	if x.state == StateBuilding && x.total > 0 {
 		s.Reason = fmt.Sprintf("building the index: %d of %d files indexed; results cover only those", x.done, x.total)
 	}
-	s.Skipped, s.SkippedExamples = skipCounts(x.skips)
+	s.Skipped, s.SkippedExamples = x.skips.Report()
 	x.mu.RUnlock()
 	if idx != nil {
 		if n, err := idx.DocCount(); err == nil {
@@ -540,7 +536,13 @@ func (x *Index) removeOrphans() {
 	if h.readOnly {
 		return
 	}
-	ents, err := fs.ReadDir(h.root.FS(), StateDir)
+	var ents []fs.DirEntry
+	var err error
+	if h.st != nil {
+		ents, err = h.st.ReadDir(StateDir) // the wiki's own: never waits on a FIFO
+	} else {
+		ents, err = fs.ReadDir(h.root.FS(), StateDir) // the user's cache folder
+	}
 	if err != nil {
 		return
 	}
@@ -745,7 +747,7 @@ func (x *Index) walkFrom(l *lister) *listing {
 			if fi, err := root.Lstat(top); err != nil || !fi.IsDir() {
 				continue
 			}
-			r, err := root.OpenRoot(top)
+			r, err := wiki.OpenRootDir(root, top)
 			if err != nil {
 				continue
 			}
@@ -755,6 +757,8 @@ func (x *Index) walkFrom(l *lister) *listing {
 	}
 	if fi, err := root.Lstat("context.md"); err == nil && fi.Mode().IsRegular() {
 		l.addStat("", "context.md", fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano()})
+	} else if err == nil && wiki.IsSpecial(fi.Mode()) {
+		l.special = append(l.special, "context.md")
 	}
 	return l.finish()
 }
@@ -783,28 +787,12 @@ func (x *Index) setSkip(p, reason string) {
 	x.mu.Unlock()
 }
 
-func (x *Index) setSkipLocked(p, reason string) {
-	if reason == "" {
-		delete(x.skips, p)
-		return
-	}
-	if x.skips == nil {
-		x.skips = map[string]string{}
-	}
-	x.skips[p] = reason
-}
+func (x *Index) setSkipLocked(p, reason string) { x.skips.Set(p, reason) }
 
 // resetSkipsLocked replaces the files skipped for reason by paths (a walk's
 // findings). Call with mu held.
 func (x *Index) resetSkipsLocked(reason string, paths []string) {
-	for p, r := range x.skips {
-		if r == reason {
-			delete(x.skips, p)
-		}
-	}
-	for _, p := range paths {
-		x.setSkipLocked(p, reason)
-	}
+	x.skips.ResetReason(reason, paths)
 }
 
 // skipsFromManifest sets the binary files skipped from the manifest (after
@@ -819,31 +807,6 @@ func (x *Index) skipsFromManifest() {
 	x.mu.Lock()
 	x.resetSkipsLocked(wiki.SkipBinary, bin)
 	x.mu.Unlock()
-}
-
-// skipCounts counts skips by reason, with the first few paths of each.
-func skipCounts(skips map[string]string) (map[string]int, map[string][]string) {
-	if len(skips) == 0 {
-		return nil, nil
-	}
-	counts := map[string]int{}
-	examples := map[string][]string{}
-	for p, r := range skips {
-		counts[r]++
-		ex := examples[r]
-		i := sort.SearchStrings(ex, p)
-		if i >= maxSkipExamples {
-			continue
-		}
-		ex = append(ex, "")
-		copy(ex[i+1:], ex[i:])
-		ex[i] = p
-		if len(ex) > maxSkipExamples {
-			ex = ex[:maxSkipExamples]
-		}
-		examples[r] = ex
-	}
-	return counts, examples
 }
 
 // reconcile brings the index in step with the files on disk: files whose
@@ -884,6 +847,7 @@ func (x *Index) reconcileWalk(progress bool, w walkResult) error {
 	// Unreadable files are not in the manifest, so the walk's todo
 	// holds every one still there and reading it records it again.
 	x.resetSkipsLocked(wiki.SkipUnreadable, nil)
+	x.resetSkipsLocked(wiki.SkipNotRegular, w.files.special)
 	x.mu.Unlock()
 	todo, gone := x.compareWalk(w.files)
 	sort.Slice(todo, func(i, j int) bool { return todo[i].path < todo[j].path })
@@ -1015,7 +979,11 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 				delete(x.man.Files, p)
 				changed++
 			}
-			x.setSkip(p, "")
+			reason := "" // gone, or a folder or link: nothing to count
+			if err == nil && wiki.IsSpecial(fi.Mode()) && indexable(p) {
+				reason = wiki.SkipNotRegular // a FIFO or device: never opened
+			}
+			x.setSkip(p, reason)
 			continue
 		}
 		if wiki.UnservableName(p) != "" {
@@ -1034,7 +1002,7 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 		if had && rec.Size == st.size && rec.MTime == st.mtime && !reported[p] {
 			continue // a write indexed it meanwhile
 		}
-		data, err := root.ReadFile(p)
+		data, err := x.st.ReadFile(p)
 		if err != nil {
 			x.log.Warn("search: cannot read file", "path", p, "err", err)
 			x.setSkip(p, wiki.SkipUnreadable)

@@ -36,6 +36,9 @@ type listing struct {
 	// unserved are the files left out for a name llmwiki will not serve
 	// ([wiki.UnservableName]), sorted.
 	unserved []string
+	// special is the files the index would hold but that are not regular
+	// files (FIFOs, sockets, devices): never opened, counted as skipped.
+	special []string
 }
 
 // dirFiles is the indexable files of one folder.
@@ -91,6 +94,7 @@ type lister struct {
 	wg       sync.WaitGroup
 	dirs     []*dirFiles
 	unserved []string
+	special  []string
 }
 
 // statTask is the stats of names[lo:hi] of one folder, through its own
@@ -147,6 +151,10 @@ func (l *lister) add(d *wiki.Dir, rel string, ents []wiki.DirEntry) {
 	dirOK := wiki.UnservableName(rel+"/x") == ""
 	var names []string
 	for _, e := range ents {
+		if wiki.IsSpecial(e.Type) && indexableIn(pages, e.Name) {
+			l.special = append(l.special, rel+"/"+e.Name)
+			continue
+		}
 		if !e.Type.IsRegular() {
 			continue
 		}
@@ -199,7 +207,8 @@ func (l *lister) finish() *listing {
 	close(l.tasks)
 	l.wg.Wait()
 	sort.Strings(l.unserved)
-	return &listing{dirs: l.dirs, unserved: l.unserved}
+	sort.Strings(l.special)
+	return &listing{dirs: l.dirs, unserved: l.unserved, special: l.special}
 }
 
 // walkDir lists the indexable files under the folder r (at rel) into l.
@@ -216,7 +225,7 @@ func walkDir(r *os.Root, rel string, l *lister) {
 		if strings.HasPrefix(e.Name, ".") || !e.Type.IsDir() {
 			continue
 		}
-		if sub, err := r.OpenRoot(e.Name); err == nil {
+		if sub, err := wiki.OpenRootDir(r, e.Name); err == nil {
 			walkDir(sub, rel+"/"+e.Name, l)
 			sub.Close()
 		}

@@ -33,7 +33,7 @@ const snippetScan = 64 << 10
 // scanned (see snippetScan). A file that cannot be read gets an empty
 // snippet.
 func (x *Index) fillSnippet(h *Hit, groups []group, codeAsk bool) {
-	raw, err := x.st.Root().ReadFile(h.Path)
+	raw, err := x.st.ReadFile(h.Path)
 	if err != nil {
 		return
 	}

@@ -138,12 +138,17 @@ func (x *Index) reconcilePaths(paths, gone []string) error {
 				}
 				return nil
 			}
-			if d.Type().IsRegular() && indexable(q) {
-				todo[q] = true
+			if (d.Type().IsRegular() || wiki.IsSpecial(d.Type())) && indexable(q) {
+				todo[q] = true // a FIFO or device: counted as skipped
 			}
 			return nil
 		})
 	}
+	x.mu.Lock()
+	for p := range prefixes {
+		x.skips.ClearUnder(p) // what is still there is found again below
+	}
+	x.mu.Unlock()
 	x.opMu.Lock()
 	for k := range x.man.Files {
 		for d := path.Dir(k); d != "."; d = path.Dir(d) {

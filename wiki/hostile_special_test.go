@@ -1,0 +1,273 @@
+package wiki
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
+)
+
+// TestSpecialFilesNeverBlock: a FIFO or a Unix socket in a file's place
+// under pages/, sources/, or as context.md, log.md or an audit log, makes
+// no call wait: reads and writes of it are refused with an invalid error
+// naming the wiki path and what it is, never a host path; validate lists
+// it; the page catalogue leaves it out and counts it; and the project lock
+// is free afterwards (append_log, a page write and a context write land).
+// Before the non-blocking reader, read, write_page and validate blocked for
+// ever in open(2).
+func TestSpecialFilesNeverBlock(t *testing.T) {
+	for _, kind := range wikitest.SpecialKinds {
+		t.Run(kind, func(t *testing.T) {
+			s, dir := newStore(t)
+			what := ""
+			for _, rel := range []string{"pages/x.md", "sources/y.md", "pages/sub/z.md"} {
+				what = wikitest.MakeSpecial(t, filepath.Join(dir, filepath.FromSlash(rel)), kind)
+			}
+			refused := func(t *testing.T, call, rel string, err error) {
+				t.Helper()
+				want := rel + " is not a regular file (" + what + ")"
+				if CodeOf(err) != CodeInvalid || !errors.Is(err, ErrNotRegular) || !strings.Contains(PublicMessage(err), want) {
+					t.Errorf("%s: err = %v (code %q), want invalid %q", call, err, CodeOf(err), want)
+				}
+				if strings.Contains(PublicMessage(err), dir) {
+					t.Errorf("%s: message names a host path: %s", call, PublicMessage(err))
+				}
+			}
+			for _, rel := range []string{"pages/x.md", "sources/y.md", "pages/sub/z.md"} {
+				ctx, _ := ctxWithCall("read_page")
+				_, err := wikitest.Within(t, "Read "+rel, func() (FileContent, error) { return s.Read(ctx, ReadInput{Path: rel}) })
+				refused(t, "Read "+rel, rel, err)
+				_, err = wikitest.Within(t, "ReadFile "+rel, func() ([]byte, error) { return s.ReadFile(rel) })
+				refused(t, "ReadFile "+rel, rel, err)
+				_, err = wikitest.Within(t, "OpenFile "+rel, func() (any, error) { return s.OpenFile(rel) })
+				refused(t, "OpenFile "+rel, rel, err)
+			}
+			ctx, _ := ctxWithCall("read_page")
+			_, err := wikitest.Within(t, "Read slug x", func() (FileContent, error) { return s.Read(ctx, ReadInput{Slug: "x"}) })
+			refused(t, "Read slug x", "pages/x.md", err)
+
+			ctx, _ = ctxWithCall("write_page")
+			_, err = wikitest.Within(t, "WritePage x", func() (PageWrite, error) {
+				return s.WritePage(ctx, PageInput{Title: "x", Body: "new body\n"})
+			})
+			refused(t, "WritePage x", "pages/x.md", err)
+			ctx, _ = ctxWithCall("save_source")
+			_, err = wikitest.Within(t, "SaveSource y", func() (SourceWrite, error) {
+				return s.SaveSource(ctx, SourceInput{Path: "sources/y.md", Content: "text\n"})
+			})
+			if err == nil {
+				t.Errorf("SaveSource over %s: no error", what)
+			}
+
+			st, err := wikitest.Within(t, "ValidateStructure", func() (Structure, error) { return s.ValidateStructure(ctx) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := map[string]string{}
+			for _, p := range st.Problems {
+				if p.Kind == "not_regular" {
+					found[p.Path] = p.Message
+				}
+			}
+			for _, rel := range []string{"pages/x.md", "sources/y.md", "pages/sub/z.md"} {
+				if !strings.Contains(found[rel], "("+what+")") {
+					t.Errorf("validate: %s not listed as not_regular (%q); problems %+v", rel, found[rel], st.Problems)
+				}
+			}
+			if st.OK || st.Pages != 0 || st.Sources != 0 {
+				t.Errorf("validate: ok=%v pages=%d sources=%d, want false 0 0", st.OK, st.Pages, st.Sources)
+			}
+
+			pages, err := wikitest.Within(t, "PagesContext", func() ([]PageInfo, error) { return s.PagesContext(ctx) })
+			if err != nil || len(pages) != 0 {
+				t.Errorf("catalogue: %v %+v, want no pages", err, pages)
+			}
+			counts, examples := s.PagesSkipped()
+			if counts[SkipNotRegular] != 2 || strings.Join(examples[SkipNotRegular], ",") != "pages/sub/z.md,pages/x.md" {
+				t.Errorf("catalogue skipped = %v %v, want 2 not regular: pages/sub/z.md, pages/x.md", counts, examples)
+			}
+
+			// The lock is free: writes of other files land.
+			ctx, _ = ctxWithCall("append_log")
+			if _, err := wikitest.Within(t, "AppendLog", func() (LogWrite, error) {
+				return s.AppendLog(ctx, LogInput{Op: "note", Title: "after the special files"})
+			}); err != nil {
+				t.Fatalf("append_log: %v", err)
+			}
+			ctx, _ = ctxWithCall("write_page")
+			if _, err := wikitest.Within(t, "WritePage other", func() (PageWrite, error) {
+				return s.WritePage(ctx, PageInput{Title: "Other", Body: "fine\n"})
+			}); err != nil {
+				t.Fatalf("write_page other: %v", err)
+			}
+			if pages, _ := s.PagesContext(ctx); len(pages) != 1 || pages[0].Path != "pages/other.md" {
+				t.Errorf("catalogue after a write: %+v, want pages/other.md", pages)
+			}
+		})
+	}
+}
+
+// TestSpecialStateFilesNeverBlock: a FIFO as context.md, log.md, a
+// snapshot or today's audit log is refused, never waited on: load_project
+// and context.md's writer report it, append_log of log.md is refused, a
+// call's audit line is refused (the audit file is not appended to, so its
+// buffer can never fill and block the writer that holds the audit lock),
+// and validate lists all of them.
+func TestSpecialStateFilesNeverBlock(t *testing.T) {
+	s, dir := newStore(t)
+	ctx, _ := ctxWithCall("write_page")
+	if _, err := s.WritePage(ctx, PageInput{Title: "Kept", Body: "v1\n"}); err != nil {
+		t.Fatal(err)
+	}
+	// A stored version of pages/kept.md, then a FIFO in its place; and a
+	// FIFO where the snapshot folder of another page would be.
+	ctx, _ = ctxWithCall("write_page")
+	if _, err := s.WritePage(ctx, PageInput{Title: "Kept", Body: "v2\n", BaseSHA256: sumOfFile(t, dir, "pages/kept.md")}); err != nil {
+		t.Fatal(err)
+	}
+	snaps, err := s.Snapshots("pages/kept.md")
+	if err != nil || len(snaps) != 1 {
+		t.Fatalf("snapshots of pages/kept.md: %v %+v", err, snaps)
+	}
+	snap := snaps[0].Path
+	wikitest.MakeSpecial(t, filepath.Join(dir, filepath.FromSlash(SnapshotDir), "pages", "gone.md"), "fifo")
+	if _, err := wikitest.Within(t, "Snapshots of a FIFO folder", func() ([]Snapshot, error) { return s.Snapshots("pages/gone.md") }); err == nil {
+		t.Errorf("snapshots listed through a FIFO folder")
+	}
+	for _, rel := range []string{"context.md", "log.md", snap} {
+		if err := removeForTest(dir, rel); err != nil {
+			t.Fatal(err)
+		}
+		wikitest.MakeSpecial(t, filepath.Join(dir, rel), "fifo")
+	}
+	ctx, _ = ctxWithCall("read_page")
+	_, err = wikitest.Within(t, "Read snapshot", func() (FileContent, error) { return s.Read(ctx, ReadInput{Path: snap}) })
+	if !errors.Is(err, ErrNotRegular) || !strings.Contains(PublicMessage(err), snap+" is not a regular file (a FIFO)") {
+		t.Errorf("read_page of a FIFO snapshot: %v", err)
+	}
+	ctx, _ = ctxWithCall("load_project")
+	if _, err := wikitest.Within(t, "LoadProject", func() (Project, error) { return s.LoadProject(ctx) }); err != nil {
+		t.Logf("load_project: %v", err)
+	}
+	ctx, _ = ctxWithCall("append_log")
+	_, err = wikitest.Within(t, "AppendLog", func() (LogWrite, error) { return s.AppendLog(ctx, LogInput{Op: "note", Title: "x"}) })
+	if !errors.Is(err, ErrNotRegular) || !strings.Contains(PublicMessage(err), "log.md is not a regular file (a FIFO)") {
+		t.Errorf("append_log to a FIFO log.md: %v", err)
+	}
+	ctx, _ = ctxWithCall("atomic_write_context")
+	_, err = wikitest.Within(t, "WriteContext", func() (ContextWrite, error) { return s.WriteContext(ctx, ContextInput{Content: "# Context\n"}) })
+	if !errors.Is(err, ErrNotRegular) || !strings.Contains(PublicMessage(err), "context.md is not a regular file (a FIFO)") {
+		t.Errorf("atomic_write_context over a FIFO context.md: %v", err)
+	}
+
+	c := NewCall("note", "test", nil)
+	audit := AuditDir + "/" + c.Time.Format("2006-01-02") + ".jsonl"
+	if err := removeForTest(dir, audit); err != nil {
+		t.Fatal(err)
+	}
+	wikitest.MakeSpecial(t, filepath.Join(dir, filepath.FromSlash(audit)), "fifo")
+	_, err = wikitest.Within(t, "Audit", func() (struct{}, error) { return struct{}{}, s.Audit(c, nil) })
+	if !errors.Is(err, ErrNotRegular) {
+		t.Errorf("audit line into a FIFO: %v, want a not-regular error", err)
+	}
+
+	st, err := wikitest.Within(t, "ValidateStructure", func() (Structure, error) { return s.ValidateStructure(ctx) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, p := range st.Problems {
+		if p.Kind == "not_regular" {
+			listed[p.Path] = true
+		}
+	}
+	for _, rel := range []string{"context.md", "log.md", audit, snap, SnapshotDir + "/pages/gone.md"} {
+		if !listed[rel] {
+			t.Errorf("validate does not list %s: %+v", rel, st.Problems)
+		}
+	}
+}
+
+// removeForTest removes the file rel of the wiki at dir, if it is there.
+func removeForTest(dir, rel string) error {
+	if err := os.Remove(filepath.Join(dir, filepath.FromSlash(rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// sumOfFile is the sha256 of the file rel of the wiki at dir.
+func sumOfFile(t testing.TB, dir, rel string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return SHA256Hex(b)
+}
+
+// TestSpecialInPlaceOfAFolder: a FIFO where a folder is expected is an
+// error at once for the folder readers (os.Root's OpenRoot and
+// fs.ReadDir of it wait in open(2) for a writer), and a symbolic link to a
+// FIFO is refused like the FIFO.
+func TestSpecialInPlaceOfAFolder(t *testing.T) {
+	s, dir := newStore(t)
+	wikitest.MakeSpecial(t, filepath.Join(dir, "pages", "sub"), "fifo")
+	wikitest.MakeSpecial(t, filepath.Join(dir, "pages", "x.md"), "fifo")
+	if _, err := wikitest.Within(t, "OpenRootDir", func() (*os.Root, error) { return OpenRootDir(s.Root(), "pages/sub") }); err == nil {
+		t.Error("OpenRootDir of a FIFO: no error")
+	}
+	if _, err := wikitest.Within(t, "ReadDir", func() ([]fs.DirEntry, error) { return s.ReadDir("pages/sub") }); err == nil {
+		t.Error("ReadDir of a FIFO: no error")
+	}
+	if _, err := wikitest.Within(t, "Snapshots", func() ([]Snapshot, error) { return s.Snapshots("pages/sub/a.md") }); err != nil {
+		t.Logf("snapshots under a FIFO folder: %v", err)
+	}
+	if err := os.Symlink("x.md", filepath.Join(dir, "pages", "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	ctx, _ := ctxWithCall("read_page")
+	_, err := wikitest.Within(t, "Read link", func() (FileContent, error) { return s.Read(ctx, ReadInput{Path: "pages/link.md"}) })
+	if !errors.Is(err, ErrNotRegular) || !strings.Contains(PublicMessage(err), "pages/link.md is not a regular file (a FIFO)") {
+		t.Errorf("read_page of a link to a FIFO: %v", err)
+	}
+	st, err := s.ValidateStructure(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, p := range st.Problems {
+		if p.Kind == "not_regular" {
+			listed = append(listed, p.Path)
+		}
+	}
+	if strings.Join(listed, ",") != "pages/link.md,pages/sub,pages/x.md" {
+		t.Errorf("validate lists %v as not regular, want pages/link.md, pages/sub, pages/x.md", listed)
+	}
+}
+
+// TestSpecialLockFileRefusedAtOpen: a FIFO as the project's lock file
+// makes Open fail at once with a message naming it (the file lock's own
+// open would wait for ever, and every write with it).
+func TestSpecialLockFileRefusedAtOpen(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "wiki")
+	if _, err := Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := removeForTest(dir, LockFile); err != nil {
+		t.Fatal(err)
+	}
+	wikitest.MakeSpecial(t, filepath.Join(dir, filepath.FromSlash(LockFile)), "fifo")
+	s, err := wikitest.Within(t, "Open", func() (*Store, error) { return Open(dir) })
+	if err == nil {
+		s.Close()
+		t.Fatal("Open with a FIFO lock file: no error")
+	}
+	if want := LockFile + " is not a regular file (a FIFO)"; !strings.Contains(PublicMessage(err), want) {
+		t.Errorf("Open: %v, want %q", err, want)
+	}
+}

@@ -1,0 +1,31 @@
+package wiki
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestSkipsReport: counts per reason; examples are the first paths by name,
+// at most SkipExamples of each reason; ResetReason replaces one reason only;
+// Set with no reason forgets.
+func TestSkipsReport(t *testing.T) {
+	var s Skips
+	for _, p := range []string{"e", "d", "c", "b"} {
+		s.Set(p, SkipBinary)
+	}
+	s.Set("a", SkipNotRegular)
+	counts, ex := s.Report()
+	if !reflect.DeepEqual(counts, map[string]int{SkipBinary: 4, SkipNotRegular: 1}) || !reflect.DeepEqual(ex, map[string][]string{SkipBinary: {"b", "c", "d"}, SkipNotRegular: {"a"}}) {
+		t.Errorf("got %v %v", counts, ex)
+	}
+	s.ResetReason(SkipBinary, []string{"z"})
+	s.Set("a", "")
+	counts, ex = s.Report()
+	if !reflect.DeepEqual(counts, map[string]int{SkipBinary: 1}) || !reflect.DeepEqual(ex, map[string][]string{SkipBinary: {"z"}}) {
+		t.Errorf("after ResetReason: %v %v", counts, ex)
+	}
+	var empty Skips
+	if c, e := empty.Report(); c != nil || e != nil {
+		t.Errorf("empty: %v %v", c, e)
+	}
+}
