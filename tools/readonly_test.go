@@ -1,11 +1,9 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -17,6 +15,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/lint"
 	"github.com/llmwiki/llmwiki/wiki/search"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -214,7 +213,7 @@ func TestReadOnlyToolsWriteNothing(t *testing.T) {
 // root.bolt again, in the background, a moment after the index is ready
 // (and merge what it finds to merge): the library's own housekeeping at
 // open, which no call causes.
-func settledTree(t *testing.T, dir string) map[string][]byte {
+func settledTree(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	cur, since := treeOf(t, dir), time.Now()
 	for deadline := time.Now().Add(time.Minute); time.Since(since) < 2*time.Second; {
@@ -267,54 +266,13 @@ func unusedArgs(t *testing.T, tool mcp.Tool, cs []roCall) []string {
 	return miss
 }
 
-// treeOf maps every file and folder under dir, the audit log's folder
-// left out, to its content (folders to "/").
-func treeOf(t *testing.T, dir string) map[string][]byte {
-	t.Helper()
-	out := map[string][]byte{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
-		if rel == filepath.ToSlash(wiki.AuditDir) {
-			return filepath.SkipDir
-		}
-		if d.IsDir() {
-			out[rel+"/"] = nil
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		out[rel] = b
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+// treeOf hashes every file, link and folder under dir, the audit log's
+// folder left out.
+func treeOf(t *testing.T, dir string) map[string]string {
+	return wikitest.TreeHashes(t, dir, func(rel string) bool { return rel == wiki.AuditDir })
 }
 
 // diffTrees names the paths added, removed or changed from a to b.
-func diffTrees(a, b map[string][]byte) string {
-	var d []string
-	for p, x := range a {
-		y, ok := b[p]
-		switch {
-		case !ok:
-			d = append(d, "removed "+p)
-		case !bytes.Equal(x, y):
-			d = append(d, "changed "+p)
-		}
-	}
-	for p := range b {
-		if _, ok := a[p]; !ok {
-			d = append(d, "added "+p)
-		}
-	}
-	sort.Strings(d)
-	return strings.Join(d, ", ")
+func diffTrees(a, b map[string]string) string {
+	return strings.Join(wikitest.DiffHashes(a, b), ", ")
 }
