@@ -240,6 +240,8 @@ func (s *Store) WriteContext(ctx context.Context, in ContextInput) (out ContextW
 		if err != nil {
 			return err
 		}
+		// A context.md with "\r\n" line ends keeps them on every line.
+		data = WithLineEnds(data, exists && FirstLineCRLF(cur))
 		out.Lines = len(lines)
 		out.SHA256 = SHA256Hex(data)
 		if err := tx.Replace("context.md", data, ""); err != nil {

@@ -519,6 +519,7 @@ func (s *Store) WritePage(ctx context.Context, in PageInput) (out PageWrite, err
 	var data []byte
 	err = s.Update(ctx, func(tx *Tx) error {
 		var old *Doc
+		crlf := false
 		if exists {
 			cur, ok, err := tx.Read(rel)
 			if err != nil {
@@ -534,12 +535,15 @@ func (s *Store) WritePage(ctx context.Context, in PageInput) (out PageWrite, err
 			if err != nil {
 				return &Error{Code: CodeInvalid, Msg: PublicMessage(err) + "; the page was not changed (fix its frontmatter by hand or restore a snapshot)", Err: err}
 			}
+			crlf = FirstLineCRLF(cur)
 		}
 		fields := pageFields(in, old, now)
 		data, err = RenderDoc(fields, old, []byte(in.Body))
 		if err != nil {
 			return err
 		}
+		// A page with "\r\n" line ends keeps them on every line.
+		data = WithLineEnds(data, crlf)
 		if exists {
 			return tx.Replace(rel, data, in.BaseSHA256)
 		}
