@@ -488,9 +488,9 @@ func (s *Store) WritePage(ctx context.Context, in PageInput) (out PageWrite, err
 	}
 	slug := in.Slug
 	if slug != "" {
-		slug, err = NormalizePageName(slug)
+		slug, err = NewPageName(slug)
 	} else {
-		slug, err = Slugify(in.Title)
+		slug, err = NewSlug(in.Title)
 	}
 	if err != nil {
 		return out, err

@@ -170,7 +170,7 @@ func targetPath(to string) (string, error) {
 		return "", wiki.Errorf(wiki.CodeInvalid, "to is empty; give the new slug (like \"new-name\") or a path under pages/")
 	}
 	if !strings.Contains(t, "/") && !strings.HasSuffix(strings.ToLower(t), ".md") {
-		slug, err := wiki.NormalizeSlug(t)
+		slug, err := wiki.NewSlugName(t)
 		if err != nil {
 			return "", err
 		}
