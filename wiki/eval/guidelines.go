@@ -134,6 +134,9 @@ func behaviourFixes(rep *Report) []string {
 	if s.WastedReads > 0 {
 		out = append(out, fmt.Sprintf("Be more selective with file reads: last eval found %d wasted reads (files read but never cited). Search first and read only what answers the question.", s.WastedReads))
 	}
+	if s.FromNothing > 0 {
+		out = append(out, fmt.Sprintf("Look in the wiki before answering (load_project, search_wiki, read_page): last eval found %s answered with nothing read or searched, so nothing backs them.", plural(s.FromNothing, "question")))
+	}
 	if s.Queries > 0 && s.HitRate < HitRateTarget {
 		out = append(out, fmt.Sprintf("Answer from pages and context.md before opening raw sources (search_wiki first): the wiki hit rate is %s, the target %d%%+. When you had to read a source, write or update a page so the next question is a hit.", pct(s.HitRate, s.Queries), int(HitRateTarget*100)))
 	}
