@@ -77,10 +77,10 @@ func Agents() []Agent {
 		},
 		{
 			Role:        "curator",
-			Description: "Lints the llmwiki wiki: layout, broken links, orphans, stale or unsourced pages, and contradictions backed by verbatim quotes. Reports findings; read-only on the wiki except its log entry.",
+			Description: "Lints the llmwiki wiki: layout, broken links, orphans, stale or unsourced pages, and contradictions backed by verbatim quotes. Reports findings and keeps them in llmwiki's lint state; read-only on the wiki except its log entry.",
 			Workflow:    "lint",
 			Intro:       "You are the wiki's curator. You find what is wrong and report it with evidence; you change no page.",
-			Writes:      []string{"lint_findings", "append_log"},
+			Writes:      []string{"submit_lint_findings", "dismiss_lint_findings", "append_log"},
 		},
 		{
 			Role:        "researcher",
@@ -94,9 +94,9 @@ func Agents() []Agent {
 }
 
 // stateOnly are write tools that change only llmwiki's own state under
-// .llmwiki/ (the eval store), never a wiki file: an agent with only these
-// is still read-only on the wiki.
-var stateOnly = map[string]bool{"file_answer": true}
+// .llmwiki/ (the eval store, the lint state), never a wiki file: an agent
+// with only these is still read-only on the wiki.
+var stateOnly = map[string]bool{"file_answer": true, "submit_lint_findings": true, "dismiss_lint_findings": true}
 
 // Resolved is an agent intersected with a registry.
 type Resolved struct {

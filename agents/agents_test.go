@@ -176,6 +176,18 @@ func TestAgentRoles(t *testing.T) {
 	if !got["researcher"].HasCap(CapWeb) || contains(got["researcher"].Tools, "write_page") {
 		t.Error("researcher: web yes, pages no")
 	}
+	// Lint state is written by the curator only: the librarian, read-only,
+	// cannot hide a finding by dismissing it.
+	for _, w := range []string{"submit_lint_findings", "dismiss_lint_findings"} {
+		for _, r := range rs {
+			if contains(r.Tools, w) != (r.Role == "curator") {
+				t.Errorf("%s: %s allowed = %v; only the curator may write lint state", r.Role, w, contains(r.Tools, w))
+			}
+		}
+	}
+	if !contains(got["librarian"].Tools, "lint_findings") {
+		t.Error("the librarian lacks the read-only lint_findings")
+	}
 	for _, r := range rs {
 		if r.Role != "ingester" && contains(r.Tools, "write_page") {
 			t.Errorf("%s can write pages", r.Role)

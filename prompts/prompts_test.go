@@ -15,7 +15,7 @@ import (
 // rendered prompt may name one only when the server offers it.
 var everyTool = []string{
 	"load_project", "read_page", "list_pages", "search_wiki", "gather_sources",
-	"validate_structure", "lint_findings", "atomic_write_context", "write_page",
+	"validate_structure", "lint_findings", "submit_lint_findings", "dismiss_lint_findings", "atomic_write_context", "write_page",
 	"edit_page", "research_save", "save_source", "append_log", "rebuild_index",
 	"restore_snapshot", "move_page", "propose_plan", "apply_plan", "file_answer",
 }
@@ -66,7 +66,7 @@ func TestRenderNamesOnlyOfferedTools(t *testing.T) {
 		sets := map[string][]string{
 			"all":      everyTool,
 			"required": p.Requires,
-			"no-optional-search": without(everyTool, "search_wiki", "list_pages", "edit_page", "file_answer", "lint_findings",
+			"no-optional-search": without(everyTool, "search_wiki", "list_pages", "edit_page", "file_answer", "lint_findings", "submit_lint_findings", "dismiss_lint_findings",
 				"validate_structure", "rebuild_index", "save_source"),
 		}
 		for setName, tools := range sets {

@@ -20,6 +20,8 @@ func Catalogue(d Deps) []Tool {
 		GatherSources(d),
 		ValidateStructure(d),
 		LintFindings(d),
+		SubmitLintFindings(d),
+		DismissLintFindings(d),
 		AtomicWriteContext(d),
 		WritePage(d),
 		EditPage(d),

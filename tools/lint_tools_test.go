@@ -53,8 +53,8 @@ func TestLinkTools(t *testing.T) {
 
 	// lint_findings: the wiki is healthy but for one orphan-free, sourced
 	// state; a submitted contradiction is verified, a made-up one is not.
-	l := h.ok("lint_findings", map[string]any{
-		"submit": []any{
+	sl := h.ok("submit_lint_findings", map[string]any{
+		"findings": []any{
 			map[string]any{"kind": "contradiction", "message": "the page and its source disagree on the default",
 				"evidence": []any{
 					map[string]any{"file": "pages/ipc-in-electron.md", "quote": "Context isolation is on by default since Electron 12"},
@@ -63,10 +63,11 @@ func TestLinkTools(t *testing.T) {
 			map[string]any{"kind": "stale_claim", "message": "made up", "evidence": []any{map[string]any{"file": "pages/security.md", "quote": "Electron 30 removed remote entirely"}}},
 		},
 	})
-	sub := l["submitted"].([]any)
-	if sub[0].(map[string]any)["verified"] != true || sub[1].(map[string]any)["verified"] != false {
-		t.Errorf("submitted %v", sub)
+	sub := sl["submitted"].([]any)
+	if sub[0].(map[string]any)["verified"] != true || sub[1].(map[string]any)["verified"] != false || sl["unverified"].(float64) != 1 {
+		t.Errorf("submitted %v", sl)
 	}
+	l := h.ok("lint_findings", map[string]any{})
 	if l["unverified"].(float64) != 1 || l["errors"].(float64) != 0 {
 		t.Errorf("lint %v", l)
 	}
@@ -77,13 +78,25 @@ func TestLinkTools(t *testing.T) {
 			staleID = fm["id"].(string)
 		}
 	}
-	l2 := h.ok("lint_findings", map[string]any{"dismiss": []any{staleID}, "reason": "checked by hand", "categories": []any{"stale_claim", "contradiction"}})
+	if d := h.ok("dismiss_lint_findings", map[string]any{"dismiss": []any{staleID}, "reason": "checked by hand"}); fmt.Sprint(d["dismissed_ids"]) != "["+staleID+"]" {
+		t.Errorf("dismiss %v", d)
+	}
+	l2 := h.ok("lint_findings", map[string]any{"categories": []any{"stale_claim", "contradiction"}})
 	if l2["dismissed"].(float64) != 1 || len(l2["findings"].([]any)) != 1 {
 		t.Errorf("after dismiss %v", l2)
 	}
+	if res := h.call("dismiss_lint_findings", map[string]any{"dismiss": []any{"000000000000"}}); !res.IsError || !strings.HasPrefix(text(res), "not_found: ") {
+		t.Errorf("unknown id: %s", text(res))
+	}
+	if d := h.ok("dismiss_lint_findings", map[string]any{"undismiss": []any{staleID}}); d["undismissed"].(float64) != 1 {
+		t.Errorf("undismiss %v", d)
+	}
+	if l3 := h.ok("lint_findings", map[string]any{"categories": []any{"stale_claim"}}); l3["dismissed"].(float64) != 0 || len(l3["findings"].([]any)) != 1 {
+		t.Errorf("after undismiss %v", l3)
+	}
 	// Bad input: quotes of 7 and 301 characters and a path outside are
 	// unverified evidence; 1,000 quotes and unknown kinds are errors.
-	l3 := h.ok("lint_findings", map[string]any{"categories": []any{"gap"}, "submit": []any{
+	l3 := h.ok("submit_lint_findings", map[string]any{"findings": []any{
 		map[string]any{"kind": "gap", "message": "m", "evidence": []any{
 			map[string]any{"file": "pages/security.md", "quote": "Read [["},
 			map[string]any{"file": "pages/security.md", "quote": strings.Repeat("x", 301)},
@@ -102,10 +115,10 @@ func TestLinkTools(t *testing.T) {
 	for i := 0; i < 1000; i++ {
 		many = append(many, map[string]any{"file": fmt.Sprintf("pages/p%03d.md", i), "quote": "some words here"})
 	}
-	if res := h.call("lint_findings", map[string]any{"submit": []any{map[string]any{"kind": "gap", "message": "m", "evidence": many}}}); !res.IsError || !strings.Contains(text(res), "at most 20") || !strings.Contains(text(res), "names 1000") {
+	if res := h.call("submit_lint_findings", map[string]any{"findings": []any{map[string]any{"kind": "gap", "message": "m", "evidence": many}}}); !res.IsError || !strings.Contains(text(res), "at most 20") || !strings.Contains(text(res), "names 1000") {
 		t.Errorf("1,000 files: %s", text(res))
 	}
-	if res := h.call("lint_findings", map[string]any{"submit": []any{map[string]any{"kind": "orphan_page", "message": "m", "evidence": many[:1]}}}); !res.IsError {
+	if res := h.call("submit_lint_findings", map[string]any{"findings": []any{map[string]any{"kind": "orphan_page", "message": "m", "evidence": many[:1]}}}); !res.IsError {
 		t.Errorf("deterministic kind submitted: %s", text(res))
 	}
 	if res := h.call("lint_findings", map[string]any{"categories": []any{"nope"}}); !res.IsError || !strings.Contains(text(res), "unknown lint category") {

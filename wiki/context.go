@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -41,6 +42,36 @@ type ContextWrite struct {
 	SpilledLines int    `json:"spilled_lines,omitempty"`
 	// Folded lists the sources recorded as folded, with their sha256.
 	Folded []FoldedSource `json:"folded"`
+	// LogEntry is the heading of the build entry appended to log.md in the
+	// same write.
+	LogEntry string `json:"log_entry"`
+}
+
+// buildLogEntry is the log.md entry of a context.md write: op build, the
+// counts in the title, who wrote it and the folded sources in the details,
+// as many as fit [MaxLogDetails] (the rest counted), so the entry never
+// fails the write.
+func buildLogEntry(w ContextWrite, by string) LogInput {
+	title := fmt.Sprintf("context.md: %d sources folded, %d of %d lines", len(w.Folded), w.Lines, w.Cap)
+	if w.SpilledTo != "" {
+		title += fmt.Sprintf(", %d lines spilled to %s", w.SpilledLines, w.SpilledTo)
+	}
+	var d strings.Builder
+	if by = strings.Join(strings.FieldsFunc(by, unicode.IsControl), " "); by != "" {
+		if r := []rune(by); len(r) > 200 {
+			by = string(r[:200]) + "…"
+		}
+		fmt.Fprintf(&d, "Written with atomic_write_context by %s.\n", by)
+	}
+	for i, f := range w.Folded {
+		line := "- " + f.Path + "\n"
+		if d.Len()+len(line) > MaxLogDetails-40 {
+			fmt.Fprintf(&d, "- and %d more\n", len(w.Folded)-i)
+			break
+		}
+		d.WriteString(line)
+	}
+	return LogInput{Op: "build", Title: title, Details: d.String()}
 }
 
 // FoldedSource is one source recorded in context.md's provenance.
@@ -59,7 +90,8 @@ const MaxContextBytes = 2 << 20
 // making no snapshot; with OnOverflow "spill" it keeps what fits (cut at a
 // heading or outside a code fence where possible), moves the rest to a new
 // page pages/context-overflow-<time>.md and ends context.md with a pointer
-// line to it. Nothing is ever cut silently.
+// line to it. Nothing is ever cut silently. The same write appends a build
+// entry to log.md ("## [YYYY-MM-DD HH:MM] build | context.md: ...").
 func (s *Store) WriteContext(ctx context.Context, in ContextInput) (out ContextWrite, err error) {
 	ctx, call, done := s.withOwnCall(ctx)
 	defer func() { done(err) }()
@@ -208,9 +240,22 @@ func (s *Store) WriteContext(ctx context.Context, in ContextInput) (out ContextW
 		if err != nil {
 			return err
 		}
+		// A context.md with "\r\n" line ends keeps them on every line.
+		data = WithLineEnds(data, exists && FirstLineCRLF(cur))
 		out.Lines = len(lines)
 		out.SHA256 = SHA256Hex(data)
-		return tx.Replace("context.md", data, "")
+		if err := tx.Replace("context.md", data, ""); err != nil {
+			return err
+		}
+		heading, entry, err := RenderLogEntry(now.Format("2006-01-02 15:04"), buildLogEntry(out, in.BuiltBy))
+		if err != nil {
+			return err
+		}
+		if _, err := appendLogTx(tx, entry); err != nil {
+			return err
+		}
+		out.LogEntry = heading
+		return nil
 	})
 	if err != nil {
 		return ContextWrite{}, err

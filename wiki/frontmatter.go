@@ -585,7 +585,7 @@ func valueNode(v any, depth int) (*yaml.Node, error) {
 	switch x := v.(type) {
 	case string:
 		n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: x}
-		if needsDoubleQuotes(x) {
+		if needsDoubleQuotes(x) || yaml11NotString(x) {
 			n.Style = yaml.DoubleQuotedStyle
 		}
 		return n, nil
@@ -635,6 +635,27 @@ func valueNode(v any, depth int) (*yaml.Node, error) {
 	}
 	return &n, nil
 }
+
+// yaml11Plain matches the plain scalars a YAML 1.1 reader (PyYAML,
+// js-yaml's default schema, Ruby's Psych) resolves to something other than a
+// string: booleans (y, yes, on, off and their cases), null (~, null), ints
+// (octal 017, binary, 1_000, sexagesimal 12:30), floats (1., .5, .inf,
+// sexagesimal), the merge key << and the value key =. Dates are left out:
+// created and updated are meant to be read as timestamps. yaml.v3 quotes
+// only what YAML 1.2 would resolve, so a title "yes" came out plain and
+// PyYAML read it as true. The expressions are PyYAML's resolver's, with
+// YAML 1.1's y and n added.
+var yaml11Plain = regexp.MustCompile(`^(?:` +
+	`y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF` +
+	`|~|null|Null|NULL` +
+	`|[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+` +
+	`|[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?|\.[0-9_]+(?:[eE][-+]?[0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)` +
+	`|<<|=` +
+	`)$`)
+
+// yaml11NotString reports whether s, written plain, would not be read back
+// as the string s by a YAML 1.1 reader (see [yaml11Plain]).
+func yaml11NotString(s string) bool { return yaml11Plain.MatchString(s) }
 
 func needsDoubleQuotes(s string) bool {
 	if s == "" {
@@ -758,15 +779,16 @@ func MergeFrontmatter(d *Doc, set []Field, body []byte) ([]byte, error) {
 		return RenderDoc(set, d, body)
 	}
 	encode := func(f Field) ([]byte, error) {
-		var k, v yaml.Node
+		var k yaml.Node
 		k.SetString(f.Key)
-		if err := v.Encode(f.Value); err != nil {
-			return nil, internal("encode frontmatter", err)
+		v, err := valueNode(f.Value, 0)
+		if err != nil {
+			return nil, err
 		}
 		var b bytes.Buffer
 		enc := yaml.NewEncoder(&b)
 		enc.SetIndent(2)
-		if err := enc.Encode(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{&k, &v}}); err != nil {
+		if err := enc.Encode(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{&k, v}}); err != nil {
 			return nil, internal("encode frontmatter", err)
 		}
 		enc.Close()

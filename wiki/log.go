@@ -101,30 +101,39 @@ func (s *Store) AppendLog(ctx context.Context, in LogInput) (LogWrite, error) {
 	}
 	var out LogWrite
 	err = s.Update(ctx, func(tx *Tx) error {
-		cur, _, err := tx.Read("log.md")
-		if err != nil {
-			return err
-		}
-		sep := ""
-		switch {
-		case len(cur) == 0:
-		case !bytes.HasSuffix(cur, []byte("\n")):
-			sep = "\n\n"
-		case !bytes.HasSuffix(cur, []byte("\n\n")):
-			sep = "\n"
-		}
-		if err := tx.Append("log.md", []byte(sep+entry)); err != nil {
-			return err
-		}
-		after, _, _ := tx.Read("log.md")
-		out.SHA256 = SHA256Hex(after)
-		return nil
+		sum, err := appendLogTx(tx, entry)
+		out.SHA256 = sum
+		return err
 	})
 	if err != nil {
 		return LogWrite{}, err
 	}
 	out.Entry = heading
 	return out, nil
+}
+
+// appendLogTx appends a rendered entry ([RenderLogEntry]) to log.md in tx,
+// separated from the one before by a blank line, and returns log.md's new
+// sha256. Writers that log their own operation (context.md's build) call
+// it in their transaction, so the entry and the write land together.
+func appendLogTx(tx *Tx, entry string) (string, error) {
+	cur, _, err := tx.Read("log.md")
+	if err != nil {
+		return "", err
+	}
+	sep := ""
+	switch {
+	case len(cur) == 0:
+	case !bytes.HasSuffix(cur, []byte("\n")):
+		sep = "\n\n"
+	case !bytes.HasSuffix(cur, []byte("\n\n")):
+		sep = "\n"
+	}
+	if err := tx.Append("log.md", []byte(sep+entry)); err != nil {
+		return "", err
+	}
+	after, _, _ := tx.Read("log.md")
+	return SHA256Hex(after), nil
 }
 
 // LogEntries returns the heading lines of the last n entries of log.md,

@@ -47,7 +47,8 @@ var transliterations = map[rune]string{
 // "cafe"), map the few letters NFKD leaves alone (ß→ss, æ→ae, ø→o, ł→l,
 // đ→d, þ→th), lowercase, and turn every run of other characters into one
 // "-". The result is trimmed of "-", cut to [MaxSlugLen] bytes at a "-" where
-// possible, and a Windows device name ("con", "nul", "com1") gets "-page"
+// possible (for lookups; a name to write goes through [NewSlug], which
+// refuses instead), and a Windows device name ("con", "nul", "com1") gets "-page"
 // appended. A title with no ASCII letters or digits left (only CJK, emoji or
 // punctuation) gets "page-" plus the first 10 hex digits of a sha256:
 // deterministic, so the same title always names the same page. The hash is
@@ -58,6 +59,48 @@ var transliterations = map[rune]string{
 //
 // An empty or whitespace-only title is an error (CodeInvalid).
 func Slugify(title string) (string, error) {
+	s, err := fullSlug(title)
+	if err != nil || len(s) <= MaxSlugLen {
+		return s, err
+	}
+	return cutSlug(s), nil
+}
+
+// NewSlug is [Slugify] for the name of a page or note about to be written:
+// a title whose slug would be longer than [MaxSlugLen] is refused
+// (CodeInvalid) with a shorter slug to use, never shortened silently.
+// Lookups use Slugify, so a long title still finds the page it named.
+func NewSlug(title string) (string, error) {
+	s, err := fullSlug(title)
+	if err != nil || len(s) <= MaxSlugLen {
+		return s, err
+	}
+	return "", slugTooLong(title, s)
+}
+
+func slugTooLong(name, full string) error {
+	shown := []rune(name)
+	if len(shown) > 60 {
+		shown = append(shown[:57], []rune("...")...)
+	}
+	return Errorf(CodeInvalid, "the slug of %q would be %d characters; the limit is %d. Pass a shorter slug, like %q, or a shorter title or name", string(shown), len(full), MaxSlugLen, cutSlug(full))
+}
+
+// cutSlug cuts a slug longer than [MaxSlugLen] at a "-" where possible.
+func cutSlug(s string) string {
+	s = s[:MaxSlugLen]
+	if i := strings.LastIndexByte(s, '-'); i >= MaxSlugLen/2 {
+		s = s[:i]
+	}
+	s = strings.Trim(s, "-")
+	if reservedNames[s] {
+		s += "-page"
+	}
+	return s
+}
+
+// fullSlug is [Slugify] without the cut to [MaxSlugLen].
+func fullSlug(title string) (string, error) {
 	if !utf8.ValidString(title) {
 		return "", Errorf(CodeInvalid, "title is not valid UTF-8")
 	}
@@ -98,13 +141,6 @@ func Slugify(title string) (string, error) {
 		sum := sha256.Sum256([]byte(key))
 		return "page-" + hex.EncodeToString(sum[:])[:10], nil
 	}
-	if len(s) > MaxSlugLen {
-		s = s[:MaxSlugLen]
-		if i := strings.LastIndexByte(s, '-'); i >= MaxSlugLen/2 {
-			s = s[:i]
-		}
-		s = strings.Trim(s, "-")
-	}
 	if reservedNames[s] {
 		s += "-page"
 	}
@@ -136,7 +172,13 @@ func foldKey(title string) string {
 // [Slugify] folds them, so "Foo_Bar", "foo bar" and "foo-bar" are one page. A
 // trailing ".md" is dropped. Names that try to be paths are refused
 // (CodeInvalid): "/", "\", "..", ":", NUL and control characters.
-func NormalizeSlug(name string) (string, error) {
+func NormalizeSlug(name string) (string, error) { return normalizeSlug(name, Slugify) }
+
+// NewSlugName is [NormalizeSlug] for a page or note about to be written: a
+// slug longer than [MaxSlugLen] is refused, never shortened ([NewSlug]).
+func NewSlugName(name string) (string, error) { return normalizeSlug(name, NewSlug) }
+
+func normalizeSlug(name string, slugify func(string) (string, error)) (string, error) {
 	if !utf8.ValidString(name) {
 		return "", Errorf(CodeInvalid, "slug is not valid UTF-8")
 	}
@@ -152,7 +194,7 @@ func NormalizeSlug(name string) (string, error) {
 		}
 	}
 	name = strings.TrimSuffix(strings.TrimSuffix(name, ".md"), ".MD")
-	return Slugify(name)
+	return slugify(name)
 }
 
 // MaxPageDepth is the most "/"-separated segments a page name may have
@@ -170,9 +212,16 @@ const MaxPageDepth = 8
 // ":", control characters, more than [MaxPageDepth] segments, and a
 // name whose path would exceed [MaxPathLen]; the result always lies under
 // pages/.
-func NormalizePageName(name string) (string, error) {
+func NormalizePageName(name string) (string, error) { return normalizePageName(name, NormalizeSlug) }
+
+// NewPageName is [NormalizePageName] for a page about to be written: a
+// segment whose slug would be longer than [MaxSlugLen] is refused, never
+// shortened ([NewSlug]).
+func NewPageName(name string) (string, error) { return normalizePageName(name, NewSlugName) }
+
+func normalizePageName(name string, normSlug func(string) (string, error)) (string, error) {
 	if !strings.Contains(name, "/") {
-		return NormalizeSlug(name)
+		return normSlug(name)
 	}
 	if !utf8.ValidString(name) {
 		return "", Errorf(CodeInvalid, "page name is not valid UTF-8")
@@ -184,7 +233,7 @@ func NormalizePageName(name string) (string, error) {
 	if rest, ok := strings.CutPrefix(name, "pages/"); ok {
 		name = rest
 		if !strings.Contains(name, "/") {
-			return NormalizeSlug(name)
+			return normSlug(name)
 		}
 	}
 	segs := strings.Split(name, "/")
@@ -206,7 +255,7 @@ func NormalizePageName(name string) (string, error) {
 		if i < len(segs)-1 && strings.HasSuffix(strings.ToLower(seg), ".md") {
 			return "", Errorf(CodeInvalid, "page name %q has a folder named like a page (%q)", name, seg)
 		}
-		n, err := NormalizeSlug(seg)
+		n, err := normSlug(seg)
 		if err != nil {
 			return "", err
 		}

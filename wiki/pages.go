@@ -528,9 +528,9 @@ func (s *Store) WritePage(ctx context.Context, in PageInput) (out PageWrite, err
 		return out, Errorf(CodeInvalid, "slug %q begins with %s/, which is not where pages go (save_source adds raw documents); for a page in a folder named %s, give the slug \"pages/%s\"", slug, l, l, strings.TrimPrefix(strings.TrimSpace(slug), "./"))
 	}
 	if slug != "" {
-		slug, err = NormalizePageName(slug)
+		slug, err = NewPageName(slug)
 	} else {
-		slug, err = Slugify(in.Title)
+		slug, err = NewSlug(in.Title)
 	}
 	if err != nil {
 		return out, err
@@ -559,6 +559,7 @@ func (s *Store) WritePage(ctx context.Context, in PageInput) (out PageWrite, err
 	var data []byte
 	err = s.Update(ctx, func(tx *Tx) error {
 		var old *Doc
+		crlf := false
 		if exists {
 			cur, ok, err := tx.Read(rel)
 			if err != nil {
@@ -574,12 +575,15 @@ func (s *Store) WritePage(ctx context.Context, in PageInput) (out PageWrite, err
 			if err != nil {
 				return &Error{Code: CodeInvalid, Msg: PublicMessage(err) + "; the page was not changed (fix its frontmatter by hand or restore a snapshot)", Err: err}
 			}
+			crlf = FirstLineCRLF(cur)
 		}
 		fields := pageFields(in, old, now)
 		data, err = RenderDoc(fields, old, []byte(in.Body))
 		if err != nil {
 			return err
 		}
+		// A page with "\r\n" line ends keeps them on every line.
+		data = WithLineEnds(data, crlf)
 		if exists {
 			return tx.Replace(rel, data, in.BaseSHA256)
 		}

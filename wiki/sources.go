@@ -412,7 +412,7 @@ func (s *Store) ResearchSave(ctx context.Context, in ResearchInput) (ResearchWri
 	if strings.ContainsAny(in.Heading, "\r\n") || strings.ContainsAny(in.Topic, "\r\n") {
 		return out, Errorf(CodeInvalid, "topic and heading must be one line")
 	}
-	slug, err := NormalizeSlug(in.Topic)
+	slug, err := NewSlugName(in.Topic)
 	if err != nil {
 		return out, err
 	}

@@ -153,14 +153,20 @@ func TestConcurrentServers(t *testing.T) {
 	log := readWikiFile(t, root, "log.md")
 	lines := strings.Split(log, "\n")
 	count := map[string]int{}
+	builds := 0
 	for _, l := range lines {
 		if strings.HasPrefix(l, "## [") {
 			if i := strings.Index(l, "| entry "); i >= 0 {
 				count[l[i+len("| entry "):]]++
+			} else if strings.Contains(l, "] build | context.md: ") {
+				builds++ // atomic_write_context logs its own build
 			} else {
 				t.Errorf("a log heading that no call wrote: %q", l)
 			}
 		}
+	}
+	if builds != len(acked["context.md"]) {
+		t.Errorf("log.md has %d build entries, %d context.md writes were acknowledged", builds, len(acked["context.md"]))
 	}
 	for _, tag := range appended {
 		if count[tag] != 1 {

@@ -291,10 +291,15 @@ func apply(rel string, data []byte, in Input, view *links.View, now string) (app
 		return out, nil
 	}
 	fields = append(fields, wiki.Field{Key: "updated", Value: now})
+	// A page with "\r\n" line ends keeps them on every line: the
+	// frontmatter lines written anew, the updated stamp and the new text.
+	crlf := wiki.FirstLineCRLF(data)
+	newBody = string(wiki.WithLineEnds([]byte(newBody), crlf))
 	nd, err := wiki.MergeFrontmatter(d, fields, []byte(newBody))
 	if err != nil {
 		return out, err
 	}
+	nd = wiki.WithLineEnds(nd, crlf)
 	if d.BOM {
 		nd = append([]byte("\xef\xbb\xbf"), nd...)
 	}

@@ -173,7 +173,7 @@ func targetPath(to string) (string, error) {
 		return "", wiki.Errorf(wiki.CodeInvalid, "%q begins with %s/, which is not under pages/; for a page in a folder named %s, give \"pages/%s\"", to, l, l, strings.TrimPrefix(t, "./"))
 	}
 	if !strings.Contains(t, "/") && !strings.HasSuffix(strings.ToLower(t), ".md") {
-		slug, err := wiki.NormalizeSlug(t)
+		slug, err := wiki.NewSlugName(t)
 		if err != nil {
 			return "", err
 		}

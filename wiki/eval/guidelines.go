@@ -134,6 +134,9 @@ func behaviourFixes(rep *Report) []string {
 	if s.WastedReads > 0 {
 		out = append(out, fmt.Sprintf("Be more selective with file reads: last eval found %d wasted reads (files read but never cited). Search first and read only what answers the question.", s.WastedReads))
 	}
+	if s.FromNothing > 0 {
+		out = append(out, fmt.Sprintf("Look in the wiki before answering (load_project, search_wiki, read_page): last eval found %s answered with nothing read or searched, so nothing backs them.", plural(s.FromNothing, "question")))
+	}
 	if s.Queries > 0 && s.HitRate < HitRateTarget {
 		out = append(out, fmt.Sprintf("Answer from pages and context.md before opening raw sources (search_wiki first): the wiki hit rate is %s, the target %d%%+. When you had to read a source, write or update a page so the next question is a hit.", pct(s.HitRate, s.Queries), int(HitRateTarget*100)))
 	}
@@ -187,22 +190,14 @@ func behaviourFixes(rep *Report) []string {
 // Line ends follow doc: when doc's first line ends in "\r\n", so does every
 // line of the inserted section.
 func UpsertSection(doc []byte, title string, section []byte) ([]byte, string, error) {
-	crlf := firstLineCRLF(doc)
-	out, how, err := upsert(doc, title, lineEnds(section, crlf), crlf)
-	if err == nil && !crlf && firstLineCRLF(out) {
+	crlf := wiki.FirstLineCRLF(doc)
+	out, how, err := upsert(doc, title, wiki.WithLineEnds(section, crlf), crlf)
+	if err == nil && !crlf && wiki.FirstLineCRLF(out) {
 		// doc had no line end yet and ended in "\r": the newline added
 		// after it made the first line end in "\r\n"; follow it.
-		out, how, err = upsert(doc, title, lineEnds(section, true), true)
+		out, how, err = upsert(doc, title, wiki.WithLineEnds(section, true), true)
 	}
 	return out, how, err
-}
-
-// lineEnds returns section with "\r\n" line ends when crlf, else as given.
-func lineEnds(section []byte, crlf bool) []byte {
-	if !crlf {
-		return section
-	}
-	return bytes.ReplaceAll(bytes.ReplaceAll(section, []byte("\r\n"), []byte("\n")), []byte("\n"), []byte("\r\n"))
 }
 
 func upsert(doc []byte, title string, section []byte, crlf bool) ([]byte, string, error) {
@@ -240,11 +235,6 @@ func upsert(doc []byte, title string, section []byte, crlf bool) ([]byte, string
 	}
 	out := append(append([]byte{}, doc...), nl...)
 	return append(out, section...), "appended", nil
-}
-
-func firstLineCRLF(doc []byte) bool {
-	i := bytes.IndexByte(doc, '\n')
-	return i > 0 && doc[i-1] == '\r'
 }
 
 // UpdateGuidelines rewrites the "## Eval Insights" section of guidelines.md

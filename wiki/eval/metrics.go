@@ -68,11 +68,14 @@ type Summary struct {
 	// they came from.
 	Queries  int `json:"queries"`
 	Sessions int `json:"sessions"`
-	// Hits are questions answered without reading or citing a raw source
-	// (only pages, context.md, search results); HitRate = Hits/Queries.
+	// Hits are questions answered from the wiki without reading or citing
+	// a raw source (pages, context.md, search results); HitRate =
+	// Hits/Queries. FromNothing are questions answered with nothing read or
+	// searched in the session: neither hits nor NeededSources.
 	Hits          int     `json:"wiki_hits"`
 	HitRate       float64 `json:"wiki_hit_rate"`
 	NeededSources int     `json:"needed_sources"`
+	FromNothing   int     `json:"answered_from_nothing"`
 	// FileReads is the sum over questions of distinct files read;
 	// WastedReads the sum of those never cited by the question's answer.
 	FileReads   int `json:"file_reads"`
@@ -273,6 +276,7 @@ func judgeQuestions(rep *Report, st *wiki.Store, v *verifier, answers *answerInd
 		for _, p := range q.seen {
 			seen[p] = true
 		}
+		fromNothing := len(seen) == 0 && len(q.Searches) == 0
 		q.TopicKey = topicKey(q.Topic, q.Question)
 		cited := map[string]bool{}
 		q.Checks = make([]CitationResult, 0, len(q.Citations))
@@ -323,8 +327,15 @@ func judgeQuestions(rep *Report, st *wiki.Store, v *verifier, answers *answerInd
 		}
 		q.Wasted = []string{}
 		needed := false
-		for _, p := range append(append([]string{}, q.PagesRead...), q.SourcesRead...) {
-			if !cited[p] {
+		reads := append(append([]string{}, q.PagesRead...), q.SourcesRead...)
+		citesRead := false
+		for _, p := range reads {
+			citesRead = citesRead || cited[p]
+		}
+		for _, p := range reads {
+			// A transcript answer names the files it used, when it does, in
+			// prose: one named read shows the reading served the answer.
+			if !cited[p] && (q.Source != "claude-transcript" || !citesRead) {
 				q.Wasted = append(q.Wasted, p)
 			}
 		}
@@ -336,7 +347,8 @@ func judgeQuestions(rep *Report, st *wiki.Store, v *verifier, answers *answerInd
 				needed = true
 			}
 		}
-		q.Hit = !needed
+		q.FromNothing = fromNothing
+		q.Hit = !needed && !fromNothing
 	}
 }
 
@@ -407,7 +419,7 @@ func findGaps(ctx context.Context, st *wiki.Store, qs []*Question) (Gaps, error)
 		for _, s := range q.EmptySearches {
 			g.EmptySearches = append(g.EmptySearches, SearchGap{Query: s, Question: q.Question, QuestionID: q.ID})
 		}
-		if q.Hit {
+		if q.Hit || q.FromNothing {
 			continue
 		}
 		srcs := append([]string{}, q.SourcesRead...)
@@ -570,9 +582,12 @@ func summarise(rep *Report) {
 	var dur float64
 	reads := map[string]int{}
 	for _, q := range rep.Questions {
-		if q.Hit {
+		switch {
+		case q.FromNothing:
+			s.FromNothing++
+		case q.Hit:
 			s.Hits++
-		} else {
+		default:
 			s.NeededSources++
 		}
 		s.FileReads += len(q.PagesRead) + len(q.SourcesRead)

@@ -90,10 +90,15 @@ type Question struct {
 
 	// Checks are the citations checked now (see [CitationResult]).
 	Checks []CitationResult `json:"citation_checks"`
-	// Hit is true when the question was answered without reading or citing
-	// a raw source (a wiki hit).
+	// Hit is true when the question was answered from the wiki (pages,
+	// context.md, search results) without reading or citing a raw source.
 	Hit bool `json:"wiki_hit"`
-	// Wasted are the files read but never cited.
+	// FromNothing is true when nothing was read or searched in the session
+	// up to the answer: not a wiki hit, and not a source gap either.
+	FromNothing bool `json:"answered_from_nothing"`
+	// Wasted are the files read but never cited. For a transcript question
+	// (whose answer names files rather than quoting them) the reads are
+	// wasted only when the answer names none of them: all or none.
 	Wasted []string `json:"wasted_reads"`
 	// TopicKey groups questions on one topic (see topicKey).
 	TopicKey string `json:"topic_key"`

@@ -36,6 +36,7 @@ func Markdown(rep *Report) []byte {
 	w("| Avg duration | %s |\n", durationOf(s.AvgDurationMS, s.Queries))
 	w("| Wiki hits (no source reads) | %d (%s) |\n", s.Hits, pct(s.HitRate, s.Queries))
 	w("| Needed source files | %d |\n", s.NeededSources)
+	w("| Answered from nothing (no read, no search) | %d |\n", s.FromNothing)
 	w("| Total file reads | %d |\n", s.FileReads)
 	w("| Wasted reads | %d |\n", s.WastedReads)
 	w("| Searches | %d |\n", s.Searches)
@@ -170,8 +171,11 @@ func Markdown(rep *Report) []byte {
 				}
 			}
 			hit := "no"
-			if q.Hit {
+			switch {
+			case q.Hit:
 				hit = "yes"
+			case q.FromNothing:
+				hit = "no: read nothing"
 			}
 			w("| %s | %s | %s | %d | %d | %d | %d | %d/%d | %s |\n", q.Start.Format("2006-01-02 15:04"), cell(clip(q.Question, 120)), seconds(q.DurationMS),
 				len(q.Searches), len(q.PagesRead), len(q.SourcesRead), len(q.Wasted), ok, len(q.Checks), hit)

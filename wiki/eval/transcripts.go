@@ -65,6 +65,7 @@ type TranscriptStats struct {
 var wikiTools = map[string]bool{
 	"load_project": true, "read_page": true, "list_pages": true, "gather_sources": true,
 	"search_wiki": true, "file_answer": true, "lint_findings": true, "validate_structure": true,
+	"submit_lint_findings": true, "dismiss_lint_findings": true,
 }
 
 type ccLine struct {

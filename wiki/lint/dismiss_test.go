@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/llmwiki/llmwiki/wiki"
 )
 
 // TestRunLintDisabled: a category schema.md turns off is not run, the
@@ -148,5 +150,47 @@ func removeFile(t testing.TB, dir, rel string) {
 	t.Helper()
 	if err := os.Remove(filepath.Join(dir, filepath.FromSlash(rel))); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRunWritesNothingDismissNeedsNoRun: Run writes no lint state
+// (lint_findings is a read-only tool), and a finding is dismissed by the id
+// lint shows with no run's findings kept on disk; an id no finding has now
+// is refused and nothing is recorded.
+func TestRunWritesNothingDismissNeedsNoRun(t *testing.T) {
+	ctx := context.Background()
+	fresh := "2026-10-20T00:00:00Z"
+	st, dir := newStore(t, map[string]string{
+		"pages/home.md":  page("Home", "Start", []string{"sources/a.md"}, fresh, "# Home\n\nSee [[nowhere]] and [[guide]].\n"),
+		"pages/guide.md": page("Guide", "How to", []string{"sources/a.md"}, fresh, "[[home]]\n"),
+		"sources/a.md":   "# A\n",
+	})
+	rep, err := Run(ctx, st, Options{Categories: []string{KindDanglingLink}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 1 || rep.Findings[0].Target != "nowhere" {
+		t.Fatalf("findings %+v", rep.Findings)
+	}
+	id := rep.Findings[0].ID
+	if _, err := os.Stat(filepath.Join(dir, StateDir)); !os.IsNotExist(err) {
+		entries, _ := os.ReadDir(filepath.Join(dir, StateDir))
+		for _, e := range entries {
+			t.Errorf("Run wrote %s/%s", StateDir, e.Name())
+		}
+	}
+	if _, err := Dismiss(ctx, st, []string{"000000000000"}, "", "person"); wiki.CodeOf(err) != wiki.CodeNotFound {
+		t.Errorf("unknown id: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, dismissedFile)); !os.IsNotExist(err) {
+		t.Errorf("a refused dismissal wrote %s (%v)", dismissedFile, err)
+	}
+	fs, err := Dismiss(ctx, st, []string{id}, "planned page", "person")
+	if err != nil || len(fs) != 1 || fs[0].ID != id || fs[0].Kind != KindDanglingLink {
+		t.Fatalf("dismiss without an earlier run: %+v, %v", fs, err)
+	}
+	rep, err = Run(ctx, st, Options{Categories: []string{KindDanglingLink}})
+	if err != nil || len(rep.Findings) != 0 || rep.Dismissed != 1 {
+		t.Errorf("after dismiss: %+v, %v", rep, err)
 	}
 }

@@ -21,10 +21,10 @@
 // contradiction needs verified quotes from two different places; anything
 // else is stored with verified=false and is never presented as fact.
 //
-// Findings live under .llmwiki/lint/ ([StateDir]): last.json (the last
-// run), agent.json (submitted findings) and dismissed.json. Every finding
-// has a stable id and a fingerprint of its evidence; a dismissed finding
-// ([Dismiss]) is not reported again until its fingerprint changes.
+// Submitted findings and dismissals live under .llmwiki/lint/ ([StateDir]):
+// agent.json and dismissed.json; [Run] reads them and writes nothing. Every
+// finding has a stable id and a fingerprint of its evidence; a dismissed
+// finding ([Dismiss]) is not reported again until its fingerprint changes.
 //
 // The idea of quoted, re-checked evidence comes from MindBase's lint
 // verifier (seeds/002): "a verbatim quote from each page, 8–300 characters,

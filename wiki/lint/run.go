@@ -72,10 +72,9 @@ type Report struct {
 
 // Run checks the wiki: every deterministic category that is enabled (see
 // [Options] and [Settings]), plus the submitted findings, each checked
-// again against the files as they are now. It saves the deterministic
-// findings in .llmwiki/lint/last.json (so they can be dismissed by id) and
-// leaves out dismissed findings whose evidence has not changed. Unknown
-// category names are a CodeInvalid error.
+// again against the files as they are now. It leaves out dismissed findings
+// whose evidence has not changed. It writes nothing: lint_findings is a
+// read-only tool. Unknown category names are a CodeInvalid error.
 func Run(ctx context.Context, st *wiki.Store, opts Options) (*Report, error) {
 	start := time.Now()
 	set := SettingsFrom(st.Config())
@@ -107,33 +106,6 @@ func Run(ctx context.Context, st *wiki.Store, opts Options) (*Report, error) {
 	}
 	det := c.out
 
-	// Keep the last run's findings of the categories not run this time.
-	var ls lastState
-	for _, k := range Categories() {
-		if !want[k] && !isAgentKind(k) {
-			if ls, err = loadLast(st); err != nil {
-				return nil, err
-			}
-			break
-		}
-	}
-	saved := lastState{GeneratedAt: now.Format(time.RFC3339), Findings: make([]lastRecord, 0, len(det))}
-	for _, f := range det {
-		saved.Findings = append(saved.Findings, lastRecord{f.ID, f.Kind, f.File, f.Fingerprint})
-	}
-	for _, f := range ls.Findings {
-		if !want[f.Kind] && isKind(f.Kind) && !isAgentKind(f.Kind) {
-			saved.Findings = append(saved.Findings, f)
-		}
-	}
-	// A read-only wiki keeps no record of this run (the next run's "new"
-	// findings count from the last one saved).
-	if !st.ReadOnly() {
-		if err := saveLast(st, saved); err != nil {
-			return nil, err
-		}
-	}
-
 	all := det
 	agent, err := loadAgent(st)
 	if err != nil {
@@ -160,7 +132,7 @@ func Run(ctx context.Context, st *wiki.Store, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Summary: Summary{GeneratedAt: saved.GeneratedAt, Counts: map[string]int{}, Pages: len(pages), Problems: set.Problems}, Findings: []Finding{}}
+	rep := &Report{Summary: Summary{GeneratedAt: now.Format(time.RFC3339), Counts: map[string]int{}, Pages: len(pages), Problems: set.Problems}, Findings: []Finding{}}
 	// The link graph leaves out what is not a regular file as the page
 	// catalogue does; the catalogue keeps the count.
 	if _, err := st.PagesShared(ctx); err == nil {

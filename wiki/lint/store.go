@@ -15,24 +15,9 @@ const StateDir = ".llmwiki/lint"
 
 // The state files under [StateDir].
 const (
-	lastFile      = StateDir + "/last.json"      // the last run's deterministic findings
 	agentFile     = StateDir + "/agent.json"     // submitted findings
 	dismissedFile = StateDir + "/dismissed.json" // dismissals
 )
-
-// lastState is what a run keeps of its deterministic findings: enough to
-// dismiss one by id.
-type lastState struct {
-	GeneratedAt string       `json:"generated_at"`
-	Findings    []lastRecord `json:"findings"`
-}
-
-type lastRecord struct {
-	ID          string `json:"id"`
-	Kind        string `json:"kind"`
-	File        string `json:"file"`
-	Fingerprint string `json:"fp"`
-}
 
 type agentState struct {
 	Findings []Finding `json:"findings"`
@@ -81,23 +66,6 @@ func loadAgent(st *wiki.Store) ([]Finding, error) {
 	var as agentState
 	err := readJSON(st, agentFile, &as)
 	return as.Findings, err
-}
-
-func loadLast(st *wiki.Store) (lastState, error) {
-	var ls lastState
-	err := readJSON(st, lastFile, &ls)
-	return ls, err
-}
-
-func saveLast(st *wiki.Store, ls lastState) error {
-	if ls.Findings == nil {
-		ls.Findings = []lastRecord{}
-	}
-	data, err := json.Marshal(ls)
-	if err != nil {
-		return wiki.Errorf(wiki.CodeInternal, "encode lint findings")
-	}
-	return st.WriteState(lastFile, data)
 }
 
 // Submit checks proposals with a fresh [Verifier] and stores them in
@@ -158,7 +126,7 @@ func Submit(ctx context.Context, st *wiki.Store, source, by string, ps []Proposa
 }
 
 // Dismiss records that a person dismissed the findings with the given ids
-// (from the last run or the submitted findings). A dismissed finding is not
+// (any finding [Run] reports now, submitted ones included). A dismissed finding is not
 // reported again until its fingerprint (its evidence) changes. An id that
 // matches no known finding is a CodeNotFound error and nothing is recorded.
 // It returns the findings dismissed.
@@ -166,7 +134,7 @@ func Dismiss(ctx context.Context, st *wiki.Store, ids []string, reason, by strin
 	if len(ids) == 0 {
 		return nil, wiki.Errorf(wiki.CodeInvalid, "name the ids of the findings to dismiss")
 	}
-	known, err := knownFindings(st)
+	known, err := knownFindings(ctx, st)
 	if err != nil {
 		return nil, err
 	}
@@ -231,22 +199,17 @@ func Undismiss(ctx context.Context, st *wiki.Store, ids []string) (int, error) {
 	return n, err
 }
 
-// knownFindings maps the ids of the last run's findings and the submitted
-// ones to the findings.
-func knownFindings(st *wiki.Store) (map[string]Finding, error) {
-	ls, err := loadLast(st)
+// knownFindings maps the ids of every finding a run reports now, every
+// category included (those schema.md turns off too) and dismissed ones too,
+// to the findings: a person dismisses what lint shows them, with the
+// fingerprint it has now.
+func knownFindings(ctx context.Context, st *wiki.Store) (map[string]Finding, error) {
+	rep, err := Run(ctx, st, Options{Categories: Categories(), IncludeDismissed: true})
 	if err != nil {
 		return nil, err
 	}
-	ag, err := loadAgent(st)
-	if err != nil {
-		return nil, err
-	}
-	m := make(map[string]Finding, len(ls.Findings)+len(ag))
-	for _, r := range ls.Findings {
-		m[r.ID] = Finding{ID: r.ID, Kind: r.Kind, File: r.File, Fingerprint: r.Fingerprint}
-	}
-	for _, f := range ag {
+	m := make(map[string]Finding, len(rep.Findings))
+	for _, f := range rep.Findings {
 		m[f.ID] = f
 	}
 	return m, nil

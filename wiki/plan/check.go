@@ -125,13 +125,13 @@ func (w *World) resolves(target string, planned map[string]bool) bool {
 }
 
 // canonicalSlug re-checks a page name with the store's rules
-// ([wiki.NormalizePageName]): it must already be canonical (one slug, or up
+// ([wiki.NewPageName]): it must already be canonical (one slug, or up
 // to [wiki.MaxPageDepth] slugs joined by "/" for a page in a folder), no
 // segment empty, "..", absolute or a device name, its first segment not
 // "sources" or "pages" (which would read as another layer), and its page
 // path must lie in the pages layer.
 func canonicalSlug(s string) error {
-	n, err := wiki.NormalizePageName(s)
+	n, err := wiki.NewPageName(s)
 	if err != nil {
 		return err
 	}
