@@ -21,7 +21,35 @@ type stated struct {
 }
 
 // statedPromises are rendered in this order after the measured ones.
-var statedPromises = []stated{}
+var statedPromises = []stated{
+	{"Nothing waits on a FIFO.",
+		"A FIFO, socket or device in place of any wiki file (a page, a source, context.md, log.md, a snapshot, an audit log, a lock, a folder) is refused at once with an `invalid` error naming its wiki path, never opened in a way that can wait: five reads of a FIFO, a write of its slug and a second server's write are all answered. `validate_structure` lists it; search, `list_pages` and `lint_findings` count it under `skipped`.",
+		[]string{"cmd/llmwiki.TestFIFONeverBlocksAServer", "wiki.TestSpecialFilesNeverBlock", "wiki.TestSpecialStateFilesNeverBlock", "wiki.TestSpecialInPlaceOfAFolder", "wiki.TestSpecialLockFileRefusedAtOpen", "wiki/search.TestSpecialFilesSkippedAndCounted", "wiki/lint.TestSpecialFilesSkippedByLint"}},
+	{"Shutdown is bounded.",
+		"When stdin ends or SIGINT/SIGTERM arrives the server answers what it has read for up to `--shutdown-timeout`, then exits at most 2 s later whatever its handlers do, with a stuck write absent and its locks free; a second signal exits at once.",
+		[]string{"cmd/llmwiki.TestShutdownBoundWithStuckHandler"}},
+	{"A cancelled request is cancelled.",
+		"Over stdio, streamable HTTP and SSE, a request whose `notifications/cancelled` arrives before its handler starts (in the same write) never runs; a call cancelled while it runs (a lint of 5,000 pages) stops; neither gets a response, both are audited as `cancelled`, and a cancelled write is whole or absent.",
+		[]string{"cmd/llmwiki.TestCancelBeforeStartStdio", "cmd/llmwiki.TestCancelBeforeStartHTTP", "cmd/llmwiki.TestCancelMidLint", "cmd/llmwiki.TestHTTPCancelledNotificationStopsHandler", "tools.TestCancelledRequests"}},
+	{"A read-only wiki still searches.",
+		"On a root remounted read-only, `search_wiki` and `llmwiki search` find its pages through the wiki's index opened read-only or, when there is none, one built in the user's cache folder (`load_project` says which); every write tool is refused with \"the wiki is read-only; nothing was changed\" and no byte of the wiki changes.",
+		[]string{"cmd/llmwiki.TestReadOnlyWiki", "wiki/search.TestReadOnlyWikiSearches", "wiki/search.TestReadOnlyViewFollowsOutsideEdits", "wiki.TestReadOnlyOpenWritesNothing"}},
+	{"No text is silently unsearchable.",
+		"Search indexes the text `read_page` shows (a Latin-1 or UTF-16 source is found by its accented words); text whose encoding cannot be known is marked uncertain on read, in search hits and by `validate_structure`, never shown as certain; every file search leaves out (binary, a name llmwiki will not serve such as tldr's 39 `..md`, unreadable, not a regular file) is counted by reason in the index state and named by `validate_structure`.",
+		[]string{"cmd/llmwiki.TestUnservedFilesAreReportedEndToEnd", "wiki/search.TestSearchIndexesDecodedText", "wiki.TestDecodeUncertainEncoding", "wiki.TestUncertainEncodingAndUnservedFiles", "wiki/search.TestTldrDotPagesAreCounted", "wiki/search.TestUnservableNameIndexedBeforeIsDropped"}},
+	{"A read-only tool writes nothing.",
+		"Every tool annotated read-only, called with every argument on a populated wiki, leaves the tree byte-identical but for its audit line; submitting and dismissing lint findings are the audited write tools `submit_lint_findings` and `dismiss_lint_findings`, absent from `--read-only` and from the librarian's allowlist.",
+		[]string{"tools.TestReadOnlyToolsWriteNothing", "wiki/lint.TestRunWritesNothingDismissNeedsNoRun", "agents.TestAgentRoles"}},
+	{"Sources are immutable, and the wiki says when someone broke that.",
+		"A source whose bytes differ from those first seen, or that vanished, is an error in `validate_structure`, a lint finding and a line in `load_project` (hand-added sources and `research_save` appends are not); the record is rebuilt from the audit log when lost; `sources/x` resolves in sources/ only, never to the page `pages/sources/x.md`.",
+		[]string{"wiki.TestSourceChangedOutsideIsAnError", "tools.TestSourceEditedByHandThroughTools", "wiki/lint.TestLintSourceChangedOutside", "wiki.TestSourcesRecordRebuilt", "tools.TestSourcesNameNeverReachesAPage"}},
+	{"A captured session stores no secret.",
+		"`llmwiki capture` replaces every value gitleaks' rules (its published list, pinned) or llmwiki's five extra rules match with `[REDACTED:<rule>]` before anything is written or cut; the source and the audit line count the values by kind, never hold one; the session goes into the wiki its project's `.mcp.json` names.",
+		[]string{"cmd/llmwiki.TestCaptureRedactsSecrets", "agents/transcript.TestParseRedactsBeforeCutting", "internal/redact.TestRulesCatchTranscriptSecrets", "internal/redact.TestRulesAreGitleaks", "cmd/llmwiki.TestCaptureIntoProjectWiki"}},
+	{"Smaller promises kept.",
+		"`atomic_write_context` logs its own `build` entry in the same write; values YAML 1.1 reads as booleans, null or numbers (`yes`, `off`, `~`) are written quoted; a CRLF file keeps CRLF on every line; a slug over 80 characters is refused with a shorter one to use, never cut; eval counts answers from nothing apart from wiki hits, and a transcript's reads as wasted only when the answer cites none of them.",
+		[]string{"wiki.TestWriteContextLogsBuild", "wiki.TestFrontmatterQuotesYAML11Specials", "tools.TestCRLFPageKeepsCRLF", "tools.TestLongSlugRefusedNeverCut", "wiki/eval.TestHitsFromNothingAndTranscriptWaste"}},
+}
 
 // renderStated writes one bullet per stated promise.
 func renderStated(b *bytes.Buffer) {
