@@ -305,7 +305,7 @@ func (s *Store) rebuildSourceRecord() map[string]sourceRec {
 		}
 	}
 	if len(m) > 0 || s.anySource() {
-		s.addRepair(fmt.Sprintf("%s was missing; rebuilt it: %d source(s) from the audit log, the others as they are now (a change made to those before now cannot be detected)", SourcesRecordFile, len(m)))
+		s.addRebuilt(fmt.Sprintf("%s was missing; rebuilt it: %d source(s) from the audit log, the others as they are now (a change made to those before now cannot be detected)", SourcesRecordFile, len(m)))
 	}
 	return m
 }

@@ -313,6 +313,16 @@ func (s *Store) addRepair(msg string) {
 	s.log.Warn("repaired after a crash", "what", msg)
 }
 
+// addRebuilt is [Store.addRepair] for state rebuilt because it was not
+// there (deleted, or kept only by a later version of llmwiki): reported
+// once by load_project like a repair, logged as what it is.
+func (s *Store) addRebuilt(msg string) {
+	s.repairMu.Lock()
+	s.repairs = append(s.repairs, msg)
+	s.repairMu.Unlock()
+	s.log.Info("state rebuilt", "what", msg)
+}
+
 // Close waits for background work, then releases the root and the lock
 // file handles.
 func (s *Store) Close() error {

@@ -1,7 +1,8 @@
 // Usage: node links_flow.mjs --bin PATH --root DIR
 // Links, lint and targeted edits over stdio on a real wiki (the English
-// Obsidian Help vault as pages/): backlinks, lint_findings (deterministic,
-// submitted quotes, dismissal), edit_page with base_sha256, and move_page
+// Obsidian Help vault as pages/): backlinks, lint_findings (deterministic),
+// submit_lint_findings (quotes checked) and dismiss_lint_findings,
+// edit_page with base_sha256, and move_page
 // of a page that six others link to. Prints a JSON summary for the Go test.
 import { args, assert, connectStdio } from "./lib.mjs";
 
@@ -11,8 +12,10 @@ const summary = {};
 try {
   const tools = (await w.client.listTools()).tools;
   const by = Object.fromEntries(tools.map((t) => [t.name, t]));
-  for (const n of ["lint_findings", "edit_page", "move_page"]) assert.ok(by[n], `${n} is registered`);
+  for (const n of ["lint_findings", "submit_lint_findings", "dismiss_lint_findings", "edit_page", "move_page"]) assert.ok(by[n], `${n} is registered`);
   assert.equal(by.lint_findings.annotations.readOnlyHint, true);
+  assert.equal(by.submit_lint_findings.annotations.readOnlyHint, false);
+  assert.equal(by.dismiss_lint_findings.annotations.readOnlyHint, false);
   assert.equal(by.edit_page.annotations.readOnlyHint, false);
   assert.equal(by.move_page.annotations.destructiveHint, true);
 
@@ -59,9 +62,8 @@ try {
   await w.fail("read_page", { path: "pages/Plugins/Graph view.md" });
 
   // Submitted findings: quotes are checked, a made-up one is unverified.
-  const sub = await w.call("lint_findings", {
-    categories: ["contradiction", "unsupported_claim"],
-    submit: [
+  const sub = await w.call("submit_lint_findings", {
+    findings: [
       {
         kind: "contradiction", message: "Tabs says one thing, About Obsidian another",
         evidence: [
@@ -75,9 +77,11 @@ try {
   assert.equal(sub.submitted[0].verified, true, JSON.stringify(sub.submitted[0]));
   assert.equal(sub.submitted[1].verified, false);
   assert.equal(sub.unverified, 1);
-  const dis = await w.call("lint_findings", { categories: ["contradiction", "unsupported_claim"], dismiss: [sub.submitted[1].id], reason: "noise" });
-  assert.equal(dis.dismissed, 1);
-  assert.equal(dis.total, 1);
+  const dis = await w.call("dismiss_lint_findings", { dismiss: [sub.submitted[1].id], reason: "noise" });
+  assert.deepEqual(dis.dismissed_ids, [sub.submitted[1].id]);
+  const left = await w.call("lint_findings", { categories: ["contradiction", "unsupported_claim"] });
+  assert.equal(left.dismissed, 1);
+  assert.equal(left.total, 1);
   summary.calls = w.calls;
 } finally {
   await w.client.close();
