@@ -24,6 +24,38 @@ type harness struct {
 	c      *client.Client
 }
 
+// connect starts an in-process client on the server NewServer builds
+// and completes the MCP handshake; the client closes when the test ends.
+func connect(t *testing.T, d Deps, opts Options) *client.Client {
+	t.Helper()
+	return connectVersion(t, d, opts, mcp.LATEST_PROTOCOL_VERSION)
+}
+
+// connectVersion is connect with the client asking for protocol version v.
+func connectVersion(t *testing.T, d Deps, opts Options, v string) *client.Client {
+	t.Helper()
+	srv, _, err := NewServer(d, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.NewInProcessClient(srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = v
+	init.Params.ClientInfo = mcp.Implementation{Name: "go-test", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	return newHarnessVersion(t, mcp.LATEST_PROTOCOL_VERSION)
@@ -44,25 +76,8 @@ func newHarnessVersion(t *testing.T, v string) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, _, err := NewServer(Deps{Store: st, Log: quiet}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.NewInProcessClient(srv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = v
-	init.Params.ClientInfo = mcp.Implementation{Name: "go-test", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(); st.Close() })
+	t.Cleanup(func() { st.Close() }) // after the client's Cleanup
+	c := connectVersion(t, Deps{Store: st, Log: quiet}, Options{}, v)
 	return &harness{t: t, dir: dir, parent: parent, store: st, c: c}
 }
 

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki"
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -26,25 +25,8 @@ func TestPastHandshake(t *testing.T) {
 	}
 	defer st.Close()
 	calls := 0
-	srv, _, err := NewServer(Deps{Store: st, Log: quiet}, Options{PastHandshake: func() { calls++ }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.NewInProcessClient(srv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := connect(t, Deps{Store: st, Log: quiet}, Options{PastHandshake: func() { calls++ }})
 	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "go-test", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
 	if err := c.Ping(ctx); err != nil {
 		t.Fatal(err)
 	}

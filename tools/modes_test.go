@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/llmwiki/llmwiki/prompts"
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -29,31 +28,6 @@ func modes() map[string]Options {
 		m["toolset-"+ts.Name] = Options{Toolsets: []string{ts.Name}}
 	}
 	return m
-}
-
-// connect starts an in-process client on the server NewServer builds.
-func connect(t *testing.T, d Deps, opts Options) *client.Client {
-	t.Helper()
-	srv, _, err := NewServer(d, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.NewInProcessClient(srv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "modes-test", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 // TestToolSchemasGoldenListModes pins the tools/list answer of every server

@@ -16,7 +16,6 @@ import (
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/model"
 	"github.com/llmwiki/llmwiki/wiki/model/modeltest"
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -52,24 +51,7 @@ func newModelHarnessProgress(t *testing.T, interval time.Duration, replies ...st
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, _, err := NewServer(Deps{Store: st, Log: quiet, Model: mc}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.NewInProcessClient(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "go-test", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
+	c := connect(t, Deps{Store: st, Log: quiet, Model: mc}, Options{})
 	t.Cleanup(func() { c.Close(); st.Close() })
 	return &harness{t: t, dir: dir, store: st, c: c}, srv
 }

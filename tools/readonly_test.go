@@ -16,7 +16,6 @@ import (
 	"github.com/llmwiki/llmwiki/wiki/lint"
 	"github.com/llmwiki/llmwiki/wiki/search"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -102,24 +101,7 @@ func TestReadOnlyToolsWriteNothing(t *testing.T) {
 		if err := idx.Wait(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		srv, _, err := NewServer(Deps{Store: st, Log: quiet, Search: idx}, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := client.NewInProcessClient(srv)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx := context.Background()
-		if err := c.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		init := mcp.InitializeRequest{}
-		init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-		init.Params.ClientInfo = mcp.Implementation{Name: "go-test", Version: "1"}
-		if _, err := c.Initialize(ctx, init); err != nil {
-			t.Fatal(err)
-		}
+		c := connect(t, Deps{Store: st, Log: quiet, Search: idx}, Options{})
 		return &harness{t: t, dir: dir, store: st, c: c}, idx
 	}
 

@@ -222,9 +222,20 @@ func (f figures) get(kind, key string) int { return int(f[kind][key]) }
 // fuzzTargets lists "package.FuzzName" for every fuzz target in the
 // repository, sorted.
 func fuzzTargets(root string) ([]string, error) {
-	re := regexp.MustCompile(`(?m)^func (Fuzz\w+)\(`)
 	var out []string
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+	err := testFiles(root, regexp.MustCompile(`(?m)^func (Fuzz\w+)\(`), func(pkg, name string) {
+		out = append(out, pkg+"."+name)
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// testFiles calls fn with the package folder (as given under root, slash
+// separated) and the first group of every match of re in the _test.go
+// files under root, as .ci/fuzz and go test find them (node_modules,
+// .git and testdata are not code).
+func testFiles(root string, re *regexp.Regexp, fn func(pkg, name string)) error {
+	return filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -239,12 +250,10 @@ func fuzzTargets(root string) ([]string, error) {
 			return err
 		}
 		for _, m := range re.FindAllSubmatch(data, -1) {
-			out = append(out, filepath.ToSlash(filepath.Dir(p))+"."+string(m[1]))
+			fn(filepath.ToSlash(filepath.Dir(p)), string(m[1]))
 		}
 		return nil
 	})
-	sort.Strings(out)
-	return out, err
 }
 
 func thousands(n int) string {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -65,32 +64,19 @@ func renderStated(b *bytes.Buffer) {
 // testFuncs lists "package.TestName" for every test function in the
 // repository under root.
 func testFuncs(root string) (map[string]bool, error) {
-	re := regexp.MustCompile(`(?m)^func (Test\w+)\(`)
 	out := map[string]bool{}
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+	var relErr error
+	err := testFiles(root, regexp.MustCompile(`(?m)^func (Test\w+)\(`), func(pkg, name string) {
+		rel, err := filepath.Rel(root, filepath.FromSlash(pkg))
 		if err != nil {
-			return err
+			relErr = err
+			return
 		}
-		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == ".git" || d.Name() == "testdata") {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(root, filepath.Dir(p))
-		if err != nil {
-			return err
-		}
-		pkg := filepath.ToSlash(rel)
-		for _, m := range re.FindAllSubmatch(data, -1) {
-			out[pkg+"."+string(m[1])] = true
-		}
-		return nil
+		out[filepath.ToSlash(rel)+"."+name] = true
 	})
+	if err == nil {
+		err = relErr
+	}
 	return out, err
 }
 
