@@ -437,8 +437,9 @@ func (r *resources) readText(rel string) (string, error) {
 	if err != nil {
 		return "", wiki.Errorf(wiki.CodeNotFound, "%s could not be read; list_pages shows the pages", rel)
 	}
-	if wiki.IsBinary(data) {
+	dec := wiki.Decode(data) // the text read_page shows
+	if dec.Binary {
 		return "", wiki.Errorf(wiki.CodeInvalid, "%s is not text; read_page describes it", rel)
 	}
-	return string(data), nil
+	return string(dec.Text), nil
 }

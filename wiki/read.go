@@ -266,23 +266,6 @@ func countLines(data []byte) int {
 	return n
 }
 
-// IsBinary reports whether data should be described rather than shown: it
-// has a NUL byte or is not valid UTF-8 in its first 8 KiB.
-func IsBinary(data []byte) bool {
-	head := data
-	if len(head) > 8192 {
-		head = head[:8192]
-		// Do not count a rune cut at the boundary as invalid.
-		for i := 0; i < 3 && len(head) > 0 && !utf8.Valid(head); i++ {
-			head = head[:len(head)-1]
-		}
-	}
-	if bytes.IndexByte(head, 0) >= 0 {
-		return true
-	}
-	return !utf8.Valid(head) || (len(data) > len(head) && !utf8.Valid(data))
-}
-
 // MediaType guesses a file's media type from its extension, then its bytes.
 func MediaType(rel string, data []byte) string {
 	if t := mime.TypeByExtension(path.Ext(rel)); t != "" {

@@ -101,11 +101,15 @@ func runJudge(ctx context.Context, st *wiki.Store, opts Options, rep *Report, sa
 		texts := map[string]string{}
 		for _, p := range paths {
 			data, err := st.ReadFile(p)
-			if err != nil || wiki.IsBinary(data) {
+			if err != nil {
 				continue
 			}
-			texts[p] = string(data)
-			in.Files = append(in.Files, JudgeFile{Path: p, Content: string(data)})
+			dec := wiki.Decode(data) // the text the agent read
+			if dec.Binary {
+				continue
+			}
+			texts[p] = string(dec.Text)
+			in.Files = append(in.Files, JudgeFile{Path: p, Content: texts[p]})
 		}
 		if len(in.Files) == 0 {
 			continue // nothing read, nothing to contradict

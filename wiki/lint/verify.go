@@ -157,10 +157,11 @@ func (v *Verifier) read(name string) (string, *verText) {
 		}
 		return rel, &verText{reason: rel + " cannot be read"}
 	}
-	if wiki.IsBinary(data) {
+	dec := wiki.Decode(data) // quotes are checked against the text read_page shows
+	if dec.Binary {
 		return rel, &verText{reason: rel + " is a binary file; quote a text file"}
 	}
-	return rel, &verText{text: quote.Prepare(string(data)), sum: wiki.SHA256Hex(data)}
+	return rel, &verText{text: quote.Prepare(string(dec.Text)), sum: wiki.SHA256Hex(data)}
 }
 
 // Check verifies a proposal and returns it as a finding (not stored). The

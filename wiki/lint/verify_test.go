@@ -16,7 +16,7 @@ const ipcPage = "---\ntitle: Electron IPC\nsources: [sources/ipc.md]\n---\n# Ele
 const ipcSource = "# IPC notes\n\nContext isolation is off by default in every Electron release.\n"
 
 func TestVerify(t *testing.T) {
-	st, dir := newStore(t, map[string]string{"pages/ipc.md": ipcPage, "sources/ipc.md": ipcSource, "sources/blob.bin": "\x00\x01\x02binary"})
+	st, dir := newStore(t, map[string]string{"pages/ipc.md": ipcPage, "sources/ipc.md": ipcSource, "sources/blob.bin": "\x00\x01\x02binary", "sources/latin1.txt": "La cr\xe8me br\xfbl\xe9e se sert froide.\n"})
 	outside := filepath.Join(filepath.Dir(dir), "outside.md")
 	os.WriteFile(outside, []byte("Context isolation is on by default.\n"), 0o644)
 	os.Symlink(outside, filepath.Join(dir, "pages", "link.md"))
@@ -43,6 +43,7 @@ func TestVerify(t *testing.T) {
 		{"symlink out", "pages/link.md", "Context isolation is on", false, 0, "outside the wiki root"},
 		{"server state", ".llmwiki/lock", "anything at all", false, 0, "server's own state"},
 		{"binary", "sources/blob.bin", "binary stuff here", false, 0, "binary"},
+		{"Latin-1, as read_page decodes it", "sources/latin1.txt", "crème brûlée se sert", true, 1, ""},
 		{"folder", "pages", "some words here", false, 0, "folder"},
 	}
 	for _, c := range cases {

@@ -807,3 +807,27 @@ func TestHostileNestedSlugsAreRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestIngestLegacyEncodedSource: a Latin-1 source is proposed from the
+// text read_page shows (decoded), not refused as binary; a binary one is
+// refused.
+func TestIngestLegacyEncodedSource(t *testing.T) {
+	f := newFixture(t, validPlan())
+	if err := os.WriteFile(filepath.Join(f.dir, "sources", "latin1.md"), []byte("# Cr\xe8me\n\nLa cr\xe8me br\xfbl\xe9e se sert froide.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.dir, "sources", "blob.md"), []byte("\x00\x01\x02 not text"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.pr.Ingest(context.Background(), plan.IngestInput{Source: "sources/latin1.md"}); err != nil {
+		t.Fatalf("ingest of a Latin-1 source: %v", err)
+	}
+	reqs := f.srv.Requests()
+	if len(reqs) == 0 || !strings.Contains(reqs[len(reqs)-1].Messages[len(reqs[len(reqs)-1].Messages)-1].Content, "crème brûlée se sert froide") {
+		t.Fatalf("the model was not sent the decoded text")
+	}
+	_, err := f.pr.Ingest(context.Background(), plan.IngestInput{Source: "sources/blob.md"})
+	if wiki.CodeOf(err) != wiki.CodeInvalid || !strings.Contains(err.Error(), "binary") {
+		t.Fatalf("ingest of a binary source: %v, want invalid: binary", err)
+	}
+}
