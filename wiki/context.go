@@ -26,6 +26,10 @@ type ContextInput struct {
 	BaseSHA256 string
 	// BuiltBy names who built it (client name); recorded in frontmatter.
 	BuiltBy string
+	// Logged: the caller writes the operation's log.md entry itself (an
+	// applied plan logs once for all its actions), so no build entry is
+	// appended here.
+	Logged bool
 }
 
 // ContextWrite is the result of [Store.WriteContext].
@@ -246,6 +250,9 @@ func (s *Store) WriteContext(ctx context.Context, in ContextInput) (out ContextW
 		out.SHA256 = SHA256Hex(data)
 		if err := tx.Replace("context.md", data, ""); err != nil {
 			return err
+		}
+		if in.Logged {
+			return nil
 		}
 		heading, entry, err := RenderLogEntry(now.Format("2006-01-02 15:04"), buildLogEntry(out, in.BuiltBy))
 		if err != nil {

@@ -255,7 +255,7 @@ func execute(ctx context.Context, s *wiki.Store, p *Plan, a Action) (sha, rel st
 		}
 		return r.SHA256, cur.info.Path, notes, err
 	case KindUpdateContext:
-		w, err := s.WriteContext(ctx, wiki.ContextInput{Content: a.Markdown, FoldedSources: p.Folded, BaseSHA256: p.ContextSHA256, BuiltBy: builtBy(p)})
+		w, err := s.WriteContext(ctx, wiki.ContextInput{Content: a.Markdown, FoldedSources: p.Folded, BaseSHA256: p.ContextSHA256, BuiltBy: builtBy(p), Logged: true})
 		return w.SHA256, "", nil, err
 	case KindAppendContextSection:
 		data, _ := s.ReadFile("context.md")
@@ -264,7 +264,7 @@ func execute(ctx context.Context, s *wiki.Store, p *Plan, a Action) (sha, rel st
 			base = wiki.SHA256Hex(data)
 		}
 		body := appendSection(string(contextBody(data)), a.Heading, a.Markdown)
-		w, err := s.WriteContext(ctx, wiki.ContextInput{Content: body, FoldedSources: p.Folded, BaseSHA256: base, BuiltBy: builtBy(p)})
+		w, err := s.WriteContext(ctx, wiki.ContextInput{Content: body, FoldedSources: p.Folded, BaseSHA256: base, BuiltBy: builtBy(p), Logged: true})
 		return w.SHA256, "", nil, err
 	}
 	return "", "", nil, wiki.Errorf(wiki.CodeInvalid, "%q is not an action", a.Kind)

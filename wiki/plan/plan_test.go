@@ -534,6 +534,12 @@ func TestBuildProposesContext(t *testing.T) {
 	if built == "" || prov["sources/ipc.md"] == "" {
 		t.Errorf("provenance %v %q", prov, built)
 	}
+	// One operation, one log.md entry: the plan's, not also the context
+	// write's own build entry.
+	logmd, _ := os.ReadFile(filepath.Join(f.dir, "log.md"))
+	if n := strings.Count(string(logmd), "] build | "); n != 1 || !strings.Contains(string(logmd), "] build | applied 1 of 1 approved actions of plan") {
+		t.Errorf("log.md has %d build entries, want the plan's one:\n%s", n, logmd)
+	}
 	// Over the cap: rejected with the count.
 	long := doc(tk, map[string]any{"kind": "update_context", "markdown": strings.Repeat("line\n", 401)})
 	f2 := newFixture(t, long, long)
