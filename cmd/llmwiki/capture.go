@@ -78,7 +78,7 @@ func capture(ctx context.Context, e env, rootFlag string, ifEnabled bool, sessio
 	if transcriptPath == "" {
 		transcriptPath = in.TranscriptPath
 	}
-	dir, named, err := captureRoot(e, rootFlag, in.CWD)
+	dir, named, err := hookRoot(e, rootFlag, in.CWD)
 	if err != nil {
 		return "", err
 	}
@@ -111,10 +111,10 @@ func capture(ctx context.Context, e env, rootFlag string, ifEnabled bool, sessio
 	return msg, err
 }
 
-// captureRoot is the wiki a capture goes to: --root, else the wiki the
+// hookRoot is the wiki a session hook works on (capture, orient --hook): --root, else the wiki the
 // .mcp.json of the session's project (cwd or a parent) gives llmwiki,
 // else $LLMWIKI_ROOT, else ~/llmwiki. named says which .mcp.json chose it.
-func captureRoot(e env, rootFlag, cwd string) (dir, named string, err error) {
+func hookRoot(e env, rootFlag, cwd string) (dir, named string, err error) {
 	if rootFlag == "" {
 		pw, err := install.FindProjectWiki(cwd, e.getenv)
 		if err != nil {

@@ -423,6 +423,21 @@ func TestOrient(t *testing.T) {
 	if last := calls[len(calls)-1]; last.Tool != "cli:orient" || last.Outcome != "ok" || len(last.Writes) != 0 {
 		t.Errorf("audit %+v", last)
 	}
+	// Without --root, the wiki the session's project names in .mcp.json
+	// (the one capture saves into), not $LLMWIKI_ROOT.
+	project := filepath.Join(dir, "shop-api")
+	initWiki(t, filepath.Join(project, "docs", "wiki"))
+	os.WriteFile(filepath.Join(project, ".mcp.json"), []byte(`{"mcpServers":{"llmwiki":{"command":"llmwiki","args":["serve","--root","docs/wiki"]}}}`), 0o644)
+	n := len(auditLines(t, root))
+	if _, _, err := runIn(t, "", map[string]string{"CLAUDE_PROJECT_DIR": project, "LLMWIKI_ROOT": root}, "orient", "--hook"); err != nil {
+		t.Fatal(err)
+	}
+	if calls := auditLines(t, filepath.Join(project, "docs", "wiki")); len(calls) == 0 || calls[len(calls)-1].Tool != "cli:orient" {
+		t.Errorf("orient --hook did not orient on the project's wiki: %+v", calls)
+	}
+	if len(auditLines(t, root)) != n {
+		t.Error("orient --hook read $LLMWIKI_ROOT's wiki although the project names its own")
+	}
 	// No wiki: say so, create nothing, exit 0.
 	missing := filepath.Join(dir, "none")
 	out, _, err = runIn(t, "", nil, "orient", "--root", missing, "--hook")

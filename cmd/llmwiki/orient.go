@@ -33,6 +33,21 @@ func runOrient(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	dir, err := resolveRoot(e, *rootFlag)
+	if *hook && *rootFlag == "" {
+		// As capture does at the session's end: the wiki of the project
+		// the session runs in (Claude Code runs hooks in the project
+		// folder and names it in $CLAUDE_PROJECT_DIR), when its .mcp.json
+		// names one.
+		cwd := e.getenv("CLAUDE_PROJECT_DIR")
+		if cwd == "" {
+			cwd, _ = os.Getwd()
+		}
+		if pdir, _, perr := hookRoot(e, "", cwd); perr != nil {
+			fmt.Fprintf(e.stderr, "llmwiki orient: %s\n", oneLineMsg(perr.Error()))
+		} else {
+			dir, err = pdir, nil
+		}
+	}
 	if err != nil {
 		return err
 	}
