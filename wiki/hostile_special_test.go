@@ -1,10 +1,12 @@
 package wiki
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -269,5 +271,90 @@ func TestSpecialLockFileRefusedAtOpen(t *testing.T) {
 	}
 	if want := LockFile + " is not a regular file (a FIFO)"; !strings.Contains(PublicMessage(err), want) {
 		t.Errorf("Open: %v, want %q", err, want)
+	}
+}
+
+// TestSourcesRecordNotRegular: a FIFO, or a symbolic link leading outside
+// the root or to a device, in place of .llmwiki/sources.jsonl is listed by
+// validate_structure and named in load_project's problems, and neither
+// fails; lint and gather_sources go on (the sources are listed, unchecked)
+// and nothing replaces the file.
+func TestSourcesRecordNotRegular(t *testing.T) {
+	cases := []struct {
+		name string
+		make func(t *testing.T, path string)
+		kind string
+	}{
+		{"fifo", func(t *testing.T, p string) { wikitest.MakeSpecial(t, p, "fifo") }, "a FIFO"},
+		{"symlink outside", func(t *testing.T, p string) {
+			if err := os.Symlink(filepath.Join(t.TempDir(), "rec.jsonl"), p); err != nil {
+				t.Skipf("symlink: %v", err)
+			}
+		}, "a symbolic link"},
+		{"symlink to a device", func(t *testing.T, p string) {
+			if err := os.Symlink(os.DevNull, p); err != nil {
+				t.Skipf("symlink: %v", err)
+			}
+		}, "a symbolic link"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, dir := newStore(t)
+			if err := os.WriteFile(filepath.Join(dir, "sources", "a.md"), []byte("# A\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rec := filepath.Join(dir, filepath.FromSlash(SourcesRecordFile))
+			if err := removeForTest(dir, SourcesRecordFile); err != nil {
+				t.Fatal(err)
+			}
+			tc.make(t, rec)
+			before, err := os.Lstat(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			want := SourcesRecordFile + " is not a regular file (" + tc.kind + ")"
+
+			st, err := wikitest.Within(t, "ValidateStructure", func() (Structure, error) { return s.ValidateStructure(ctx) })
+			if err != nil {
+				t.Fatalf("validate_structure: %v", err)
+			}
+			var listed []string
+			for _, p := range st.Problems {
+				if p.Path == SourcesRecordFile {
+					listed = append(listed, p.Kind+": "+p.Message)
+				}
+			}
+			if len(listed) != 1 || !strings.HasPrefix(listed[0], "not_regular: "+want) || st.OK {
+				t.Errorf("validate_structure lists the record as %q (ok %v), want one not_regular problem %q", listed, st.OK, want)
+			}
+			if st.Sources != 1 {
+				t.Errorf("validate_structure counts %d sources, want 1", st.Sources)
+			}
+
+			pr, err := wikitest.Within(t, "LoadProject", func() (Project, error) { return s.LoadProject(ctx) })
+			if err != nil {
+				t.Fatalf("load_project: %v", err)
+			}
+			if !slices.ContainsFunc(pr.Problems, func(l string) bool { return strings.Contains(l, want) }) {
+				t.Errorf("load_project problems %q do not name the record", pr.Problems)
+			}
+			if pr.Counts.Sources != 1 {
+				t.Errorf("load_project counts %d sources, want 1", pr.Counts.Sources)
+			}
+
+			if _, err := wikitest.Within(t, "SourceIssues", func() ([]SourceIssue, error) { return s.SourceIssues(ctx) }); !errors.Is(err, ErrNotRegular) || !strings.Contains(PublicMessage(err), want) {
+				t.Errorf("SourceIssues: %v, want %q", err, want)
+			}
+			all, err := wikitest.Within(t, "ListSources", func() ([]SourceInfo, error) { return s.ListSourcesContext(ctx) })
+			if err != nil || len(all) != 1 || all[0].Path != "sources/a.md" {
+				t.Errorf("gather_sources: %v %+v, want sources/a.md", err, all)
+			}
+
+			after, err := os.Lstat(rec)
+			if err != nil || !os.SameFile(before, after) || after.Mode().Type() != before.Mode().Type() {
+				t.Errorf("the record was replaced: %v %v", err, after)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package wiki
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -100,7 +101,9 @@ func (s *Store) LoadProject(ctx context.Context) (Project, error) {
 		}
 	}
 	sources, issues, err := s.listSources(ctx)
-	if err != nil {
+	if errors.Is(err, ErrNotRegular) {
+		p.Problems = append(p.Problems, PublicMessage(err)+": the sources were not checked against their record; validate_structure says how to fix it")
+	} else if err != nil {
 		return p, err
 	}
 	for i, is := range issues {

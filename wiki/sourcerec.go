@@ -136,14 +136,18 @@ func renderSourceRecord(m map[string]sourceRec) []byte {
 
 // sourceRecord returns the record as on disk (parsed once per version of
 // the file: its size and mtime), and whether the file exists. The map is
-// shared: callers must not change it.
+// shared: callers must not change it. Anything but a regular file in its
+// place (a FIFO, a symbolic link) is a [NotRegularError].
 func (s *Store) sourceRecord() (map[string]sourceRec, bool, error) {
-	fi, err := s.root.Stat(SourcesRecordFile)
+	fi, err := s.root.Lstat(SourcesRecordFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, false, internal("stat the sources record", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, false, NotRegularError(SourcesRecordFile, fi.Mode())
 	}
 	s.srcMu.Lock()
 	if s.srcRec != nil && sameVersion(s.srcStat, fi) {
@@ -362,9 +366,16 @@ type sourceState struct {
 // scanSources lists every file under sources/ with its sha256, hashing
 // only files whose size or mtime differ from the record's cache, checks
 // each against the record, records files seen for the first time, and
-// returns the files sorted by path with the problems found.
+// returns the files sorted by path with the problems found. When the
+// record is not a regular file the files are listed unchecked, nothing is
+// recorded (the file in its place is left alone) and the error is the
+// record's [NotRegularError].
 func (s *Store) scanSources(ctx context.Context) ([]sourceState, []SourceIssue, error) {
 	rec, have, err := s.sourceRecord()
+	var recErr error
+	if errors.Is(err, ErrNotRegular) {
+		recErr, rec, have, err = err, nil, true, nil
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -431,6 +442,9 @@ func (s *Store) scanSources(ctx context.Context) ([]sourceState, []SourceIssue, 
 	}
 	Progress(ctx, len(out), len(out), fmt.Sprintf("hashed %d sources (%d KiB)", len(out), bytesRead>>10))
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	if recErr != nil {
+		return out, nil, recErr
+	}
 	if len(updates) > 0 {
 		s.saveScan(ctx, updates)
 	}

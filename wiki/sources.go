@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"path"
@@ -107,6 +108,9 @@ func (s *Store) ListSources() ([]SourceInfo, error) {
 // they were last hashed are read (see [SourcesRecordFile]).
 func (s *Store) ListSourcesContext(ctx context.Context) ([]SourceInfo, error) {
 	infos, _, err := s.listSources(ctx)
+	if errors.Is(err, ErrNotRegular) {
+		err = nil // the record cannot be read: the sources are listed unchecked
+	}
 	return infos, err
 }
 
@@ -115,7 +119,7 @@ func (s *Store) ListSourcesContext(ctx context.Context) ([]SourceInfo, error) {
 func (s *Store) listSources(ctx context.Context) ([]SourceInfo, []SourceIssue, error) {
 	prov, _ := s.Provenance()
 	states, issues, err := s.scanSources(ctx)
-	if err != nil {
+	if err != nil && !errors.Is(err, ErrNotRegular) {
 		return nil, nil, err
 	}
 	out := make([]SourceInfo, 0, len(states))
@@ -139,7 +143,7 @@ func (s *Store) listSources(ctx context.Context) ([]SourceInfo, []SourceIssue, e
 			out[i].Integrity = is.Message
 		}
 	}
-	return out, issues, nil
+	return out, issues, err
 }
 
 // GatherSources returns sources with their content, a page at a time. Every

@@ -2,9 +2,11 @@ package wiki
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -161,7 +163,14 @@ func (s *Store) ValidateStructure(ctx context.Context) (Structure, error) {
 		return out, internal("walk project", err)
 	}
 	issues, err := s.SourceIssues(ctx)
-	if err != nil {
+	if errors.Is(err, ErrNotRegular) {
+		// The record cannot be read: the sources go unchecked, and the
+		// file in its place is listed (the walk of .llmwiki lists a FIFO
+		// there, not a symbolic link).
+		if !slices.ContainsFunc(out.Problems, func(p Problem) bool { return p.Path == SourcesRecordFile }) {
+			add("not_regular", "error", SourcesRecordFile, PublicMessage(err), "remove it: llmwiki rebuilds the record from the audit log and the sources as they are then")
+		}
+	} else if err != nil {
 		return out, err
 	}
 	for _, is := range issues {

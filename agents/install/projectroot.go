@@ -35,7 +35,16 @@ func FindProjectWiki(dir string, getenv func(string) string) (*ProjectWiki, erro
 	dir = filepath.Clean(dir)
 	for {
 		file := filepath.Join(dir, ".mcp.json")
-		data, err := os.ReadFile(file)
+		// A FIFO would block the read and a device (a link to /dev/zero)
+		// never end it: only a regular file is read.
+		fi, err := os.Stat(file)
+		if err == nil && !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s is not a regular file", file)
+		}
+		var data []byte
+		if err == nil {
+			data, err = os.ReadFile(file)
+		}
 		if err == nil {
 			root, err := mcpJSONRoot(data, getenv)
 			if err != nil {

@@ -145,6 +145,11 @@ func captureInto(ctx context.Context, e env, st *wiki.Store, session, transcript
 	if err != nil {
 		return "", err
 	}
+	// A FIFO would block the open and a device (a link to /dev/zero)
+	// never end the read: only a regular file is read.
+	if fi, err := os.Stat(file); err == nil && !fi.Mode().IsRegular() {
+		return "", wiki.Errorf(wiki.CodeInvalid, "transcript of session %s is not a regular file (%s)", session, wiki.FileKind(fi.Mode()))
+	}
 	f, err := os.Open(file)
 	if err != nil {
 		return "", wiki.Errorf(wiki.CodeNotFound, "transcript of session %s cannot be read: %v", session, errors.Unwrap(err))

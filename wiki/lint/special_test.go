@@ -50,3 +50,22 @@ func TestSpecialFilesSkippedByLint(t *testing.T) {
 		})
 	}
 }
+
+// TestLintSourcesRecordFIFO: a FIFO in place of .llmwiki/sources.jsonl
+// does not stop lint: the run ends with its other findings (the sources go
+// unchecked; validate_structure and load_project name the file).
+func TestLintSourcesRecordFIFO(t *testing.T) {
+	ctx := context.Background()
+	st, dir := newStore(t, map[string]string{
+		"pages/home.md": page("Home", "h", []string{"sources/y.md"}, "2026-01-01", "See [[nowhere]].\n"),
+		"sources/y.md":  "# Y\n",
+	})
+	wikitest.MakeSpecial(t, filepath.Join(dir, filepath.FromSlash(wiki.SourcesRecordFile)), "fifo")
+	rep, err := wikitest.Within(t, "lint", func() (*Report, error) { return Run(ctx, st, Options{}) })
+	if err != nil {
+		t.Fatalf("lint with a FIFO sources record: %v", err)
+	}
+	if !slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Kind == "dangling_link" && f.File == "pages/home.md" }) {
+		t.Errorf("lint findings %+v lack the dangling link", rep.Findings)
+	}
+}
