@@ -22,8 +22,8 @@ type stated struct {
 // statedPromises are rendered in this order after the measured ones.
 var statedPromises = []stated{
 	{"Nothing waits on a FIFO.",
-		"A FIFO, socket or device in place of any wiki file (a page, a source, context.md, log.md, a snapshot, an audit log, a lock, a folder) is refused at once with an `invalid` error naming its wiki path, never opened in a way that can wait: five reads of a FIFO, a write of its slug and a second server's write are all answered. `validate_structure` lists it; search, `list_pages` and `lint_findings` count it under `skipped`.",
-		[]string{"cmd/llmwiki.TestFIFONeverBlocksAServer", "wiki.TestSpecialFilesNeverBlock", "wiki.TestSpecialStateFilesNeverBlock", "wiki.TestSpecialInPlaceOfAFolder", "wiki.TestSpecialLockFileRefusedAtOpen", "wiki/search.TestSpecialFilesSkippedAndCounted", "wiki/lint.TestSpecialFilesSkippedByLint"}},
+		"A FIFO, socket or device in place of any wiki file (a page, a source, context.md, log.md, a snapshot, an audit log, a lock, a folder, the sources record; for capture, the project's `.mcp.json` and the session transcript) is refused at once with an `invalid` error naming its wiki path, never opened in a way that can wait: five reads of a FIFO, a write of its slug and a second server's write are all answered. `validate_structure` lists it; search, `list_pages` and `lint_findings` count it under `skipped`.",
+		[]string{"cmd/llmwiki.TestFIFONeverBlocksAServer", "wiki.TestSpecialFilesNeverBlock", "wiki.TestSpecialStateFilesNeverBlock", "wiki.TestSpecialInPlaceOfAFolder", "wiki.TestSpecialLockFileRefusedAtOpen", "wiki/search.TestSpecialFilesSkippedAndCounted", "wiki/lint.TestSpecialFilesSkippedByLint", "wiki.TestSourcesRecordNotRegular", "agents/install.TestFindProjectWikiSpecialFile", "cmd/llmwiki.TestCaptureTranscriptNotRegular"}},
 	{"Shutdown is bounded.",
 		"When stdin ends or SIGINT/SIGTERM arrives the server answers what it has read for up to `--shutdown-timeout`, then exits at most 2 s later whatever its handlers do, with a stuck write absent and its locks free; a second signal exits at once.",
 		[]string{"cmd/llmwiki.TestShutdownBoundWithStuckHandler"}},
