@@ -49,7 +49,8 @@ type Agent struct {
 // clash with a project's own "builder".
 func (a Agent) Name() string { return "wiki-" + a.Role }
 
-// Agents returns the five agents of DESIGN.md §4, in a fixed order.
+// Agents returns the five sub-agents (librarian, ingester, builder,
+// curator, researcher), in a fixed order.
 func Agents() []Agent {
 	return []Agent{
 		{

@@ -1,5 +1,5 @@
 // Package agents defines llmwiki's sub-agents (builder, curator, researcher,
-// ingester, librarian; DESIGN.md §4) and renders them for each client.
+// ingester, librarian) and renders them for each client.
 //
 // An agent is a rule, not a list: every read-only tool of the registry, the
 // write tools it names, and the client's own tools it needs (the web, for the

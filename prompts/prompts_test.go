@@ -11,7 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// everyTool is every tool name llmwiki has or plans (DESIGN.md §3): a
+// everyTool is every tool name llmwiki has or plans (README: Tools): a
 // rendered prompt may name one only when the server offers it.
 var everyTool = []string{
 	"load_project", "read_page", "list_pages", "search_wiki", "gather_sources",

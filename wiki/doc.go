@@ -10,8 +10,8 @@
 // base_sha256, snapshot each replaced version under .llmwiki/snapshots/, write
 // each file atomically (temp file beside the target, fsync, rename, fsync the
 // directory), and record the sha256 of every path before and after in the
-// call's audit line (.llmwiki/audit/YYYY-MM-DD.jsonl). DESIGN.md §2 lists the
-// invariants; each has a test in this package.
+// call's audit line (.llmwiki/audit/YYYY-MM-DD.jsonl). The README's "A wiki
+// on disk" lists the invariants; each has a test in this package.
 //
 // This package never imports an MCP library: tools/ adapts it to MCP, and the
 // command line uses it directly.

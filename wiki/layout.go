@@ -11,7 +11,7 @@ import (
 //go:embed templates/*.md
 var templates embed.FS
 
-// LayoutDirs are the folders of a project (DESIGN.md §1), created by [Init].
+// LayoutDirs are the folders of a project, created by [Init].
 var LayoutDirs = []string{
 	"sources", "sources/research", "pages",
 	".llmwiki", AuditDir, SnapshotDir, ".llmwiki/plans", ".llmwiki/lint", ".llmwiki/search",

@@ -435,10 +435,10 @@ func PlainName(name string) bool {
 }
 
 // Layer is the part of a project a path belongs to; the writer's rules
-// (DESIGN.md §2, invariant 2) depend on it.
+// (nothing under sources/ is rewritten, see [checkLayer]) depend on it.
 type Layer string
 
-// The layers of a project (DESIGN.md §1).
+// The layers of a project (README: A wiki on disk).
 const (
 	LayerSchema     Layer = "schema"     // schema.md: human-owned, never written by a tool
 	LayerSources    Layer = "sources"    // sources/: files may be added, never rewritten or deleted

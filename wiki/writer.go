@@ -56,7 +56,7 @@ type Tx struct {
 }
 
 // Update runs fn with a transaction while holding the project lock, then
-// commits what fn staged: every invariant of DESIGN.md §2 holds for each file.
+// commits what fn staged: every invariant of the writer (see the package doc) holds for each file.
 // If fn returns an error nothing is written. If a step of the commit fails,
 // files already renamed are put back and the error is returned; the old
 // content is byte-identical and no temp file is left.
@@ -348,7 +348,8 @@ func short(sha string) string {
 	return sha
 }
 
-// checkLayer enforces the layer rules of DESIGN.md §2, invariant 2.
+// checkLayer enforces the layer rules: schema.md is the person's, nothing
+// under sources/ is rewritten or deleted, research notes only grow.
 func checkLayer(rel string, op Op) error {
 	switch LayerOf(rel) {
 	case LayerSchema:

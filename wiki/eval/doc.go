@@ -1,4 +1,4 @@
-// Package eval is llmwiki's eval loop (DESIGN.md §6): it turns the audit log
+// Package eval is llmwiki's eval loop: it turns the audit log
 // into numbers about how well the wiki answers questions, and writes what it
 // learned back for people (.llmwiki/eval/eval-report.md and .json) and for
 // agents (the "## Eval Insights" section of guidelines.md).

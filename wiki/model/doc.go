@@ -9,7 +9,7 @@
 // [*RejectedError] carrying both errors. Callers (package plan) turn an
 // accepted reply into a plan a person approves before any writer runs. The
 // design follows MindBase's "the model proposes JSON, it never writes prose
-// to disk" (DESIGN.md §5).
+// to disk".
 //
 // An API key is bound to the origin (scheme, host, port) it was configured
 // for ([Resolve]); the HTTP transport attaches it only to requests for that

@@ -111,9 +111,8 @@ type group struct {
 }
 
 // codeWords: a query that has one of these asks for code; they say nothing
-// about which code, so they are left out of the ranking (the lesson of
-// ../shared/seeds/003: "give me the code" must not be won by prose that says
-// "code"). Only nouns that name code in general are here: words that are
+// about which code, so they are left out of the ranking ("give me the
+// code" must not be won by prose that says "code"). Only nouns that name code in general are here: words that are
 // also the topic of documentation pages ("command", "function", "script",
 // "syntax", "source": "command palette", "date functions", "automation
 // script", "formatting syntax") are searched as words, or a question about
