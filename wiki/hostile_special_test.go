@@ -358,3 +358,31 @@ func TestSourcesRecordNotRegular(t *testing.T) {
 		})
 	}
 }
+
+// TestSpecialAuditFileWhileRebuildingSources: rebuilding a lost sources
+// record reads the audit log; a FIFO among its files (or in place of its
+// folder) is passed over, never waited on.
+func TestSpecialAuditFileWhileRebuildingSources(t *testing.T) {
+	for _, where := range []string{AuditDir + "/2020-01-01.jsonl", AuditDir} {
+		t.Run(where, func(t *testing.T) {
+			s, dir := newStore(t)
+			ctx, _ := ctxWithCall("save_source")
+			if _, err := s.SaveSource(ctx, SourceInput{Path: "sources/a.md", Content: "# A\n"}); err != nil {
+				t.Fatal(err)
+			}
+			if where == AuditDir {
+				if err := os.RemoveAll(filepath.Join(dir, filepath.FromSlash(AuditDir))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			wikitest.MakeSpecial(t, filepath.Join(dir, filepath.FromSlash(where)), "fifo")
+			if err := os.Remove(filepath.Join(dir, filepath.FromSlash(SourcesRecordFile))); err != nil {
+				t.Fatal(err)
+			}
+			ctx, _ = ctxWithCall("validate_structure")
+			if _, err := wikitest.Within(t, "SourceIssues", func() ([]SourceIssue, error) { return s.SourceIssues(ctx) }); err != nil {
+				t.Logf("source issues: %v", err)
+			}
+		})
+	}
+}

@@ -255,7 +255,7 @@ func (s *Store) recordSourceWrites(call *Call, changes []Change) {
 // load_project's problems.
 func (s *Store) rebuildSourceRecord() map[string]sourceRec {
 	m := map[string]sourceRec{}
-	ents, err := fs.ReadDir(s.root.FS(), AuditDir)
+	ents, err := s.ReadDir(AuditDir) // a FIFO in its place fails at once
 	if err != nil {
 		return m
 	}
@@ -263,7 +263,7 @@ func (s *Store) rebuildSourceRecord() map[string]sourceRec {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") || IsTempName(e.Name()) {
 			continue
 		}
-		f, err := s.root.Open(AuditDir + "/" + e.Name())
+		f, err := s.OpenFile(AuditDir + "/" + e.Name()) // a FIFO is passed over
 		if err != nil {
 			continue
 		}
