@@ -160,7 +160,8 @@ func typed[In, Out any](d Deps, t mcp.Tool, fn func(context.Context, In) (Out, e
 // cancelledError classes err, the failure of a call whose context ended
 // (the client cancelled it, or the server is shutting down), as
 // CodeCancelled, keeping its public message (which says what was left
-// undone); the store's own cancellation errors are coded conflict.
+// undone): the wiki codes its own cancellations so already; an I/O error
+// caused by the ending context is reclassed here.
 func cancelledError(err error) error {
 	if wiki.CodeOf(err) == wiki.CodeCancelled {
 		return err

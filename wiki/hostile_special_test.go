@@ -386,3 +386,20 @@ func TestSpecialAuditFileWhileRebuildingSources(t *testing.T) {
 		})
 	}
 }
+
+// TestCancelledCodedCancelled: a write whose context has ended is coded
+// cancelled (not conflict, which callers take for a name taken or a stale
+// base) and writes nothing.
+func TestCancelledCodedCancelled(t *testing.T) {
+	s, dir := newStore(t)
+	ctx, _ := ctxWithCall("save_source")
+	ctx, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err := s.SaveSource(ctx, SourceInput{Path: "sources/a.md", Content: "# A\n"})
+	if CodeOf(err) != CodeCancelled {
+		t.Fatalf("save_source with an ended context: %v (code %s), want cancelled", err, CodeOf(err))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sources", "a.md")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the cancelled write left sources/a.md: %v", err)
+	}
+}

@@ -277,7 +277,7 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 		s.catAt = time.Time{} // the next call walks again
 	}
 	if errors.Is(err, errCancelled) {
-		return Errorf(CodeConflict, "cancelled while reading the pages; nothing was changed")
+		return Errorf(CodeCancelled, "cancelled while reading the pages; nothing was changed")
 	}
 	if err != nil {
 		return internal("list pages", err)

@@ -435,7 +435,7 @@ func (s *Store) scanSources(ctx context.Context) ([]sourceState, []SourceIssue, 
 		return nil
 	})
 	if errors.Is(err, errCancelled) {
-		return nil, nil, Errorf(CodeConflict, "cancelled while reading the sources; nothing was changed")
+		return nil, nil, Errorf(CodeCancelled, "cancelled while reading the sources; nothing was changed")
 	}
 	if err != nil {
 		return nil, nil, internal("list sources", err)

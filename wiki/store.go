@@ -383,7 +383,7 @@ func takeLock(ctx context.Context, sem chan struct{}, fl *flock.Flock, what stri
 	select {
 	case sem <- struct{}{}:
 	case <-ctx.Done():
-		return nil, Errorf(CodeConflict, "cancelled while waiting for the lock on %s; nothing was written", what)
+		return nil, Errorf(CodeCancelled, "cancelled while waiting for the lock on %s; nothing was written", what)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -394,7 +394,7 @@ func takeLock(ctx context.Context, sem chan struct{}, fl *flock.Flock, what stri
 			return nil, Errorf(CodeConflict, "%s is locked by another llmwiki process; retry in a moment", what)
 		}
 		if errors.Is(err, context.Canceled) {
-			return nil, Errorf(CodeConflict, "cancelled while waiting for the lock on %s", what)
+			return nil, Errorf(CodeCancelled, "cancelled while waiting for the lock on %s", what)
 		}
 		return nil, internal("take the lock on "+what, err)
 	}

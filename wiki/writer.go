@@ -100,7 +100,7 @@ func (s *Store) update(ctx context.Context, call *Call, fn func(*Tx) error) erro
 		return err
 	}
 	if err := ctx.Err(); err != nil {
-		return Errorf(CodeConflict, "cancelled before the write started; nothing was written")
+		return Errorf(CodeCancelled, "cancelled before the write started; nothing was written")
 	}
 	unlock, err := s.lock(ctx)
 	if err != nil {
@@ -115,7 +115,7 @@ func (s *Store) update(ctx context.Context, call *Call, fn func(*Tx) error) erro
 		return err
 	}
 	if err := ctx.Err(); err != nil {
-		return Errorf(CodeConflict, "cancelled before commit; nothing was written")
+		return Errorf(CodeCancelled, "cancelled before commit; nothing was written")
 	}
 	committed, records, snaps, err := s.commit(tx)
 	if err != nil {

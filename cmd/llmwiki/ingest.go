@@ -160,11 +160,6 @@ func saveIngested(ctx context.Context, st *wiki.Store, file, as string, data []b
 		}
 		w, err := st.SaveSource(ctx, wiki.SourceInput{Path: rel, Content: string(data)})
 		if err != nil {
-			// The store codes a stopped call as a conflict too: Ctrl-C
-			// ends the ingest, it does not try the next name.
-			if ctx.Err() != nil {
-				return "", false, ctx.Err()
-			}
 			if wiki.CodeOf(err) == wiki.CodeConflict {
 				continue
 			}

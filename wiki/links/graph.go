@@ -380,7 +380,7 @@ func (g *Graph) walk(ctx context.Context) error {
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return wiki.Errorf(wiki.CodeConflict, "cancelled while reading links")
+		return wiki.Errorf(wiki.CodeCancelled, "cancelled while reading links")
 	}
 	if len(tasks) > 0 {
 		results := make([][]walkResult, len(tasks))
@@ -419,7 +419,7 @@ func (g *Graph) walk(ctx context.Context) error {
 			}
 		}
 		if err := ctx.Err(); err != nil {
-			return wiki.Errorf(wiki.CodeConflict, "cancelled while reading links")
+			return wiki.Errorf(wiki.CodeCancelled, "cancelled while reading links")
 		}
 	}
 	if !g.walked {
@@ -649,7 +649,7 @@ func (g *Graph) walkPaths(ctx context.Context, paths []string) error {
 	defer func() { g.advance(changed, removed, aliases) }()
 	for _, t := range tasks {
 		if err := ctx.Err(); err != nil {
-			return wiki.Errorf(wiki.CodeConflict, "cancelled while reading links")
+			return wiki.Errorf(wiki.CodeCancelled, "cancelled while reading links")
 		}
 		results := g.readTask(root, t)
 		for k, name := range t.names {

@@ -259,7 +259,7 @@ func (c *checker) run(ctx context.Context) error {
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return wiki.Errorf(wiki.CodeConflict, "lint cancelled")
+		return wiki.Errorf(wiki.CodeCancelled, "lint cancelled")
 	}
 	size := 0
 	for _, o := range outs {
@@ -748,7 +748,7 @@ func (c *checker) checkMerge(ctx context.Context) error {
 			lo = hi
 		}
 		if ctx.Err() != nil {
-			return wiki.Errorf(wiki.CodeConflict, "lint cancelled")
+			return wiki.Errorf(wiki.CodeCancelled, "lint cancelled")
 		}
 	}
 	slices.Sort(cand)
@@ -801,7 +801,7 @@ func (c *checker) checkMerge(ctx context.Context) error {
 	close(next)
 	wg.Wait()
 	if ctx.Err() != nil {
-		return wiki.Errorf(wiki.CodeConflict, "lint cancelled")
+		return wiki.Errorf(wiki.CodeCancelled, "lint cancelled")
 	}
 	uf := newUnionFind(len(docs))
 	type edge struct {

@@ -255,7 +255,7 @@ func (c *Client) explain(ctx context.Context, err error) error {
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) || isTimeout(err):
 		return &wiki.Error{Code: wiki.CodeInternal, Err: err, Msg: fmt.Sprintf("the model endpoint %s did not answer within %s; use a smaller or already-loaded model, or raise --timeout / $%s", host, c.cfg.Timeout, EnvTimeout)}
 	case errors.Is(err, context.Canceled):
-		return &wiki.Error{Code: wiki.CodeConflict, Err: err, Msg: "cancelled while waiting for the model; nothing was written"}
+		return &wiki.Error{Code: wiki.CodeCancelled, Err: err, Msg: "cancelled while waiting for the model; nothing was written"}
 	case errors.As(err, &ae):
 		return c.explainStatus(ae.HTTPStatusCode, ae.Message, err)
 	case errors.As(err, &re):

@@ -190,7 +190,7 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return res, wiki.Errorf(wiki.CodeConflict, "the search was cancelled")
+			return res, wiki.Errorf(wiki.CodeCancelled, "the search was cancelled")
 		}
 		x.log.Error("search failed; rebuilding the index", "err", err)
 		x.restart("rebuilt: a search failed to read the index (" + shortErr(err) + ")")
