@@ -1,10 +1,12 @@
 package tools
 
 import (
+	"bytes"
 	"encoding/json"
 	"hash/fnv"
 	"reflect"
 	"strconv"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -24,7 +26,128 @@ func schemaOptions[In, Out any](d Deps, name string, types uint64) []mcp.ToolOpt
 			t.RawOutputSchema = json.RawMessage(g.out)
 		}}
 	}
-	return []mcp.ToolOption{mcp.WithInputSchema[In](), mcp.WithOutputSchema[Out]()}
+	return []mcp.ToolOption{mcp.WithInputSchema[In](), mcp.WithOutputSchema[Out](), singleTypeSchemas}
+}
+
+// singleTypeSchemas rewrites the schemas mcp-go generated so that every
+// "type" is one JSON type. mcp-go types a Go slice or pointer as
+// ["null", "array"] (or ["null", "object"]); clients that coerce arguments
+// by the exact type (the MCP Inspector CLI) or map tool schemas onto a
+// single-type dialect (Gemini's function declarations) cannot use that. An
+// optional field is optional by not being required, and [nullFree] makes
+// every output match: no nil slice or map is sent as null.
+func singleTypeSchemas(t *mcp.Tool) {
+	if len(t.RawInputSchema) > 0 {
+		t.RawInputSchema = singleTypes(t.RawInputSchema)
+	}
+	if t.OutputSchema.Type != "" {
+		out, err := json.Marshal(t.OutputSchema)
+		if err != nil {
+			return
+		}
+		t.OutputSchema = mcp.ToolOutputSchema{}
+		t.RawOutputSchema = singleTypes(out)
+	}
+}
+
+// singleTypes returns the JSON schema s with "null" dropped from every type
+// list, keys in their order. A list left with one type becomes that type;
+// one with several stays a list (the catalogue test refuses it). Values of
+// keywords holding instance data (enum, const, default, examples) are
+// copied as they are. s is JSON mcp-go produced; on a decoding error it is
+// returned unchanged.
+func singleTypes(s []byte) []byte {
+	dec := json.NewDecoder(bytes.NewReader(s))
+	dec.UseNumber()
+	var b bytes.Buffer
+	if err := copySchema(dec, &b, false); err != nil {
+		return s
+	}
+	return b.Bytes()
+}
+
+// copySchema copies the next JSON value of dec to b; data says it is
+// instance data, not a schema.
+func copySchema(dec *json.Decoder, b *bytes.Buffer, data bool) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch tok {
+	case json.Delim('{'):
+		b.WriteByte('{')
+		for first := true; dec.More(); first = false {
+			k, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			key, _ := k.(string)
+			if !first {
+				b.WriteByte(',')
+			}
+			writeJSON(b, key)
+			b.WriteByte(':')
+			if !data && key == "type" {
+				var types any
+				if err := dec.Decode(&types); err != nil {
+					return err
+				}
+				writeJSON(b, singleType(types))
+				continue
+			}
+			isData := data || key == "enum" || key == "const" || key == "default" || key == "examples"
+			if err := copySchema(dec, b, isData); err != nil {
+				return err
+			}
+		}
+		if _, err := dec.Token(); err != nil { // '}'
+			return err
+		}
+		b.WriteByte('}')
+	case json.Delim('['):
+		b.WriteByte('[')
+		for first := true; dec.More(); first = false {
+			if !first {
+				b.WriteByte(',')
+			}
+			if err := copySchema(dec, b, data); err != nil {
+				return err
+			}
+		}
+		if _, err := dec.Token(); err != nil { // ']'
+			return err
+		}
+		b.WriteByte(']')
+	default:
+		writeJSON(b, tok)
+	}
+	return nil
+}
+
+// singleType drops "null" from a type list.
+func singleType(types any) any {
+	list, ok := types.([]any)
+	if !ok {
+		return types
+	}
+	kept := make([]any, 0, len(list))
+	for _, t := range list {
+		if t != "null" {
+			kept = append(kept, t)
+		}
+	}
+	switch len(kept) {
+	case 0:
+		return types
+	case 1:
+		return kept[0]
+	}
+	return kept
+}
+
+func writeJSON(b *bytes.Buffer, v any) {
+	enc, _ := json.Marshal(v)
+	b.Write(enc)
 }
 
 // generatedSchema is one tool's entry in schemas_gen.go: the JSON mcp-go
@@ -80,4 +203,137 @@ func appendType(b []byte, t reflect.Type, seen map[reflect.Type]bool) []byte {
 		}
 	}
 	return append(b, ')')
+}
+
+// nullFree returns v with every nil slice and map that encoding/json would
+// write as null (a field without omitempty or omitzero, an element of a
+// slice, a value of a map) replaced by an empty one, so that a tool's
+// output matches its output schema, where an array is always an array.
+// Only what changes is copied: v's slices and maps may be shared with the
+// wiki's caches and are never written.
+func nullFree[T any](v T) T {
+	rv := reflect.ValueOf(&v).Elem()
+	if fixed, ok := nullFreeValue(rv); ok {
+		return fixed.Interface().(T)
+	}
+	return v
+}
+
+var jsonMarshaler = reflect.TypeFor[json.Marshaler]()
+
+// nullFreeValue returns a copy of v with its nested nil slices and maps
+// made empty, and whether anything changed. A nil v itself is its
+// container's business (see [emptyIfNil]).
+func nullFreeValue(v reflect.Value) (reflect.Value, bool) {
+	t := v.Type()
+	if t.Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(jsonMarshaler) {
+		return v, false // encoded its own way
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return v, false
+		}
+		elem, ok := nullFreeValue(v.Elem())
+		if !ok {
+			return v, false
+		}
+		p := reflect.New(t.Elem())
+		p.Elem().Set(elem)
+		return p, true
+	case reflect.Struct:
+		var out reflect.Value
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !f.IsExported() || name == "-" && opts == "" {
+				continue
+			}
+			fv := v.Field(i)
+			opts = "," + opts + ","
+			if strings.Contains(opts, ",omitzero,") && fv.IsZero() ||
+				strings.Contains(opts, ",omitempty,") && (fv.Kind() == reflect.Slice || fv.Kind() == reflect.Map) && fv.Len() == 0 {
+				continue // left out
+			}
+			fixed, ok := emptyIfNil(fv)
+			if !ok {
+				continue
+			}
+			if !out.IsValid() {
+				out = reflect.New(t).Elem()
+				out.Set(v)
+			}
+			out.Field(i).Set(fixed)
+		}
+		if out.IsValid() {
+			return out, true
+		}
+		return v, false
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return v, false // []byte is a base64 string
+		}
+		var out reflect.Value
+		for i := range v.Len() {
+			fixed, ok := emptyIfNil(v.Index(i))
+			if !ok {
+				continue
+			}
+			if !out.IsValid() {
+				if t.Kind() == reflect.Slice {
+					out = reflect.MakeSlice(t, v.Len(), v.Len())
+					reflect.Copy(out, v)
+				} else {
+					out = reflect.New(t).Elem()
+					out.Set(v)
+				}
+			}
+			out.Index(i).Set(fixed)
+		}
+		if out.IsValid() {
+			return out, true
+		}
+		return v, false
+	case reflect.Map:
+		if v.IsNil() {
+			return v, false
+		}
+		var out reflect.Value
+		iter := v.MapRange()
+		for iter.Next() {
+			fixed, ok := emptyIfNil(iter.Value())
+			if !ok {
+				continue
+			}
+			if !out.IsValid() {
+				out = reflect.MakeMapWithSize(t, v.Len())
+				inner := v.MapRange()
+				for inner.Next() {
+					out.SetMapIndex(inner.Key(), inner.Value())
+				}
+			}
+			out.SetMapIndex(iter.Key(), fixed)
+		}
+		if out.IsValid() {
+			return out, true
+		}
+		return v, false
+	}
+	return v, false
+}
+
+// emptyIfNil is [nullFreeValue] for a value encoded even when empty: a nil
+// slice or map becomes an empty one.
+func emptyIfNil(v reflect.Value) (reflect.Value, bool) {
+	switch v.Kind() {
+	case reflect.Slice:
+		if v.IsNil() && v.Type().Elem().Kind() != reflect.Uint8 {
+			return reflect.MakeSlice(v.Type(), 0, 0), true
+		}
+	case reflect.Map:
+		if v.IsNil() {
+			return reflect.MakeMap(v.Type()), true
+		}
+	}
+	return nullFreeValue(v)
 }

@@ -149,6 +149,7 @@ func typed[In, Out any](d Deps, t mcp.Tool, fn func(context.Context, In) (Out, e
 				w.setWarnings(ws)
 			}
 		}
+		out = nullFree(out)
 		text, merr := json.Marshal(out)
 		if merr != nil {
 			return toolError(d, t.Name, merr), nil
@@ -265,8 +266,16 @@ func decodeArgs(raw any, v any, validate func(any) error) error {
 	if err := json.Unmarshal(b, &generic); err != nil {
 		return wiki.Errorf(wiki.CodeInvalid, "arguments are not a JSON object")
 	}
-	if _, ok := generic.(map[string]any); !ok {
+	args, ok := generic.(map[string]any)
+	if !ok {
 		return wiki.Errorf(wiki.CodeInvalid, "arguments must be a JSON object")
+	}
+	// An argument given as null is one not given (decoding leaves its field
+	// unset either way); the schemas type optional arguments without null.
+	for k, a := range args {
+		if a == nil {
+			delete(args, k)
+		}
 	}
 	if validate != nil {
 		if err := validate(generic); err != nil {
