@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -150,5 +151,63 @@ func TestSelect(t *testing.T) {
 	}
 	if _, err := Select(Deps{}, Options{Toolsets: []string{"nope"}}); err == nil || !strings.Contains(err.Error(), "known toolsets") {
 		t.Errorf("unknown toolset error = %v", err)
+	}
+}
+
+// TestSchemasHaveSingleTypes: no schema of any tool, input or output,
+// served from schemas_gen.go or generated from the Go types, has a "type"
+// that is a list, at any depth ($defs, properties, items, anyOf, oneOf,
+// additionalProperties...). The MCP Inspector CLI coerces an argument only
+// when its type is exactly "array" (or "object", "number"...), and clients
+// with a single-type schema dialect (Gemini) reject or misread type lists.
+func TestSchemasHaveSingleTypes(t *testing.T) {
+	for _, d := range []Deps{{}, {reflectSchemas: true}} {
+		for _, tool := range Catalogue(d) {
+			b, err := json.Marshal(tool.Tool)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var published struct {
+				In  any `json:"inputSchema"`
+				Out any `json:"outputSchema"`
+			}
+			if err := json.Unmarshal(b, &published); err != nil {
+				t.Fatal(err)
+			}
+			if published.In == nil || published.Out == nil {
+				t.Errorf("%s: a schema is missing", tool.Tool.Name)
+			}
+			var lists []string
+			typeLists(published.In, "inputSchema", &lists)
+			typeLists(published.Out, "outputSchema", &lists)
+			if len(lists) > 0 {
+				t.Errorf("%s (reflected %v): %d type lists: %s", tool.Tool.Name, d.reflectSchemas, len(lists), strings.Join(lists, "; "))
+			}
+		}
+	}
+}
+
+// typeLists appends the path and value of every "type" in schema that is
+// a list. Every object is walked, whatever keyword holds it.
+func typeLists(schema any, at string, lists *[]string) {
+	switch s := schema.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(s))
+		for k := range s {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if l, ok := s[k].([]any); ok && k == "type" {
+				b, _ := json.Marshal(l)
+				*lists = append(*lists, at+".type = "+string(b))
+				continue
+			}
+			typeLists(s[k], at+"."+k, lists)
+		}
+	case []any:
+		for i, v := range s {
+			typeLists(v, at+"["+strconv.Itoa(i)+"]", lists)
+		}
 	}
 }

@@ -1,18 +1,23 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/schemacheck"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // harness is a wiki served to mcp-go's in-process client.
@@ -90,7 +95,47 @@ func (h *harness) call(name string, args map[string]any) *mcp.CallToolResult {
 	if err != nil {
 		h.t.Fatalf("%s: protocol error %v", name, err)
 	}
+	if !r.IsError {
+		if err := checkOutput(name, r.StructuredContent); err != nil {
+			h.t.Errorf("%s: the result does not match the output schema: %v", name, err)
+		}
+	}
 	return r
+}
+
+var outputSchemas = sync.OnceValue(func() map[string]*jsonschema.Schema {
+	m := map[string]*jsonschema.Schema{}
+	for _, tool := range Catalogue(Deps{}) {
+		sch, err := schemacheck.Compile("mem://tools/"+tool.Tool.Name+".out.json", tool.Tool.RawOutputSchema)
+		if err != nil {
+			panic(tool.Tool.Name + ": output schema: " + err.Error())
+		}
+		m[tool.Tool.Name] = sch
+	}
+	return m
+})
+
+// checkOutput validates a tool's structured result, as it goes on the
+// wire, against the output schema the tool publishes: clients such as the
+// TypeScript SDK refuse a result that does not match. Every successful
+// call through [harness.call] is checked.
+func checkOutput(tool string, structured any) error {
+	sch, ok := outputSchemas()[tool]
+	if !ok {
+		return nil // a tool a test registered itself
+	}
+	b, err := json.Marshal(structured)
+	if err != nil {
+		return err
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	if err := sch.Validate(v); err != nil {
+		return fmt.Errorf("%v\n%s", err, b)
+	}
+	return nil
 }
 
 // ok calls a tool that must succeed and decodes its structured result.
