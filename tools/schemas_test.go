@@ -116,3 +116,54 @@ func TestTypesFingerprint(t *testing.T) {
 		t.Error("not deterministic")
 	}
 }
+
+// TestNullFree: a nil slice or map the encoder would write as null goes
+// out empty (the output schemas type arrays "array" only); one left out by
+// omitempty stays out; nothing shared with the caller is written.
+func TestNullFree(t *testing.T) {
+	type item struct {
+		Notes []string `json:"notes"`
+		Links []string `json:"links,omitempty"`
+	}
+	type out struct {
+		Notes
+		List    []string            `json:"list"`
+		Gone    []string            `json:"gone,omitempty"`
+		Counts  map[string]int      `json:"counts"`
+		Items   []item              `json:"items"`
+		ByKind  map[string][]string `json:"by_kind"`
+		Nested  *item               `json:"nested,omitempty"`
+		Raw     []byte              `json:"raw"`
+		Skipped []string            `json:"-"`
+	}
+	shared := []item{{Notes: nil}, {Notes: []string{"kept"}}}
+	v := out{Items: shared, ByKind: map[string][]string{"a": nil}, Nested: &item{}}
+	got, _ := json.Marshal(nullFree(v))
+	want := `{"list":[],"counts":{},"items":[{"notes":[]},{"notes":["kept"]}],"by_kind":{"a":[]},"nested":{"notes":[]},"raw":null}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if shared[0].Notes != nil || v.ByKind["a"] != nil || v.Nested.Notes != nil {
+		t.Error("nullFree wrote to the caller's values")
+	}
+	// A result with no nil list is returned as it is.
+	full := item{Notes: []string{"x"}}
+	if g := nullFree(full); &g.Notes[0] != &full.Notes[0] {
+		t.Error("copied a value that needed no change")
+	}
+}
+
+// TestNullArgumentIsNotGiven: an optional argument sent as null is taken
+// as not given (the schemas type optional arrays "array", without null);
+// a required one sent as null is missing.
+func TestNullArgumentIsNotGiven(t *testing.T) {
+	h := newHarness(t)
+	page := h.ok("write_page", map[string]any{"title": "Alpha", "body": "a\n", "tags": nil, "sources": nil, "slug": nil})
+	if page["path"] != "pages/alpha.md" {
+		t.Errorf("write_page with null arguments: %v", page)
+	}
+	r := h.call("write_page", map[string]any{"title": nil, "body": "a\n"})
+	if !r.IsError || !strings.Contains(text(r), "missing required argument 'title'") {
+		t.Errorf("null required argument: %s", text(r))
+	}
+}
