@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -226,8 +227,8 @@ var jsonMarshaler = reflect.TypeFor[json.Marshaler]()
 // container's business (see [emptyIfNil]).
 func nullFreeValue(v reflect.Value) (reflect.Value, bool) {
 	t := v.Type()
-	if t.Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(jsonMarshaler) {
-		return v, false // encoded its own way
+	if !mayHoldNull(t) {
+		return v, false
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
@@ -320,6 +321,63 @@ func nullFreeValue(v reflect.Value) (reflect.Value, bool) {
 		return v, false
 	}
 	return v, false
+}
+
+var nullTypes sync.Map // reflect.Type -> bool, see mayHoldNull
+
+// mayHoldNull reports whether a value of type t can hold a nil slice or
+// map that encoding/json writes as null, so that [nullFreeValue] walks only
+// what can need it (a list of 6,000 pages whose lists are all omitempty is
+// not walked). Cached by type.
+func mayHoldNull(t reflect.Type) bool {
+	if v, ok := nullTypes.Load(t); ok {
+		return v.(bool)
+	}
+	r := holdsNull(t, map[reflect.Type]bool{})
+	nullTypes.Store(t, r)
+	return r
+}
+
+// holdsNull is [mayHoldNull] uncached; visiting holds the types being
+// looked at (a recursive type refers back to itself).
+func holdsNull(t reflect.Type, visiting map[reflect.Type]bool) bool {
+	if v, ok := nullTypes.Load(t); ok {
+		return v.(bool)
+	}
+	if visiting[t] {
+		return false
+	}
+	visiting[t] = true
+	defer delete(visiting, t)
+	if t.Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(jsonMarshaler) {
+		return false // encoded its own way
+	}
+	nullable := func(t reflect.Type) bool {
+		return t.Kind() == reflect.Map || t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return holdsNull(t.Elem(), visiting)
+	case reflect.Slice, reflect.Array, reflect.Map:
+		if t.Elem().Kind() == reflect.Uint8 && t.Kind() != reflect.Map {
+			return false
+		}
+		return nullable(t.Elem()) || holdsNull(t.Elem(), visiting)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !f.IsExported() || name == "-" && opts == "" {
+				continue
+			}
+			opts = "," + opts + ","
+			omit := strings.Contains(opts, ",omitempty,") || strings.Contains(opts, ",omitzero,")
+			if !omit && nullable(f.Type) || holdsNull(f.Type, visiting) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // emptyIfNil is [nullFreeValue] for a value encoded even when empty: a nil
