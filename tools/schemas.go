@@ -61,15 +61,24 @@ func singleTypes(s []byte) []byte {
 	dec := json.NewDecoder(bytes.NewReader(s))
 	dec.UseNumber()
 	var b bytes.Buffer
-	if err := copySchema(dec, &b, false); err != nil {
+	if err := copySchema(dec, &b, inSchema); err != nil {
 		return s
 	}
 	return b.Bytes()
 }
 
-// copySchema copies the next JSON value of dec to b; data says it is
-// instance data, not a schema.
-func copySchema(dec *json.Decoder, b *bytes.Buffer, data bool) error {
+// What a JSON value is to [copySchema].
+type schemaPart int
+
+const (
+	inSchema schemaPart = iota // a schema, or a list of schemas
+	inNames                    // an object of schemas by name (properties, $defs)
+	inData                     // instance data (enum, const, default, examples)
+)
+
+// copySchema copies the next JSON value of dec to b, rewriting the type
+// lists of the schemas in it.
+func copySchema(dec *json.Decoder, b *bytes.Buffer, part schemaPart) error {
 	tok, err := dec.Token()
 	if err != nil {
 		return err
@@ -88,16 +97,29 @@ func copySchema(dec *json.Decoder, b *bytes.Buffer, data bool) error {
 			}
 			writeJSON(b, key)
 			b.WriteByte(':')
-			if !data && key == "type" {
-				var types any
-				if err := dec.Decode(&types); err != nil {
+			next := part
+			switch {
+			case part == inNames:
+				next = inSchema
+			case part == inData:
+			case key == "type":
+				var raw json.RawMessage
+				if err := dec.Decode(&raw); err != nil {
 					return err
 				}
-				writeJSON(b, singleType(types))
+				var types []any
+				if json.Unmarshal(raw, &types) == nil {
+					writeJSON(b, singleType(types))
+				} else {
+					b.Write(raw) // "string"
+				}
 				continue
+			case key == "enum" || key == "const" || key == "default" || key == "examples":
+				next = inData
+			case key == "properties" || key == "patternProperties" || key == "$defs" || key == "definitions" || key == "dependentSchemas":
+				next = inNames
 			}
-			isData := data || key == "enum" || key == "const" || key == "default" || key == "examples"
-			if err := copySchema(dec, b, isData); err != nil {
+			if err := copySchema(dec, b, next); err != nil {
 				return err
 			}
 		}
@@ -111,7 +133,7 @@ func copySchema(dec *json.Decoder, b *bytes.Buffer, data bool) error {
 			if !first {
 				b.WriteByte(',')
 			}
-			if err := copySchema(dec, b, data); err != nil {
+			if err := copySchema(dec, b, part); err != nil {
 				return err
 			}
 		}
@@ -126,11 +148,7 @@ func copySchema(dec *json.Decoder, b *bytes.Buffer, data bool) error {
 }
 
 // singleType drops "null" from a type list.
-func singleType(types any) any {
-	list, ok := types.([]any)
-	if !ok {
-		return types
-	}
+func singleType(list []any) any {
 	kept := make([]any, 0, len(list))
 	for _, t := range list {
 		if t != "null" {
@@ -139,7 +157,7 @@ func singleType(types any) any {
 	}
 	switch len(kept) {
 	case 0:
-		return types
+		return list
 	case 1:
 		return kept[0]
 	}

@@ -167,3 +167,23 @@ func TestNullArgumentIsNotGiven(t *testing.T) {
 		t.Errorf("null required argument: %s", text(r))
 	}
 }
+
+// TestSingleTypes: null leaves every type list, keys keep their order, and
+// instance data (enum, const, default, examples) and a property named
+// "type" are copied as they are.
+func TestSingleTypes(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"type":["null","array"],"items":{"type":"string"}}`, `{"type":"array","items":{"type":"string"}}`},
+		{`{"z":1,"type":["null","object"],"a":2}`, `{"z":1,"type":"object","a":2}`},
+		{`{"properties":{"type":{"type":["null","string"]}},"$defs":{"x":{"anyOf":[{"type":["null","integer"]}]}}}`,
+			`{"properties":{"type":{"type":"string"}},"$defs":{"x":{"anyOf":[{"type":"integer"}]}}}`},
+		{`{"type":["string","integer"]}`, `{"type":["string","integer"]}`},
+		{`{"type":"string","enum":[{"type":["null","x"]}],"default":{"type":["null","y"]}}`, `{"type":"string","enum":[{"type":["null","x"]}],"default":{"type":["null","y"]}}`},
+		{`{"properties":{"enum":{"type":["null","array"]}}}`, `{"properties":{"enum":{"type":"array"}}}`},
+		{`not json`, `not json`},
+	} {
+		if got := string(singleTypes([]byte(c.in))); got != c.want {
+			t.Errorf("singleTypes(%s) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}
