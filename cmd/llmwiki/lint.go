@@ -7,8 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -86,8 +84,8 @@ func runLint(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(filepath.Join(dir, "schema.md")); err != nil {
-		return fmt.Errorf("no wiki at %s (no schema.md); create one with: llmwiki init %s", dir, dir)
+	if err := noWiki(dir); err != nil {
+		return err
 	}
 	if e.getenv("GOMEMLIMIT") == "" {
 		// Linting a big wiki makes much short-lived garbage; a soft limit

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCommandsRefuseAFolderWithoutAWiki runs every command that reads a wiki
+// against a missing folder and an empty one: each fails saying there is no
+// wiki there (the hooks say so without failing), and nothing is created.
+func TestCommandsRefuseAFolderWithoutAWiki(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "note.md")
+	if err := os.WriteFile(src, []byte("# A note\n\nSome text.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	model := []string{"--base-url", "http://127.0.0.1:1/v1", "--model", "m"}
+	cases := []struct {
+		name string
+		args []string
+		hook string // a hook exits 0 and says it on this stream
+	}{
+		{"search", []string{"search", "anything"}, ""},
+		{"lint", []string{"lint"}, ""},
+		{"eval", []string{"eval"}, ""},
+		{"snapshots list", []string{"snapshots", "list"}, ""},
+		{"snapshots prune dry-run", []string{"snapshots", "prune", "--dry-run"}, ""},
+		{"snapshots restore", []string{"snapshots", "restore", "pages/a.md"}, ""},
+		{"plans list", []string{"plans"}, ""},
+		{"plans show", []string{"plans", "show", "p1"}, ""},
+		{"ingest", append([]string{"ingest", src}, model...), ""},
+		{"build", append([]string{"build"}, model...), ""},
+		{"capture", []string{"capture", "--transcript", src}, "stderr"},
+		{"orient", []string{"orient"}, "stdout"},
+		{"orient hook", []string{"orient", "--hook"}, "stdout"},
+	}
+	for _, tc := range cases {
+		for _, kind := range []string{"missing", "empty"} {
+			t.Run(tc.name+"/"+kind, func(t *testing.T) {
+				parent := t.TempDir()
+				dir := filepath.Join(parent, "wikk")
+				if kind == "empty" {
+					if err := os.Mkdir(dir, 0o755); err != nil {
+						t.Fatal(err)
+					}
+				}
+				args := append([]string{tc.args[0], "--root", dir}, tc.args[1:]...)
+				var out, errb bytes.Buffer
+				err := run(context.Background(), args, strings.NewReader(""), &out, &errb)
+				if tc.hook != "" {
+					if err != nil {
+						t.Fatalf("hook failed: %v", err)
+					}
+					said := map[string]string{"stdout": out.String(), "stderr": errb.String()}[tc.hook]
+					if !strings.Contains(said, "no wiki at "+dir) {
+						t.Errorf("%s %q does not say there is no wiki", tc.hook, said)
+					}
+				} else {
+					if err == nil {
+						t.Fatalf("succeeded on a folder with no wiki; stdout %q", out.String())
+					}
+					if !strings.Contains(err.Error(), "no wiki at "+dir) || !strings.Contains(err.Error(), "llmwiki init") {
+						t.Errorf("error %q does not say there is no wiki and how to make one", err)
+					}
+				}
+				var got []string
+				filepath.WalkDir(parent, func(p string, d os.DirEntry, err error) error {
+					if p != parent {
+						rel, _ := filepath.Rel(parent, p)
+						got = append(got, rel)
+					}
+					return nil
+				})
+				want := []string(nil)
+				if kind == "empty" {
+					want = []string{"wikk"}
+				}
+				if strings.Join(got, ",") != strings.Join(want, ",") {
+					t.Errorf("folder now holds %v, want %v", got, want)
+				}
+			})
+		}
+	}
+}
