@@ -85,3 +85,22 @@ func TestCommandsRefuseAFolderWithoutAWiki(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownCommandSuggestsTheNearest: a near miss names the command meant;
+// a word far from every command gets no guess.
+func TestUnknownCommandSuggestsTheNearest(t *testing.T) {
+	for _, tc := range []struct{ arg, want string }{
+		{"serch", `unknown command "serch"; did you mean "search"?`},
+		{"snapshot", `unknown command "snapshot"; did you mean "snapshots"?`},
+		{"linnt", `unknown command "linnt"; did you mean "lint"?`},
+		{"Orient", `unknown command "Orient"; did you mean "orient"?`},
+		{"frobnicate", `unknown command "frobnicate"`},
+		{"x", `unknown command "x"`},
+	} {
+		var out, errb bytes.Buffer
+		err := run(context.Background(), []string{tc.arg}, strings.NewReader(""), &out, &errb)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: error %v, want %q", tc.arg, err, tc.want)
+		}
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/agnivade/levenshtein"
 )
 
 // exitCode is returned by a command that has already said what it had to and
@@ -73,7 +75,23 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 	}
 	usage(stderr)
+	if near := nearestCommand(args[0]); near != "" {
+		return fmt.Errorf("unknown command %q; did you mean %q?", args[0], near)
+	}
 	return fmt.Errorf("unknown command %q", args[0])
+}
+
+// nearestCommand is the command whose name is closest to name by edit
+// distance, when it is close: at most 2 edits and fewer than half of name's
+// letters; else "".
+func nearestCommand(name string) string {
+	best, bestD := "", 3
+	for _, c := range commands() {
+		if d := levenshtein.ComputeDistance(strings.ToLower(name), c.name); d < bestD && 2*d < len(name) {
+			best, bestD = c.name, d
+		}
+	}
+	return best
 }
 
 func usage(w io.Writer) {
