@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,5 +103,24 @@ func TestUnknownCommandSuggestsTheNearest(t *testing.T) {
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%s: error %v, want %q", tc.arg, err, tc.want)
 		}
+	}
+}
+
+// TestServeHTTPFailsFastOnAnAddressInUse: serve --http on a port already
+// taken fails saying so before it creates the wiki or builds anything.
+func TestServeHTTPFailsFastOnAnAddressInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	dir := filepath.Join(t.TempDir(), "wiki")
+	var out, errb bytes.Buffer
+	err = run(context.Background(), []string{"serve", "--root", dir, "--http", ln.Addr().String()}, strings.NewReader(""), &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "cannot listen on "+ln.Addr().String()) {
+		t.Fatalf("serve on a taken port: error %v, want one saying it cannot listen", err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("serve created %s before it could listen (stat: %v)", dir, err)
 	}
 }
