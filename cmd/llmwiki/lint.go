@@ -225,7 +225,7 @@ func printReport(e env, rep *lint.Report, limit int) {
 			tag = " [UNVERIFIED: " + x.Note + "]"
 		}
 		fmt.Fprintf(w, "%-7s %-20s %s  %s%s  [%s]\n", x.Severity, x.Kind, where, oneLineMsg(x.Message), tag, x.ID)
-		fmt.Fprintf(w, "        fix: %s\n", oneLineMsg(x.Action))
+		fmt.Fprintf(w, "        fix: %s\n", oneLineMsg(cliAdvice(x.Action)))
 		for _, ev := range x.Evidence {
 			mark := "verified"
 			if !ev.Verified {

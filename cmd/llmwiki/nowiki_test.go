@@ -26,6 +26,7 @@ func TestCommandsRefuseAFolderWithoutAWiki(t *testing.T) {
 	}{
 		{"search", []string{"search", "anything"}, ""},
 		{"lint", []string{"lint"}, ""},
+		{"index", []string{"index"}, ""},
 		{"eval", []string{"eval"}, ""},
 		{"snapshots list", []string{"snapshots", "list"}, ""},
 		{"snapshots prune dry-run", []string{"snapshots", "prune", "--dry-run"}, ""},
@@ -122,5 +123,33 @@ func TestServeHTTPFailsFastOnAnAddressInUse(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("serve created %s before it could listen (stat: %v)", dir, err)
+	}
+}
+
+// TestLintAdviceNamesTheIndexCommand: with index.md gone, llmwiki lint's
+// advice names llmwiki index (not the rebuild_index tool), and running it
+// brings index.md back, with progress on stderr.
+func TestLintAdviceNamesTheIndexCommand(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "wiki")
+	initWiki(t, root)
+	if err := os.Remove(filepath.Join(root, "index.md")); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ := runCLI(t, "", "lint", "--root", root)
+	if !strings.Contains(out, "index_drift") || !strings.Contains(out, "fix: run llmwiki index") || strings.Contains(out, "rebuild_index") {
+		t.Fatalf("lint output does not advise llmwiki index:\n%s", out)
+	}
+	out, errOut, err := runCLI(t, "", "index", "--root", root)
+	if err != nil {
+		t.Fatalf("index: %v\n%s", err, errOut)
+	}
+	if out != "index.md rewritten: 0 pages\n" || !strings.Contains(errOut, "llmwiki index: 0/0 rendering index.md") {
+		t.Errorf("index: stdout %q stderr %q", out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(root, "index.md")); err != nil {
+		t.Errorf("index.md not rebuilt: %v", err)
+	}
+	if out, _, _ := runCLI(t, "", "lint", "--root", root); strings.Contains(out, "index_drift") {
+		t.Errorf("lint still finds index drift:\n%s", out)
 	}
 }

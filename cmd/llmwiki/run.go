@@ -50,6 +50,7 @@ func commands() []command {
 		{"capture", "save a Claude Code session as a source under sources/sessions/ (SessionEnd hook)", runCapture},
 		{"ingest", "save a source, let a model propose takeaways and a plan, apply what you approve", runIngest},
 		{"build", "let a model propose a new context.md from the pages and pending sources, apply it if you approve", runBuild},
+		{"index", "regenerate index.md from the pages' frontmatter (the rebuild_index tool)", runIndex},
 		{"plans", "list, show or apply plans a model proposed (they expire after 10 minutes)", runPlans},
 		{"doctor", "check that the model endpoint and model answer, and say what to do if not", runDoctor},
 		{"snapshots", "list the stored earlier versions of pages and context.md, restore one, or prune by the retention", runSnapshots},
