@@ -26,6 +26,7 @@ func TestCommandsRefuseAFolderWithoutAWiki(t *testing.T) {
 	}{
 		{"search", []string{"search", "anything"}, ""},
 		{"lint", []string{"lint"}, ""},
+		{"status", []string{"status"}, ""},
 		{"index", []string{"index"}, ""},
 		{"eval", []string{"eval"}, ""},
 		{"snapshots list", []string{"snapshots", "list"}, ""},

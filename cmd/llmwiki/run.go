@@ -41,6 +41,7 @@ func commands() []command {
 		{"serve", "serve a wiki to MCP clients over stdio, or HTTP with --http", runServe},
 		{"search", "search the wiki from the command line (the search_wiki engine)", runSearch},
 		{"init", "create a wiki's folders and starting files (never overwrites)", runInit},
+		{"status", "show the wiki at a glance: pages, sources, lint, eval, search index, snapshots, recent log (--json)", runStatus},
 		{"lint", "check the wiki's links, pages and index; exit 1 when a finding is an error", runLint},
 		{"eval", "measure how well the wiki answers: hit rate, wasted reads, gaps, citations", runEval},
 		{"tools", "list the MCP tools (--markdown for the README table)", runTools},
