@@ -35,7 +35,8 @@ const (
 	// whole or absent.
 	CodeCancelled Code = "cancelled"
 	// CodeUnavailable: the wiki cannot do this now, whatever the input: it
-	// is read-only (see [Store.ReadOnly]). Nothing was changed.
+	// is read-only (see [Store.ReadOnly]), or a service it needs (the
+	// model endpoint) cannot be reached. Nothing was changed.
 	CodeUnavailable Code = "unavailable"
 	// CodeInternal: an I/O or programming failure. The message is safe to
 	// show; the wrapped error (logged, never shown to a model) has details.

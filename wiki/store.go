@@ -96,6 +96,7 @@ type Store struct {
 	feedOnce sync.Once   // starts feed (watch.go)
 	feed     *changeFeed // nil until first use, or when no watcher runs
 	noWatch  bool        // WithoutWatcher
+	viewOnly bool        // ViewOnly
 
 	readOnly  bool      // the wiki cannot be written (readonly.go)
 	auditWarn sync.Once // the one warning that audit lines are skipped
@@ -147,7 +148,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		o(s)
 	}
 	s.session = newSessionID("proc")
-	s.readOnly = probeReadOnly(root)
+	s.readOnly = s.viewOnly || probeReadOnly(root)
 	if s.readOnly {
 		return s.openReadOnly()
 	}

@@ -298,6 +298,11 @@ func (s *Store) syncFeed(ctx context.Context) {
 	}
 }
 
+// ViewOnly opens the wiki as a read-only one (see [Store.ReadOnly]) without
+// probing it: nothing is created, repaired or swept, and every write is
+// refused. llmwiki status opens the wiki this way.
+func ViewOnly() Option { return func(s *Store) { s.viewOnly = true; s.noWatch = true } }
+
 // WithoutWatcher turns the change feed off: outside edits are found by the
 // time-window rescans alone (see [MaxCatalogueAge]). For tests and for file
 // systems where watching misbehaves.

@@ -82,7 +82,7 @@ func capture(ctx context.Context, e env, rootFlag string, ifEnabled bool, sessio
 	if err != nil {
 		return "", err
 	}
-	if _, err := os.Stat(filepath.Join(dir, "schema.md")); err != nil {
+	if noWiki(dir) != nil {
 		if inputErr != nil {
 			return "", fmt.Errorf("%s; no wiki at %s to record it in", wiki.PublicMessage(inputErr), dir)
 		}

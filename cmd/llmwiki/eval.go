@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -34,12 +33,9 @@ func runEval(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(dir); err != nil {
-		return fmt.Errorf("no wiki at %s; create one with: llmwiki init %s", dir, dir)
-	}
-	st, err := wiki.Open(dir, wiki.WithLogger(newLogger(e)))
+	st, err := openExistingLog(dir, newLogger(e))
 	if err != nil {
-		return fmt.Errorf("open wiki at %s: %s", dir, wiki.PublicMessage(err))
+		return err
 	}
 	defer st.Close()
 	opts := eval.Options{Transcripts: expandHome(e, *transcripts)}

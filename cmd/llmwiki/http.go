@@ -399,18 +399,24 @@ func (s *sessionIDs) known(id string) bool {
 // count returns the number of live streamable HTTP sessions.
 func (s *sessionIDs) count() int64 { return s.n.Load() }
 
-// runHTTP listens on cfg.addr and serves srv until ctx ends (SIGINT,
-// SIGTERM). The URLs go to stderr.
-func runHTTP(ctx context.Context, e env, cfg httpConfig, st *wiki.Store, srv *server.MCPServer, log *slog.Logger, ntools int, cancelled *cancelledIDs, abandoned func()) error {
+// listenHTTP listens on cfg.addr. serve calls it before it opens the wiki,
+// so an address in use fails at once and nothing is created or built.
+func listenHTTP(cfg httpConfig) (net.Listener, error) {
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return nil, fmt.Errorf("cannot listen on %s (%v); is another server using it? Pick another with --http", cfg.addr, err)
+	}
+	return ln, nil
+}
+
+// runHTTP serves srv on ln until ctx ends (SIGINT, SIGTERM). The URLs go
+// to stderr.
+func runHTTP(ctx context.Context, e env, cfg httpConfig, ln net.Listener, st *wiki.Store, srv *server.MCPServer, log *slog.Logger, ntools int, cancelled *cancelledIDs, abandoned func()) error {
 	h, err := newHTTPServer(cfg, st, srv, log, cancelled)
 	if err != nil {
 		return err
 	}
 	h.abandoned = abandoned
-	ln, err := net.Listen("tcp", cfg.addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
-	}
 	base := "http://" + ln.Addr().String()
 	auth := "no token (loopback only)"
 	if cfg.token != "" {

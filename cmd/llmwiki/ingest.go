@@ -59,7 +59,7 @@ func runIngest(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, _, err := openRoot(e, *rootFlag)
+	st, _, err := openExistingRoot(e, *rootFlag)
 	if err != nil {
 		return err
 	}

@@ -7,8 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -86,8 +84,8 @@ func runLint(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(filepath.Join(dir, "schema.md")); err != nil {
-		return fmt.Errorf("no wiki at %s (no schema.md); create one with: llmwiki init %s", dir, dir)
+	if err := noWiki(dir); err != nil {
+		return err
 	}
 	if e.getenv("GOMEMLIMIT") == "" {
 		// Linting a big wiki makes much short-lived garbage; a soft limit
@@ -227,7 +225,7 @@ func printReport(e env, rep *lint.Report, limit int) {
 			tag = " [UNVERIFIED: " + x.Note + "]"
 		}
 		fmt.Fprintf(w, "%-7s %-20s %s  %s%s  [%s]\n", x.Severity, x.Kind, where, oneLineMsg(x.Message), tag, x.ID)
-		fmt.Fprintf(w, "        fix: %s\n", oneLineMsg(x.Action))
+		fmt.Fprintf(w, "        fix: %s\n", oneLineMsg(cliAdvice(x.Action)))
 		for _, ev := range x.Evidence {
 			mark := "verified"
 			if !ev.Verified {

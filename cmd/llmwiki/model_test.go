@@ -159,7 +159,7 @@ func TestIngestEndpointDown(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "x.md")
 	os.WriteFile(src, []byte("text\n"), 0o644)
 	out, _, err := runCLI(t, "", "ingest", "--root", root, "--base-url", "http://"+addr+"/v1", src, "--yes")
-	if err == nil || !strings.Contains(err.Error(), "cannot reach the model endpoint "+addr+" (connection refused)") {
+	if err == nil || !strings.Contains(err.Error(), "cannot reach the model endpoint http://"+addr+"/v1 (connection refused)") {
 		t.Fatalf("err = %v", err)
 	}
 	if !strings.Contains(out, "Saved the source as sources/x.md") {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/llmwiki/llmwiki/agents"
@@ -73,7 +72,7 @@ func runOrient(ctx context.Context, e env, args []string) error {
 }
 
 func orientation(ctx context.Context, e env, dir string) (string, error) {
-	if _, err := os.Stat(filepath.Join(dir, "schema.md")); err != nil {
+	if noWiki(dir) != nil {
 		return fmt.Sprintf("llmwiki: no wiki at %s yet. The llmwiki MCP server creates it on first use (or run: llmwiki init %s).\n", dir, dir), nil
 	}
 	st, err := wiki.Open(dir, wiki.WithLogger(newLogger(e)))

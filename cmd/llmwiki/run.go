@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/agnivade/levenshtein"
 )
 
 // exitCode is returned by a command that has already said what it had to and
@@ -39,6 +41,7 @@ func commands() []command {
 		{"serve", "serve a wiki to MCP clients over stdio, or HTTP with --http", runServe},
 		{"search", "search the wiki from the command line (the search_wiki engine)", runSearch},
 		{"init", "create a wiki's folders and starting files (never overwrites)", runInit},
+		{"status", "show the wiki at a glance: pages, sources, lint, eval, search index, snapshots, recent log (--json)", runStatus},
 		{"lint", "check the wiki's links, pages and index; exit 1 when a finding is an error", runLint},
 		{"eval", "measure how well the wiki answers: hit rate, wasted reads, gaps, citations", runEval},
 		{"tools", "list the MCP tools (--markdown for the README table)", runTools},
@@ -48,6 +51,7 @@ func commands() []command {
 		{"capture", "save a Claude Code session as a source under sources/sessions/ (SessionEnd hook)", runCapture},
 		{"ingest", "save a source, let a model propose takeaways and a plan, apply what you approve", runIngest},
 		{"build", "let a model propose a new context.md from the pages and pending sources, apply it if you approve", runBuild},
+		{"index", "regenerate index.md from the pages' frontmatter (the rebuild_index tool)", runIndex},
 		{"plans", "list, show or apply plans a model proposed (they expire after 10 minutes)", runPlans},
 		{"doctor", "check that the model endpoint and model answer, and say what to do if not", runDoctor},
 		{"snapshots", "list the stored earlier versions of pages and context.md, restore one, or prune by the retention", runSnapshots},
@@ -73,7 +77,23 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 	}
 	usage(stderr)
+	if near := nearestCommand(args[0]); near != "" {
+		return fmt.Errorf("unknown command %q; did you mean %q?", args[0], near)
+	}
 	return fmt.Errorf("unknown command %q", args[0])
+}
+
+// nearestCommand is the command whose name is closest to name by edit
+// distance, when it is close: at most 2 edits and fewer than half of name's
+// letters; else "".
+func nearestCommand(name string) string {
+	best, bestD := "", 3
+	for _, c := range commands() {
+		if d := levenshtein.ComputeDistance(strings.ToLower(name), c.name); d < bestD && 2*d < len(name) {
+			best, bestD = c.name, d
+		}
+	}
+	return best
 }
 
 func usage(w io.Writer) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,17 +133,41 @@ func splitSearchArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	return words, nil
 }
 
-// openExisting opens the wiki at dir, which must exist: a mistyped --root
-// is an error that says so, never a new wiki.
-func openExisting(e env, dir string) (*wiki.Store, error) {
+// noWiki says why dir is not a wiki (it has no schema.md as a regular file),
+// or returns nil. Every command but init and serve refuses such a folder, so
+// a mistyped --root is an error that says so, never a new wiki.
+func noWiki(dir string) error {
 	if fi, err := os.Stat(filepath.Join(dir, "schema.md")); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("no wiki at %s (it has no schema.md); check --root or $LLMWIKI_ROOT, or create one with: llmwiki init %s", dir, dir)
+		return fmt.Errorf("no wiki at %s (it has no schema.md); check --root or $LLMWIKI_ROOT, or create one with: llmwiki init %s", dir, dir)
 	}
-	st, err := wiki.Open(dir, wiki.WithLogger(newCommandLogger(e)))
+	return nil
+}
+
+// openExisting opens the wiki at dir, which must hold one (see noWiki).
+func openExisting(e env, dir string) (*wiki.Store, error) {
+	return openExistingLog(dir, newCommandLogger(e))
+}
+
+func openExistingLog(dir string, log *slog.Logger) (*wiki.Store, error) {
+	if err := noWiki(dir); err != nil {
+		return nil, err
+	}
+	st, err := wiki.Open(dir, wiki.WithLogger(log))
 	if err != nil {
 		return nil, fmt.Errorf("open wiki at %s: %s", dir, wiki.PublicMessage(err))
 	}
 	return st, nil
+}
+
+// openExistingRoot resolves the wiki root like openRoot but refuses a
+// folder that holds no wiki instead of creating one.
+func openExistingRoot(e env, rootFlag string) (*wiki.Store, string, error) {
+	dir, err := resolveRoot(e, rootFlag)
+	if err != nil {
+		return nil, "", err
+	}
+	st, err := openExistingLog(dir, newLogger(e))
+	return st, dir, err
 }
 
 func printResult(e env, res search.Result, offset int) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -37,10 +38,16 @@ func runServe(ctx context.Context, e env, args []string) error {
 		return fmt.Errorf("serve takes no arguments (got %q); use --root DIR", fs.Arg(0))
 	}
 	httpMode := hc.addr != ""
+	var ln net.Listener
 	if httpMode {
 		if err := hc.resolve(e.getenv); err != nil {
 			return err
 		}
+		var err error
+		if ln, err = listenHTTP(*hc); err != nil {
+			return err
+		}
+		defer ln.Close()
 	}
 	search.SpareProcForMerges()
 	log := newLogger(e)
@@ -106,7 +113,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 	}
 	if httpMode {
 		bg.start()
-		return runHTTP(ctx, e, *hc, st, srv, log, len(names), cancelled, wd.arm)
+		return runHTTP(ctx, e, *hc, ln, st, srv, log, len(names), cancelled, wd.arm)
 	}
 	// Over stdio a client sends initialize, initialized and tools/list as
 	// soon as it starts the server; background work started with them

@@ -26,7 +26,7 @@ func runSnapshots(ctx context.Context, e env, args []string) error {
 	if len(rest) > 0 {
 		sub, rest = rest[0], rest[1:]
 	}
-	st, _, err := openRoot(e, *rootFlag)
+	st, _, err := openExistingRoot(e, *rootFlag)
 	if err != nil {
 		return err
 	}

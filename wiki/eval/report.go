@@ -392,3 +392,7 @@ func loadRuns(st *wiki.Store) ([]RunSummary, error) {
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
 	return out, nil
 }
+
+// Runs returns the summaries of the stored eval runs, oldest first (none
+// when eval has not run). It reads only.
+func Runs(st *wiki.Store) ([]RunSummary, error) { return loadRuns(st) }

@@ -247,8 +247,13 @@ func rejectsResponseFormat(err error) bool {
 }
 
 // explain turns a transport or API error into a message a person can act on.
+//
+// An endpoint that cannot be reached is CodeUnavailable, named by its base
+// URL (Resolve refuses one that carries credentials, a query or a fragment,
+// so the URL holds no secret).
 func (c *Client) explain(ctx context.Context, err error) error {
 	host := c.cfg.Host()
+	endpoint := c.cfg.BaseURL
 	var ae *openai.APIError
 	var re *openai.RequestError
 	switch {
@@ -265,15 +270,15 @@ func (c *Client) explain(ctx context.Context, err error) error {
 		if c.cfg.IsLocal() {
 			hint = "start Ollama (ollama serve) or point --base-url / $" + EnvBaseURL + " at a running endpoint"
 		}
-		return &wiki.Error{Code: wiki.CodeInternal, Err: err, Msg: fmt.Sprintf("cannot reach the model endpoint %s (connection refused): %s; llmwiki doctor checks the setup", host, hint)}
+		return &wiki.Error{Code: wiki.CodeUnavailable, Err: err, Msg: fmt.Sprintf("cannot reach the model endpoint %s (connection refused): %s; llmwiki doctor checks the setup", endpoint, hint)}
 	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) {
-		return &wiki.Error{Code: wiki.CodeInternal, Err: err, Msg: fmt.Sprintf("cannot resolve the model endpoint's host %s; check --base-url / $%s", host, EnvBaseURL)}
+		return &wiki.Error{Code: wiki.CodeUnavailable, Err: err, Msg: fmt.Sprintf("cannot resolve the host of the model endpoint %s; check --base-url / $%s", endpoint, EnvBaseURL)}
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return &wiki.Error{Code: wiki.CodeInternal, Err: err, Msg: fmt.Sprintf("cannot talk to the model endpoint %s: %s; llmwiki doctor checks the setup", host, oneLine(ue.Err.Error(), 200))}
+		return &wiki.Error{Code: wiki.CodeUnavailable, Err: err, Msg: fmt.Sprintf("cannot talk to the model endpoint %s: %s; llmwiki doctor checks the setup", endpoint, oneLine(ue.Err.Error(), 200))}
 	}
 	return &wiki.Error{Code: wiki.CodeInternal, Err: err, Msg: fmt.Sprintf("the model endpoint %s failed: %s", host, oneLine(err.Error(), 300))}
 }

@@ -145,13 +145,19 @@ func TestEndpointDown(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	cfg, _ := model.Resolve(envOf(nil), model.Flags{BaseURL: "http://" + addr + "/v1"})
+	cfg, _ := model.Resolve(envOf(nil), model.Flags{BaseURL: "http://" + addr + "/v1", APIKey: "secret-key"})
 	_, err = client(t, cfg).Complete(context.Background(), model.Request{System: "s", User: "u"}, nil)
+	if code := wiki.CodeOf(err); code != wiki.CodeUnavailable {
+		t.Errorf("code %q, want %q", code, wiki.CodeUnavailable)
+	}
 	msg := wiki.PublicMessage(err)
-	for _, want := range []string{"cannot reach the model endpoint " + addr, "connection refused", "ollama serve", "llmwiki doctor"} {
+	for _, want := range []string{"cannot reach the model endpoint http://" + addr + "/v1", "connection refused", "ollama serve", "llmwiki doctor"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q lacks %q", msg, want)
 		}
+	}
+	if strings.Contains(err.Error(), "secret-key") {
+		t.Errorf("the error shows the key: %v", err)
 	}
 }
 

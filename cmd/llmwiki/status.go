@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/eval"
+	"github.com/llmwiki/llmwiki/wiki/lint"
+	"github.com/llmwiki/llmwiki/wiki/search"
+)
+
+// wikiStatus is what llmwiki status shows; its JSON field names are stable
+// (README, "llmwiki status").
+type wikiStatus struct {
+	Name           string            `json:"name"`
+	Pages          int               `json:"pages"`
+	Sources        int               `json:"sources"`
+	SourcesPending int               `json:"sources_pending"`
+	StalePages     int               `json:"stale_pages"`
+	IndexMDStale   bool              `json:"index_md_stale"`
+	Lint           map[string]int    `json:"lint"`
+	LintErrors     int               `json:"lint_errors"`
+	LintWarnings   int               `json:"lint_warnings"`
+	Eval           *statusEval       `json:"eval"`
+	SearchIndex    statusSearchIndex `json:"search_index"`
+	Snapshots      statusSnapshots   `json:"snapshots"`
+	RecentLog      []string          `json:"recent_log"`
+}
+
+type statusEval struct {
+	Time    string    `json:"time"`
+	HitRate float64   `json:"hit_rate"`
+	Queries int       `json:"queries"`
+	Trend   []float64 `json:"trend"` // hit rates of the stored runs, oldest first
+}
+
+type statusSearchIndex struct {
+	Built bool   `json:"built"`
+	Stale string `json:"stale,omitempty"` // why it is out of step with the pages, when it is
+}
+
+type statusSnapshots struct {
+	Files int   `json:"files"`
+	Bytes int64 `json:"bytes"`
+}
+
+// runStatus prints a one-screen dashboard of the wiki. It reads only: it
+// writes no file and no audit line.
+func runStatus(ctx context.Context, e env, args []string) error {
+	fset := newFlags(e, "status", "status [--root DIR] [--json]")
+	rootFlag := fset.String("root", "", "wiki root (default $LLMWIKI_ROOT, else ~/llmwiki); it must exist")
+	asJSON := fset.Bool("json", false, "print the status as one JSON object")
+	if err := fset.Parse(args); err != nil {
+		return err
+	}
+	if fset.NArg() > 0 {
+		return fmt.Errorf("status takes no arguments (got %q); use --root DIR", fset.Arg(0))
+	}
+	dir, err := resolveRoot(e, *rootFlag)
+	if err != nil {
+		return err
+	}
+	if err := noWiki(dir); err != nil {
+		return err
+	}
+	st, err := wiki.Open(dir, wiki.WithLogger(newCommandLogger(e)), wiki.ViewOnly())
+	if err != nil {
+		return fmt.Errorf("open wiki at %s: %s", dir, cliMessage(err))
+	}
+	defer st.Close()
+	s, err := collectStatus(ctx, st, dir)
+	if err != nil {
+		return fmt.Errorf("status: %s", cliMessage(err))
+	}
+	if *asJSON {
+		b, _ := json.MarshalIndent(s, "", "  ")
+		fmt.Fprintln(e.stdout, string(b))
+		return nil
+	}
+	printStatus(e, s)
+	return nil
+}
+
+func collectStatus(ctx context.Context, st *wiki.Store, dir string) (*wikiStatus, error) {
+	p, err := st.LoadProject(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := lint.Run(ctx, st, lint.Options{})
+	if err != nil {
+		return nil, err
+	}
+	s := &wikiStatus{
+		Name: p.Name, Pages: p.Counts.Pages, Sources: p.Counts.Sources, SourcesPending: p.Counts.PendingSources,
+		StalePages: rep.Counts[string(lint.KindStalePage)], IndexMDStale: p.IndexStale,
+		Lint: rep.Counts, LintErrors: rep.Errors, LintWarnings: rep.Warnings, RecentLog: p.RecentLog,
+	}
+	if s.Lint == nil {
+		s.Lint = map[string]int{}
+	}
+	if s.RecentLog == nil {
+		s.RecentLog = []string{}
+	}
+	if runs, err := eval.Runs(st); err == nil && len(runs) > 0 {
+		last := runs[len(runs)-1]
+		s.Eval = &statusEval{Time: last.Time.UTC().Format("2006-01-02T15:04:05Z"), HitRate: last.HitRate, Queries: last.Queries}
+		for _, r := range runs {
+			s.Eval.Trend = append(s.Eval.Trend, r.HitRate)
+		}
+	}
+	if ents, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(search.StateDir))); err == nil && len(ents) > 0 {
+		s.SearchIndex.Built = true
+	}
+	for _, x := range p.Stale {
+		if strings.Contains(x.Name, "search") {
+			s.SearchIndex.Stale = x.Reason
+		}
+	}
+	filepath.WalkDir(filepath.Join(dir, filepath.FromSlash(wiki.SnapshotDir)), func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				s.Snapshots.Files++
+				s.Snapshots.Bytes += fi.Size()
+			}
+		}
+		return nil
+	})
+	return s, nil
+}
+
+func printStatus(e env, s *wikiStatus) {
+	w := e.stdout
+	fmt.Fprintf(w, "wiki %q: %d pages, %d sources (%d not yet folded into context.md)\n", s.Name, s.Pages, s.Sources, s.SourcesPending)
+	fmt.Fprintf(w, "stale pages: %d", s.StalePages)
+	if s.IndexMDStale {
+		fmt.Fprint(w, "; index.md is out of date (llmwiki index)")
+	}
+	fmt.Fprintln(w)
+	var cats []string
+	for k, v := range s.Lint {
+		cats = append(cats, fmt.Sprintf("%s %d", k, v))
+	}
+	sort.Strings(cats)
+	fmt.Fprintf(w, "lint: %d errors, %d warnings", s.LintErrors, s.LintWarnings)
+	if len(cats) > 0 {
+		fmt.Fprintf(w, " (%s)", strings.Join(cats, ", "))
+	}
+	fmt.Fprintln(w)
+	if s.Eval == nil {
+		fmt.Fprintln(w, "eval: never run (llmwiki eval)")
+	} else {
+		var tr []string
+		for _, h := range s.Eval.Trend {
+			tr = append(tr, fmt.Sprintf("%.0f%%", 100*h))
+		}
+		fmt.Fprintf(w, "eval: hit rate %.0f%% over %d queries at %s; trend %s\n", 100*s.Eval.HitRate, s.Eval.Queries, s.Eval.Time, strings.Join(tr, " → "))
+	}
+	switch {
+	case !s.SearchIndex.Built:
+		fmt.Fprintln(w, "search index: not built (serve or llmwiki search builds it)")
+	case s.SearchIndex.Stale != "":
+		fmt.Fprintf(w, "search index: built, out of step: %s\n", s.SearchIndex.Stale)
+	default:
+		fmt.Fprintln(w, "search index: built")
+	}
+	fmt.Fprintf(w, "snapshots: %d files, %d bytes\n", s.Snapshots.Files, s.Snapshots.Bytes)
+	if len(s.RecentLog) > 0 {
+		fmt.Fprintln(w, "recent log:")
+		for _, l := range s.RecentLog {
+			fmt.Fprintf(w, "  %s\n", strings.TrimPrefix(l, "## "))
+		}
+	}
+}
