@@ -94,8 +94,9 @@ func withProgress(ctx context.Context, req mcp.CallToolRequest) (_ context.Conte
 // done. A call may report several phases (a page scan, then the render),
 // so no phase's total is the call's: until the end, notifications carry
 // progress and a message but no total, and a bar never fills twice.
-// Reports are throttled to one per progressInterval; the newest report is
-// held back so that the final one, sent by finish, is always new.
+// Reports are throttled to one per progressInterval; the newest counted
+// report is held back so that the final one, sent by finish with the
+// total, is new (a heartbeat with no total is sent at once).
 type progressReporter struct {
 	token mcp.ProgressToken
 	send  func(params map[string]any) error
@@ -126,6 +127,11 @@ func (r *progressReporter) report(done, total int, message string) {
 	r.pending = map[string]any{"progressToken": r.token, "progress": p}
 	if message != "" {
 		r.pending["message"] = message
+	}
+	if total <= 0 && time.Since(r.lastAt) >= progressInterval {
+		// A heartbeat with no total (waiting on a model) goes out now: a
+		// client resets its request timeout on it.
+		r.flush(false)
 	}
 }
 
