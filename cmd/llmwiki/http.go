@@ -211,7 +211,9 @@ func newHTTPServer(cfg httpConfig, st *wiki.Store, srv *server.MCPServer, log *s
 	streamOpts := []server.StreamableHTTPOption{
 		server.WithEndpointPath("/mcp"),
 		server.WithSessionIdManager(h.sessions),
-		server.WithHTTPContextFunc(withRemote),
+		server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
+			return postStreamNotifier(withRemote(ctx, r), r)
+		}),
 		server.WithSessionIdleTTL(cfg.sessionIdle),
 		server.WithHeartbeatInterval(heartbeat),
 		server.WithDisableLocalhostProtection(true), // the guard checks Host and Origin
@@ -242,7 +244,7 @@ func newHTTPServer(cfg httpConfig, st *wiki.Store, srv *server.MCPServer, log *s
 	h.stream = server.NewStreamableHTTPServer(srv, streamOpts...)
 	h.sse = server.NewSSEServer(srv, sseOpts...)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", h.stream)
+	mux.Handle("/mcp", withPostStreams(h.stream))
 	mux.Handle("/sse", h.sse)
 	mux.Handle("/message", h.sse)
 	h.handler = h.guard(mux)
