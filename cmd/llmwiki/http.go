@@ -154,6 +154,7 @@ type httpServer struct {
 	cfg     httpConfig
 	st      *wiki.Store
 	log     *slog.Logger
+	srv     *server.MCPServer
 	stream  *server.StreamableHTTPServer
 	sse     *server.SSEServer
 	handler http.Handler
@@ -182,7 +183,7 @@ func newHTTPServer(cfg httpConfig, st *wiki.Store, srv *server.MCPServer, log *s
 	if cancelled == nil {
 		cancelled = newCancelledIDs()
 	}
-	h := &httpServer{cfg: cfg, st: st, log: log, sessions: &sessionIDs{}, cancelled: cancelled}
+	h := &httpServer{cfg: cfg, st: st, srv: srv, log: log, sessions: &sessionIDs{}, cancelled: cancelled}
 	host, _, err := net.SplitHostPort(cfg.addr)
 	if err != nil {
 		return nil, err
