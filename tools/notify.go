@@ -48,7 +48,9 @@ func notify(ctx context.Context, method string, params map[string]any) error {
 // before its response: mcp-go moves queued notifications to the client on
 // another goroutine, and a client drops progress that comes after the
 // response (the TypeScript SDK even drops progress read in the same chunk
-// as the response). Over streamable HTTP, mcp-go v1.2.1's forwarder drops
+// as the response). A transport with a [Notifier] (legacy SSE, and
+// streamable HTTP's POST stream in cmd/llmwiki) writes in order and leaves
+// the queue empty. Without one, over streamable HTTP mcp-go v1.2.1's forwarder drops
 // the notification it has taken off the queue but not yet written when the
 // response goes out (mark3labs/mcp-go#969, open), so the wait after the
 // queue empties gives the forwarder time to write it: 20 ms narrows the
