@@ -2,7 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"io"
+	"log/slog"
+	"path/filepath"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/llmwiki/llmwiki/tools"
+	"github.com/llmwiki/llmwiki/wiki"
 )
 
 // leniencyCases are requests whose params name what the server does not
@@ -73,4 +80,40 @@ func TestProtocolLeniencyHTTP(t *testing.T) {
 		sse.post(string(b))
 		checkLeniency(t, "sse: "+tc.name, tc.code, sse.next())
 	}
+}
+
+// FuzzScreenParams feeds arbitrary messages to the params screen: it never
+// panics, answers only with -32602 and only for the two methods it knows.
+func FuzzScreenParams(f *testing.F) {
+	root := filepath.Join(f.TempDir(), "wiki")
+	initWiki(f, root)
+	st, err := wiki.Open(root, wiki.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer st.Close()
+	srv, _, err := tools.NewServer(tools.Deps{Store: st}, tools.Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, tc := range leniencyCases {
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": tc.method, "params": tc.params})
+		f.Add(b)
+	}
+	f.Add([]byte(`{"id":1,"method":"resources/subscribe","params":{"uri":"wiki://pages/%zz"}}`))
+	f.Add([]byte(`{"id":1,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"` + "\xff" + `"}}}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		code, msg := screenParams(srv, raw)
+		if code == 0 {
+			return
+		}
+		if code != codeInvalidParams || !utf8.ValidString(msg) {
+			t.Fatalf("code %d msg %q for %q", code, msg, raw)
+		}
+		var probe struct{ Method string }
+		json.Unmarshal(raw, &probe)
+		if probe.Method != "completion/complete" && probe.Method != "resources/subscribe" {
+			t.Fatalf("refused method %q: %q", probe.Method, raw)
+		}
+	})
 }

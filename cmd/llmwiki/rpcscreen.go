@@ -131,10 +131,10 @@ func screenParams(srv *server.MCPServer, raw []byte) (int, string) {
 			} `json:"ref"`
 		} `json:"params"`
 	}
-	// Only messages that may name one of these methods are decoded: a
-	// write_page body can be megabytes.
-	if srv == nil || !(bytes.Contains(raw, []byte("completion/complete")) || bytes.Contains(raw, []byte("resources/subscribe"))) ||
-		json.Unmarshal(raw, &probe) != nil {
+	// A large message is decoded only when it spells one of these methods
+	// plainly: a write_page body can be megabytes.
+	large := len(raw) > 64<<10 && !bytes.Contains(raw, []byte("completion/complete")) && !bytes.Contains(raw, []byte("resources/subscribe"))
+	if srv == nil || large || json.Unmarshal(raw, &probe) != nil {
 		return 0, ""
 	}
 	switch probe.Method {
