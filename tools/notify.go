@@ -48,7 +48,9 @@ func notify(ctx context.Context, method string, params map[string]any) error {
 // before its response: mcp-go moves queued notifications to the client on
 // another goroutine, and a client drops progress that comes after the
 // response (the TypeScript SDK even drops progress read in the same chunk
-// as the response). Over streamable HTTP, mcp-go v1.2.1's forwarder drops
+// as the response). A transport with a [Notifier] (legacy SSE, and
+// streamable HTTP's POST stream in cmd/llmwiki) writes in order and leaves
+// the queue empty. Without one, over streamable HTTP mcp-go v1.2.1's forwarder drops
 // the notification it has taken off the queue but not yet written when the
 // response goes out (mark3labs/mcp-go#969, open), so the wait after the
 // queue empties gives the forwarder time to write it: 20 ms narrows the
@@ -68,53 +70,100 @@ func settle(ctx context.Context) {
 }
 
 // progressInterval is the shortest time between two progress notifications
-// for one call; the final report (done == total) is always sent.
+// for one call.
 const progressInterval = 100 * time.Millisecond
 
 // withProgress returns ctx with a [wiki.ProgressFunc] that forwards the
 // store's progress reports as MCP notifications/progress, when the client
-// sent a progress token with the request (params._meta.progressToken).
-// Reports are throttled to one per progressInterval and only sent when
-// progress increases, as the specification requires; one call's successive
-// phases (a page scan, then the wait for a model) are numbered on from each
-// other by [progressSeq]. sent reports whether any notification went out.
-func withProgress(ctx context.Context, req mcp.CallToolRequest) (_ context.Context, sent func() bool) {
+// sent a progress token with the request (params._meta.progressToken), and
+// finish, to call when the work is done: it sends the last report and
+// reports whether any notification went out. All of a call's notifications
+// go through one [progressReporter], which keeps the specification's rules
+// and what a client needs to draw a bar.
+func withProgress(ctx context.Context, req mcp.CallToolRequest) (_ context.Context, finish func() bool) {
 	if req.Params.Meta == nil || req.Params.Meta.ProgressToken == nil || server.ClientSessionFromContext(ctx) == nil {
 		return ctx, func() bool { return false }
 	}
-	token := req.Params.Meta.ProgressToken
-	var mu sync.Mutex
-	var seq progressSeq
-	var lastAt time.Time
-	sentAny := false
-	fn := func(done, total int, message string) {
-		mu.Lock()
-		defer mu.Unlock()
-		final := total > 0 && done >= total
-		if !final && time.Since(lastAt) < progressInterval {
-			return
-		}
-		p, t, ok := seq.next(done, total)
-		if !ok {
-			return
-		}
-		params := map[string]any{"progressToken": token, "progress": p}
-		if t > 0 {
-			params["total"] = t
-		}
-		if message != "" {
-			params["message"] = message
-		}
-		if err := notify(ctx, string(mcp.MethodNotificationProgress), params); err == nil {
-			seq.sent(p, t)
-			lastAt, sentAny = time.Now(), true
-		}
+	r := &progressReporter{token: req.Params.Meta.ProgressToken, send: func(params map[string]any) error {
+		return notify(ctx, string(mcp.MethodNotificationProgress), params)
+	}}
+	return wiki.WithProgress(ctx, r.report), r.finish
+}
+
+// progressReporter sends the progress notifications of one call, in order
+// and under one lock: progress strictly increases, never exceeds the total,
+// and the total is sent once, with the last notification, when the call is
+// done. A call may report several phases (a page scan, then the render),
+// so no phase's total is the call's: until the end, notifications carry
+// progress and a message but no total, and a bar never fills twice.
+// Reports are throttled to one per progressInterval; the newest counted
+// report is held back so that the final one, sent by finish with the
+// total, is new (a heartbeat with no total is sent at once).
+type progressReporter struct {
+	token mcp.ProgressToken
+	send  func(params map[string]any) error
+
+	mu      sync.Mutex
+	seq     progressSeq
+	lastAt  time.Time
+	pending map[string]any // the newest report, not sent yet
+	last    float64        // the last progress sent
+	sentAny bool
+	done    bool // finish was called: later reports are dropped
+}
+
+func (r *progressReporter) report(done, total int, message string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		return
 	}
-	return wiki.WithProgress(ctx, fn), func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return sentAny
+	p, t, ok := r.seq.next(done, total)
+	if !ok {
+		return
 	}
+	r.seq.sent(p, t)
+	if r.pending != nil && time.Since(r.lastAt) >= progressInterval {
+		r.flush(false)
+	}
+	r.pending = map[string]any{"progressToken": r.token, "progress": p}
+	if message != "" {
+		r.pending["message"] = message
+	}
+	if total <= 0 && time.Since(r.lastAt) >= progressInterval {
+		// A heartbeat with no total (waiting on a model) goes out now: a
+		// client resets its request timeout on it.
+		r.flush(false)
+	}
+}
+
+// flush sends the pending report, with its progress as the total when
+// final. Called with r.mu held.
+func (r *progressReporter) flush(final bool) {
+	params := r.pending
+	r.pending = nil
+	p := params["progress"].(float64)
+	if r.sentAny && p <= r.last {
+		return
+	}
+	if final {
+		params["total"] = p
+	}
+	if err := r.send(params); err == nil {
+		r.last, r.lastAt, r.sentAny = p, time.Now(), true
+	}
+}
+
+// finish sends the held-back last report with its total and reports whether
+// any notification went out.
+func (r *progressReporter) finish() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.done = true
+	if r.pending != nil {
+		r.flush(true)
+	}
+	return r.sentAny
 }
 
 // progressSeq turns the reports of one call, which may come in phases that

@@ -443,3 +443,19 @@ func (r *resources) readText(rel string) (string, error) {
 	}
 	return string(dec.Text), nil
 }
+
+// Serves reports whether srv serves uri as a resource: a listed resource,
+// or a URI of the page template (wiki://pages/<slug>, percent-encoded or
+// not). A page not yet written may be subscribed to: its update comes when
+// it is.
+func Serves(srv *server.MCPServer, uri string) bool {
+	if _, ok := srv.ListResources()[uri]; ok {
+		return true
+	}
+	raw, ok := strings.CutPrefix(uri, "wiki://pages/")
+	if !ok {
+		return false
+	}
+	slug, err := url.PathUnescape(raw)
+	return err == nil && slug != ""
+}

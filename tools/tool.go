@@ -115,7 +115,7 @@ func typed[In, Out any](d Deps, t mcp.Tool, fn func(context.Context, In) (Out, e
 		call := wiki.NewCall(t.Name, sessionID(ctx, d.Store), raw)
 		fillClient(ctx, call)
 		ctx = wiki.WithCall(ctx, call)
-		ctx, progressSent := withProgress(ctx, req)
+		ctx, finishProgress := withProgress(ctx, req)
 		var in In
 		var err error
 		if !readOnly {
@@ -134,11 +134,12 @@ func typed[In, Out any](d Deps, t mcp.Tool, fn func(context.Context, In) (Out, e
 		if err != nil && ctx.Err() != nil {
 			err = cancelledError(err)
 		}
+		progressSent := finishProgress()
 		if aerr := d.Store.Audit(call, err); aerr != nil {
 			d.logger().Error("audit line not written", "tool", t.Name, "err", aerr)
 		}
 		logCall(ctx, call, readOnly)
-		if progressSent() {
+		if progressSent {
 			settle(ctx)
 		}
 		if err != nil {

@@ -413,9 +413,23 @@ func (s *Store) keyInFolder(key string) []PageInfo {
 // name may be a path ("pages/topic.md"), a path under pages/ ("topic.md",
 // "en/Plugins/Graph view"), a slug in any case or separator style ("My
 // Topic", "my_topic"), or, failing those, a page title or alias (compared
-// case-insensitively). A name that matches nothing is a CodeNotFound error
-// that tells the caller how to find pages.
+// case-insensitively). A percent-encoded name, as in a page's resource URI
+// ("en%2FPlugins%2FGraph%20view"), that matches nothing is decoded once and
+// tried again. A name that matches nothing is a CodeNotFound error that
+// tells the caller how to find pages.
 func (s *Store) ResolvePage(name string) (string, error) {
+	p, err := s.resolvePage(name)
+	if CodeOf(err) == CodeNotFound && strings.Contains(name, "%") {
+		if dec, derr := url.PathUnescape(strings.TrimSpace(name)); derr == nil && dec != strings.TrimSpace(name) {
+			if dp, derr := s.resolvePage(dec); derr == nil {
+				return dp, nil
+			}
+		}
+	}
+	return p, err
+}
+
+func (s *Store) resolvePage(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return "", Errorf(CodeInvalid, "page name is empty")

@@ -154,6 +154,7 @@ type httpServer struct {
 	cfg     httpConfig
 	st      *wiki.Store
 	log     *slog.Logger
+	srv     *server.MCPServer
 	stream  *server.StreamableHTTPServer
 	sse     *server.SSEServer
 	handler http.Handler
@@ -182,7 +183,7 @@ func newHTTPServer(cfg httpConfig, st *wiki.Store, srv *server.MCPServer, log *s
 	if cancelled == nil {
 		cancelled = newCancelledIDs()
 	}
-	h := &httpServer{cfg: cfg, st: st, log: log, sessions: &sessionIDs{}, cancelled: cancelled}
+	h := &httpServer{cfg: cfg, st: st, srv: srv, log: log, sessions: &sessionIDs{}, cancelled: cancelled}
 	host, _, err := net.SplitHostPort(cfg.addr)
 	if err != nil {
 		return nil, err
@@ -211,7 +212,9 @@ func newHTTPServer(cfg httpConfig, st *wiki.Store, srv *server.MCPServer, log *s
 	streamOpts := []server.StreamableHTTPOption{
 		server.WithEndpointPath("/mcp"),
 		server.WithSessionIdManager(h.sessions),
-		server.WithHTTPContextFunc(withRemote),
+		server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
+			return postStreamNotifier(withRemote(ctx, r), r)
+		}),
 		server.WithSessionIdleTTL(cfg.sessionIdle),
 		server.WithHeartbeatInterval(heartbeat),
 		server.WithDisableLocalhostProtection(true), // the guard checks Host and Origin
@@ -242,7 +245,7 @@ func newHTTPServer(cfg httpConfig, st *wiki.Store, srv *server.MCPServer, log *s
 	h.stream = server.NewStreamableHTTPServer(srv, streamOpts...)
 	h.sse = server.NewSSEServer(srv, sseOpts...)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", h.stream)
+	mux.Handle("/mcp", withPostStreams(h.stream))
 	mux.Handle("/sse", h.sse)
 	mux.Handle("/message", h.sse)
 	h.handler = h.guard(mux)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -109,6 +110,10 @@ func (h *httpServer) guard(next http.Handler) http.Handler {
 				h.rejectMessage(w, r, body, code, msg)
 				return
 			}
+			if code, msg := screenParams(h.srv, body); code != 0 && requestID(body) != nil {
+				h.answerError(w, r, body, code, msg)
+				return
+			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			if k := cancelledRequestID(body); k != "" {
 				if sid := postSession(r); r.URL.Path != "/mcp" || h.sessions.known(sid) {
@@ -187,6 +192,29 @@ func (h *httpServer) rejectMessage(w http.ResponseWriter, r *http.Request, body 
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusBadRequest)
 	w.Write(append(rpcError(nil, code, msg), '\n'))
+}
+
+// answerError answers a well-formed request the params screen refused (see
+// [screenParams]) with its JSON-RPC error, where the transport carries
+// responses: the POST's body on /mcp, the session's event stream (and 202)
+// on legacy SSE's /message. It is audited like any refused message.
+func (h *httpServer) answerError(w http.ResponseWriter, r *http.Request, body []byte, code int, msg string) {
+	auditRejected(h.st, body, msg, func(c *wiki.Call) {
+		c.Remote = r.RemoteAddr
+		c.Session = postSession(r)
+	})
+	resp := rpcError(requestID(body), code, msg)
+	if r.URL.Path == "/message" {
+		if err := h.sse.SendEventToSession(r.URL.Query().Get("sessionId"), json.RawMessage(resp)); err != nil {
+			http.Error(w, "Not Found: unknown session", http.StatusNotFound)
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	w.Write(append(resp, '\n'))
 }
 
 // refuse answers a refused request and audits it.

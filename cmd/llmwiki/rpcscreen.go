@@ -3,9 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"unicode/utf8"
 
+	"github.com/llmwiki/llmwiki/tools"
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 )
 
 // The screen every transport applies to a raw JSON-RPC message before
@@ -104,4 +108,51 @@ func validID(raw json.RawMessage) bool {
 		return true
 	}
 	return false
+}
+
+// codeInvalidParams is JSON-RPC's invalid params, which MCP uses for an
+// unknown prompt, resource template or resource (SEP-2164).
+const codeInvalidParams = -32602
+
+// screenParams refuses, before mcp-go sees them, the requests whose params
+// name something srv does not serve, which mcp-go would accept or answer
+// with an internal error: completion/complete for an unknown prompt or
+// resource template, and resources/subscribe to a URI srv does not serve.
+// It returns 0 and "" for every other message.
+func screenParams(srv *server.MCPServer, raw []byte) (int, string) {
+	var probe struct {
+		Method string `json:"method"`
+		Params struct {
+			URI string `json:"uri"`
+			Ref struct {
+				Type string `json:"type"`
+				Name string `json:"name"`
+				URI  string `json:"uri"`
+			} `json:"ref"`
+		} `json:"params"`
+	}
+	// A large message is decoded only when it spells one of these methods
+	// plainly: a write_page body can be megabytes.
+	large := len(raw) > 64<<10 && !bytes.Contains(raw, []byte("completion/complete")) && !bytes.Contains(raw, []byte("resources/subscribe"))
+	if srv == nil || large || json.Unmarshal(raw, &probe) != nil {
+		return 0, ""
+	}
+	switch probe.Method {
+	case string(mcp.MethodCompletionComplete):
+		switch probe.Params.Ref.Type {
+		case "ref/prompt":
+			if _, ok := srv.ListPrompts()[probe.Params.Ref.Name]; !ok {
+				return codeInvalidParams, "Invalid params: no prompt named " + strconv.Quote(truncate(probe.Params.Ref.Name))
+			}
+		case "ref/resource":
+			if u := probe.Params.Ref.URI; u != tools.PageTemplate && !tools.Serves(srv, u) {
+				return codeInvalidParams, "Invalid params: no resource or resource template " + strconv.Quote(truncate(u))
+			}
+		}
+	case string(mcp.MethodResourcesSubscribe):
+		if u := probe.Params.URI; u != "" && !tools.Serves(srv, u) {
+			return codeInvalidParams, "Invalid params: this server serves no resource " + strconv.Quote(truncate(u))
+		}
+	}
+	return 0, ""
 }

@@ -58,6 +58,10 @@ func serveStdio(ctx context.Context, srv *server.MCPServer, e env, st *wiki.Stor
 			reject(line, codeShuttingDown, "Server shutting down: the request was not run; send it again to a new server")
 			return false
 		}
+		if code, msg := screenParams(srv, line); code != 0 && len(requestID(line)) > 0 {
+			reject(line, code, msg)
+			return false
+		}
 		if k := cancelledRequestID(line); k != "" && pending.has(k) {
 			cancelled.add(stdioSession, k)
 		}

@@ -114,14 +114,12 @@ try {
     return onmessage(m, extra);
   };
   const r = await w.raw("gather_sources", { mode: "all", budget: 1000 }, { onprogress: () => {} });
-  // Over streamable HTTP a notification may also travel on the session's
-  // GET stream, so the last one can land just after the response.
+  // A call's notifications come before its response, on the same stream.
   const want = Number(a.sources) + 2; // the vault, meeting-notes.md and the research note
   const final = () => progress.some((p) => p.progress === want);
-  // Over SSE the last one must come: wait up to 30 s (only a bound on the
-  // wait; a loaded machine can take seconds). Over streamable HTTP it may be
-  // lost (below), so 2 s tells.
-  const tries = a.transport === "streamable" ? 100 : 1500;
+  // The last one must come: wait up to 30 s (only a bound on the wait; a
+  // loaded machine can take seconds).
+  const tries = 1500;
   for (let i = 0; i < tries && !final(); i++) {
     await new Promise((res) => setTimeout(res, 20));
   }
@@ -130,24 +128,12 @@ try {
   assert.ok(progress.length >= 1, "no progress notifications");
   assert.ok(progress.every((p) => p.progressToken === progress[0].progressToken));
   // The server sends strictly increasing progress, the last at its total
-  // (tools/notify.go, tested in-process). Over SSE one stream carries them in
-  // order. Over streamable HTTP, mcp-go v1.2.1 may carry them on the POST's
-  // stream or the session's GET stream (so two may arrive out of order), and
-  // its forwarder can drop the last one of a call on a busy machine
-  // (mark3labs/mcp-go#969): there, what arrived must be distinct reports of
-  // this call, none above the total.
+  // (tools/notify.go), on the stream that carries the call's response.
   const values = progress.map((p) => p.progress);
-  if (a.transport === "streamable") {
-    assert.equal(new Set(values).size, values.length, "a progress value arrived twice: " + JSON.stringify(values));
-    assert.ok(values.every((v) => v > 0 && v <= want), JSON.stringify(progress));
-    assert.ok(progress.every((p) => p.total === undefined || p.total === want), JSON.stringify(progress));
-    if (!final()) summary.progressFinalLost = true;
-  } else {
-    const lastP = progress[progress.length - 1];
-    assert.equal(lastP.progress, want);
-    assert.equal(lastP.total, lastP.progress);
-    for (let i = 1; i < progress.length; i++) assert.ok(values[i] > values[i - 1], "progress must increase");
-  }
+  const lastP = progress[progress.length - 1];
+  assert.equal(lastP.progress, want);
+  assert.equal(lastP.total, lastP.progress);
+  for (let i = 1; i < progress.length; i++) assert.ok(values[i] > values[i - 1], "progress must increase: " + JSON.stringify(values));
   summary.progress = progress.length;
 
   // Cancellation: abort a call the server is running (it has reported
