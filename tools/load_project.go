@@ -14,7 +14,7 @@ type LoadProjectInput struct{}
 type LoadProjectOutput struct {
 	wiki.Project
 	// Index is the search index's health (absent when the server has none).
-	Index *search.Status `json:"index,omitempty" jsonschema:"the search index: state (ready, building, stale, failed), files indexed and why it is not ready"`
+	Index *search.Status `json:"index,omitempty" jsonschema:"the search index: state (ready, building, stale, failed), pages indexed and why it is not ready"`
 	Notes
 }
 

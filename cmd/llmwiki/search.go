@@ -179,7 +179,14 @@ func printResult(e env, res search.Result, offset int) {
 		fmt.Fprintf(w, "index: %s (%s)\n", res.Index.State, res.Index.Reason)
 	}
 	if len(res.Hits) == 0 {
-		fmt.Fprintf(w, "no matches for %q in %s (%d files indexed)\n", res.Query, res.Scope, res.Index.Pages)
+		indexed := fmt.Sprintf("%d pages", res.Index.Pages)
+		if res.Index.Pages == 1 {
+			indexed = "1 page"
+		}
+		fmt.Fprintf(w, "no matches for %q in %s (%s indexed)\n", res.Query, res.Scope, indexed)
+		if res.Note != "" {
+			fmt.Fprintf(w, "note: %s\n", res.Note)
+		}
 		return
 	}
 	for i, h := range res.Hits {

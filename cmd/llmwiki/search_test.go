@@ -85,3 +85,22 @@ func TestSearchNeedsAnExistingWiki(t *testing.T) {
 		t.Errorf("search wrote into a plain folder: %v", ents)
 	}
 }
+
+// TestSearchCommandNotesSources checks the CLI counts pages alone in its
+// "no matches" line and says when only sources match.
+func TestSearchCommandNotesSources(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "wiki")
+	initWiki(t, root)
+	os.WriteFile(filepath.Join(root, "pages", "graph.md"), []byte("---\ntitle: Graph view\n---\nColour groups.\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "context.md"), []byte("# Context\n\nWhat the wiki knows.\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "sources", "a.md"), []byte("# A\n\nA note on quokkas.\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "sources", "b.md"), []byte("# B\n\nMore quokkas.\n"), 0o644)
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"search", "--root", root, "quokkas"}, strings.NewReader(""), &out, &errb); err != nil {
+		t.Fatalf("search: %v\n%s", err, errb.String())
+	}
+	want := "no matches for \"quokkas\" in pages (1 page indexed)\nnote: no pages match; 2 sources match: search again with scope: sources\n"
+	if got := out.String(); !strings.HasSuffix(got, want) {
+		t.Errorf("search output:\n%s\nwant it to end with:\n%s", got, want)
+	}
+}

@@ -56,8 +56,9 @@ const (
 type Status struct {
 	// State is ready, building, stale or failed.
 	State string `json:"state" jsonschema:"ready: in step with the files; building: first build or rebuild under way (results cover only what is indexed so far); stale: an update failed and results may miss recent changes; failed: the index cannot be used"`
-	// Pages is the number of files in the index (pages, sources and context.md).
-	Pages int `json:"pages" jsonschema:"files in the index (pages and sources and context.md)"`
+	// Pages is the number of pages in the index (files of kind page: not
+	// sources, not context.md).
+	Pages int `json:"pages" jsonschema:"pages in the index (sources and context.md are not counted)"`
 	// Reason says why the state is not ready, or what the last repair did.
 	Reason string `json:"reason,omitempty" jsonschema:"why the state is not ready; or what the last repair did"`
 	// Skipped counts the files where pages and sources go that the index
@@ -207,9 +208,7 @@ func (x *Index) Status() Status {
 	s.Skipped, s.SkippedExamples = x.skips.Report()
 	x.mu.RUnlock()
 	if idx != nil {
-		if n, err := idx.DocCount(); err == nil {
-			s.Pages = int(n)
-		}
+		s.Pages = countKind(idx, KindPage)
 	}
 	if s.State == StateReady {
 		for _, st := range x.st.Stale() {
@@ -219,6 +218,16 @@ func (x *Index) Status() Status {
 		}
 	}
 	return s
+}
+
+// countKind returns how many files of one kind (KindPage, ...) the index
+// holds, or 0 when it cannot be read.
+func countKind(idx bleve.Index, kind string) int {
+	sr, err := safeSearch(context.Background(), idx, bleve.NewSearchRequestOptions(term("kind", kind, 1), 0, 0, false))
+	if err != nil {
+		return 0
+	}
+	return int(sr.Total)
 }
 
 // defaultLang is the language of files that name none.
@@ -306,7 +315,7 @@ func (x *Index) load(ready chan struct{}, why string, prev *prevIndex) {
 	x.state, x.reason, x.total, x.done = StateReady, note, 0, 0
 	x.mu.Unlock()
 	x.st.ClearStale(x.Name())
-	x.log.Info("search index ready", "files", x.Status().Pages, "took", time.Since(t0).Round(time.Millisecond))
+	x.log.Info("search index ready", "pages", x.Status().Pages, "took", time.Since(t0).Round(time.Millisecond))
 }
 
 // joinNotes joins two notes of the status, either of which may be "".

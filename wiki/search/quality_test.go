@@ -269,7 +269,7 @@ func TestQuality(t *testing.T) {
 	if s := x.Status(); s.State != StateReady {
 		t.Fatalf("index not ready: %+v", s)
 	}
-	fmt.Printf("search quality: index of %d files ready in %s\n", x.Status().Pages, time.Since(t0).Round(time.Millisecond))
+	fmt.Printf("search quality: index of %d pages ready in %s\n", x.Status().Pages, time.Since(t0).Round(time.Millisecond))
 	sets := []struct{ name, file string }{
 		{"shared/golden/search.yaml", filepath.Join(shared, "golden", "search.yaml")},
 		{"testdata/search/golden.yaml", filepath.Join(wikitest.RepoRoot(t), "testdata", "search", "golden.yaml")},

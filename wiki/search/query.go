@@ -100,6 +100,9 @@ type Result struct {
 	Index      Status `json:"index"`
 	// QueryNotes say how the query was read (words left out, a cut query).
 	QueryNotes []string `json:"notes,omitempty" jsonschema:"how the query was read: words left out as too common (or a query of common words only); a query cut to its first words; a request for code; a limit above 50 lowered to 50"`
+	// Note says where else the query matches when the pages scope found
+	// nothing but sources did.
+	Note string `json:"note,omitempty" jsonschema:"set when no page matches but sources do: how many, and to search again with scope sources"`
 }
 
 // group is one query word: its primary term and alternatives.
@@ -198,6 +201,9 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 		return res, wiki.Errorf(wiki.CodeInternal, "the search index could not be read and is being rebuilt; retry in a moment")
 	}
 	res.Total = int(sr.Total)
+	if res.Total == 0 && q.Scope == ScopePages {
+		res.Note = x.sourcesNote(sctx, idx, groups, codeAsk, q)
+	}
 	hits := sr.Hits
 	if from == 0 {
 		if twoPhase && needsProximity(hits, groups, codeAsk) {
@@ -234,6 +240,25 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 		res.QueryNotes = append(res.QueryNotes, "the index is "+res.Index.State+": "+res.Index.Reason)
 	}
 	return res, nil
+}
+
+// sourcesNote counts the sources the query matches, for a search of pages
+// that found none; it returns the note to show, or "" when no source
+// matches either.
+func (x *Index) sourcesNote(ctx context.Context, idx bleve.Index, groups []group, codeAsk bool, q Query) string {
+	q.Scope = ScopeSources
+	bq := buildQuery(groups, q.Match, codeAsk)
+	if f := filterQuery(q); f != nil {
+		bq.AddFilter(f)
+	}
+	sr, err := safeSearch(ctx, idx, bleve.NewSearchRequestOptions(bq, 0, 0, false))
+	if err != nil || sr.Total == 0 {
+		return ""
+	}
+	if sr.Total == 1 {
+		return "no pages match; 1 source matches: search again with scope: sources"
+	}
+	return fmt.Sprintf("no pages match; %d sources match: search again with scope: sources", sr.Total)
 }
 
 // fillSnippets fills the snippets of hits, several at a time (each reads

@@ -68,7 +68,7 @@ func BenchmarkScale(b *testing.B) {
 		buildCPU := cpuTime() - cpu0
 		pages := x.Status().Pages
 		buildRSS := peakRSS()
-		fmt.Printf("scale: full build of %d files: %s wall, %s CPU; peak RSS %s\n", pages, build.Round(time.Millisecond), buildCPU.Round(time.Millisecond), mb(buildRSS))
+		fmt.Printf("scale: full build of %d pages: %s wall, %s CPU; peak RSS %s\n", pages, build.Round(time.Millisecond), buildCPU.Round(time.Millisecond), mb(buildRSS))
 		b.ReportMetric(build.Seconds(), "build-s")
 
 		// 2. Index size.

@@ -559,7 +559,7 @@ func x2statusPages(t *testing.T, dir string) int {
 	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
 		rel, _ := filepath.Rel(dir, p)
 		rel = filepath.ToSlash(rel)
-		if err == nil && !fi.IsDir() && kindOf(rel) != "" && !strings.HasSuffix(rel, ".bin") {
+		if err == nil && !fi.IsDir() && kindOf(rel) == KindPage {
 			n++
 		}
 		return nil

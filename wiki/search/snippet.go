@@ -563,26 +563,111 @@ func excerpt(body string, from, to int, marks []match) string {
 			end = to + k
 		}
 	}
-	var b strings.Builder
-	if start > 0 {
-		b.WriteString("…")
-	}
+	var pieces []piece
 	pos := start
 	for _, m := range marks {
 		if m.start < pos || m.end > end {
 			continue
 		}
-		writeFlat(&b, body[pos:m.start])
-		b.WriteString("**")
-		writeFlat(&b, body[m.start:m.end])
-		b.WriteString("**")
+		pieces = append(pieces, piece{text: body[pos:m.start]}, piece{text: body[m.start:m.end], bold: true})
 		pos = m.end
 	}
-	writeFlat(&b, body[pos:end])
+	pieces = append(pieces, piece{text: body[pos:end]})
+	var b strings.Builder
+	if start > 0 {
+		b.WriteString("…")
+	}
+	writeMarked(&b, pieces)
 	if end < len(body) {
 		b.WriteString("…")
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// piece is a run of snippet text, bold when it is a match.
+type piece struct {
+	text string
+	bold bool
+}
+
+// writeMarked writes pieces flattened to one line, each bold run between
+// one pair of ** markers. The page's own bold markers (runs of two or more
+// '*') are dropped, a '*' touching a marker is dropped, and matches that
+// end up adjacent are merged, so the page's **alias** or two abutting
+// matches never give ****alias****: the only ** in the output are the
+// marker pairs.
+func writeMarked(b *strings.Builder, pieces []piece) {
+	var flat []piece
+	add := func(t string, bold bool) {
+		if n := len(flat); n > 0 && flat[n-1].bold == bold {
+			flat[n-1].text = dropStarRuns(flat[n-1].text + t)
+			return
+		}
+		flat = append(flat, piece{text: t, bold: bold})
+	}
+	for _, p := range pieces {
+		var fb strings.Builder
+		writeFlat(&fb, p.text)
+		t := dropStarRuns(fb.String())
+		if p.bold {
+			t = strings.Trim(t, "*")
+		}
+		if t != "" {
+			add(t, p.bold)
+		}
+	}
+	// Text between two matches that is only a '*' would touch both
+	// markers: the two matches and it become one bold run.
+	var out []piece
+	for i := 0; i < len(flat); i++ {
+		p := flat[i]
+		if n := len(out); !p.bold && p.text == "*" && n > 0 && i+1 < len(flat) {
+			out[n-1].text += "*" + flat[i+1].text
+			i++
+			continue
+		}
+		out = append(out, p)
+	}
+	for i, p := range out {
+		if p.bold {
+			b.WriteString("**")
+			b.WriteString(strings.Trim(p.text, "*"))
+			b.WriteString("**")
+			continue
+		}
+		t := p.text
+		if i > 0 {
+			t = strings.TrimLeft(t, "*")
+		}
+		if i+1 < len(out) {
+			t = strings.TrimRight(t, "*")
+		}
+		b.WriteString(t)
+	}
+}
+
+// dropStarRuns returns s without its runs of two or more '*'.
+func dropStarRuns(s string) string {
+	if !strings.Contains(s, "**") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if s[i] != '*' {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] == '*' {
+			j++
+		}
+		if j-i == 1 {
+			b.WriteByte('*')
+		}
+		i = j
+	}
+	return b.String()
 }
 
 // writeFlat writes s with runs of white space (new lines included) as one
