@@ -27,7 +27,7 @@ const (
 )
 
 // setup returns options over a fresh home and project.
-func setup(t *testing.T, client, scope string) (Options, string, string) {
+func setup(t testing.TB, client, scope string) (Options, string, string) {
 	t.Helper()
 	dir := t.TempDir()
 	home, project := filepath.Join(dir, "home"), filepath.Join(dir, "project")
