@@ -398,14 +398,34 @@ func uniq(ss []string) []string {
 	return out
 }
 
+// checkOrphans reports pages with no inbound link. A generated index.md
+// (index: auto) lists every page, so its links are no editorial choice and
+// do not count; a hand-kept index.md (index: manual) and context.md, which
+// the agent writes, do.
 func (c *checker) checkOrphans() {
+	generated := c.st.Config().AutoIndex
 	for _, p := range c.pages {
-		if len(c.v.Backlinks(p.Path)) > 0 || c.set.exempt(p.Path) {
+		if c.set.exempt(p.Path) || hasInbound(c.v.Backlinks(p.Path), generated) {
 			continue
 		}
-		c.add(newFinding(KindOrphanPage, p.Path, 0, "", "", "no other page, index.md or context.md links to this page",
+		msg := "no other page, index.md or context.md links to this page"
+		if generated {
+			msg = "no other page or context.md links to this page (the generated index.md does not count)"
+		}
+		c.add(newFinding(KindOrphanPage, p.Path, 0, "", "", msg,
 			"link it from a related page (edit_page add_links) or from context.md; or list it in orphan_exempt in schema.md"))
 	}
+}
+
+// hasInbound reports whether bls holds a link that counts against
+// orphan_page: any, except from index.md when it is generated.
+func hasInbound(bls []links.Backlink, generatedIndex bool) bool {
+	for _, b := range bls {
+		if !generatedIndex || b.From != "index.md" {
+			return true
+		}
+	}
+	return false
 }
 
 // pageTime is when the page was last written: frontmatter updated, else
