@@ -56,3 +56,28 @@ func TestOrphanGeneratedIndex(t *testing.T) {
 		})
 	}
 }
+
+// TestLintGeneratedIndexSummaries: summaries holding link and embed syntax
+// that leads nowhere give no finding on the generated index.md.
+func TestLintGeneratedIndexSummaries(t *testing.T) {
+	ctx := context.Background()
+	fresh := "2026-10-20T00:00:00Z"
+	files := map[string]string{
+		"pages/a.md":   page("A", `"see [[missing]] and ![[gone.png]]"`, []string{"sources/s.md"}, fresh, "[[b]]\n"),
+		"pages/b.md":   page("B", `"a [link](pages/nowhere.md) and ![img](nope.png)"`, []string{"sources/s.md"}, fresh, "[[a]]\n"),
+		"sources/s.md": "# A\n",
+	}
+	st, _ := newStore(t, files)
+	if _, err := st.RebuildIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(ctx, st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if f.File == "index.md" {
+			t.Errorf("finding on the generated index.md: %s %s", f.Kind, f.Message)
+		}
+	}
+}
