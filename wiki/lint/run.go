@@ -18,7 +18,6 @@ import (
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/shingle"
-	"golang.org/x/text/unicode/norm"
 )
 
 // Options select what [Run] reports.
@@ -305,23 +304,7 @@ func (c *checker) lineOf(rel, needle string) int {
 
 func (c *checker) checkLinks() {
 	r := c.v.Resolver()
-	// Suggestions for a dangling [[X]]: the page titled X, or the page
-	// whose file name is X's slug (llmwiki names pages by slug).
-	byTitle := map[string][]string{}
-	bySlug := map[string][]string{}
-	for _, p := range c.pages {
-		byTitle[nameKey(p.Title)] = append(byTitle[nameKey(p.Title)], p.Path)
-		if b := path.Base(p.Slug); wiki.ValidSlug(b) {
-			bySlug[b] = append(bySlug[b], p.Path)
-		}
-	}
-	suggest := func(target string) []string {
-		ps := byTitle[nameKey(target)]
-		if s, err := wiki.Slugify(path.Base(target)); err == nil {
-			ps = append(ps, bySlug[s]...)
-		}
-		return uniq(ps)
-	}
+	sg := links.NewSuggester(c.pages)
 	for _, from := range c.v.Sources() {
 		occ := map[string]int{}
 		for _, l := range c.v.Links(from) {
@@ -338,7 +321,7 @@ func (c *checker) checkLinks() {
 			switch l.Problem {
 			case links.ProblemDangling:
 				action := "create the page, correct the target, or remove the link"
-				if ps := suggest(l.Target); len(ps) == 1 {
+				if ps := sg.Pages(l.Target); len(ps) == 1 {
 					if t, ok := r.ShortestTarget(from, ps[0], withExt); ok {
 						action = fmt.Sprintf("did you mean [[%s]] (%s)? Otherwise create the page or remove the link", t, ps[0])
 					}
@@ -520,10 +503,6 @@ func (c *checker) checkPages() {
 	}
 }
 
-func nameKey(s string) string {
-	return norm.NFC.String(strings.ToLower(strings.Join(strings.Fields(s), " ")))
-}
-
 func (c *checker) checkDuplicates() {
 	byTitle := map[string][]string{}
 	titleOf := map[string]string{}
@@ -531,7 +510,7 @@ func (c *checker) checkDuplicates() {
 	byAlias := map[string][]string{}
 	aliasText := map[string]string{}
 	for _, p := range c.pages {
-		if k := nameKey(p.Title); k != "" && p.Error == "" {
+		if k := links.TitleKey(p.Title); k != "" && p.Error == "" {
 			byTitle[k] = append(byTitle[k], p.Path)
 			titleOf[p.Path] = p.Title
 		}
@@ -579,7 +558,7 @@ func (c *checker) checkDuplicates() {
 					named = append(named, p)
 				}
 			}
-			for _, p := range byTitle[nameKey(aliasText[k])] {
+			for _, p := range byTitle[links.TitleKey(aliasText[k])] {
 				if !own[p] && !contains(named, p) {
 					named = append(named, p)
 				}
