@@ -5,6 +5,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/edit"
+	"github.com/llmwiki/llmwiki/wiki/links"
 )
 
 // EditPageInput is one targeted edit of a page.
@@ -24,6 +25,7 @@ type EditPageInput struct {
 // EditPageOutput reports the edit.
 type EditPageOutput struct {
 	edit.Result
+	UnresolvedLinks []links.Unresolved `json:"unresolved_links,omitempty" jsonschema:"wikilinks the edit added that lead to no file, each with the existing page it probably meant; the edit is written all the same"`
 	Notes
 }
 
@@ -33,6 +35,7 @@ func EditPage(d Deps) Tool {
 		"Make a targeted change to a page you have read, without resending it: append to, replace, or insert before or after a section by its heading; add links under ## Related; find-and-replace text a stated number of times; merge frontmatter keys. Pass the sha256 read_page gave you as base_sha256: if the page changed since, nothing is written. The server snapshots the old version, sets updated and keeps index.md in step. Use write_page to rewrite a whole page.",
 		hints{destructive: true},
 		func(ctx context.Context, in EditPageInput) (EditPageOutput, error) {
+			before := linksBefore(ctx, d, in.Page)
 			r, err := edit.Edit(ctx, d.Store, edit.Input{Page: in.Page, BaseSHA256: in.BaseSHA256, Op: in.Op, Heading: in.Heading, Content: in.Content,
 				Links: in.Links, Find: in.Find, Replace: in.Replace, Count: in.Count, Frontmatter: in.Frontmatter})
 			if err != nil {
@@ -41,6 +44,10 @@ func EditPage(d Deps) Tool {
 			if !r.Changed {
 				wiki.CallFrom(ctx).AddWarning("nothing changed: " + r.Done)
 			}
-			return EditPageOutput{Result: r}, nil
+			out := EditPageOutput{Result: r}
+			if r.Changed {
+				out.UnresolvedLinks = unresolvedLinks(ctx, d, r.Path, before)
+			}
+			return out, nil
 		})
 }

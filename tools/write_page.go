@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/links"
 )
 
 // WritePageInput is a page to create or update.
@@ -22,6 +23,7 @@ type WritePageInput struct {
 // WritePageOutput reports the write.
 type WritePageOutput struct {
 	wiki.PageWrite
+	UnresolvedLinks []links.Unresolved `json:"unresolved_links,omitempty" jsonschema:"wikilinks in the page that lead to no file, each with the existing page it probably meant; the page is written all the same"`
 	Notes
 }
 
@@ -32,6 +34,40 @@ func WritePage(d Deps) Tool {
 		hints{destructive: true},
 		func(ctx context.Context, in WritePageInput) (WritePageOutput, error) {
 			w, err := d.Store.WritePage(ctx, wiki.PageInput{Title: in.Title, Slug: in.Slug, Summary: in.Summary, Tags: in.Tags, Aliases: in.Aliases, Sources: in.Sources, Extra: in.Extra, Body: in.Body, BaseSHA256: in.BaseSHA256})
-			return WritePageOutput{PageWrite: w}, err
+			if err != nil {
+				return WritePageOutput{}, err
+			}
+			return WritePageOutput{PageWrite: w, UnresolvedLinks: unresolvedLinks(ctx, d, w.Path, nil)}, nil
 		})
+}
+
+// unresolvedLinks returns the wikilinks of the page rel, just written, that
+// lead to no file, less those in before (its links before the write), and
+// adds each as a warning sentence. A link graph that cannot be read is a
+// warning too: the write itself succeeded.
+func unresolvedLinks(ctx context.Context, d Deps, rel string, before []links.Resolved) []links.Unresolved {
+	v, err := links.Of(d.Store).View(ctx)
+	if err != nil {
+		wiki.CallFrom(ctx).AddWarning("links not checked: " + wiki.PublicMessage(err))
+		return nil
+	}
+	us := v.UnresolvedLinks(rel, before)
+	for _, u := range us {
+		wiki.CallFrom(ctx).AddWarning(u.Message())
+	}
+	return us
+}
+
+// linksBefore returns the links the page name has now, for
+// [unresolvedLinks] after a change to it; nil when it cannot tell.
+func linksBefore(ctx context.Context, d Deps, name string) []links.Resolved {
+	rel, err := d.Store.ResolvePage(name)
+	if err != nil {
+		return nil
+	}
+	v, err := links.Of(d.Store).View(ctx)
+	if err != nil {
+		return nil
+	}
+	return v.Links(rel)
 }

@@ -62,7 +62,7 @@ func RenderIndex(pages []PageInfo) []byte {
 			}
 			return ps[i].Path < ps[j].Path
 		})
-		fmt.Fprintf(&b, "## %s\n\n", oneLine(g))
+		fmt.Fprintf(&b, "## %s\n\n", textOnly(oneLine(g)))
 		for _, p := range ps {
 			target := path.Base(p.Slug)
 			// A basename shared with another page, or with a file at the
@@ -76,7 +76,7 @@ func RenderIndex(pages []PageInfo) []byte {
 			if title != target {
 				link = "[[" + target + "|" + title + "]]"
 			}
-			if s := oneLine(p.Summary); s != "" {
+			if s := textOnly(oneLine(p.Summary)); s != "" {
 				fmt.Fprintf(&b, "- %s — %s\n", link, s)
 			} else {
 				fmt.Fprintf(&b, "- %s\n", link)
@@ -89,6 +89,55 @@ func RenderIndex(pages []PageInfo) []byte {
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// textOnly backslash-escapes "\\", "[" and "]" outside code spans
+// (CommonMark, and Obsidian, render an escaped bracket as the bracket), so
+// a summary or tag holding [[x]], ![[x]], [t](u) or ![i](u) shows as that
+// text in index.md and is no link. A code span, which holds no link, is
+// kept as written: escapes would show in it.
+func textOnly(s string) string {
+	if !strings.ContainsAny(s, "\\[]") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c == '`' {
+			n := backticks(s[i:])
+			end := i + n
+			for j := end; j < len(s); {
+				if s[j] != '`' {
+					j++
+					continue
+				}
+				m := backticks(s[j:])
+				if m == n {
+					end = j + m
+					break
+				}
+				j += m
+			}
+			b.WriteString(s[i:end])
+			i = end
+			continue
+		}
+		if c == '\\' || c == '[' || c == ']' {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+		i++
+	}
+	return b.String()
+}
+
+// backticks is the length of the run of backticks s starts with.
+func backticks(s string) int {
+	n := 0
+	for n < len(s) && s[n] == '`' {
+		n++
+	}
+	return n
 }
 
 // linkText makes s safe as the shown text of a wikilink.

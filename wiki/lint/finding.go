@@ -24,7 +24,7 @@ const (
 	KindMissingEmbed       = "missing_embed"        // ![[x]] or ![](x) of a file that does not exist
 	KindMissingHeading     = "missing_heading"      // [[p#H]] or [[p#^id]]: p has no such heading or block
 	KindAmbiguousLink      = "ambiguous_link"       // several files match a link equally well
-	KindOrphanPage         = "orphan_page"          // no inbound links (index.md and context.md count)
+	KindOrphanPage         = "orphan_page"          // no inbound links (context.md counts; a generated index.md does not)
 	KindPageWithoutSources = "page_without_sources" // no sources in the frontmatter
 	KindMissingSource      = "missing_source"       // cites a path under sources/ that does not exist
 	KindMissingFrontmatter = "missing_frontmatter"  // lacks a key of required_frontmatter

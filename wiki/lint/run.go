@@ -18,7 +18,6 @@ import (
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/shingle"
-	"golang.org/x/text/unicode/norm"
 )
 
 // Options select what [Run] reports.
@@ -305,23 +304,7 @@ func (c *checker) lineOf(rel, needle string) int {
 
 func (c *checker) checkLinks() {
 	r := c.v.Resolver()
-	// Suggestions for a dangling [[X]]: the page titled X, or the page
-	// whose file name is X's slug (llmwiki names pages by slug).
-	byTitle := map[string][]string{}
-	bySlug := map[string][]string{}
-	for _, p := range c.pages {
-		byTitle[nameKey(p.Title)] = append(byTitle[nameKey(p.Title)], p.Path)
-		if b := path.Base(p.Slug); wiki.ValidSlug(b) {
-			bySlug[b] = append(bySlug[b], p.Path)
-		}
-	}
-	suggest := func(target string) []string {
-		ps := byTitle[nameKey(target)]
-		if s, err := wiki.Slugify(path.Base(target)); err == nil {
-			ps = append(ps, bySlug[s]...)
-		}
-		return uniq(ps)
-	}
+	sg := links.NewSuggester(c.pages)
 	for _, from := range c.v.Sources() {
 		occ := map[string]int{}
 		for _, l := range c.v.Links(from) {
@@ -338,7 +321,7 @@ func (c *checker) checkLinks() {
 			switch l.Problem {
 			case links.ProblemDangling:
 				action := "create the page, correct the target, or remove the link"
-				if ps := suggest(l.Target); len(ps) == 1 {
+				if ps := sg.Pages(l.Target); len(ps) == 1 {
 					if t, ok := r.ShortestTarget(from, ps[0], withExt); ok {
 						action = fmt.Sprintf("did you mean [[%s]] (%s)? Otherwise create the page or remove the link", t, ps[0])
 					}
@@ -398,14 +381,34 @@ func uniq(ss []string) []string {
 	return out
 }
 
+// checkOrphans reports pages with no inbound link. A generated index.md
+// (index: auto) lists every page, so its links are no editorial choice and
+// do not count; a hand-kept index.md (index: manual) and context.md, which
+// the agent writes, do.
 func (c *checker) checkOrphans() {
+	generated := c.st.Config().AutoIndex
 	for _, p := range c.pages {
-		if len(c.v.Backlinks(p.Path)) > 0 || c.set.exempt(p.Path) {
+		if c.set.exempt(p.Path) || hasInbound(c.v.Backlinks(p.Path), generated) {
 			continue
 		}
-		c.add(newFinding(KindOrphanPage, p.Path, 0, "", "", "no other page, index.md or context.md links to this page",
+		msg := "no other page, index.md or context.md links to this page"
+		if generated {
+			msg = "no other page or context.md links to this page (the generated index.md does not count)"
+		}
+		c.add(newFinding(KindOrphanPage, p.Path, 0, "", "", msg,
 			"link it from a related page (edit_page add_links) or from context.md; or list it in orphan_exempt in schema.md"))
 	}
+}
+
+// hasInbound reports whether bls holds a link that counts against
+// orphan_page: any, except from index.md when it is generated.
+func hasInbound(bls []links.Backlink, generatedIndex bool) bool {
+	for _, b := range bls {
+		if !generatedIndex || b.From != "index.md" {
+			return true
+		}
+	}
+	return false
 }
 
 // pageTime is when the page was last written: frontmatter updated, else
@@ -500,10 +503,6 @@ func (c *checker) checkPages() {
 	}
 }
 
-func nameKey(s string) string {
-	return norm.NFC.String(strings.ToLower(strings.Join(strings.Fields(s), " ")))
-}
-
 func (c *checker) checkDuplicates() {
 	byTitle := map[string][]string{}
 	titleOf := map[string]string{}
@@ -511,7 +510,7 @@ func (c *checker) checkDuplicates() {
 	byAlias := map[string][]string{}
 	aliasText := map[string]string{}
 	for _, p := range c.pages {
-		if k := nameKey(p.Title); k != "" && p.Error == "" {
+		if k := links.TitleKey(p.Title); k != "" && p.Error == "" {
 			byTitle[k] = append(byTitle[k], p.Path)
 			titleOf[p.Path] = p.Title
 		}
@@ -559,7 +558,7 @@ func (c *checker) checkDuplicates() {
 					named = append(named, p)
 				}
 			}
-			for _, p := range byTitle[nameKey(aliasText[k])] {
+			for _, p := range byTitle[links.TitleKey(aliasText[k])] {
 				if !own[p] && !contains(named, p) {
 					named = append(named, p)
 				}
