@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -22,9 +23,7 @@ import (
 // loop, 2 stdio processes x 5 writers), then damages the wiki in the ways
 // the checks exist for and sees each one caught.
 func TestLoadSmall(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipping the load test in -short mode")
-	}
+	wikitest.SkipShort(t, "load")
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "llmwiki")
 	repo, err := repoRoot()
