@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
 // lastCall returns the last audit line of tool, or nil.
@@ -305,9 +306,7 @@ func lintWiki(t testing.TB, root string, n int) {
 // on a 5,000-page wiki stops the handler (its audit line says cancelled)
 // and the call gets no response, over stdio, streamable HTTP and SSE.
 func TestCancelMidLint(t *testing.T) {
-	if testing.Short() {
-		t.Skip("generates a 5,000-page wiki")
-	}
+	wikitest.SkipShort(t, "scale (a 5,000-page wiki)")
 	const pages = 5000
 	lint := func(id int) string {
 		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": map[string]any{

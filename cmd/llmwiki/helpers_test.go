@@ -24,6 +24,7 @@ var (
 // binary builds cmd/llmwiki once per test process and returns its path.
 func binary(t testing.TB) string {
 	t.Helper()
+	wikitest.SkipShort(t, "end-to-end (built binary)")
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "llmwiki-bin-")
 		if err != nil {
@@ -45,6 +46,7 @@ func binary(t testing.TB) string {
 // under CI=true) with the command that installs them.
 func e2eDir(t testing.TB) string {
 	t.Helper()
+	wikitest.SkipShort(t, "end-to-end (node client)")
 	dir := filepath.Join(wikitest.RepoRoot(t), "testdata", "e2e")
 	if _, err := exec.LookPath("node"); err != nil {
 		if os.Getenv("CI") == "true" {

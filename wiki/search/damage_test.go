@@ -85,7 +85,7 @@ func TestIndexTruncatedInPlaceWhileRunning(t *testing.T) {
 	if err := x.Close(); err != nil {
 		t.Errorf("close: %v", err)
 	}
-	if d := time.Since(t0); d > 3*time.Second {
+	if d := time.Since(t0); d > 10*time.Second { // a bound on hanging, not a latency goal
 		t.Errorf("close took %s", d)
 	}
 	// The next start finds a sound index (the rebuilt one), with no repair.
@@ -124,7 +124,7 @@ func TestCloseAfterDamage(t *testing.T) {
 	truncateIndexInPlace(t, dir)
 	t0 := time.Now()
 	x.Close()
-	if d := time.Since(t0); d > 3*time.Second {
+	if d := time.Since(t0); d > 10*time.Second { // a bound on hanging, not a latency goal
 		t.Errorf("close took %s", d)
 	}
 	st2, err := wiki.Open(dir)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
 // BenchmarkWriteChurn measures what one-page writes cost the index's
@@ -96,6 +97,7 @@ func scorchStats(x *Index) map[string]uint64 {
 // rewrite those segments (mergePlanOptions); and a Close right after a big
 // build starts does not wait for that merge.
 func TestBigBuildEndsCompacted(t *testing.T) {
+	wikitest.SkipShort(t, "scale (a build of thousands of pages)")
 	files := map[string]string{}
 	for i := 0; i < compactAfter+500; i++ {
 		files[fmt.Sprintf("pages/p%04d.md", i)] = fmt.Sprintf("# Page %d\n\nWord%d and the shared words tar archive.\n", i, i)

@@ -27,11 +27,22 @@ func RepoRoot(tb testing.TB) string {
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
 
+// SkipShort skips the test under go test -short, the contributors' fast
+// path, saying which kind of test it is ("end-to-end", "corpus", "scale",
+// "load", "crash") so the skip explains itself.
+func SkipShort(tb testing.TB, kind string) {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skipf("%s: skipped with -short", kind)
+	}
+}
+
 // SharedDir returns ../shared beside the repository, or skips the test with
 // a clear message when it is absent (a user's clone has none). Set
 // LLMWIKI_SHARED to use another location.
 func SharedDir(tb testing.TB) string {
 	tb.Helper()
+	SkipShort(tb, "corpus")
 	dir := os.Getenv("LLMWIKI_SHARED")
 	if dir == "" {
 		dir = filepath.Join(RepoRoot(tb), "..", "shared")
