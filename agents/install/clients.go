@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/llmwiki/llmwiki/agents"
+	"gopkg.in/yaml.v3"
 )
 
 var clients = []client{
@@ -250,6 +251,19 @@ func continueUserNote(base string) string {
 	n := "The server goes to the block file " + filepath.Join(base, "mcpServers", agents.ServerName+".yaml") + ", which Continue reads beside its config; a new config.yaml would replace an older config.json and hide its models."
 	if len(kept) > 0 {
 		n += " Left untouched: " + strings.Join(kept, ", ") + "."
+	}
+	// An earlier llmwiki wrote its server into config.yaml; two entries of
+	// one name would start two servers.
+	var cfg struct {
+		McpServers []struct{ Name string } `yaml:"mcpServers"`
+	}
+	if b, err := os.ReadFile(filepath.Join(base, "config.yaml")); err == nil && yaml.Unmarshal(b, &cfg) == nil {
+		for _, s := range cfg.McpServers {
+			if s.Name == agents.ServerName {
+				n += " " + filepath.Join(base, "config.yaml") + " also lists a server named " + agents.ServerName + " (an earlier install): remove that entry so Continue starts one."
+				break
+			}
+		}
 	}
 	return n
 }

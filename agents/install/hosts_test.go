@@ -70,6 +70,9 @@ func TestContinueUserNeverShadowsConfigJSON(t *testing.T) {
 			if !strings.Contains(strings.Join(res.Notes, "\n"), "Left untouched: "+cfg) {
 				t.Errorf("notes = %q, want them to name %s", res.Notes, cfg)
 			}
+			if strings.Contains(strings.Join(res.Notes, "\n"), "also lists") {
+				t.Errorf("notes = %q: no earlier entry to report", res.Notes)
+			}
 		})
 	}
 }
@@ -178,4 +181,24 @@ func mustRead(t *testing.T, p string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestContinueUserNotesEarlierEntry: a server llmwiki left in config.yaml by
+// an earlier install is reported (not edited), so Continue does not start two.
+func TestContinueUserNotesEarlierEntry(t *testing.T) {
+	o, home, _ := setup(t, "continue", ScopeUser)
+	cfg := filepath.Join(home, ".continue", "config.yaml")
+	os.MkdirAll(filepath.Dir(cfg), 0o755)
+	orig := []byte("name: Mine\nmcpServers:\n  - name: llmwiki\n    command: llmwiki\n")
+	os.WriteFile(cfg, orig, 0o644)
+	res, err := Install(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(res.Notes, "\n"), cfg+" also lists a server named llmwiki") {
+		t.Errorf("notes = %q", res.Notes)
+	}
+	if b, _ := os.ReadFile(cfg); !bytes.Equal(b, orig) {
+		t.Error("config.yaml changed")
+	}
 }
