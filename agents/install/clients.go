@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/llmwiki/llmwiki/agents"
+	"gopkg.in/yaml.v3"
 )
 
 var clients = []client{
@@ -108,26 +109,86 @@ func cursor(o *Options) (*plan, error) {
 	return p, nil
 }
 
+// clineHosts are the places Cline keeps its MCP settings: the extension's
+// globalStorage (saoudrizwan.claude-dev) under each VS Code-based editor's
+// user folder, and the Cline CLI's ~/.cline/data. The first is the default
+// when none exists yet.
+var clineHosts = []struct{ name, app string }{
+	{"vscode", "Code"},
+	{"insiders", "Code - Insiders"},
+	{"vscodium", "VSCodium"},
+	{"cursor", "Cursor"},
+	{"windsurf", "Windsurf"},
+	{"cli", ""},
+}
+
+// ClineHosts returns the names --host accepts for Cline.
+func ClineHosts() []string {
+	var out []string
+	for _, h := range clineHosts {
+		out = append(out, h.name)
+	}
+	return out
+}
+
+// clineSettings is the cline_mcp_settings.json of one host.
+func (o *Options) clineSettings(app string) string {
+	if app == "" {
+		return filepath.Join(o.Home, ".cline", "data", "settings", "cline_mcp_settings.json")
+	}
+	return filepath.Join(o.userConfigDir(), app, "User", "globalStorage", "saoudrizwan.claude-dev", "settings", "cline_mcp_settings.json")
+}
+
+// clineTargets picks the settings files to write: the one o.Host names
+// (created if missing), else every one that exists, else VS Code's.
+func clineTargets(o *Options) ([]string, []string, error) {
+	if o.Host != "" {
+		for _, h := range clineHosts {
+			if h.name == o.Host {
+				return []string{o.clineSettings(h.app)}, nil, nil
+			}
+		}
+		return nil, nil, fmt.Errorf("unknown Cline host %q; known hosts: %s", o.Host, strings.Join(ClineHosts(), ", "))
+	}
+	var found []string
+	for _, h := range clineHosts {
+		f := o.clineSettings(h.app)
+		if _, err := os.Lstat(f); err == nil {
+			found = append(found, f)
+		}
+	}
+	if len(found) > 0 {
+		return found, nil, nil
+	}
+	f := o.clineSettings(clineHosts[0].app)
+	return []string{f}, []string{"No Cline settings file exists yet, so VS Code's is created (" + f + "); for Cline in another editor or the CLI pass --host " + strings.Join(ClineHosts(), "|") + "."}, nil
+}
+
 // cline: https://docs.cline.bot/mcp/configuring-mcp-servers (MCP servers
-// only in the extension's cline_mcp_settings.json, under VS Code's
-// globalStorage for saoudrizwan.claude-dev; mcpServers with command, args,
-// and Cline's own disabled/autoApprove, which are kept),
-// https://docs.cline.bot/customization/cline-rules (.clinerules/*.md in the
-// workspace; global rules in ~/Documents/Cline/Rules) and
-// https://docs.cline.bot/customization/workflows (.clinerules/workflows/,
+// only in the extension's cline_mcp_settings.json, under the editor's
+// globalStorage for saoudrizwan.claude-dev, or the CLI's ~/.cline/data;
+// mcpServers with command, args, and Cline's own disabled/autoApprove,
+// which are kept), https://docs.cline.bot/customization/cline-rules
+// (.clinerules/*.md in the workspace; global rules in ~/Documents/Cline/Rules)
+// and https://docs.cline.bot/customization/workflows (.clinerules/workflows/,
 // global ~/Documents/Cline/Workflows; invoked as /name.md).
 func cline(o *Options) (*plan, error) {
 	entry := ordered{{"command", o.Command}, {"args", o.serveArgs()}}
-	settings := filepath.Join(o.userConfigDir(), "Code", "User", "globalStorage", "saoudrizwan.claude-dev", "settings", "cline_mcp_settings.json")
-	p := &plan{}
-	p.edits = append(p.edits, jsonEdit(settings, "MCP server "+agents.ServerName+" (Cline keeps servers per user only)", false, func(d *jsonDoc) error {
-		return d.setEntry(entry, "mcpServers", agents.ServerName)
-	}))
+	targets, notes, err := clineTargets(o)
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{notes: notes}
+	for _, settings := range targets {
+		p.edits = append(p.edits, jsonEdit(settings, "MCP server "+agents.ServerName+" (Cline keeps servers per user only)", false, func(d *jsonDoc) error {
+			return d.setEntry(entry, "mcpServers", agents.ServerName)
+		}))
+	}
 	rules, workflows := filepath.Join(o.Project, ".clinerules"), filepath.Join(o.Project, ".clinerules", "workflows")
 	if o.Scope == ScopeUser {
 		rules, workflows = filepath.Join(o.Home, "Documents", "Cline", "Rules"), filepath.Join(o.Home, "Documents", "Cline", "Workflows")
 	} else {
-		p.notes = append(p.notes, "Cline has no project-level MCP file: the server entry goes to your user settings ("+settings+").")
+		p.notes = append(p.notes, "Cline has no project-level MCP file: the server entry goes to your user settings ("+strings.Join(targets, ", ")+").")
 	}
 	p.edits = append(p.edits, textFile(filepath.Join(rules, "llmwiki.md"), "rule llmwiki", []byte(rulesBody(o))))
 	for _, c := range agents.Commands() {
@@ -143,44 +204,68 @@ func cline(o *Options) (*plan, error) {
 	return p, nil
 }
 
-// continueDev: https://docs.continue.dev/customize/deep-dives/mcp (project
-// block files in .continue/mcpServers/*.yaml with name, version, schema and
-// an mcpServers list; user servers in ~/.continue/config.yaml's mcpServers
-// list, entries with name, command, args) and
+// continueDev: https://docs.continue.dev/customize/deep-dives/mcp (block
+// files in .continue/mcpServers/*.yaml with name, version, schema and an
+// mcpServers list of entries with name, command, args; read from the
+// workspace and from ~/.continue) and
 // https://docs.continue.dev/customize/deep-dives/rules (.continue/rules/*.md
 // with name and alwaysApply frontmatter; ~/.continue/rules for the user).
+// The user scope writes a block file too, never ~/.continue/config.yaml:
+// Continue loads config.yaml in place of an older config.json, so creating
+// one would hide the user's models and settings.
 func continueDev(o *Options) (*plan, error) {
 	server := ordered{{"name", agents.ServerName}, {"type", "stdio"}, {"command", o.Command}, {"args", o.serveArgs()}}
 	p := &plan{}
-	rulesDir := filepath.Join(o.Home, ".continue", "rules")
-	if o.Scope == ScopeProject {
-		rulesDir = filepath.Join(o.Project, ".continue", "rules")
-		p.edits = append(p.edits, yamlEdit(filepath.Join(o.Project, ".continue", "mcpServers", agents.ServerName+".yaml"), "MCP server block "+agents.ServerName, func(d *yamlDoc) error {
-			for _, kv := range []kv{{"name", "llmwiki MCP server"}, {"version", "0.0.1"}, {"schema", "v1"}} {
-				if err := d.setDefault(kv.Key, kv.Value); err != nil {
-					return err
-				}
-			}
-			return d.upsertNamed("mcpServers", server)
-		}))
-	} else {
-		p.edits = append(p.edits, yamlEdit(filepath.Join(o.Home, ".continue", "config.yaml"), "MCP server "+agents.ServerName+" in mcpServers", func(d *yamlDoc) error {
-			for _, kv := range []kv{{"name", "Local Config"}, {"version", "1.0.0"}, {"schema", "v1"}} {
-				if err := d.setDefault(kv.Key, kv.Value); err != nil {
-					return err
-				}
-			}
-			return d.upsertNamed("mcpServers", server)
-		}))
+	base := filepath.Join(o.Project, ".continue")
+	if o.Scope == ScopeUser {
+		base = filepath.Join(o.Home, ".continue")
+		p.notes = append(p.notes, continueUserNote(base))
 	}
+	p.edits = append(p.edits, yamlEdit(filepath.Join(base, "mcpServers", agents.ServerName+".yaml"), "MCP server block "+agents.ServerName, func(d *yamlDoc) error {
+		for _, kv := range []kv{{"name", "llmwiki MCP server"}, {"version", "0.0.1"}, {"schema", "v1"}} {
+			if err := d.setDefault(kv.Key, kv.Value); err != nil {
+				return err
+			}
+		}
+		return d.upsertNamed("mcpServers", server)
+	}))
 	rule := append(agents.Frontmatter(
 		agents.Field{Key: "name", Value: "llmwiki"},
 		agents.Field{Key: "description", Value: "How to work with the llmwiki wiki (MCP server llmwiki)"},
 		agents.Field{Key: "alwaysApply", Value: true},
 	), []byte("\n"+rulesBody(o))...)
-	p.edits = append(p.edits, textFile(filepath.Join(rulesDir, "llmwiki.md"), "rule llmwiki", rule))
+	p.edits = append(p.edits, textFile(filepath.Join(base, "rules", "llmwiki.md"), "rule llmwiki", rule))
 	p.next = "Reload Continue (it reads its config on change) and switch to Agent mode: llmwiki's tools are listed under MCP servers and its prompts as slash commands."
 	return p, nil
+}
+
+// continueUserNote says why the server goes to a block file and which of
+// the user's config files stays untouched.
+func continueUserNote(base string) string {
+	var kept []string
+	for _, f := range []string{"config.yaml", "config.json"} {
+		if _, err := os.Lstat(filepath.Join(base, f)); err == nil {
+			kept = append(kept, filepath.Join(base, f))
+		}
+	}
+	n := "The server goes to the block file " + filepath.Join(base, "mcpServers", agents.ServerName+".yaml") + ", which Continue reads beside its config; a new config.yaml would replace an older config.json and hide its models."
+	if len(kept) > 0 {
+		n += " Left untouched: " + strings.Join(kept, ", ") + "."
+	}
+	// An earlier llmwiki wrote its server into config.yaml; two entries of
+	// one name would start two servers.
+	var cfg struct {
+		McpServers []struct{ Name string } `yaml:"mcpServers"`
+	}
+	if b, err := os.ReadFile(filepath.Join(base, "config.yaml")); err == nil && yaml.Unmarshal(b, &cfg) == nil {
+		for _, s := range cfg.McpServers {
+			if s.Name == agents.ServerName {
+				n += " " + filepath.Join(base, "config.yaml") + " also lists a server named " + agents.ServerName + " (an earlier install): remove that entry so Continue starts one."
+				break
+			}
+		}
+	}
+	return n
 }
 
 // zed: https://zed.dev/docs/ai/mcp (context_servers in settings.json with

@@ -42,6 +42,9 @@ type Options struct {
 	Command string
 	// Tools is the registry (tools.Catalogue) the agent files are made from.
 	Tools []tools.Tool
+	// Host picks the one Cline settings file to write ([ClineHosts]; ""
+	// writes every one that exists).
+	Host string
 	// DryRun computes the changes and their diffs but writes nothing.
 	DryRun bool
 	// Now stamps backups (default time.Now).
@@ -125,6 +128,9 @@ func Install(o Options) (*Result, error) {
 	}
 	if cl == nil {
 		return nil, fmt.Errorf("unknown client %q; known clients: %s", o.Client, strings.Join(Clients(), ", "))
+	}
+	if o.Host != "" && cl.name != "cline" {
+		return nil, fmt.Errorf("--host applies to cline only, not %s", cl.name)
 	}
 	if err := o.check(); err != nil {
 		return nil, err

@@ -244,7 +244,7 @@ func TestMergeExisting(t *testing.T) {
 				}
 			}
 		}},
-		{"continue", ScopeUser, "continue-config.yaml", func(h, p string) string { return filepath.Join(h, ".continue", "config.yaml") }, func(t *testing.T, b, a []byte) {
+		{"continue", ScopeProject, "continue-config.yaml", func(h, p string) string { return filepath.Join(p, ".continue", "mcpServers", "llmwiki.yaml") }, func(t *testing.T, b, a []byte) {
 			var before, after map[string]any
 			yaml.Unmarshal(b, &before)
 			if err := yaml.Unmarshal(a, &after); err != nil {
@@ -372,7 +372,7 @@ func TestBadInput(t *testing.T) {
 	})
 	t.Run("invalid YAML", func(t *testing.T) {
 		o, home, project := setup(t, "continue", ScopeUser)
-		p := filepath.Join(home, ".continue", "config.yaml")
+		p := filepath.Join(home, ".continue", "mcpServers", "llmwiki.yaml")
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		os.WriteFile(p, []byte("name: x\nmcpServers: [\n"), 0o644)
 		check := unchanged(t, home, project)
@@ -544,7 +544,7 @@ func TestUserPathsPerSystem(t *testing.T) {
 		{"zed", "windows", map[string]string{"APPDATA": "AppDataX"}, "AppDataX/Zed/settings.json"},
 		{"cursor", "windows", nil, ".cursor/mcp.json"},
 		{"windsurf", "darwin", nil, ".codeium/windsurf/mcp_config.json"},
-		{"continue", "windows", nil, ".continue/config.yaml"},
+		{"continue", "windows", nil, ".continue/mcpServers/llmwiki.yaml"},
 	}
 	for _, c := range cases {
 		o, home, _ := setup(t, c.client, ScopeUser)

@@ -8,7 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// yamlDoc is a YAML document (Continue's config.yaml) edited as a node tree,
+// yamlDoc is a YAML document (a Continue block file) edited as a node tree,
 // so comments and the order of keys survive.
 type yamlDoc struct {
 	root yaml.Node

@@ -14,11 +14,12 @@ import (
 // runInstall writes llmwiki into an editor client's configuration (package
 // agents/install), printing what it changed and the next step.
 func runInstall(_ context.Context, e env, args []string) error {
-	fs := newFlags(e, "install", "install <client> [--scope project|user] [--root DIR] [--project DIR] [--command PATH] [--dry-run]\n\nClients: "+strings.Join(install.Clients(), ", "))
+	fs := newFlags(e, "install", "install <client> [--scope project|user] [--root DIR] [--project DIR] [--command PATH] [--host NAME] [--dry-run]\n\nClients: "+strings.Join(install.Clients(), ", "))
 	scope := fs.String("scope", install.ScopeProject, "project: files in the project (shared where the client allows); user: your own configuration")
 	rootFlag := fs.String("root", "", "wiki root the client starts the server on (default $LLMWIKI_ROOT, else ~/llmwiki)")
 	project := fs.String("project", "", "project folder for --scope project (default the current folder)")
 	command := fs.String("command", "", "llmwiki executable the client runs (default this binary's path)")
+	host := fs.String("host", "", "cline only: write just this host's settings ("+strings.Join(install.ClineHosts(), ", ")+"), creating it if missing; default every one that exists")
 	dryRun := fs.Bool("dry-run", false, "print the changes as a diff and write nothing")
 	var client string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -65,7 +66,7 @@ func runInstall(_ context.Context, e env, args []string) error {
 	}
 	res, err := install.Install(install.Options{
 		Client: client, Scope: *scope, Project: proj, Home: home, Env: e.getenv,
-		Root: root, Command: cmd, Tools: tools.Catalogue(tools.Deps{}), DryRun: *dryRun,
+		Root: root, Command: cmd, Tools: tools.Catalogue(tools.Deps{}), Host: *host, DryRun: *dryRun,
 	})
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -55,5 +56,37 @@ func TestInstallCommand(t *testing.T) {
 	}
 	if _, _, err := runIn(t, "", envv, "install", "zed", "--scope", "team"); err == nil || !strings.Contains(err.Error(), `scope "team"`) {
 		t.Errorf("bad scope: %v", err)
+	}
+}
+
+// TestInstallClineHost: --host reaches the installer, and every Cline
+// settings file written is printed.
+func TestInstallClineHost(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the paths below are the Linux ones")
+	}
+	home := t.TempDir()
+	envv := map[string]string{"HOME": home}
+	args := []string{"install", "cline", "--scope", "user", "--root", filepath.Join(home, "wiki"), "--command", "/usr/local/bin/llmwiki"}
+	windsurf := filepath.Join(home, ".config", "Windsurf", "User", "globalStorage", "saoudrizwan.claude-dev", "settings", "cline_mcp_settings.json")
+	cli := filepath.Join(home, ".cline", "data", "settings", "cline_mcp_settings.json")
+	out, _, err := runIn(t, "", envv, append(args, "--host", "windsurf")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "created      "+windsurf) || strings.Contains(out, "/Code/") {
+		t.Errorf("output:\n%s", out)
+	}
+	os.MkdirAll(filepath.Dir(cli), 0o755)
+	os.WriteFile(cli, []byte("{}\n"), 0o644)
+	out, _, err = runIn(t, "", envv, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "unchanged    "+windsurf) || !strings.Contains(out, "updated      "+cli) {
+		t.Errorf("output:\n%s", out)
+	}
+	if _, _, err := runIn(t, "", envv, append(args, "--host", "emacs")...); err == nil || !strings.Contains(err.Error(), "known hosts: vscode, insiders") {
+		t.Errorf("unknown host: %v", err)
 	}
 }
