@@ -47,12 +47,20 @@ func (o *Options) userConfigDir() string {
 // ~/.claude/agents/*.md), https://code.claude.com/docs/en/slash-commands
 // (.claude/commands/*.md, ~/.claude/commands/*.md).
 func claudeCode(o *Options) (*plan, error) {
+	id, where := claudePlugin(o)
+	if id != "" && !o.Force {
+		return nil, errPluginInstalled(id, where)
+	}
 	rs, err := o.resolved()
 	if err != nil {
 		return nil, err
 	}
-	entry := ordered{{"type", "stdio"}, {"command", o.Command}, {"args", o.serveArgs()}}
+	command, args, note := o.sharedServer(claudeVars)
+	entry := ordered{{"type", "stdio"}, {"command", command}, {"args", args}}
 	p := &plan{}
+	if note != "" {
+		p.notes = append(p.notes, note)
+	}
 	var base string
 	if o.Scope == ScopeProject {
 		base = filepath.Join(o.Project, ".claude")
@@ -78,6 +86,9 @@ func claudeCode(o *Options) (*plan, error) {
 	for _, c := range agents.Commands() {
 		p.edits = append(p.edits, textFile(filepath.Join(base, "commands", "wiki-"+c.Name+".md"), "slash command /wiki-"+c.Name, agents.ClaudeCommandFile(c, "wiki-"+c.Agent)))
 	}
+	if id != "" {
+		p.notes = append(p.notes, "--force: the llmwiki plugin ("+id+") is installed too, so Claude Code shows two llmwiki servers and two sets of sub-agents; remove one with claude plugin uninstall "+id+" or by deleting these files.")
+	}
 	p.notes = append(p.notes, "The plugin (agents/claude-plugin) adds session hooks too: /plugin marketplace add <llmwiki repository>, then /plugin install llmwiki@llmwiki.")
 	return p, nil
 }
@@ -88,8 +99,12 @@ func claudeCode(o *Options) (*plan, error) {
 // description, globs and alwaysApply frontmatter; user rules live in the
 // settings UI, not in files).
 func cursor(o *Options) (*plan, error) {
-	entry := ordered{{"command", o.Command}, {"args", o.serveArgs()}}
+	command, args, note := o.sharedServer(vscodeVars)
+	entry := ordered{{"command", command}, {"args", args}}
 	p := &plan{}
+	if note != "" {
+		p.notes = append(p.notes, note)
+	}
 	dir := filepath.Join(o.Home, ".cursor")
 	if o.Scope == ScopeProject {
 		dir = filepath.Join(o.Project, ".cursor")
@@ -279,8 +294,12 @@ func continueUserNote(base string) string {
 // settings are JSON with comments and trailing commas (JSONC), kept as
 // they are.
 func zed(o *Options) (*plan, error) {
-	entry := ordered{{"command", o.Command}, {"args", o.serveArgs()}, {"env", map[string]string{}}}
+	command, args, note := o.sharedServer(zedVars)
+	entry := ordered{{"command", command}, {"args", args}, {"env", map[string]string{}}}
 	p := &plan{}
+	if note != "" {
+		p.notes = append(p.notes, note)
+	}
 	var settings string
 	if o.Scope == ScopeProject {
 		settings = filepath.Join(o.Project, ".zed", "settings.json")
@@ -405,8 +424,12 @@ func vscode(o *Options) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	entry := ordered{{"type", "stdio"}, {"command", o.Command}, {"args", o.serveArgs()}}
+	command, args, note := o.sharedServer(vscodeVars)
+	entry := ordered{{"type", "stdio"}, {"command", command}, {"args", args}}
 	p := &plan{}
+	if note != "" {
+		p.notes = append(p.notes, note)
+	}
 	mcpFile := filepath.Join(o.userConfigDir(), "Code", "User", "mcp.json")
 	agentDir := filepath.Join(o.Home, ".copilot", "agents")
 	if o.Scope == ScopeProject {

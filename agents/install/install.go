@@ -40,6 +40,12 @@ type Options struct {
 	Root string
 	// Command is the llmwiki executable the client starts.
 	Command string
+	// OnPath says that "llmwiki" on PATH is Command, so files shared with
+	// a project name it plainly.
+	OnPath bool
+	// Force installs Claude Code's files even when the llmwiki plugin is
+	// installed (two servers and two sets of sub-agents).
+	Force bool
 	// Tools is the registry (tools.Catalogue) the agent files are made from.
 	Tools []tools.Tool
 	// Host picks the one Cline settings file to write ([ClineHosts]; ""

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -88,5 +90,65 @@ func TestInstallClineHost(t *testing.T) {
 	}
 	if _, _, err := runIn(t, "", envv, append(args, "--host", "emacs")...); err == nil || !strings.Contains(err.Error(), "known hosts: vscode, insiders") {
 		t.Errorf("unknown host: %v", err)
+	}
+}
+
+// TestInstallProjectShareable: with the built llmwiki on PATH (through a
+// link) and the default wiki root, install claude-code writes .mcp.json
+// with the command llmwiki and the root ${HOME}/llmwiki, no home path, and
+// says so; with the Claude Code plugin recorded it refuses until --force.
+func TestInstallProjectShareable(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	home, project, pathDir := filepath.Join(dir, "home"), filepath.Join(dir, "project"), filepath.Join(dir, "bin")
+	for _, d := range []string{home, project, pathDir} {
+		os.MkdirAll(d, 0o755)
+	}
+	if err := os.Symlink(bin, filepath.Join(pathDir, "llmwiki")); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(bin, append([]string{"install", "claude-code", "--project", project}, args...)...)
+		cmd.Env = []string{"HOME=" + home, "PATH=" + pathDir}
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := run()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "the wiki path is written as ${HOME}/llmwiki") || !strings.Contains(out, "so the file can be shared") {
+		t.Errorf("output does not say how the paths were written:\n%s", out)
+	}
+	data, err := os.ReadFile(filepath.Join(project, ".mcp.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		MCPServers map[string]struct {
+			Command string
+			Args    []string
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	if s := m.MCPServers["llmwiki"]; s.Command != "llmwiki" || strings.Join(s.Args, " ") != "serve --root ${HOME}/llmwiki" || strings.Contains(string(data), home) {
+		t.Errorf(".mcp.json:\n%s", data)
+	}
+
+	plugins := filepath.Join(home, ".claude", "plugins", "installed_plugins.json")
+	os.MkdirAll(filepath.Dir(plugins), 0o755)
+	os.WriteFile(plugins, []byte(`{"version":2,"plugins":{"llmwiki@llmwiki":[{"scope":"user"}]}}`), 0o644)
+	os.RemoveAll(filepath.Join(project, ".claude"))
+	out, err = run()
+	if err == nil || !strings.Contains(out, "claude plugin uninstall llmwiki@llmwiki") || !strings.Contains(out, "--force") {
+		t.Errorf("with the plugin installed: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(project, ".claude")); err == nil {
+		t.Error("the refused install wrote .claude/")
+	}
+	if out, err = run("--force"); err != nil || !strings.Contains(out, "two llmwiki servers") {
+		t.Errorf("--force: %v\n%s", err, out)
 	}
 }
