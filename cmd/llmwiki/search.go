@@ -185,7 +185,8 @@ func printResult(e env, res search.Result, offset int) {
 		}
 		fmt.Fprintf(w, "no matches for %q in %s (%s indexed)\n", res.Query, res.Scope, indexed)
 		if res.Note != "" {
-			fmt.Fprintf(w, "note: %s\n", res.Note)
+			// The note names the tool argument; the command's flag is --scope.
+			fmt.Fprintf(w, "note: %s\n", strings.Replace(res.Note, "scope: sources", "--scope sources", 1))
 		}
 		return
 	}

@@ -99,7 +99,7 @@ func TestSearchCommandNotesSources(t *testing.T) {
 	if err := run(context.Background(), []string{"search", "--root", root, "quokkas"}, strings.NewReader(""), &out, &errb); err != nil {
 		t.Fatalf("search: %v\n%s", err, errb.String())
 	}
-	want := "no matches for \"quokkas\" in pages (1 page indexed)\nnote: no pages match; 2 sources match: search again with scope: sources\n"
+	want := "no matches for \"quokkas\" in pages (1 page indexed)\nnote: no pages match; 2 sources match: search again with --scope sources\n"
 	if got := out.String(); !strings.HasSuffix(got, want) {
 		t.Errorf("search output:\n%s\nwant it to end with:\n%s", got, want)
 	}
