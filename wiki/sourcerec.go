@@ -379,8 +379,9 @@ func (s *Store) scanSources(ctx context.Context) ([]sourceState, []SourceIssue, 
 	if err != nil {
 		return nil, nil, err
 	}
-	if !have {
-		// Rebuild it first, so the scan checks what the audit log knows.
+	if !have && !s.readOnly {
+		// Rebuild it first, so the scan checks what the audit log knows (a
+		// read-only wiki writes nothing: the scan alone answers).
 		ctx2, cancel := context.WithTimeout(ctx, 10*time.Second)
 		err := s.Locked(ctx2, func() error { return s.updateSourceRecordLocked(func(map[string]sourceRec) bool { return false }) })
 		cancel()
@@ -527,6 +528,9 @@ func (s *Store) walkSources(fn func(p string, d *Dir, name string, st FileStat) 
 // two seconds at most for the lock; what it could not save is learned
 // again by the next scan.
 func (s *Store) saveScan(ctx context.Context, updates []sourceRec) {
+	if s.readOnly {
+		return // nothing is written; the next writable open learns it again
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
 	err := s.Locked(ctx, func() error {

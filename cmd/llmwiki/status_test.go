@@ -99,3 +99,23 @@ func TestStatusShowsTheWikiAndWritesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusFreshWikiIsQuiet: status on a wiki just made by init, with a
+// source dropped in by hand, prints no warning: it writes nothing, so it
+// does not try to rebuild or save the sources record.
+func TestStatusFreshWikiIsQuiet(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "w")
+	if _, _, err := runIn(t, "", nil, "init", root); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "sources", "paper.md"), []byte("# Paper\n\nRaft.\n"), 0o644)
+	for range 2 {
+		_, stderr, err := runIn(t, "", nil, "status", "--root", root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(stderr, "WARN") {
+			t.Errorf("status warned on a fresh wiki:\n%s", stderr)
+		}
+	}
+}
