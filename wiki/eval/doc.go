@@ -21,7 +21,6 @@
 //   - judge.go: an optional model judge that checks answers against the full
 //     text of the files read.
 //
-// The idea and the report's shape come from llm-kb's eval loop
-// (shared/seeds/000: "Building Karpathy's Knowledge Base — Part 5: The Eval
-// Loop").
+// The idea and the report's shape come from llm-kb's eval loop, described in
+// the article "Building Karpathy's Knowledge Base — Part 5: The Eval Loop".
 package eval
