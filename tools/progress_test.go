@@ -86,7 +86,8 @@ func TestProgressRebuildIndexAndLint(t *testing.T) {
 				t.Errorf("%s: notification %d %v: want token %q and progress above %v", c.tool, i, p, c.token, prev)
 			}
 			// A bar fills once: no total until the last notification,
-			// which is at it (a phase's total grew after 100% before).
+			// which is at it (a total sent earlier could grow with a
+			// later phase and make the bar jump back).
 			if total, ok := p["total"].(float64); ok && (i != len(ps)-1 || prog != total) {
 				t.Errorf("%s: notification %d of %d %v carries a total; only the last may, at its progress", c.tool, i, len(ps), p)
 			}

@@ -19,7 +19,7 @@ const InsightsTitle = "Eval Insights"
 const MyRulesTitle = "My Rules"
 
 // Insights renders the "## Eval Insights" section for agents, in the format
-// of llm-kb's guidelines (seeds/000): wiki gaps to fill, behaviour fixes,
+// of llm-kb's guidelines: wiki gaps to fill, behaviour fixes,
 // heavily-read sources to fold into pages, and the performance figures. It
 // ends with one newline; every line of untrusted text is escaped so it can
 // never start a heading or a code fence.

@@ -14,7 +14,7 @@ import (
 
 // Judge checks an answered question against the files its agent read. It is
 // optional: without one, eval still computes every deterministic metric.
-// The idea is llm-kb's judge (seeds/000), with one difference: the judge
+// The idea is llm-kb's judge, with one difference: the judge
 // gets every file in full, never the first 2,000 characters.
 type Judge interface {
 	// Name identifies the judge in reports ("model llama3.2 at ...").

@@ -36,7 +36,7 @@ type Options struct {
 // covers it, to be reported as a gap.
 const MinTopicRepeats = 3
 
-// HitRateTarget is the wiki hit rate eval's guidelines aim for (seeds/000:
+// HitRateTarget is the wiki hit rate eval's guidelines aim for (llm-kb's eval loop:
 // "Target: 80%+").
 const HitRateTarget = 0.8
 

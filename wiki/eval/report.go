@@ -20,7 +20,7 @@ const MaxReportQueries = 200
 const MaxReportDetails = 20
 
 // Markdown renders the report for people (eval-report.md): the tables of
-// llm-kb's report (seeds/000) plus the trend across runs.
+// llm-kb's report plus the trend across runs.
 func Markdown(rep *Report) []byte {
 	var b strings.Builder
 	s := rep.Summary

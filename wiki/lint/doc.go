@@ -27,7 +27,7 @@
 // finding ([Dismiss]) is not reported again until its fingerprint changes.
 //
 // The idea of quoted, re-checked evidence comes from MindBase's lint
-// verifier (seeds/002): "a verbatim quote from each page, 8–300 characters,
+// verifier: "a verbatim quote from each page, 8–300 characters,
 // copied exactly ... If the model invented the sentence ... the finding
 // comes back verified: false instead of landing in your inbox as fact."
 package lint

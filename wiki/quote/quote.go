@@ -17,7 +17,7 @@
 //
 // A quote must be 8 to 300 characters after trimming (before normalisation)
 // to count as evidence. The idea and the limits come from MindBase's lint
-// verifier (seeds/002): "a verbatim quote from each page, 8–300 characters,
+// verifier: "a verbatim quote from each page, 8–300 characters,
 // copied exactly", checked "modulo case/whitespace/markdown normalization".
 package quote
 
