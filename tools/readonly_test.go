@@ -20,9 +20,9 @@ import (
 )
 
 // roCall is one call of a read-only tool. A call with mayRefuse tries to
-// write through a read-only tool (arguments a read-only tool once took):
-// it may be refused as invalid, but whether refused or not it writes
-// nothing.
+// write through a read-only tool (arguments that ask it to store, dismiss
+// or undismiss findings, which only the write tools do): it may be refused
+// as invalid, but whether refused or not it writes nothing.
 type roCall struct {
 	args      map[string]any
 	mayRefuse bool

@@ -78,7 +78,7 @@ func installBig(tb testing.TB, cfg []byte) uint64 {
 
 // TestInstallLargeClaudeJSON installs into a 1 MB, 30,000-line
 // ~/.claude.json: the whole install allocates well under 300 MB (a diff
-// table of lines squared took gigabytes).
+// table of lines squared would take gigabytes).
 func TestInstallLargeClaudeJSON(t *testing.T) {
 	cfg := bigClaudeJSON(30000)
 	if n := strings.Count(string(cfg), "\n"); n < 29000 || len(cfg) < 900_000 {
