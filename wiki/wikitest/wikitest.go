@@ -173,7 +173,7 @@ func DiffHashes(before, after map[string]string) []string {
 }
 
 // FiguresEnv names the folder where tests record the figures the README's
-// "What llmwiki promises" section is generated from (see cmd/promises).
+// "What llmwiki promises" section is generated from (see dev/promises).
 const FiguresEnv = "LLMWIKI_FIGURES"
 
 // Figure records measured values (cases tried, kills survived, writes lost)
