@@ -14,11 +14,15 @@
 //
 // The "Fuzzed" line lists the go test -fuzz targets found in the code
 // (every "func FuzzX(" in a _test.go file, as .ci/fuzz finds them), so a
-// new target changes the section without any measurement.
+// new target changes the section without any measurement. go generate
+// ./... rewrites that line (it runs no test); it does not measure the rest,
+// which takes minutes: go run ./dev/promises does.
 //
 // Only figures that do not depend on timing go into the README (cases
 // tried, writes attempted, kills, writes lost); the rest is printed.
 package main
+
+//go:generate sh -c "cd ../.. && go run ./dev/promises -fuzz-only"
 
 import (
 	"bufio"
