@@ -14,11 +14,11 @@ var tuneOnce sync.Once
 // "Process settings of the search index".
 func tuneProcess() {
 	tuneOnce.Do(func() {
+		// BuildMemoryLimit stays 0: measured, it did not lower a build's peak.
 		search.SetProcessSettings(search.ProcessSettings{
-			ProportionalSegmentBuffers: true,      // a one-page write's segment reserves one document, not ~100
-			BuildMemoryLimit:           200 << 20, // a large build's peak resident memory
-			LowPriorityMerges:          true,      // calls answer before background merges
-			SpareProcForMerges:         true,      // and never wait for a P the merger holds
+			ProportionalSegmentBuffers: true, // a one-page write's segment reserves one document, not ~100
+			LowPriorityMerges:          true, // calls answer before background merges
+			SpareProcForMerges:         true, // and never wait for a P the merger holds
 		})
 	})
 }

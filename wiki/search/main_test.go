@@ -8,13 +8,13 @@ import (
 	"testing"
 )
 
-var tuneFlag = flag.String("tune", "all", "process settings for the tests and benchmarks: all, none, or a comma list of buffers, memlimit, nice, spareproc (to measure each, docs/performance.md)")
+var tuneFlag = flag.String("tune", "cmd", "process settings for the tests and benchmarks: cmd (cmd/llmwiki's), all, none, or a comma list of buffers, memlimit, nice, spareproc (to measure each, docs/performance.md)")
 
-// testBuildMemoryLimit is cmd/llmwiki's build memory limit.
+// testBuildMemoryLimit is the build memory limit -tune memlimit sets.
 const testBuildMemoryLimit = 200 << 20
 
 // TestMain applies the process settings a program applies before it opens
-// an index (cmd/llmwiki applies all of them), or the ones -tune names.
+// an index (by default cmd/llmwiki's), or the ones -tune names.
 func TestMain(m *testing.M) {
 	flag.Parse()
 	s, err := parseTune(*tuneFlag)
@@ -30,6 +30,8 @@ func parseTune(v string) (ProcessSettings, error) {
 	var s ProcessSettings
 	for _, f := range strings.Split(v, ",") {
 		switch strings.TrimSpace(f) {
+		case "cmd":
+			s = ProcessSettings{ProportionalSegmentBuffers: true, LowPriorityMerges: true, SpareProcForMerges: true}
 		case "all":
 			s = ProcessSettings{ProportionalSegmentBuffers: true, BuildMemoryLimit: testBuildMemoryLimit, LowPriorityMerges: true, SpareProcForMerges: true}
 		case "none", "":
@@ -42,7 +44,7 @@ func parseTune(v string) (ProcessSettings, error) {
 		case "spareproc":
 			s.LowPriorityMerges, s.SpareProcForMerges = true, true
 		default:
-			return s, fmt.Errorf("-tune: unknown setting %q (all, none, buffers, memlimit, nice, spareproc)", f)
+			return s, fmt.Errorf("-tune: unknown setting %q (cmd, all, none, buffers, memlimit, nice, spareproc)", f)
 		}
 	}
 	return s, nil
