@@ -44,7 +44,7 @@ func CheckFiles(root string, files map[string][]byte, write bool, owned ...strin
 		staleFiles(root, filepath.Join(root, filepath.FromSlash(g)), files, write, &diffs)
 	}
 	if len(diffs) > 0 {
-		return fmt.Errorf("generated files are out of date: %s\nrun: go test ./tools -run TestToolSchemasGolden -update (or go generate ./agents) and commit them", strings.Join(diffs, ", "))
+		return fmt.Errorf("generated files are out of date: %s\nrun: go generate ./... and commit them", strings.Join(diffs, ", "))
 	}
 	return nil
 }

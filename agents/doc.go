@@ -18,8 +18,8 @@
 // The Claude Code plugin in the repository (agents/claude-plugin, listed by
 // .claude-plugin/marketplace.json at the root) is generated from here;
 // [GeneratedFiles] returns it and a test keeps the committed copy equal.
-// Regenerate with go generate ./agents (or go test ./tools -run
-// TestToolSchemasGolden -update, which refreshes every generated file).
+// Regenerate with go generate ./agents (go generate ./... refreshes every
+// generated file of the repository).
 // Package agents/install writes these definitions into each client.
 package agents
 

@@ -3,8 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -30,16 +29,8 @@ func TestCancelledRequests(t *testing.T) {
 		{"while it is registered", func(n int32) bool { return n >= 2 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "wiki")
-			if _, err := wiki.Init(dir); err != nil {
-				t.Fatal(err)
-			}
-			quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-			st, err := wiki.Open(dir, wiki.WithLogger(quiet))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
+			quiet := teststore.Quiet()
+			st, dir, _ := teststore.NewInParent(t, nil, wiki.WithLogger(quiet))
 			var asked atomic.Int32
 			srv, _, err := NewServer(Deps{Store: st, Log: quiet}, Options{Cancelled: func(_ context.Context, id any) bool {
 				return id == 7.0 && tc.cancelled(asked.Add(1))

@@ -19,7 +19,7 @@ var snapshotDir = filepath.Join("..", "testdata", "tools")
 
 // TestToolSchemasGolden compares every tool's published definition (name,
 // description, annotations, input and output schema) with its snapshot.
-// Refresh with: go test ./tools -run TestToolSchemasGolden -update
+// Refresh with: go generate ./tools
 func TestToolSchemasGolden(t *testing.T) {
 	seen := map[string]bool{}
 	// From the Go types: schemas_gen.go is checked against these by
@@ -45,13 +45,13 @@ func TestToolSchemasGolden(t *testing.T) {
 		want, err := os.ReadFile(path)
 		if err != nil {
 			if os.IsNotExist(err) && os.Getenv("CI") != "true" {
-				t.Logf("%s: no snapshot yet; run go test ./tools -update", name)
+				t.Logf("%s: no snapshot yet; run go generate ./tools", name)
 				continue
 			}
-			t.Fatalf("%s: snapshot missing (run go test ./tools -run TestToolSchemasGolden -update and commit it): %v", name, err)
+			t.Fatalf("%s: snapshot missing (run go generate ./tools and commit it): %v", name, err)
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("%s: schema differs from its snapshot; if the change is intended, run go test ./tools -update\n--- got\n%s", name, got)
+			t.Errorf("%s: schema differs from its snapshot; if the change is intended, run go generate ./tools\n--- got\n%s", name, got)
 		}
 	}
 	entries, _ := os.ReadDir(snapshotDir)

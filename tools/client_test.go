@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/schemacheck"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -71,17 +70,8 @@ func newHarness(t *testing.T) *harness {
 // era, e.g. "2025-06-18", what editors speak today).
 func newHarnessVersion(t *testing.T, v string) *harness {
 	t.Helper()
-	parent := t.TempDir()
-	dir := filepath.Join(parent, "wiki")
-	if _, err := wiki.Init(dir); err != nil {
-		t.Fatal(err)
-	}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	st, err := wiki.Open(dir, wiki.WithLogger(quiet))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() }) // after the client's Cleanup
+	quiet := teststore.Quiet()
+	st, dir, parent := teststore.NewInParent(t, nil, wiki.WithLogger(quiet))
 	c := connectVersion(t, Deps{Store: st, Log: quiet}, Options{}, v)
 	return &harness{t: t, dir: dir, parent: parent, store: st, c: c}
 }

@@ -6,6 +6,12 @@
 // one audit line.
 //
 // [Catalogue] lists every tool; [Register] puts a selection on a server. The
-// schema of each tool is snapshotted in testdata/tools/ (go test ./tools
-// -update refreshes them).
+// schema of each tool is snapshotted in testdata/tools/ and its tools/list
+// answer per mode in testdata/tools-list/; go generate ./tools refreshes them
+// and schemas_gen.go.
 package tools
+
+// schemas_gen.go first: the tools/list goldens are served from it, so they
+// are written by a second test binary built with the new file.
+//go:generate go test -run TestToolSchemasGoldenGenerated -update .
+//go:generate go test -run TestToolSchemasGolden -update .

@@ -2,28 +2,18 @@ package tools
 
 import (
 	"context"
-	"io"
-	"log/slog"
-	"path/filepath"
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // Options.PastHandshake is called for the first request past a client's
 // opening handshake, not for initialize, ping or the list methods.
 func TestPastHandshake(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "wiki")
-	if _, err := wiki.Init(dir); err != nil {
-		t.Fatal(err)
-	}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	st, err := wiki.Open(dir, wiki.WithLogger(quiet))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	quiet := teststore.Quiet()
+	st, _, _ := teststore.NewInParent(t, nil, wiki.WithLogger(quiet))
 	calls := 0
 	c := connect(t, Deps{Store: st, Log: quiet}, Options{PastHandshake: func() { calls++ }})
 	ctx := context.Background()

@@ -33,7 +33,7 @@ func modes() map[string]Options {
 // TestToolSchemasGoldenListModes pins the tools/list answer of every server
 // mode (serve --read-only, --toolsets ...) in testdata/tools-list/<mode>.json,
 // so a change to what a client with a small budget loads is a visible diff.
-// Refresh with: go test ./tools -run TestToolSchemasGolden -update
+// Refresh with: go generate ./tools
 func TestToolSchemasGoldenListModes(t *testing.T) {
 	seen := map[string]bool{}
 	for mode, opts := range modes() {
@@ -69,14 +69,14 @@ func TestToolSchemasGoldenListModes(t *testing.T) {
 		}
 		want, err := os.ReadFile(path)
 		if err != nil {
-			t.Fatalf("%s: golden missing (run go test ./tools -run TestToolSchemasGolden -update and commit it): %v", name, err)
+			t.Fatalf("%s: golden missing (run go generate ./tools and commit it): %v", name, err)
 		}
 		if !bytes.Equal(got, want) {
 			var names []string
 			for _, tool := range res.Tools {
 				names = append(names, tool.Name)
 			}
-			t.Errorf("%s: tools/list differs from its golden (now: %s); if intended, run go test ./tools -run TestToolSchemasGolden -update", name, strings.Join(names, ", "))
+			t.Errorf("%s: tools/list differs from its golden (now: %s); if intended, run go generate ./tools", name, strings.Join(names, ", "))
 		}
 	}
 	entries, _ := os.ReadDir(listDir)

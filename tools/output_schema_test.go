@@ -3,9 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -13,6 +10,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki/model"
 	"github.com/llmwiki/llmwiki/wiki/model/modeltest"
 	"github.com/llmwiki/llmwiki/wiki/search"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
 // TestEveryToolOutputMatchesItsSchema calls every tool of the catalogue,
@@ -22,15 +20,8 @@ import (
 // schemas type each array "array" and nothing else, so a null would break
 // clients that validate structuredContent (the TypeScript SDK does).
 func TestEveryToolOutputMatchesItsSchema(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "wiki")
-	if _, err := wiki.Init(dir); err != nil {
-		t.Fatal(err)
-	}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	st, err := wiki.Open(dir, wiki.WithLogger(quiet))
-	if err != nil {
-		t.Fatal(err)
-	}
+	quiet := teststore.Quiet()
+	st, dir, _ := teststore.NewInParent(t, nil, wiki.WithLogger(quiet))
 	idx := search.Open(st, search.Options{Logger: quiet})
 	st.AddDerived(idx)
 	if err := idx.Wait(context.Background()); err != nil {
@@ -50,7 +41,7 @@ func TestEveryToolOutputMatchesItsSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := connect(t, Deps{Store: st, Log: quiet, Search: idx, Model: mc}, Options{})
-	t.Cleanup(func() { c.Close(); st.Close() })
+	t.Cleanup(func() { c.Close() })
 	h := &harness{t: t, dir: dir, store: st, c: c}
 
 	called := map[string]bool{}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +14,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/model"
 	"github.com/llmwiki/llmwiki/wiki/model/modeltest"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -30,15 +29,8 @@ func newModelHarness(t *testing.T, replies ...string) (*harness, *modeltest.Serv
 // completion in progress every interval (0: the default).
 func newModelHarnessProgress(t *testing.T, interval time.Duration, replies ...string) (*harness, *modeltest.Server) {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "wiki")
-	if _, err := wiki.Init(dir); err != nil {
-		t.Fatal(err)
-	}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	st, err := wiki.Open(dir, wiki.WithLogger(quiet))
-	if err != nil {
-		t.Fatal(err)
-	}
+	quiet := teststore.Quiet()
+	st, dir, _ := teststore.NewInParent(t, nil, wiki.WithLogger(quiet))
 	srv := modeltest.New(t, replies...)
 	cfg, err := model.Resolve(func(string) string { return "" }, model.Flags{BaseURL: srv.BaseURL(), Model: "test-model", Timeout: 5 * time.Second})
 	if err != nil {
@@ -52,7 +44,7 @@ func newModelHarnessProgress(t *testing.T, interval time.Duration, replies ...st
 		t.Fatal(err)
 	}
 	c := connect(t, Deps{Store: st, Log: quiet, Model: mc}, Options{})
-	t.Cleanup(func() { c.Close(); st.Close() })
+	t.Cleanup(func() { c.Close() })
 	return &harness{t: t, dir: dir, store: st, c: c}, srv
 }
 

@@ -16,7 +16,7 @@ import (
 // them from In and Out by reflection, which for the whole catalogue costs
 // every server start far more than reading prepared schemas
 // (BenchmarkCatalogueSchemas), so the generated schemas are kept in
-// schemas_gen.go (refreshed with go test ./tools -update) and used as they
+// schemas_gen.go (refreshed with go generate ./tools) and used as they
 // are while the Go types still match the fingerprint stored with them. A
 // type edited since falls back to reflection: a stale schema is never
 // served; TestToolSchemasGoldenGenerated fails until the file is refreshed.

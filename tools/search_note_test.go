@@ -2,29 +2,19 @@ package tools
 
 import (
 	"context"
-	"io"
-	"log/slog"
-	"path/filepath"
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/search"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
 // TestSearchWikiCountsPagesAndNotesSources checks search_wiki and
 // load_project report index.pages as pages alone, and that a pages search
 // finding nothing where sources match says so in note.
 func TestSearchWikiCountsPagesAndNotesSources(t *testing.T) {
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	dir := filepath.Join(t.TempDir(), "wiki")
-	if _, err := wiki.Init(dir); err != nil {
-		t.Fatal(err)
-	}
-	st, err := wiki.Open(dir, wiki.WithLogger(quiet))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	quiet := teststore.Quiet()
+	st, dir, _ := teststore.NewInParent(t, nil, wiki.WithLogger(quiet))
 	idx := search.Open(st, search.Options{Logger: quiet})
 	st.AddDerived(idx)
 	if err := idx.Wait(context.Background()); err != nil {

@@ -16,4 +16,9 @@
 // when any file cannot be: an invalid config (the error says where), a
 // config that is a symlink, an unwritable folder. DryRun reports the same
 // plan as a diff and writes nothing.
+//
+// testdata/install/golden holds what a fresh install writes for each client
+// and scope; go generate ./agents/install refreshes it.
 package install
+
+//go:generate go test -run TestGolden -update .

@@ -20,9 +20,9 @@ const (
 
 // GoldenFiles installs every client in both scopes into empty temporary
 // folders (Linux paths, fixed root and command) and returns the files
-// written, keyed by repository-relative golden path. The tools package's
-// golden test compares them with the committed copies and refreshes them
-// with -update, so a new tool updates them with the other generated files.
+// written, keyed by repository-relative golden path. TestGolden compares
+// them with the committed copies; go generate ./... refreshes them with the
+// other files generated from the tool registry.
 func GoldenFiles(list []tools.Tool) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	for _, client := range Clients() {

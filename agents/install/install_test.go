@@ -41,8 +41,8 @@ func setup(t testing.TB, client, scope string) (Options, string, string) {
 }
 
 // TestGolden compares every file a fresh install writes, per client and
-// scope, with testdata/install/golden (refresh: go test ./tools -run
-// TestToolSchemasGolden -update), parses each with its format's real parser
+// scope, with testdata/install/golden (refresh: go generate
+// ./agents/install), parses each with its format's real parser
 // and checks the documented shape, and checks a second run changes nothing.
 func TestGolden(t *testing.T) {
 	files, err := GoldenFiles(tools.Catalogue(tools.Deps{}))

@@ -11,7 +11,7 @@ import (
 )
 
 // TestReadmeToolTable fails when the README's tool table differs from the
-// registry. Refresh it with: go test ./cmd/llmwiki -run TestReadmeToolTable -update
+// registry. Refresh it with: go generate ./cmd/llmwiki
 func TestReadmeToolTable(t *testing.T) {
 	path := filepath.Join(wikitest.RepoRoot(t), "README.md")
 	data, err := os.ReadFile(path)
@@ -38,7 +38,7 @@ func TestReadmeToolTable(t *testing.T) {
 			changed = true
 			continue
 		}
-		t.Errorf("README.md's %s table is out of date; run go test ./cmd/llmwiki -run TestReadmeToolTable -update\nwant:\n%s", block.name, block.want)
+		t.Errorf("README.md's %s table is out of date; run go generate ./cmd/llmwiki\nwant:\n%s", block.name, block.want)
 	}
 	if changed {
 		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {

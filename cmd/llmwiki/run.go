@@ -63,6 +63,7 @@ func commands() []command {
 // calls os.Exit, so tests drive it in-process.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	e := env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	tuneProcess()
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout)
 		return nil

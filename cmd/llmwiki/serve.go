@@ -16,7 +16,6 @@ import (
 	"github.com/llmwiki/llmwiki/tools"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
-	"github.com/llmwiki/llmwiki/wiki/search"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"golang.org/x/term"
@@ -49,7 +48,6 @@ func runServe(ctx context.Context, e env, args []string) error {
 		}
 		defer ln.Close()
 	}
-	search.SpareProcForMerges()
 	log := newLogger(e)
 	wd.log = log
 	if err := startPprof(ctx, e, e.getenv("LLMWIKI_PPROF"), log); err != nil {

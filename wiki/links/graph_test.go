@@ -13,37 +13,9 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
-
-// newStore makes a wiki with the given files (project-relative path ->
-// content), written directly as a person would.
-func newStore(t *testing.T, files map[string]string) (*wiki.Store, string) {
-	t.Helper()
-	dir := t.TempDir()
-	if _, err := wiki.Init(dir); err != nil {
-		t.Fatal(err)
-	}
-	for p, c := range files {
-		writeFile(t, dir, p, c)
-	}
-	st, err := wiki.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st, dir
-}
-
-func writeFile(t *testing.T, dir, rel, content string) {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func backlinkFroms(v *View, rel string) []string {
 	var out []string
@@ -55,7 +27,7 @@ func backlinkFroms(v *View, rel string) []string {
 
 func TestGraph(t *testing.T) {
 	ctx := context.Background()
-	st, dir := newStore(t, map[string]string{
+	st, dir := teststore.New(t, map[string]string{
 		"pages/a.md":       "---\ntitle: A\naliases: [Alpha]\n---\n# A\n\nSee [[b]] and [[b#Part two]] and [[b#Nope]] and [[missing]] and ![[gone.png]].\n",
 		"pages/b.md":       "# B\n\n## Part two\n\nBack to [[Alpha|a]]. ^blk\n",
 		"pages/sub/c.md":   "[up](../a.md) [[b#^blk]] [[b#^none]]\n",
@@ -112,7 +84,7 @@ func TestGraph(t *testing.T) {
 	}
 	// An edit made outside the server is seen by the next walk.
 	time.Sleep(10 * time.Millisecond)
-	writeFile(t, dir, "pages/missing.md", "# Missing no more\n")
+	wikitest.WriteFile(t, dir, "pages/missing.md", "# Missing no more\n")
 	v3, _ := g.Fresh(ctx)
 	if got := backlinkFroms(v3, "pages/missing.md"); !reflect.DeepEqual(got, []string{"pages/a.md", "pages/d.md"}) { // not yet in index.md
 		t.Errorf("missing backlinks %v", got)
@@ -128,7 +100,7 @@ func TestGraph(t *testing.T) {
 // equals a view built from scratch.
 func TestViewUpdate(t *testing.T) {
 	ctx := context.Background()
-	st, _ := newStore(t, map[string]string{
+	st, _ := teststore.New(t, map[string]string{
 		"pages/a.md": "# A\n\n## One\n\n[[b]] [[b#Two]] [[c#^x]]\n",
 		"pages/b.md": "# B\n\n## Two\n\n[[a#One]] [[a]]\n",
 		"pages/c.md": "# C\n\npara ^x\n\n[[a]] [[nowhere]]\n",
@@ -218,7 +190,7 @@ func sameView(inc, full *View) string {
 // or going makes a full build.
 func TestViewUpdateFiles(t *testing.T) {
 	ctx := context.Background()
-	st, dir := newStore(t, map[string]string{
+	st, dir := teststore.New(t, map[string]string{
 		"pages/a.md":     "# A\n\n## One\n\n[[b]] [[new]] [[sub/new#Top]] ![[pic.png]] [[Dee]] [[#One]]\n",
 		"pages/b.md":     "# B\n\n[[a#One]] [./new](./new.md) [[gone]]\n",
 		"pages/gone.md":  "# Gone\n\n[[a]] [[b]]\n",
@@ -267,12 +239,12 @@ func TestViewUpdateFiles(t *testing.T) {
 		return tx.Replace("pages/b.md", []byte("# B\n\n[[gone#Back]] [[x/new]]\n"), wiki.SHA256Hex(data))
 	})
 	// Outside the store: the walk finds them.
-	writeFile(t, dir, "pages/pic.png", "png")
+	wikitest.WriteFile(t, dir, "pages/pic.png", "png")
 	if _, err := g.Fresh(ctx); err != nil {
 		t.Fatal(err)
 	}
 	check("walk: create pages/pic.png", true)
-	writeFile(t, dir, "pages/y/new.md", "# New in y\n")
+	wikitest.WriteFile(t, dir, "pages/y/new.md", "# New in y\n")
 	os.Remove(filepath.Join(dir, "pages", "x", "new.md"))
 	if _, err := g.Fresh(ctx); err != nil {
 		t.Fatal(err)
@@ -307,7 +279,7 @@ func TestViewUpdateFiles(t *testing.T) {
 // re-reading the paths it reported, and the view equals a full build.
 func TestGraphFeed(t *testing.T) {
 	ctx := context.Background()
-	st, dir := newStore(t, map[string]string{
+	st, dir := teststore.New(t, map[string]string{
 		"pages/a.md":     "# A\n\n[[b]] [[c]] [[sub/d]]\n",
 		"pages/b.md":     "# B\n\n[[a]]\n",
 		"pages/sub/d.md": "# D\n\n[[a]]\n",
@@ -336,13 +308,13 @@ func TestGraphFeed(t *testing.T) {
 			t.Errorf("%s: %s", label, d)
 		}
 	}
-	step("new file", func() { writeFile(t, dir, "pages/c.md", "# C\n\n[[b]]\n") }, func(v *View) string {
+	step("new file", func() { wikitest.WriteFile(t, dir, "pages/c.md", "# C\n\n[[b]]\n") }, func(v *View) string {
 		if got := backlinkFroms(v, "pages/c.md"); !reflect.DeepEqual(got, []string{"pages/a.md"}) {
 			return fmt.Sprintf("backlinks of c %v", got)
 		}
 		return ""
 	})
-	step("changed file", func() { writeFile(t, dir, "pages/b.md", "# B\n\nno links now, longer\n") }, func(v *View) string {
+	step("changed file", func() { wikitest.WriteFile(t, dir, "pages/b.md", "# B\n\nno links now, longer\n") }, func(v *View) string {
 		if got := backlinkFroms(v, "pages/a.md"); !reflect.DeepEqual(got, []string{"pages/sub/d.md"}) {
 			return fmt.Sprintf("backlinks of a %v", got)
 		}
@@ -354,7 +326,7 @@ func TestGraphFeed(t *testing.T) {
 		}
 		return ""
 	})
-	step("new folder", func() { writeFile(t, dir, "pages/sub/d.md", "# D again\n") }, func(v *View) string {
+	step("new folder", func() { wikitest.WriteFile(t, dir, "pages/sub/d.md", "# D again\n") }, func(v *View) string {
 		if got := backlinkFroms(v, "pages/sub/d.md"); !reflect.DeepEqual(got, []string{"pages/a.md"}) {
 			return fmt.Sprintf("backlinks of d %v", got)
 		}
@@ -366,7 +338,7 @@ func TestGraphFeed(t *testing.T) {
 // their headings; links into them are still checked.
 func TestLazyParse(t *testing.T) {
 	ctx := context.Background()
-	st, _ := newStore(t, map[string]string{
+	st, _ := teststore.New(t, map[string]string{
 		"pages/a.md": "# A\n\n[[log#Log]] [[log#Nope]]\n",
 	})
 	g := Of(st)
@@ -406,7 +378,7 @@ func TestLazyParse(t *testing.T) {
 // build.
 func TestGraphConcurrent(t *testing.T) {
 	ctx := context.Background()
-	st, _ := newStore(t, map[string]string{
+	st, _ := teststore.New(t, map[string]string{
 		"pages/a.md": "# A\n\n## One\n\n[[b]] [[p3#One]]\n",
 		"pages/b.md": "# B\n\n[[a#One]] [[p1]]\n",
 	})
@@ -485,7 +457,7 @@ func TestGraphConcurrent(t *testing.T) {
 // file is added, a removed one is dropped, and the view follows.
 func TestGraphBackgroundWalk(t *testing.T) {
 	ctx := context.Background()
-	st, dir := newStore(t, map[string]string{
+	st, dir := teststore.New(t, map[string]string{
 		"pages/a.md": "# A\n\nSee [[b]].\n",
 		"pages/b.md": "# B\n",
 	})
@@ -496,8 +468,8 @@ func TestGraphBackgroundWalk(t *testing.T) {
 	// What the watcher reported is applied as usual; the graph is then told
 	// wrong things, as if events had been lost: a.md changed, c.md was made,
 	// gone.md was removed.
-	writeFile(t, dir, "pages/c.md", "# C\n\nSee [[a]].\n")
-	writeFile(t, dir, "pages/a.md", "# A\n\nSee [[c]] now.\n")
+	wikitest.WriteFile(t, dir, "pages/c.md", "# C\n\nSee [[a]].\n")
+	wikitest.WriteFile(t, dir, "pages/a.md", "# A\n\nSee [[c]] now.\n")
 	if _, err := g.View(ctx); err != nil {
 		t.Fatal(err)
 	}

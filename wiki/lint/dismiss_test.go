@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
 // TestRunLintDisabled: a category schema.md turns off is not run, the
@@ -117,28 +118,28 @@ func TestDismissedLinkReappears(t *testing.T) {
 	// An edit elsewhere in the page moves the link down a line; the link
 	// itself (its text, its target, its place among the page's links) is
 	// the same, so the dismissal holds.
-	writeFile(t, dir, "pages/home.md", page("Home", "Start", []string{"sources/a.md"}, fresh, "# Home\n\nA new first paragraph.\n\nSee [[nowhere]] and [[guide#Install]].\n"))
+	wikitest.WriteFile(t, dir, "pages/home.md", page("Home", "Start", []string{"sources/a.md"}, fresh, "# Home\n\nA new first paragraph.\n\nSee [[nowhere]] and [[guide#Install]].\n"))
 	rerun("edit above the link", 0, 0, 2)
 	// The link's text changes: reported again.
-	writeFile(t, dir, "pages/home.md", page("Home", "Start", []string{"sources/a.md"}, fresh, "# Home\n\nSee [[nowhere|the plan]] and [[guide#Install]].\n"))
+	wikitest.WriteFile(t, dir, "pages/home.md", page("Home", "Start", []string{"sources/a.md"}, fresh, "# Home\n\nSee [[nowhere|the plan]] and [[guide#Install]].\n"))
 	rep = rerun("link text changed", 1, 0, 1)
 	if f := find(rep, KindDanglingLink); len(f) == 1 && (f[0].Target != "nowhere" || f[0].Line != 9 || f[0].Dismissed || f[0].ID == dl[0].ID) {
 		t.Errorf("changed link reported as %+v", f[0])
 	}
 	// Back to the dismissed text: hidden again, and the same link a second
 	// time is a new finding.
-	writeFile(t, dir, "pages/home.md", page("Home", "Start", []string{"sources/a.md"}, fresh, body))
+	wikitest.WriteFile(t, dir, "pages/home.md", page("Home", "Start", []string{"sources/a.md"}, fresh, body))
 	rerun("text restored", 0, 0, 2)
-	writeFile(t, dir, "pages/home.md", page("Home", "Start", []string{"sources/a.md"}, fresh, body+"Again [[nowhere]].\n"))
+	wikitest.WriteFile(t, dir, "pages/home.md", page("Home", "Start", []string{"sources/a.md"}, fresh, body+"Again [[nowhere]].\n"))
 	rep = rerun("second occurrence", 1, 0, 2)
 	if f := find(rep, KindDanglingLink); len(f) == 1 && f[0].Line != 10 {
 		t.Errorf("second occurrence reported at line %d, want 10", f[0].Line)
 	}
-	writeFile(t, dir, "pages/home.md", page("Home", "Start", []string{"sources/a.md"}, fresh, body))
+	wikitest.WriteFile(t, dir, "pages/home.md", page("Home", "Start", []string{"sources/a.md"}, fresh, body))
 	// The missing heading's evidence includes the page the link leads to:
 	// when [[guide]] comes to mean another page (guide.md renamed, another
 	// page takes "Guide" as an alias), the same finding comes back.
-	writeFile(t, dir, "pages/manual.md", "---\ntitle: Manual\nsummary: s\nsources: [sources/a.md]\naliases: [Guide]\nupdated: "+fresh+"\n---\n# Manual\n\n[[home]]\n")
+	wikitest.WriteFile(t, dir, "pages/manual.md", "---\ntitle: Manual\nsummary: s\nsources: [sources/a.md]\naliases: [Guide]\nupdated: "+fresh+"\n---\n# Manual\n\n[[home]]\n")
 	removeFile(t, dir, "pages/guide.md")
 	rep = rerun("heading target changed", 0, 1, 1)
 	if f := find(rep, KindMissingHeading); len(f) == 1 && (f[0].ID != mh[0].ID || f[0].Fingerprint == mh[0].Fingerprint || !strings.Contains(f[0].Message, "manual")) {

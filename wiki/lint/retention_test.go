@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
 // TestRetentionKeepsCitedVersion: a stored finding's verified evidence
@@ -17,7 +19,7 @@ import (
 // deleted.
 func TestRetentionKeepsCitedVersion(t *testing.T) {
 	ctx := context.Background()
-	now := fixedNow
+	now := teststore.FixedNow
 	dir := t.TempDir()
 	if _, err := wiki.Init(dir); err != nil {
 		t.Fatal(err)
@@ -32,7 +34,7 @@ func TestRetentionKeepsCitedVersion(t *testing.T) {
 	if s == string(schema) {
 		t.Fatal("the schema.md template no longer has the retention settings this test edits")
 	}
-	writeFile(t, dir, "schema.md", s)
+	wikitest.WriteFile(t, dir, "schema.md", s)
 	st, err := wiki.Open(dir, wiki.WithClock(func() time.Time { return now }))
 	if err != nil {
 		t.Fatal(err)

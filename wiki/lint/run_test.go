@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
 // essay returns n sentences of distinct words (seeded), for near-duplicate
@@ -76,7 +77,7 @@ func TestRunCategories(t *testing.T) {
 	}
 	st, dir := newStore(t, files)
 	// The source changed after guide.md was last updated.
-	later := fixedNow.Add(-time.Hour)
+	later := teststore.FixedNow.Add(-time.Hour)
 	os.Chtimes(filepath.Join(dir, "sources", "a.md"), later, later)
 	rep, err := Run(ctx, st, Options{})
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
 // TestSimpleMethodSmall: the simple method's merge candidates and index
@@ -71,14 +73,14 @@ func TestSimpleMethodSmall(t *testing.T) {
 	// A page the index does not list.
 	files["pages/new.md"] = page("New", "n", []string{"sources/a.md"}, fresh, "New.\n")
 	pages["pages/new.md"] = files["pages/new.md"]
-	writeFile(t, dir, "pages/new.md", files["pages/new.md"])
+	wikitest.WriteFile(t, dir, "pages/new.md", files["pages/new.md"])
 	check("page added", []string{"pages/han.md:0", "pages/near.md:0"}, []string{"index.md:0"})
 	// The page gone again: no drift; then an entry that leads nowhere.
 	removeFile(t, dir, "pages/new.md")
 	delete(pages, "pages/new.md")
 	check("page removed", []string{"pages/han.md:0", "pages/near.md:0"}, nil)
 	index, _ := st.Root().ReadFile("index.md")
-	writeFile(t, dir, "index.md", strings.Replace(string(index), "[[unrelated", "[[unrelatd", 1))
+	wikitest.WriteFile(t, dir, "index.md", strings.Replace(string(index), "[[unrelated", "[[unrelatd", 1))
 	check("entry leads nowhere", []string{"pages/han.md:0", "pages/near.md:0"}, []string{"index.md:0"})
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
 // TestLintSourceChangedOutside: a source edited by hand after it was first
@@ -23,9 +24,9 @@ func TestLintSourceChangedOutside(t *testing.T) {
 	if err != nil || len(rep.Findings) != 0 {
 		t.Fatalf("before any change: %+v %v", rep.Findings, err)
 	}
-	writeFile(t, dir, "sources/a.md", "a, edited by hand\n")
+	wikitest.WriteFile(t, dir, "sources/a.md", "a, edited by hand\n")
 	os.Remove(filepath.Join(dir, "sources", "d.md"))
-	writeFile(t, dir, "sources/e.md", "added later\n")
+	wikitest.WriteFile(t, dir, "sources/e.md", "added later\n")
 	rep, err = Run(ctx, st, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
 const ipcPage = "---\ntitle: Electron IPC\nsources: [sources/ipc.md]\n---\n# Electron IPC\n\nThe renderer **must never** call Node APIs directly;\nit sends messages to the main process over `ipcRenderer.invoke`.\n\nContext isolation is “on” by default since Electron 12 — keep it on.\n"
@@ -177,7 +178,7 @@ func TestSubmitAndDismiss(t *testing.T) {
 		t.Fatalf("include dismissed: %d", len(rep.Findings))
 	}
 	// ...until its evidence changes: the page no longer says it.
-	writeFile(t, dir, "pages/ipc.md", strings.Replace(ipcPage, "since Electron 12", "since Electron 20", 1))
+	wikitest.WriteFile(t, dir, "pages/ipc.md", strings.Replace(ipcPage, "since Electron 12", "since Electron 20", 1))
 	rep, _ = Run(ctx, st, only)
 	var got *Finding
 	for i := range rep.Findings {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
 // truncateIndexInPlace opens every file of the index except index_meta.json
@@ -147,7 +148,7 @@ func TestStaleIndexReconcilesAtTheNextSearch(t *testing.T) {
 	st, x, dir := testWiki(t, fixture)
 	x.opt.ReconcileEvery = time.Hour
 	first(t, x, Query{Text: "cafe"}, "pages/cafe.md")
-	writeFile(t, dir, "pages/missed.md", "# Missed\n\nThe update of this ocelot page failed.\n")
+	wikitest.WriteFile(t, dir, "pages/missed.md", "# Missed\n\nThe update of this ocelot page failed.\n")
 	if r := mustSearch(t, x, Query{Text: "ocelot"}); len(r.Hits) != 0 {
 		t.Fatalf("reconciled before its time: %v", paths(r))
 	}

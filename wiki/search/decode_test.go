@@ -153,7 +153,7 @@ func TestTldrDotPagesAreCounted(t *testing.T) {
 // stay a hit that read_page refuses.
 func TestUnservableNameIndexedBeforeIsDropped(t *testing.T) {
 	_, x, dir := testWiki(t, map[string]string{"pages/ok.md": "# ok\n\nzebra crossing\n"})
-	writeFile(t, dir, "pages/a:b.md", "# a:b\n\nzebra stripes\n")
+	wikitest.WriteFile(t, dir, "pages/a:b.md", "# a:b\n\nzebra stripes\n")
 	// What the older version's index held: the file, indexed.
 	x.opMu.Lock()
 	x.mu.RLock()
@@ -185,7 +185,7 @@ func TestUnreadableFileIsCounted(t *testing.T) {
 		t.Skip("skipping: root reads a file whatever its permissions")
 	}
 	st, x, dir := testWiki(t, map[string]string{"pages/other.md": "# other\n"})
-	writeFile(t, dir, "pages/new.md", "# new\n")
+	wikitest.WriteFile(t, dir, "pages/new.md", "# new\n")
 	p := filepath.Join(dir, "pages", "new.md")
 	if err := os.Chmod(p, 0); err != nil {
 		t.Fatal(err)

@@ -86,9 +86,9 @@
 // the stems. Each query word may match any of its forms; a page matching
 // more of the query's words ranks higher (bleve's coordination factor). In
 // the default best-match mode, stop words of the query's language are left
-// out. Length normalisation is weakened (BM25 b = 0.3 instead of 0.75) so
-// a long page that is about the query is not buried by a short page that
-// mentions it once.
+// out. Length normalisation is weakened (BM25 b = 0.5 instead of bleve's
+// 0.75) so a long page that is about the query is not buried by a short page
+// that mentions it once.
 //
 // Code: fenced code blocks and whole-line inline code (tldr's commands) are
 // also indexed as their own field. A query that asks for code ("show me the
@@ -99,4 +99,16 @@
 // The query is literal text: nothing in it is an operator, whatever it
 // contains ("C++", "a:b", "(", "*", "--dry-run"). The match mode replaces
 // syntax: best (default), all, any, phrase.
+//
+// # Process-wide settings
+//
+// bleve keeps BM25's b in a package variable, and the other settings this
+// package can tune (zapx's segment buffers, Go's memory limit during a
+// large build, the merger thread's priority, GOMAXPROCS) belong to the
+// whole process. The package changes none of them by itself: the program
+// calls [SetProcessSettings] once before [Open] (which panics otherwise),
+// which sets b and applies the tunings the program chooses in
+// [ProcessSettings]. Registering the package's analyzers and scorch
+// callbacks under its own names, from init, adds registry entries and
+// retunes nothing.
 package search

@@ -92,7 +92,7 @@ func onScorchEvent(e scorch.Event) bool {
 	// persister and merger loops recover and report, not a crash.
 	debug.SetPanicOnFault(true)
 	v, ok := guardsByScorch.Load(e.Scorch)
-	if ok && e.Kind == scorch.EventKindPreMergeCheck && v.(*guard).lowered.CompareAndSwap(false, true) {
+	if ok && e.Kind == scorch.EventKindPreMergeCheck && lowPriorityMerges() && v.(*guard).lowered.CompareAndSwap(false, true) {
 		// Fired in the merger's goroutine before each merge plan.
 		lowerMergerPriority()
 	}

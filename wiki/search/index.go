@@ -118,9 +118,10 @@ type manifest struct {
 // audited write updates it in the same call. Open it with [Open], then
 // [Index.Start]; searches wait for the first build.
 type Index struct {
-	st  *wiki.Store
-	opt Options
-	log *slog.Logger
+	st   *wiki.Store
+	opt  Options
+	proc ProcessSettings // of SetProcessSettings, when the index was opened
+	log  *slog.Logger
 	// home is where the index keeps its state: the wiki, or on a
 	// read-only wiki a folder under the user's cache folder (home.go).
 	// Changed under opMu.
@@ -160,7 +161,10 @@ type Index struct {
 
 // Open returns the project's index without touching the disk; [Index.Start]
 // opens or builds it in the background.
+//
+// It panics when [SetProcessSettings] was not called first.
 func Open(st *wiki.Store, opt Options) *Index {
+	proc := processSettings()
 	if opt.BuildWait == 0 {
 		opt.BuildWait = 20 * time.Second
 	}
@@ -168,7 +172,7 @@ func Open(st *wiki.Store, opt Options) *Index {
 	if log == nil {
 		log = st.Logger()
 	}
-	x := &Index{st: st, opt: opt, log: log, state: StateBuilding, ready: make(chan struct{}), closing: make(chan struct{})}
+	x := &Index{st: st, opt: opt, proc: proc, log: log, state: StateBuilding, ready: make(chan struct{}), closing: make(chan struct{})}
 	x.reason = "the index has not been opened yet"
 	x.home.Store(wikiHome(st))
 	return x
@@ -865,7 +869,7 @@ func (x *Index) reconcileWalk(progress bool, w walkResult) error {
 		x.total, x.done = len(todo), 0
 		x.mu.Unlock()
 	}
-	defer limitBuildMemory(len(todo))()
+	defer limitBuildMemory(len(todo), x.proc.BuildMemoryLimit)()
 	changed := 0
 	for len(todo) > 0 || len(gone) > 0 {
 		if x.isClosed() {

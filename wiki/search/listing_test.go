@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
 // TestWalkLists: a walk lists exactly the indexable files, with their sizes
@@ -39,10 +40,10 @@ func TestWalkLists(t *testing.T) {
 		t.Fatal(err)
 	}
 	for rel, content := range files {
-		writeFile(t, dir, rel, content)
+		wikitest.WriteFile(t, dir, rel, content)
 	}
 	os.Remove(filepath.Join(dir, "context.md")) // Init made one; ours replaces it
-	writeFile(t, dir, "context.md", files["context.md"])
+	wikitest.WriteFile(t, dir, "context.md", files["context.md"])
 	want := map[string]fileStat{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

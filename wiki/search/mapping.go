@@ -8,7 +8,6 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/registry"
-	"github.com/blevesearch/bleve/v2/search"
 	index "github.com/blevesearch/bleve_index_api"
 )
 
@@ -26,13 +25,12 @@ const schemaVersion = "llmwiki-search-6"
 // wiki vary from one line to thousands; with full normalisation a short
 // page that mentions a term once beats the long page that is about it. At
 // 0.5 a long page pays two thirds as much for its length as at 0.75 (with
-// true average lengths, see bm25Context; measured on both golden sets:
-// recall@5 0.87/0.87 at 0.5 against 0.84/0.90 at 0.75 and 0.88/0.86 at 0.3).
-// It is set once for the process (bleve keeps it in a package variable).
+// true average lengths, see bm25Context); docs/performance.md has the
+// recall of both golden sets at 0.3, 0.5 and 0.75.
+// bleve keeps it in a package variable: [SetProcessSettings] sets it.
 const bm25B = 0.5
 
 func init() {
-	search.BM25_b = bm25B
 	if err := registry.RegisterAnalyzer(analyzerText, func(map[string]any, *registry.Cache) (analysis.Analyzer, error) {
 		return textAnalyzer{}, nil
 	}); err != nil {

@@ -6,35 +6,19 @@ import (
 	"runtime/debug"
 	"sync"
 	"time"
-
-	zapx "github.com/blevesearch/zapx/v17"
 )
-
-// Each batch bleve applies becomes a new in-memory segment, whose buffer
-// zapx sizes from the average document so far times (documents in the batch
-// + NewSegmentBufferNumResultsBump, 100 by default) times
-// NewSegmentBufferAvgBytesPerDocFactor (1). An audited write indexes one or
-// two files, so each write's segment reserved ~100 documents' worth (about
-// 800 KB on Obsidian Help): 600 MB allocated a minute under the load test,
-// 17% of all allocation, held until the segment was merged. Here the margin
-// is a proportion instead (40%: a batch of 256 files, a build's, is sized as
-// before, 358 documents' worth against 356), so a one-file batch reserves
-// about one document's worth; the buffer still grows when a batch needs more.
-func init() {
-	zapx.NewSegmentBufferNumResultsBump = 0
-	zapx.NewSegmentBufferAvgBytesPerDocFactor = 1.4
-}
 
 // Memory while building. A build of a large wiki analyses files faster than
 // the index writes them out, and Go's collector lets the heap grow to twice
-// what is live: a 44k-page wiki peaked at 460 MB resident. Three limits keep
-// a build near the 300 MB:
+// what is live. Three limits keep a build's peak down (docs/performance.md,
+// "Process settings of the search index"):
 //
 //   - at most maxPendingBatches batches are applied in memory and not yet
 //     persisted (unsafe_batch returns before the write; see runtimeConfig);
 //     the build waits for the persister past that;
-//   - while a build of at least bigBuild files runs, Go's soft memory limit
-//     ([debug.SetMemoryLimit]) is buildMemoryLimit, unless GOMEMLIMIT is set
+//   - when the program asked for it ([ProcessSettings.BuildMemoryLimit]),
+//     while a build of at least bigBuild files runs, Go's soft memory limit
+//     ([debug.SetMemoryLimit]) is that limit, unless GOMEMLIMIT is set
 //     (the user's limit wins) or the program set one; the collector runs
 //     more often near it (a few percent more CPU), and never lets the heap
 //     past it while less is live;
@@ -44,7 +28,6 @@ func init() {
 const (
 	maxPendingBatches = 4
 	bigBuild          = 2000
-	buildMemoryLimit  = 200 << 20
 )
 
 var buildMem struct {
@@ -56,8 +39,8 @@ var buildMem struct {
 
 // limitBuildMemory sets the build's memory limit for a build of files files
 // and returns the function that ends it.
-func limitBuildMemory(files int) (done func()) {
-	if files < bigBuild {
+func limitBuildMemory(files int, limit int64) (done func()) {
+	if files < bigBuild || limit <= 0 {
 		return func() {}
 	}
 	buildMem.mu.Lock()
@@ -67,7 +50,7 @@ func limitBuildMemory(files int) (done func()) {
 		buildMem.prev = prev
 		buildMem.owned = prev == math.MaxInt64 && os.Getenv("GOMEMLIMIT") == ""
 		if buildMem.owned {
-			debug.SetMemoryLimit(buildMemoryLimit)
+			debug.SetMemoryLimit(limit)
 		}
 	}
 	buildMem.n++

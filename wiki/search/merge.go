@@ -2,9 +2,6 @@ package search
 
 import (
 	"context"
-	"os"
-	"runtime"
-	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
@@ -50,29 +47,13 @@ func mergePlanOptions() map[string]any {
 
 // mergerNice is how many nice levels (Linux thread priorities, -20 to 19;
 // higher is lower priority) the thread that runs an index's merges is put
-// below its own, where the platform allows one thread's priority to be
-// lowered (Linux). A merge is background work that may take a core for a
-// second or more; 10 levels down a thread gets about a tenth of the CPU a
-// call's thread gets when they compete, so calls answer first and merges
-// still keep up (under the load test's saturation, 53 writes a second, the
-// merger spent 18 s of 60 merging and ended with 12 segments).
+// below its own, with [ProcessSettings.LowPriorityMerges] where the
+// platform allows one thread's priority to be lowered (Linux). A merge is
+// background work that may take a core for a second or more; 10 levels
+// down a thread gets about a tenth of the CPU a call's thread gets when
+// they compete, so calls answer first and merges still keep up
+// (docs/performance.md, "Process settings of the search index").
 const mergerNice = 10
-
-var spareProc sync.Once
-
-// SpareProcForMerges raises GOMAXPROCS by one (once per process) where
-// merges run at low priority (Linux), unless the GOMAXPROCS environment
-// variable sets it. The merge goroutine is locked to its low-priority
-// thread, and a Go thread holds its P (the right to run Go code) even while
-// the OS lets other threads run first; the spare P keeps the calls'
-// goroutines from waiting for a P the merger holds. A server calls it once
-// at start; elsewhere it does nothing.
-func SpareProcForMerges() {
-	if !canLowerMergerPriority || os.Getenv("GOMAXPROCS") != "" {
-		return
-	}
-	spareProc.Do(func() { runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1) })
-}
 
 // compact merges the open index's segments once by bleve's default merge
 // plan (floor 2,000 documents, growth 10), after its batches are on disk

@@ -18,6 +18,9 @@ import (
 // the process (the merger's) runs mergerNice lower than the test's own
 // thread.
 func TestMergerRunsAtLowPriority(t *testing.T) {
+	if !lowPriorityMerges() {
+		t.Skip("-tune leaves LowPriorityMerges off")
+	}
 	st, _, _ := testWiki(t, fixture)
 	ctx := context.Background()
 	var last wiki.PageWrite

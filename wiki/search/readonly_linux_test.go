@@ -38,7 +38,7 @@ func TestReadOnlyWikiSearches(t *testing.T) {
 			if _, err := wiki.Init(dir); err != nil {
 				t.Fatal(err)
 			}
-			writeFile(t, dir, "pages/banana.md", "---\ntitle: Banana\n---\n# Banana\n\nThe banana is a yellow fruit.\n")
+			wikitest.WriteFile(t, dir, "pages/banana.md", "---\ntitle: Banana\n---\n# Banana\n\nThe banana is a yellow fruit.\n")
 			st, err := wiki.Open(dir)
 			if err != nil {
 				t.Fatal(err)
@@ -56,7 +56,7 @@ func TestReadOnlyWikiSearches(t *testing.T) {
 			}
 			st.Close()
 			// Added while no server runs: the wiki's index lacks it.
-			writeFile(t, dir, "pages/cherry.md", "---\ntitle: Cherry\n---\n# Cherry\n\nThe cherry is a red fruit.\n")
+			wikitest.WriteFile(t, dir, "pages/cherry.md", "---\ntitle: Cherry\n---\n# Cherry\n\nThe cherry is a red fruit.\n")
 			if tc.noIndex {
 				os.RemoveAll(filepath.Join(dir, ".llmwiki", "search"))
 			}
@@ -121,7 +121,7 @@ func TestReadOnlyViewFollowsOutsideEdits(t *testing.T) {
 	if _, err := wiki.Init(src); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, src, "pages/banana.md", "---\ntitle: Banana\n---\n# Banana\n\nThe banana is a yellow fruit.\n")
+	wikitest.WriteFile(t, src, "pages/banana.md", "---\ntitle: Banana\n---\n# Banana\n\nThe banana is a yellow fruit.\n")
 	st, err := wiki.Open(src)
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +150,7 @@ func TestReadOnlyViewFollowsOutsideEdits(t *testing.T) {
 	if got := paths(mustSearch(t, x, Query{Text: "fruit"})); !slices.Equal(got, []string{"pages/banana.md"}) {
 		t.Errorf("search fruit: %v", got)
 	}
-	writeFile(t, src, "pages/cherry.md", "---\ntitle: Cherry\n---\n# Cherry\n\nThe cherry is a red fruit.\n")
+	wikitest.WriteFile(t, src, "pages/cherry.md", "---\ntitle: Cherry\n---\n# Cherry\n\nThe cherry is a red fruit.\n")
 	var res Result
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if res = mustSearch(t, x, Query{Text: "cherry"}); len(res.Hits) > 0 {

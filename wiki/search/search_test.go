@@ -12,6 +12,8 @@ import (
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/edit"
 	"github.com/llmwiki/llmwiki/wiki/plan"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
 // testWiki makes a wiki with files (project-relative path → content) written
@@ -19,20 +21,9 @@ import (
 // search, and waits for the first build.
 func testWiki(t *testing.T, files map[string]string) (*wiki.Store, *Index, string) {
 	t.Helper()
-	dir := t.TempDir()
-	if _, err := wiki.Init(dir); err != nil {
-		t.Fatal(err)
-	}
-	for rel, content := range files {
-		writeFile(t, dir, rel, content)
-	}
-	st, err := wiki.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, dir := teststore.New(t, files)
 	x := Open(st, Options{ReconcileEvery: -1, BuildWait: 30 * time.Second})
 	st.AddDerived(x)
-	t.Cleanup(func() { st.Close() })
 	if err := x.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -40,17 +31,6 @@ func testWiki(t *testing.T, files map[string]string) (*wiki.Store, *Index, strin
 		t.Fatalf("index state %+v", s)
 	}
 	return st, x, dir
-}
-
-func writeFile(t *testing.T, dir, rel, content string) {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func mustSearch(t *testing.T, x *Index, q Query) Result {
@@ -479,14 +459,14 @@ func TestWritesAreIndexedInTheSameCall(t *testing.T) {
 
 func TestOutsideEditsAreReconciled(t *testing.T) {
 	st, x, dir := testWiki(t, fixture)
-	writeFile(t, dir, "pages/new/obsidian-edit.md", "# Platypus\n\nEdited in Obsidian.\n")
+	wikitest.WriteFile(t, dir, "pages/new/obsidian-edit.md", "# Platypus\n\nEdited in Obsidian.\n")
 	first(t, x, Query{Text: "platypus"}, "pages/new/obsidian-edit.md")
 	os.Remove(filepath.Join(dir, "pages", "short.md"))
 	if r := mustSearch(t, x, Query{Text: "packing list"}); len(r.Hits) != 0 && r.Hits[0].Path == "pages/short.md" {
 		t.Errorf("deleted page still found: %v", paths(r))
 	}
 	// Same size, new mtime: hashed, and re-indexed only if the bytes differ.
-	writeFile(t, dir, "pages/new/obsidian-edit.md", "# Platyplus\n\nEdited in Obsidian.\n")
+	wikitest.WriteFile(t, dir, "pages/new/obsidian-edit.md", "# Platyplus\n\nEdited in Obsidian.\n")
 	os.Chtimes(filepath.Join(dir, "pages/new/obsidian-edit.md"), time.Now(), time.Now().Add(time.Minute))
 	first(t, x, Query{Text: "platyplus"}, "pages/new/obsidian-edit.md")
 	if len(st.Stale()) != 0 {

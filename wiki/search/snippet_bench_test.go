@@ -121,7 +121,7 @@ func BenchmarkSnippets(b *testing.B) {
 }
 
 // BenchmarkSnippetsTitles measures the snippets of one search (its hits,
-// up to 10, one after another) for queries like cmd/llmwiki-load's: one or
+// up to 10, one after another) for queries like dev/load's: one or
 // two words of four letters or more from the file names of the Obsidian
 // Help vault (35 languages), 200 queries. cpu-ms/op is the process's CPU
 // time per search:
@@ -148,7 +148,7 @@ func BenchmarkSnippetsTitles(b *testing.B) {
 }
 
 // titleQueries returns n queries of one or two words (four letters or
-// more) from the names of the files under root/pages, as cmd/llmwiki-load
+// more) from the names of the files under root/pages, as dev/load
 // asks them.
 func titleQueries(root string, n int) []string {
 	seen := map[string]bool{}

@@ -26,7 +26,7 @@ var snippetsSameCorpora = []string{
 
 // TestSnippetsSameAsBefore: the snippet, heading, line and listing of a
 // hit are what they were before the fold table, for queries like
-// cmd/llmwiki-load's (words of file names) and words of the page, over
+// dev/load's (words of file names) and words of the page, over
 // every 12th page (-snippets.same.every) of the corpora. The reference is
 // the same code with the switch that brings back the old path
 // (foldTableOff), and on one page in four the whole text analysed without
@@ -118,7 +118,7 @@ func TestSnippetsSameAsBefore(t *testing.T) {
 }
 
 // titleWordsOf returns the words of four letters or more of a file's name,
-// as cmd/llmwiki-load picks its search words.
+// as dev/load picks its search words.
 func titleWordsOf(rel string) []string {
 	name := strings.TrimSuffix(filepath.Base(rel), ".md")
 	var out []string

@@ -24,7 +24,7 @@ func TestSpecialFilesSkippedAndCounted(t *testing.T) {
 			if _, err := wiki.Init(dir); err != nil {
 				t.Fatal(err)
 			}
-			writeFile(t, dir, "pages/real.md", "---\ntitle: Real\n---\nzebra crossing\n")
+			wikitest.WriteFile(t, dir, "pages/real.md", "---\ntitle: Real\n---\nzebra crossing\n")
 			wikitest.MakeSpecial(t, filepath.Join(dir, "pages", "x.md"), kind)
 			wikitest.MakeSpecial(t, filepath.Join(dir, "sources", "y.md"), kind)
 			st, err := wiki.Open(dir)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
 // eventuallyFinds polls a search until want is (or, with want "", nothing
@@ -44,9 +46,9 @@ func TestChangeFeedKeepsIndexInStep(t *testing.T) {
 	walked := x.lastWalk
 	x.mu.RUnlock()
 
-	writeFile(t, dir, "pages/new/obsidian-edit.md", "# Platypus\n\nEdited in Obsidian.\n")
+	wikitest.WriteFile(t, dir, "pages/new/obsidian-edit.md", "# Platypus\n\nEdited in Obsidian.\n")
 	eventuallyFinds(t, x, Query{Text: "platypus"}, "pages/new/obsidian-edit.md")
-	writeFile(t, dir, "pages/new/obsidian-edit.md", "# Echidna\n\nEdited again.\n")
+	wikitest.WriteFile(t, dir, "pages/new/obsidian-edit.md", "# Echidna\n\nEdited again.\n")
 	eventuallyFinds(t, x, Query{Text: "echidna"}, "pages/new/obsidian-edit.md")
 	eventuallyFinds(t, x, Query{Text: "platypus"}, "")
 	os.Rename(filepath.Join(dir, "pages", "new", "obsidian-edit.md"), filepath.Join(dir, "pages", "new", "renamed.md"))
@@ -56,7 +58,7 @@ func TestChangeFeedKeepsIndexInStep(t *testing.T) {
 
 	// A folder made elsewhere and moved in, then moved out again.
 	outside := filepath.Join(t.TempDir(), "vault")
-	writeFile(t, outside, "deep/wombat.md", "# Wombat burrows\n\nCube-shaped droppings.\n")
+	wikitest.WriteFile(t, outside, "deep/wombat.md", "# Wombat burrows\n\nCube-shaped droppings.\n")
 	if err := os.Rename(outside, filepath.Join(dir, "pages", "vault")); err != nil {
 		t.Fatal(err)
 	}
@@ -88,12 +90,12 @@ func TestChangeFeedSameSizeEdit(t *testing.T) {
 		save func(t *testing.T, dir, rel, data string)
 	}{
 		{"rename over", func(t *testing.T, dir, rel, data string) {
-			writeFile(t, dir, rel+".tmp", data)
+			wikitest.WriteFile(t, dir, rel+".tmp", data)
 			if err := os.Rename(filepath.Join(dir, rel+".tmp"), filepath.Join(dir, rel)); err != nil {
 				t.Fatal(err)
 			}
 		}},
-		{"in place", func(t *testing.T, dir, rel, data string) { writeFile(t, dir, rel, data) }},
+		{"in place", func(t *testing.T, dir, rel, data string) { wikitest.WriteFile(t, dir, rel, data) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,7 +128,7 @@ func TestChangeFeedFolderReplacedByFile(t *testing.T) {
 	if err := os.Rename(filepath.Join(dir, "sources", "x"), filepath.Join(t.TempDir(), "away")); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, dir, "sources/x", "now a file about wallabies\n")
+	wikitest.WriteFile(t, dir, "sources/x", "now a file about wallabies\n")
 	eventuallyFinds(t, x, Query{Text: "quokka", Scope: ScopeSources}, "")
 	eventuallyFinds(t, x, Query{Text: "wallabies", Scope: ScopeSources}, "sources/x")
 }
@@ -145,8 +147,8 @@ func TestChangeFeedRenamedFolderEdits(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventuallyFinds(t, x, Query{Text: "bilby"}, "pages/n/deep/b.md")
-	writeFile(t, dir, "pages/n/deep/b.md", "# Numbat\n")
-	writeFile(t, dir, "pages/n/c.md", "# Cassowary\n")
+	wikitest.WriteFile(t, dir, "pages/n/deep/b.md", "# Numbat\n")
+	wikitest.WriteFile(t, dir, "pages/n/c.md", "# Cassowary\n")
 	eventuallyFinds(t, x, Query{Text: "numbat"}, "pages/n/deep/b.md")
 	eventuallyFinds(t, x, Query{Text: "cassowary"}, "pages/n/c.md")
 }
@@ -172,7 +174,7 @@ func TestSafetyWalkInBackground(t *testing.T) {
 	if r := mustSearch(t, x, Query{Text: "brûlée"}); len(r.Hits) != 0 {
 		t.Fatalf("the dropped file is still found: %v", paths(r))
 	}
-	writeFile(t, dir, "pages/new/okapi.md", "# Okapi\n\nA forest giraffe.\n")
+	wikitest.WriteFile(t, dir, "pages/new/okapi.md", "# Okapi\n\nA forest giraffe.\n")
 	x.subscribe().Sync(context.Background())
 	x.feed.mu.Lock()
 	ch := x.subscribe().Take()

@@ -1,6 +1,8 @@
 // Package wikitest holds helpers for tests and benchmarks: finding the shared
-// corpora beside the repository, copying trees, and fingerprinting a folder
-// so a test can prove nothing changed.
+// corpora beside the repository, writing and copying trees, and
+// fingerprinting a folder so a test can prove nothing changed. It imports
+// nothing of llmwiki, so package wiki's own tests use it too; the shared
+// test store, which needs package wiki, is wikitest/teststore.
 package wikitest
 
 import (
@@ -173,7 +175,7 @@ func DiffHashes(before, after map[string]string) []string {
 }
 
 // FiguresEnv names the folder where tests record the figures the README's
-// "What llmwiki promises" section is generated from (see cmd/promises).
+// "What llmwiki promises" section is generated from (see dev/promises).
 const FiguresEnv = "LLMWIKI_FIGURES"
 
 // Figure records measured values (cases tried, kills survived, writes lost)
@@ -209,4 +211,17 @@ func Figure(tb testing.TB, kind string, values map[string]any) {
 func Cases(tb testing.TB, kind string, n int) {
 	tb.Helper()
 	Figure(tb, kind, map[string]any{"cases": n})
+}
+
+// WriteFile writes content at rel (slash-separated, relative to dir) as a
+// person would, straight to disk, creating its folders.
+func WriteFile(tb testing.TB, dir, rel, content string) {
+	tb.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		tb.Fatal(err)
+	}
 }

@@ -1,4 +1,4 @@
-// Command llmwiki-load is the load test of `llmwiki serve --http`: a bounded
+// Command load (dev/load) is the load test of `llmwiki serve --http`: a bounded
 // program that proves nothing is lost under concurrent use, and prints the
 // figures.
 //
@@ -42,9 +42,9 @@
 // Loopback only: it listens on 127.0.0.1 and never connects anywhere else.
 // It exits 1 when a check fails; speed figures are printed, not enforced.
 //
-//	go run ./cmd/llmwiki-load                      # 32 clients, 60 s open loop at 64 calls/s, 60 s closed loop, full corpus
-//	go run ./cmd/llmwiki-load -duration 15s        # the bounded run .ci/run does
-//	go run ./cmd/llmwiki-load -mode open -rate 4   # the open loop alone, 128 calls/s offered
+//	go run ./dev/load                      # 32 clients, 60 s open loop at 64 calls/s, 60 s closed loop, full corpus
+//	go run ./dev/load -duration 15s        # the bounded run .ci/run does
+//	go run ./dev/load -mode open -rate 4   # the open loop alone, 128 calls/s offered
 package main
 
 import (

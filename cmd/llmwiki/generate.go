@@ -1,0 +1,5 @@
+package main
+
+// The README's tool and toolset tables are generated from the tool
+// registry (TestReadmeToolTable).
+//go:generate go test -run TestReadmeToolTable -update .
