@@ -31,6 +31,32 @@ func TestParsers(t *testing.T) {
 			{"lint: peak RSS", "MB", 313.7},
 			{"lint: findings (44681 files)", "count", 147121},
 		}},
+		{"load.txt", parseLoad, []want{
+			{"load: reads p50", "ms", 461.3},
+			{"load: reads p99", "ms", 5048.1},
+			{"load: search_wiki p50", "ms", 621.5},
+			{"load: search_wiki p99", "ms", 5048.1},
+			{"load: achieved", "calls/s", 52.6},
+			{"load: server CPU a call", "ms", 10.7},
+			{"load: server start", "ms", 104},
+			{"load: warm-up (first read_page, search_wiki, list_pages)", "s", 18.9},
+			{"load: server peak RSS", "MiB", 350},
+			{"load: setup rebuild_index", "s", 18.621},
+			{"load: checks failed (of 7)", "count", 0},
+		}},
+		{"scale.txt", parseScale, []want{
+			{"build: full index, wall (44642 pages)", "s", 255.612},
+			{"build: full index, CPU", "s", 94.18},
+			{"build: peak RSS", "MB", 240.7},
+			{"build: index on disk", "MB", 150.8},
+			{"search: one page's update (Apply), p50", "ms", 1.14},
+			{"search: latency p50 (200 queries)", "ms", 39.08},
+			{"search: latency p90", "ms", 102.02},
+			{"search: latency p99", "ms", 348.29},
+			{"search: CPU of the queries", "s", 4.3},
+			{"search: peak RSS serving", "MB", 253.9},
+			{"search: start to first answer, p50", "ms", 1446.2},
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
@@ -81,6 +107,26 @@ func TestParsersRefuse(t *testing.T) {
 				t.Fatalf("got %+v, %v; want an error with %q", got, err, tc.err)
 			}
 		})
+	}
+}
+
+// TestDurations reads the lines Scale prints with each form
+// time.Duration.String gives.
+func TestDurations(t *testing.T) {
+	for _, tc := range []struct {
+		apply string
+		ms    float64
+	}{{"580µs", 0.58}, {"4.5ms", 4.5}, {"1.2s", 1200}, {"1m2.5s", 62500}, {"2h0m0s", 7200000}} {
+		out := "scale: full build of 3 pages: 1m2.5s wall, 45.9s CPU; peak RSS 256.0 MB\n" +
+			"scale: incremental index update (Apply of one page): p50 " + tc.apply + ", max 4.9ms; whole write_page p50 1ms, max 2ms\n" +
+			"scale: search latency over 200 queries (warm, limit 10, snippets included): p50 " + tc.apply + ", p90 10ms, p99 25.6ms, max 30ms; 1.2s CPU in all; peak RSS while serving 276.0 MB\n"
+		ms, err := parseScale(out)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.apply, err)
+		}
+		if ms[0].value != 62.5 || ms[3].value != tc.ms || ms[4].value != tc.ms {
+			t.Errorf("%s: build %v s, apply %v ms, p50 %v ms; want 62.5, %v, %v", tc.apply, ms[0].value, ms[3].value, ms[4].value, tc.ms, tc.ms)
+		}
 	}
 }
 

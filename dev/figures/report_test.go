@@ -171,3 +171,48 @@ func TestBenchPackage(t *testing.T) {
 		}
 	}
 }
+
+// TestSubsetShared makes a shared folder of part of another: the listed
+// paths with their files, an empty folder for each of empty, nothing else.
+func TestSubsetShared(t *testing.T) {
+	src := t.TempDir()
+	for p, c := range map[string]string{
+		"corpora/tldr/pages/common/tar.md":    "# tar\n",
+		"corpora/tldr/pages/linux/apt.md":     "# apt\n",
+		"corpora/tldr/pages.de/common/tar.md": "# tar (de)\n",
+		"corpora/obsidian-help/en/Start.md":   "# Start\n",
+		"golden/search.yaml":                  "- query: tar\n",
+	} {
+		p = filepath.Join(src, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dst := filepath.Join(t.TempDir(), "shared")
+	got, err := subsetShared(src, dst, []string{"corpora/tldr/pages", "golden"}, []string{"corpora/obsidian-help"})
+	if err != nil || got != dst {
+		t.Fatalf("subsetShared = %q, %v", got, err)
+	}
+	var files []string
+	filepath.WalkDir(dst, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(dst, p)
+		if d.IsDir() {
+			rel += "/"
+		}
+		files = append(files, filepath.ToSlash(rel))
+		return nil
+	})
+	want := "./ corpora/ corpora/obsidian-help/ corpora/tldr/ corpora/tldr/pages/ corpora/tldr/pages/common/ corpora/tldr/pages/common/tar.md corpora/tldr/pages/linux/ corpora/tldr/pages/linux/apt.md golden/ golden/search.yaml"
+	if strings.Join(files, " ") != want {
+		t.Errorf("files:\n%s\nwant:\n%s", strings.Join(files, " "), want)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dst, "corpora", "tldr", "pages", "linux", "apt.md")); string(data) != "# apt\n" {
+		t.Errorf("apt.md = %q", data)
+	}
+}
