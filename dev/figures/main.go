@@ -317,8 +317,7 @@ func measure(ctx context.Context, f figure, s *side, env []string, logDir string
 			res.absent, res.err = true, fmt.Errorf("no %s in the tree", f.bench)
 			return res
 		}
-		name := strings.TrimPrefix(f.bench, "Benchmark")
-		args = append([]string{"go", "test", "./" + pkg, "-run", "^$", "-bench", "^" + name + "$", "-count", "1", "-timeout", "60m"}, f.args...)
+		args = benchArgs(pkg, f)
 	}
 	t0 := time.Now()
 	out, err := command(ctx, s, env, args[0], args[1:]...)
@@ -333,6 +332,12 @@ func measure(ctx context.Context, f figure, s *side, env []string, logDir string
 		res.err = fmt.Errorf("parse: %v", res.err)
 	}
 	return res
+}
+
+// benchArgs is the go test command that runs f's benchmark alone in pkg.
+// -bench matches the whole name, Benchmark prefix included.
+func benchArgs(pkg string, f figure) []string {
+	return append([]string{"go", "test", "./" + pkg, "-run", "^$", "-bench", "^" + f.bench + "$", "-count", "1", "-timeout", "60m"}, f.args...)
 }
 
 func exitText(err error) string {

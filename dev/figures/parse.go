@@ -45,6 +45,9 @@ func benchResults(out, name string) (map[string]float64, error) {
 		}
 		res = m
 	}
+	if res == nil && !strings.Contains(out, name) {
+		return nil, fmt.Errorf("%s did not run (not in the output)", name)
+	}
 	if res == nil {
 		return nil, fmt.Errorf("no result line for %s", name)
 	}
@@ -123,6 +126,9 @@ func parseScale(out string) ([]metric, error) {
 		return nil
 	}
 	m := scaleBuild.FindStringSubmatch(out)
+	if m == nil && !strings.Contains(out, "BenchmarkScale") {
+		return nil, fmt.Errorf("BenchmarkScale did not run (not in the output)")
+	}
 	if m == nil {
 		return nil, fmt.Errorf("no \"scale: full build\" line")
 	}

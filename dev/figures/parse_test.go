@@ -91,12 +91,15 @@ func TestParsersRefuse(t *testing.T) {
 		out   string
 		err   string
 	}{
-		{"cold empty", parseCold, "", "no result line for BenchmarkColdStart"},
+		{"cold empty", parseCold, "", "BenchmarkColdStart did not run"},
+		{"cold not run", parseCold, "PASS\nok  \tgithub.com/llmwiki/llmwiki/cmd/llmwiki\t0.040s\n", "BenchmarkColdStart did not run"},
+		{"cold skipped", parseCold, "--- SKIP: BenchmarkColdStart\n    helpers_test.go:27: skipping end-to-end\nPASS\n", "no result line for BenchmarkColdStart"},
 		{"cold other benchmark", parseCold, "BenchmarkColdStartX-2  20  55000391 ns/op  31.79 MB-peak-rss-idle\n", "no result line"},
 		{"cold without its unit", parseCold, "BenchmarkColdStart-2  20  55000391 ns/op  31.79 MB-peak-rss-idle\n", "no ms-median-to-tools/list"},
 		{"lint bad number", parseLint, "BenchmarkLintScale-2  1  x ns/op\n", "value \"x\""},
 		{"scale skipped", parseScale, skipped, "no \"scale: full build\" line"},
-		{"scale cut short", parseScale, "scale: full build of 44681 pages: 28.5s wall, 45.9s CPU; peak RSS 256.0 MB\n", "no \"scale: search latency\" line"},
+		{"scale not run", parseScale, "PASS\n", "BenchmarkScale did not run"},
+		{"scale cut short", parseScale, "BenchmarkScale\nscale: full build of 44681 pages: 28.5s wall, 45.9s CPU; peak RSS 256.0 MB\n", "no \"scale: search latency\" line"},
 		{"load empty", parseLoad, "", "no \"reads (all read tools)\" line"},
 		{"load without checks", parseLoad, "reads (all read tools): p50 4.2 ms, p99 22.9 ms\n", "no \"checks:\" line"},
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -138,6 +140,33 @@ func TestSelectFigures(t *testing.T) {
 		}
 		if (err != nil) != tc.bad || strings.Join(keys, ",") != tc.want {
 			t.Errorf("-only %q: %v, %v; want %q (error %v)", tc.only, keys, err, tc.want, tc.bad)
+		}
+	}
+}
+
+// TestBenchArgs checks that each figure's -bench pattern selects its
+// benchmark and not the others of its package (ScaleServe beside Scale).
+func TestBenchArgs(t *testing.T) {
+	for _, variant := range []string{"scale", "light"} {
+		figs, err := figures(variant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range figs {
+			if f.bench == "" {
+				continue
+			}
+			args := benchArgs("pkg", f)
+			i := slices.Index(args, "-bench")
+			if i < 0 || args[2] != "./pkg" {
+				t.Fatalf("%s: %v", f.key, args)
+			}
+			re := regexp.MustCompile(args[i+1])
+			for _, name := range []string{"BenchmarkColdStart", "BenchmarkScale", "BenchmarkScaleServe", "BenchmarkScaleStart", "BenchmarkLintScale"} {
+				if re.MatchString(name) != (name == f.bench) {
+					t.Errorf("%s: -bench %s matches %s: %v", f.key, args[i+1], name, !(name == f.bench))
+				}
+			}
 		}
 	}
 }
