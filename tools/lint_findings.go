@@ -40,9 +40,11 @@ type LintFindingsOutput struct {
 
 // LintFindings returns the lint_findings tool.
 func LintFindings(d Deps) Tool {
-	return newTool(d, "lint_findings", "lint", "Lint findings",
-		"Check the wiki's health and list findings, each with kind, severity, file, line, message and a suggested action: dangling links, missing embeds and headings, ambiguous links, orphan pages, pages without sources, missing frontmatter, stale pages, duplicate titles or aliases, near-duplicate pages, index drift, context.md over its cap, bad frontmatter, sources changed or deleted outside llmwiki. It also reports the contradictions, stale or unsupported claims and gaps submitted with submit_lint_findings, each quote checked again against the file as it is now (verified: false when it is not found), and leaves out findings dismissed with dismiss_lint_findings. Read-only: it writes nothing.",
-		readOnlyHints,
+	return newTool(d, toolSpec{
+		Name: "lint_findings", Toolset: "lint", Title: "Lint findings",
+		Description: "Check the wiki's health and list findings, each with kind, severity, file, line, message and a suggested action: dangling links, missing embeds and headings, ambiguous links, orphan pages, pages without sources, missing frontmatter, stale pages, duplicate titles or aliases, near-duplicate pages, index drift, context.md over its cap, bad frontmatter, sources changed or deleted outside llmwiki. It also reports the contradictions, stale or unsupported claims and gaps submitted with submit_lint_findings, each quote checked again against the file as it is now (verified: false when it is not found), and leaves out findings dismissed with dismiss_lint_findings. Read-only: it writes nothing.",
+		Hints:       readOnlyHints,
+	},
 		func(ctx context.Context, in LintFindingsInput) (LintFindingsOutput, error) {
 			var out LintFindingsOutput
 			if in.Limit < 0 || in.Offset < 0 {

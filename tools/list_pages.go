@@ -31,9 +31,11 @@ type ListPagesOutput struct {
 
 // ListPages returns the list_pages tool.
 func ListPages(d Deps) Tool {
-	return newTool(d, "list_pages", "core", "List pages",
-		"List wiki pages with title, summary, tags and updated time, filtered by tag or path prefix, a page of results at a time. Use it to browse; use search_wiki to answer a question.",
-		readOnlyHints,
+	return newTool(d, toolSpec{
+		Name: "list_pages", Toolset: "core", Title: "List pages",
+		Description: "List wiki pages with title, summary, tags and updated time, filtered by tag or path prefix, a page of results at a time. Use it to browse; use search_wiki to answer a question.",
+		Hints:       readOnlyHints,
+	},
 		func(ctx context.Context, in ListPagesInput) (ListPagesOutput, error) {
 			var out ListPagesOutput
 			if in.Limit < 0 || in.Offset < 0 {

@@ -21,9 +21,11 @@ type MovePageOutput struct {
 
 // MovePage returns the move_page tool.
 func MovePage(d Deps) Tool {
-	return newTool(d, "move_page", "pages", "Move page",
-		"Rename a page and rewrite every link to it across the wiki (pages, index.md, context.md), keeping each link's shown text, heading and block reference. All files change or none: on any failure nothing is written. Links in log.md and sources/ are history and are left as they were. Use it instead of write_page plus deleting, which would leave dangling links.",
-		hints{destructive: true},
+	return newTool(d, toolSpec{
+		Name: "move_page", Toolset: "pages", Title: "Move page",
+		Description: "Rename a page and rewrite every link to it across the wiki (pages, index.md, context.md), keeping each link's shown text, heading and block reference. All files change or none: on any failure nothing is written. Links in log.md and sources/ are history and are left as they were. Use it instead of write_page plus deleting, which would leave dangling links.",
+		Hints:       hints{destructive: true},
+	},
 		func(ctx context.Context, in MovePageInput) (MovePageOutput, error) {
 			r, err := edit.Move(ctx, d.Store, edit.MoveInput{From: in.From, To: in.To, BaseSHA256: in.BaseSHA256})
 			return MovePageOutput{MoveResult: r}, err

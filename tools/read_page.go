@@ -31,9 +31,11 @@ const MaxBacklinks = 200
 
 // ReadPage returns the read_page tool.
 func ReadPage(d Deps) Tool {
-	return newTool(d, "read_page", "core", "Read page",
-		"Read one file of the wiki: a page (by path or slug), a source, context.md, index.md, schema.md, guidelines.md or log.md. Returns frontmatter, body, sha256 (pass it as base_sha256 when you update the page) and backlinks (the files that link here). Long files come in parts: read on from next_from_line. Binary files are described, not shown. Use search_wiki first when you do not know which page answers a question.",
-		readOnlyHints,
+	return newTool(d, toolSpec{
+		Name: "read_page", Toolset: "core", Title: "Read page",
+		Description: "Read one file of the wiki: a page (by path or slug), a source, context.md, index.md, schema.md, guidelines.md or log.md. Returns frontmatter, body, sha256 (pass it as base_sha256 when you update the page) and backlinks (the files that link here). Long files come in parts: read on from next_from_line. Binary files are described, not shown. Use search_wiki first when you do not know which page answers a question.",
+		Hints:       readOnlyHints,
+	},
 		func(ctx context.Context, in ReadPageInput) (ReadPageOutput, error) {
 			fc, err := d.Store.Read(ctx, wiki.ReadInput{Path: in.Path, Slug: in.Slug, FromLine: in.FromLine, ToLine: in.ToLine, MaxChars: in.MaxChars})
 			if err != nil {

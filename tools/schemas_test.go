@@ -76,7 +76,7 @@ func TestGeneratedSchemaFallsBack(t *testing.T) {
 	type out struct {
 		OK bool `json:"ok"`
 	}
-	tool := newTool(Deps{}, "read_page", "core", "Read page", "x", readOnlyHints, func(context.Context, in) (out, error) { return out{}, nil })
+	tool := newTool(Deps{}, toolSpec{Name: "read_page", Toolset: "core", Title: "Read page", Description: "x", Hints: readOnlyHints}, func(context.Context, in) (out, error) { return out{}, nil })
 	if !strings.Contains(string(tool.Tool.RawInputSchema), `"renamed"`) {
 		t.Errorf("stale schema served: %s", tool.Tool.RawInputSchema)
 	}

@@ -27,9 +27,11 @@ type SearchWikiOutput struct {
 
 // SearchWiki returns the search_wiki tool.
 func SearchWiki(d Deps) Tool {
-	return newTool(d, "search_wiki", "core", "Search the wiki",
-		"Ranked full-text search (BM25) over pages (default), sources or context.md: the first step to answer any question from the wiki. Give plain words in any language; hits come best first with a snippet centred on the best match (matches in **bold**), the heading it sits under, its line, and the code listing the matched text introduces. Read a hit with read_page. index.state says whether the index is ready, building, stale or failed; when it is not ready, results may be incomplete.",
-		readOnlyHints,
+	return newTool(d, toolSpec{
+		Name: "search_wiki", Toolset: "core", Title: "Search the wiki",
+		Description: "Ranked full-text search (BM25) over pages (default), sources or context.md: the first step to answer any question from the wiki. Give plain words in any language; hits come best first with a snippet centred on the best match (matches in **bold**), the heading it sits under, its line, and the code listing the matched text introduces. Read a hit with read_page. index.state says whether the index is ready, building, stale or failed; when it is not ready, results may be incomplete.",
+		Hints:       readOnlyHints,
+	},
 		func(ctx context.Context, in SearchWikiInput) (SearchWikiOutput, error) {
 			var out SearchWikiOutput
 			if d.Search == nil {

@@ -37,9 +37,11 @@ type SubmitLintFindingsOutput struct {
 
 // SubmitLintFindings returns the submit_lint_findings tool.
 func SubmitLintFindings(d Deps) Tool {
-	return newTool(d, "submit_lint_findings", "lint", "Submit lint findings",
-		"Submit contradictions, stale or unsupported claims and gaps you found by reading, each with verbatim quotes from the files involved. The server checks every quote against the file and stores the finding with verified: false when it cannot prove it; lint_findings reports the stored findings from then on, each checked again. A finding with the same id replaces the earlier one. Writes only the server's lint state (.llmwiki/lint/), never the wiki; a malformed finding stores none of them.",
-		hints{idempotent: true},
+	return newTool(d, toolSpec{
+		Name: "submit_lint_findings", Toolset: "lint", Title: "Submit lint findings",
+		Description: "Submit contradictions, stale or unsupported claims and gaps you found by reading, each with verbatim quotes from the files involved. The server checks every quote against the file and stores the finding with verified: false when it cannot prove it; lint_findings reports the stored findings from then on, each checked again. A finding with the same id replaces the earlier one. Writes only the server's lint state (.llmwiki/lint/), never the wiki; a malformed finding stores none of them.",
+		Hints:       hints{idempotent: true},
+	},
 		func(ctx context.Context, in SubmitLintFindingsInput) (SubmitLintFindingsOutput, error) {
 			var out SubmitLintFindingsOutput
 			if len(in.Findings) == 0 {

@@ -91,14 +91,24 @@ func (h hints) options(title string) []mcp.ToolOption {
 	}
 }
 
-// newTool builds a tool with typed input In and output Out, its annotations,
-// and a handler running fn through [typed].
-func newTool[In, Out any](d Deps, name, toolset, title, description string, h hints, fn func(context.Context, In) (Out, error)) Tool {
+// toolSpec names a tool and describes it to a model: what [newTool] needs
+// besides the handler.
+type toolSpec struct {
+	Name        string // verb_noun, unique in the catalogue
+	Toolset     string // the --toolsets group (see [Toolsets])
+	Title       string // the title annotation, for people
+	Description string // what the tool does and when to use it, for the model
+	Hints       hints  // all four annotation hints, set explicitly
+}
+
+// newTool builds a tool with typed input In and output Out from spec, and a
+// handler running fn through [typed].
+func newTool[In, Out any](d Deps, spec toolSpec, fn func(context.Context, In) (Out, error)) Tool {
 	types := typesFingerprint[In, Out]()
-	opts := append([]mcp.ToolOption{mcp.WithDescription(description)}, schemaOptions[In, Out](d, name, types)...)
-	opts = append(opts, h.options(title)...)
-	t := mcp.NewTool(name, opts...)
-	return Tool{Tool: t, Handler: typed(d, t, fn), Toolset: toolset, types: types}
+	opts := append([]mcp.ToolOption{mcp.WithDescription(spec.Description)}, schemaOptions[In, Out](d, spec.Name, types)...)
+	opts = append(opts, spec.Hints.options(spec.Title)...)
+	t := mcp.NewTool(spec.Name, opts...)
+	return Tool{Tool: t, Handler: typed(d, t, fn), Toolset: spec.Toolset, types: types}
 }
 
 // typed wraps fn as an MCP handler: strict argument decoding and validation

@@ -29,9 +29,11 @@ type WritePageOutput struct {
 
 // WritePage returns the write_page tool.
 func WritePage(d Deps) Tool {
-	return newTool(d, "write_page", "pages", "Write page",
-		"Create a wiki page (omit base_sha256) or replace one you have read (pass its sha256 as base_sha256; a stale value is a conflict, never a silent overwrite). The server writes the frontmatter (created/updated set for you), snapshots the old version and keeps index.md in step. Names differing only by case, separators or accents are the same page.",
-		hints{destructive: true},
+	return newTool(d, toolSpec{
+		Name: "write_page", Toolset: "pages", Title: "Write page",
+		Description: "Create a wiki page (omit base_sha256) or replace one you have read (pass its sha256 as base_sha256; a stale value is a conflict, never a silent overwrite). The server writes the frontmatter (created/updated set for you), snapshots the old version and keeps index.md in step. Names differing only by case, separators or accents are the same page.",
+		Hints:       hints{destructive: true},
+	},
 		func(ctx context.Context, in WritePageInput) (WritePageOutput, error) {
 			w, err := d.Store.WritePage(ctx, wiki.PageInput{Title: in.Title, Slug: in.Slug, Summary: in.Summary, Tags: in.Tags, Aliases: in.Aliases, Sources: in.Sources, Extra: in.Extra, Body: in.Body, BaseSHA256: in.BaseSHA256})
 			if err != nil {
