@@ -8,8 +8,8 @@ import (
 
 // MovePageInput names a page and its new name.
 type MovePageInput struct {
-	From       string `json:"from" jsonschema:"the page to rename: its path (pages/x.md), slug or title"`
-	To         string `json:"to" jsonschema:"the new name: a slug (new-name) or a path under pages/ (guides/new-name)"`
+	Page       string `json:"page" jsonschema:"the page to rename: its path (pages/x.md), slug or title"`
+	Slug       string `json:"slug" jsonschema:"the new name: a slug (new-name) or a path under pages/ (guides/new-name)"`
 	BaseSHA256 string `json:"base_sha256,omitempty" jsonschema:"sha256 of the version you read; when given, a page changed since is a conflict"`
 }
 
@@ -27,7 +27,7 @@ func MovePage(d Deps) Tool {
 		Hints:       hints{destructive: true},
 	},
 		func(ctx context.Context, in MovePageInput) (MovePageOutput, error) {
-			r, err := edit.Move(ctx, d.Store, edit.MoveInput{From: in.From, To: in.To, BaseSHA256: in.BaseSHA256})
+			r, err := edit.Move(ctx, d.Store, edit.MoveInput{From: in.Page, To: in.Slug, BaseSHA256: in.BaseSHA256})
 			return MovePageOutput{MoveResult: r}, err
 		})
 }

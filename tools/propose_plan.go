@@ -20,7 +20,7 @@ type ProposePlanInput struct {
 type PlanAction struct {
 	N       int      `json:"n" jsonschema:"the action's number: pass it in apply_plan's selected"`
 	Kind    string   `json:"kind" jsonschema:"create_page, update_page, append_page_section, add_links, update_context or append_context_section"`
-	Target  string   `json:"target" jsonschema:"the file it writes: pages/<slug>.md or context.md"`
+	Target  string   `json:"path" jsonschema:"the file it writes: pages/<slug>.md or context.md"`
 	Summary string   `json:"summary" jsonschema:"one line describing the action, for the checklist"`
 	Title   string   `json:"title,omitempty"`
 	Heading string   `json:"heading,omitempty"`

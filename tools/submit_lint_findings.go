@@ -9,14 +9,14 @@ import (
 
 // LintQuote is one piece of evidence an agent submits.
 type LintQuote struct {
-	File  string `json:"file" jsonschema:"the file the quote comes from: pages/x.md, sources/y.md, context.md (or a page's slug)"`
+	Path  string `json:"path" jsonschema:"the file the quote comes from: pages/x.md, sources/y.md, context.md (or a page's slug)"`
 	Quote string `json:"quote" jsonschema:"the passage copied verbatim from that file, 8 to 300 characters"`
 }
 
 // LintSubmission is a finding an agent found by reading.
 type LintSubmission struct {
 	Kind     string      `json:"kind" jsonschema:"contradiction: two places disagree (needs quotes from both); stale_claim: a claim a newer source overtook; unsupported_claim: a claim no cited source backs; gap: a topic mentioned but not covered,enum=contradiction,enum=stale_claim,enum=unsupported_claim,enum=gap"`
-	File     string      `json:"file,omitempty" jsonschema:"the page the finding is about (default: the first quote's file)"`
+	Path     string      `json:"path,omitempty" jsonschema:"the page the finding is about (default: the first quote's path)"`
 	Message  string      `json:"message" jsonschema:"the finding in one or two sentences"`
 	Action   string      `json:"action,omitempty" jsonschema:"the fix you suggest, one sentence"`
 	Evidence []LintQuote `json:"evidence" jsonschema:"verbatim quotes that prove it (1 to 20; a contradiction needs two from two places)"`
@@ -49,9 +49,9 @@ func SubmitLintFindings(d Deps) Tool {
 			}
 			ps := make([]lint.Proposal, len(in.Findings))
 			for i, s := range in.Findings {
-				p := lint.Proposal{Kind: s.Kind, File: s.File, Message: s.Message, Action: s.Action}
+				p := lint.Proposal{Kind: s.Kind, File: s.Path, Message: s.Message, Action: s.Action}
 				for _, q := range s.Evidence {
-					p.Evidence = append(p.Evidence, lint.Quote{File: q.File, Quote: q.Quote})
+					p.Evidence = append(p.Evidence, lint.Quote{File: q.Path, Quote: q.Quote})
 				}
 				ps[i] = p
 			}

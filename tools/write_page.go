@@ -10,7 +10,7 @@ import (
 // WritePageInput is a page to create or update.
 type WritePageInput struct {
 	Title      string         `json:"title" jsonschema:"the page title; the slug is derived from it unless slug is given"`
-	Body       string         `json:"body" jsonschema:"the markdown after the frontmatter: definition first, then substance, then a Related section with wikilinks"`
+	Content    string         `json:"content" jsonschema:"the markdown after the frontmatter: definition first, then substance, then a Related section with wikilinks"`
 	Slug       string         `json:"slug,omitempty" jsonschema:"the page name, lowercase words joined by -; a page in a folder under pages/ is folder/name (en/plugins/graph-view); case and separators are folded"`
 	Summary    string         `json:"summary,omitempty" jsonschema:"one line for index.md; kept from the old version when omitted"`
 	Tags       []string       `json:"tags,omitempty" jsonschema:"one-word tags; omitted keeps the old ones and an empty list clears them"`
@@ -35,7 +35,7 @@ func WritePage(d Deps) Tool {
 		Hints:       hints{destructive: true},
 	},
 		func(ctx context.Context, in WritePageInput) (WritePageOutput, error) {
-			w, err := d.Store.WritePage(ctx, wiki.PageInput{Title: in.Title, Slug: in.Slug, Summary: in.Summary, Tags: in.Tags, Aliases: in.Aliases, Sources: in.Sources, Extra: in.Extra, Body: in.Body, BaseSHA256: in.BaseSHA256})
+			w, err := d.Store.WritePage(ctx, wiki.PageInput{Title: in.Title, Slug: in.Slug, Summary: in.Summary, Tags: in.Tags, Aliases: in.Aliases, Sources: in.Sources, Extra: in.Extra, Body: in.Content, BaseSHA256: in.BaseSHA256})
 			if err != nil {
 				return WritePageOutput{}, err
 			}
