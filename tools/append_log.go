@@ -21,9 +21,11 @@ type AppendLogOutput struct {
 
 // AppendLog returns the append_log tool.
 func AppendLog(d Deps) Tool {
-	return newTool(d, "append_log", "core", "Append log entry",
-		"Record one operation in log.md as \"## [YYYY-MM-DD HH:MM] op | title\" plus optional details. Call it once at the end of every workflow (ingest, build, query, lint, research). Existing entries are never changed.",
-		hints{},
+	return newTool(d, toolSpec{
+		Name: "append_log", Toolset: "core", Title: "Append log entry",
+		Description: "Record one operation in log.md as \"## [YYYY-MM-DD HH:MM] op | title\" plus optional details. Call it once at the end of every workflow (ingest, build, query, lint, research). Existing entries are never changed.",
+		Hints:       hints{},
+	},
 		func(ctx context.Context, in AppendLogInput) (AppendLogOutput, error) {
 			w, err := d.Store.AppendLog(ctx, wiki.LogInput{Op: in.Op, Title: in.Title, Details: in.Details})
 			return AppendLogOutput{LogWrite: w}, err

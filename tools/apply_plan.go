@@ -25,9 +25,11 @@ type ApplyPlanOutput struct {
 
 // ApplyPlan returns the apply_plan tool.
 func ApplyPlan(d Deps) Tool {
-	return newTool(d, "apply_plan", "plans", "Apply an approved plan",
-		"Run the actions of a plan from propose_plan that your person approved, by number, and only those; an empty selected discards the plan. Each action goes through the audited writers (validated, locked, snapshotted, atomic). An expired plan (10 minutes), a plan already applied, or a page changed since the proposal is refused with nothing written; on a failure midway, results say which actions ran.",
-		hints{destructive: true},
+	return newTool(d, toolSpec{
+		Name: "apply_plan", Toolset: "plans", Title: "Apply an approved plan",
+		Description: "Run the actions of a plan from propose_plan that your person approved, by number, and only those; an empty selected discards the plan. Each action goes through the audited writers (validated, locked, snapshotted, atomic). An expired plan (10 minutes), a plan already applied, or a page changed since the proposal is refused with nothing written; on a failure midway, results say which actions ran.",
+		Hints:       hints{destructive: true},
+	},
 		func(ctx context.Context, in ApplyPlanInput) (ApplyPlanOutput, error) {
 			if in.Selected == nil {
 				return ApplyPlanOutput{}, wiki.Errorf(wiki.CodeInvalid, "selected is required: the approved action numbers, or [] to discard")

@@ -22,9 +22,11 @@ type AtomicWriteContextOutput struct {
 
 // AtomicWriteContext returns the atomic_write_context tool.
 func AtomicWriteContext(d Deps) Tool {
-	return newTool(d, "atomic_write_context", "build", "Write context.md",
-		"Replace context.md, the wiki's synthesis, as a whole. The old version is snapshotted first and the write is atomic. Over the line cap (400 unless schema.md says otherwise) it refuses and reports the count, or with on_overflow=spill moves the tail to a new page. List the sources you folded in folded_sources. The same write appends a build entry to log.md (\"## [YYYY-MM-DD HH:MM] build | context.md: N sources folded, L of C lines\", the sources listed), returned as log_entry.",
-		hints{destructive: true},
+	return newTool(d, toolSpec{
+		Name: "atomic_write_context", Toolset: "build", Title: "Write context.md",
+		Description: "Replace context.md, the wiki's synthesis, as a whole. The old version is snapshotted first and the write is atomic. Over the line cap (400 unless schema.md says otherwise) it refuses and reports the count, or with on_overflow=spill moves the tail to a new page. List the sources you folded in folded_sources. The same write appends a build entry to log.md (\"## [YYYY-MM-DD HH:MM] build | context.md: N sources folded, L of C lines\", the sources listed), returned as log_entry.",
+		Hints:       hints{destructive: true},
+	},
 		func(ctx context.Context, in AtomicWriteContextInput) (AtomicWriteContextOutput, error) {
 			w, err := d.Store.WriteContext(ctx, wiki.ContextInput{Content: in.Content, FoldedSources: in.FoldedSources, OnOverflow: in.OnOverflow, BaseSHA256: in.BaseSHA256, BuiltBy: clientName(ctx)})
 			return AtomicWriteContextOutput{ContextWrite: w}, err

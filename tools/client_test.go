@@ -192,31 +192,31 @@ func TestBadInput(t *testing.T) {
 	os.MkdirAll(h.dir+"-evil", 0o755)
 	os.WriteFile(filepath.Join(h.dir+"-evil", "keep.md"), []byte("keep\n"), 0o644)
 	os.WriteFile(filepath.Join(h.dir, "sources", "raw.md"), []byte("raw\n"), 0o644)
-	page := h.ok("write_page", map[string]any{"title": "Topic", "body": "v1\n"})
-	h.ok("write_page", map[string]any{"title": "Topic", "body": "v2\n", "base_sha256": page["sha256"]})
+	page := h.ok("write_page", map[string]any{"title": "Topic", "content": "v1\n"})
+	h.ok("write_page", map[string]any{"title": "Topic", "content": "v2\n", "base_sha256": page["sha256"]})
 
 	cases := []struct {
 		name, tool string
 		args       map[string]any
 		want       string
 	}{
-		{"slug with ../", "write_page", map[string]any{"title": "x", "slug": "../escape", "body": "x"}, "invalid: slug"},
+		{"slug with ../", "write_page", map[string]any{"title": "x", "slug": "../escape", "content": "x"}, "invalid: slug"},
 		{"absolute path (read)", "read_page", map[string]any{"path": "/etc/passwd"}, "invalid: path \"/etc/passwd\" is absolute"},
 		{"absolute path (save)", "save_source", map[string]any{"path": "/tmp/evil.md", "content": "x"}, "invalid:"},
 		{"symlinked page leading out (read)", "read_page", map[string]any{"path": "pages/leak.md"}, "outside the wiki root"},
-		{"symlinked page leading out (write)", "write_page", map[string]any{"title": "leak", "body": "x"}, "invalid:"},
+		{"symlinked page leading out (write)", "write_page", map[string]any{"title": "leak", "content": "x"}, "invalid:"},
 		{"symlinked folder leading out", "save_source", map[string]any{"path": "../pages/outdir/x.md", "content": "x"}, "invalid:"},
 		{"sibling with the root's name as prefix", "read_page", map[string]any{"path": "../wiki-evil/keep.md"}, "invalid:"},
 		{"overwrite a source", "save_source", map[string]any{"path": "sources/raw.md", "content": "changed"}, "conflict: sources/raw.md already exists"},
-		{"stale base_sha256", "write_page", map[string]any{"title": "Topic", "body": "v3", "base_sha256": page["sha256"]}, "conflict: pages/topic.md changed since you read it"},
+		{"stale base_sha256", "write_page", map[string]any{"title": "Topic", "content": "v3", "base_sha256": page["sha256"]}, "conflict: pages/topic.md changed since you read it"},
 		{"context over the cap", "atomic_write_context", map[string]any{"content": strings.Repeat("line\n", 401)}, "too_large: content has 401 lines; context.md's cap is 400"},
 		{"unknown argument", "read_page", map[string]any{"path": "index.md", "pth": "x"}, "unknown argument 'pth'"},
 		{"wrong type", "list_pages", map[string]any{"limit": "ten"}, "argument limit: expected integer"},
 		{"integer out of range", "list_pages", map[string]any{"limit": 1e30}, "argument limit: a JSON number 1e+30 does not fit; it must be a whole number"},
 		{"missing required argument", "save_source", map[string]any{"content": "x"}, "missing required argument"},
-		{"unknown page", "read_page", map[string]any{"slug": "nothing here"}, "not_found: page \"nothing here\" not found; use search_wiki or list_pages"},
+		{"unknown page", "read_page", map[string]any{"page": "nothing here"}, "not_found: page \"nothing here\" not found; use search_wiki or list_pages"},
 		{"bad log op", "append_log", map[string]any{"op": "rm", "title": "x"}, "invalid:"},
-		{"frontmatter in body", "write_page", map[string]any{"title": "x", "body": "---\ntitle: y\n---\nz"}, "invalid: body starts with a frontmatter block"},
+		{"frontmatter in body", "write_page", map[string]any{"title": "x", "content": "---\ntitle: y\n---\nz"}, "invalid: content starts with a frontmatter block"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -261,8 +261,8 @@ func TestAuditPerCall(t *testing.T) {
 	h := newHarness(t)
 	h.ok("load_project", nil)
 	h.ok("list_pages", nil)
-	h.ok("write_page", map[string]any{"title": "A", "body": "a"})
-	h.call("read_page", map[string]any{"slug": "missing"})
+	h.ok("write_page", map[string]any{"title": "A", "content": "a"})
+	h.call("read_page", map[string]any{"page": "missing"})
 	files, _ := filepath.Glob(filepath.Join(h.dir, ".llmwiki", "audit", "*.jsonl"))
 	var lines []wiki.AuditRecord
 	for _, f := range files {
@@ -312,7 +312,7 @@ func TestInvalidUTF8Argument(t *testing.T) {
 	before, audits := h.state(), h.auditCount()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "write_page"
-	req.Params.Arguments = map[string]any{"title": "bad \xff byte", "body": "x"}
+	req.Params.Arguments = map[string]any{"title": "bad \xff byte", "content": "x"}
 	r, err := wp.Handler(context.Background(), req)
 	if err != nil || !r.IsError || !strings.Contains(text(r), "invalid: argument title is not valid UTF-8") {
 		t.Fatalf("result %v %v", text(r), err)

@@ -20,7 +20,7 @@ func TestCRLFPageKeepsCRLF(t *testing.T) {
 	h := newHarness(t)
 	p := filepath.Join(h.dir, "pages", "crlf.md")
 	os.WriteFile(p, []byte("---\r\ntitle: CRLF page\r\nsummary: Windows line ends\r\nupdated: 2026-01-01T00:00:00Z\r\n---\r\n# CRLF page\r\n\r\n## Basics\r\n\r\nLine one.\r\nLine two.\r\n"), 0o644)
-	sha := h.ok("read_page", map[string]any{"slug": "crlf"})["sha256"]
+	sha := h.ok("read_page", map[string]any{"page": "crlf"})["sha256"]
 	check := func(what, path string, want ...string) {
 		t.Helper()
 		b, _ := os.ReadFile(path)
@@ -47,9 +47,9 @@ func TestCRLFPageKeepsCRLF(t *testing.T) {
 		sha = h.ok("edit_page", c.args)["sha256"]
 		check("edit_page "+c.args["op"].(string), p, c.want...)
 	}
-	w := h.ok("write_page", map[string]any{"title": "CRLF page", "slug": "crlf", "base_sha256": sha, "summary": "rewritten", "body": "# CRLF page\n\nNew body.\n"})
+	w := h.ok("write_page", map[string]any{"title": "CRLF page", "slug": "crlf", "base_sha256": sha, "summary": "rewritten", "content": "# CRLF page\n\nNew body.\n"})
 	check("write_page", p, "summary: rewritten\r\n", "# CRLF page\r\n\r\nNew body.\r\n")
-	if w["sha256"] != h.ok("read_page", map[string]any{"slug": "crlf"})["sha256"] {
+	if w["sha256"] != h.ok("read_page", map[string]any{"page": "crlf"})["sha256"] {
 		t.Errorf("write_page's sha256 is not the file's")
 	}
 
@@ -58,7 +58,7 @@ func TestCRLFPageKeepsCRLF(t *testing.T) {
 	h.ok("atomic_write_context", map[string]any{"content": "# Context\n\nNew synthesis.\n"})
 	check("atomic_write_context", ctxPath, "note: kept\r\n", "# Context\r\n\r\nNew synthesis.\r\n")
 
-	lf := h.ok("write_page", map[string]any{"title": "LF page", "body": "# LF page\n\nText.\n"})
+	lf := h.ok("write_page", map[string]any{"title": "LF page", "content": "# LF page\n\nText.\n"})
 	h.ok("edit_page", map[string]any{"page": "lf-page", "base_sha256": lf["sha256"], "op": "append", "heading": "LF page", "content": "More."})
 	if b, _ := os.ReadFile(filepath.Join(h.dir, "pages", "lf-page.md")); strings.Contains(string(b), "\r") || !strings.Contains(string(b), "Text.\n\nMore.\n") {
 		t.Errorf("the LF page after an edit:\n%q", b)

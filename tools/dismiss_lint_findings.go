@@ -24,9 +24,11 @@ type DismissLintFindingsOutput struct {
 
 // DismissLintFindings returns the dismiss_lint_findings tool.
 func DismissLintFindings(d Deps) Tool {
-	return newTool(d, "dismiss_lint_findings", "lint", "Dismiss lint findings",
-		"Dismiss lint findings a person decided to leave as they are, by the ids lint_findings reports, with the person's reason: lint_findings leaves them out until their evidence changes. undismiss reports dismissed findings again. Only when the person asks: a dismissed error is hidden from every later check. An id no finding has now is refused and nothing is recorded. Writes only the server's lint state (.llmwiki/lint/), never the wiki.",
-		hints{idempotent: true},
+	return newTool(d, toolSpec{
+		Name: "dismiss_lint_findings", Toolset: "lint", Title: "Dismiss lint findings",
+		Description: "Dismiss lint findings a person decided to leave as they are, by the ids lint_findings reports, with the person's reason: lint_findings leaves them out until their evidence changes. undismiss reports dismissed findings again. Only when the person asks: a dismissed error is hidden from every later check. An id no finding has now is refused and nothing is recorded. Writes only the server's lint state (.llmwiki/lint/), never the wiki.",
+		Hints:       hints{idempotent: true},
+	},
 		func(ctx context.Context, in DismissLintFindingsInput) (DismissLintFindingsOutput, error) {
 			out := DismissLintFindingsOutput{DismissedIDs: []string{}}
 			if len(in.Dismiss) == 0 && len(in.Undismiss) == 0 {

@@ -31,9 +31,11 @@ type EditPageOutput struct {
 
 // EditPage returns the edit_page tool.
 func EditPage(d Deps) Tool {
-	return newTool(d, "edit_page", "pages", "Edit page",
-		"Make a targeted change to a page you have read, without resending it: append to, replace, or insert before or after a section by its heading; add links under ## Related; find-and-replace text a stated number of times; merge frontmatter keys. Pass the sha256 read_page gave you as base_sha256: if the page changed since, nothing is written. The server snapshots the old version, sets updated and keeps index.md in step. Use write_page to rewrite a whole page.",
-		hints{destructive: true},
+	return newTool(d, toolSpec{
+		Name: "edit_page", Toolset: "pages", Title: "Edit page",
+		Description: "Make a targeted change to a page you have read, without resending it: append to, replace, or insert before or after a section by its heading; add links under ## Related; find-and-replace text a stated number of times; merge frontmatter keys. Pass the sha256 read_page gave you as base_sha256: if the page changed since, nothing is written. The server snapshots the old version, sets updated and keeps index.md in step. Use write_page to rewrite a whole page.",
+		Hints:       hints{destructive: true},
+	},
 		func(ctx context.Context, in EditPageInput) (EditPageOutput, error) {
 			before := linksBefore(ctx, d, in.Page)
 			r, err := edit.Edit(ctx, d.Store, edit.Input{Page: in.Page, BaseSHA256: in.BaseSHA256, Op: in.Op, Heading: in.Heading, Content: in.Content,

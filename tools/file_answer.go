@@ -29,9 +29,11 @@ type FileAnswerOutput struct {
 
 // FileAnswer returns the file_answer tool.
 func FileAnswer(d Deps) Tool {
-	return newTool(d, "file_answer", "core", "File answer",
-		"Record the answer to a person's question with its citations, before you give it. Each citation is a file and a quote of 8-300 characters copied exactly from it; the server checks every quote against the file at once and says which did not verify, so you can fix them (re-read, copy exactly, or drop the claim) and file again with replaces before the person sees the answer. Writes only llmwiki's eval store under .llmwiki/eval, never the wiki; llmwiki eval uses these records for hit rate, wasted reads, gaps and citation validity.",
-		hints{readOnly: false, destructive: false, idempotent: false, openWorld: false},
+	return newTool(d, toolSpec{
+		Name: "file_answer", Toolset: "core", Title: "File answer",
+		Description: "Record the answer to a person's question with its citations, before you give it. Each citation is a file and a quote of 8-300 characters copied exactly from it; the server checks every quote against the file at once and says which did not verify, so you can fix them (re-read, copy exactly, or drop the claim) and file again with replaces before the person sees the answer. Writes only llmwiki's eval store under .llmwiki/eval, never the wiki; llmwiki eval uses these records for hit rate, wasted reads, gaps and citation validity.",
+		Hints:       hints{readOnly: false, destructive: false, idempotent: false, openWorld: false},
+	},
 		func(ctx context.Context, in FileAnswerInput) (FileAnswerOutput, error) {
 			cs := make([]eval.Citation, len(in.Citations))
 			for i, c := range in.Citations {

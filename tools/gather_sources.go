@@ -23,9 +23,11 @@ type GatherSourcesOutput struct {
 
 // GatherSources returns the gather_sources tool.
 func GatherSources(d Deps) Tool {
-	return newTool(d, "gather_sources", "build", "Gather sources",
-		"Collect raw sources to fold into context.md: by default those not yet folded (new or changed since the last atomic_write_context), with their text up to a character budget. Call again with next_cursor until it is absent; every source comes exactly once. Binary files are listed with size, never dumped.",
-		readOnlyHints,
+	return newTool(d, toolSpec{
+		Name: "gather_sources", Toolset: "build", Title: "Gather sources",
+		Description: "Collect raw sources to fold into context.md: by default those not yet folded (new or changed since the last atomic_write_context), with their text up to a character budget. Call again with next_cursor until it is absent; every source comes exactly once. Binary files are listed with size, never dumped.",
+		Hints:       readOnlyHints,
+	},
 		func(ctx context.Context, in GatherSourcesInput) (GatherSourcesOutput, error) {
 			r, err := d.Store.GatherSources(ctx, wiki.GatherInput{Mode: in.Mode, Since: in.Since, Under: in.Under, Budget: in.Budget, Cursor: in.Cursor})
 			return GatherSourcesOutput{GatherResult: r}, err

@@ -14,11 +14,11 @@ import (
 // new page named "sources/…".
 func TestSourcesNameNeverReachesAPage(t *testing.T) {
 	h := newHarness(t)
-	v1 := h.ok("write_page", map[string]any{"title": "X", "slug": "pages/sources/x", "body": "one\n"})
+	v1 := h.ok("write_page", map[string]any{"title": "X", "slug": "pages/sources/x", "content": "one\n"})
 	if v1["path"] != "pages/sources/x.md" {
 		t.Fatalf("write_page pages/sources/x: %v", v1)
 	}
-	v2 := h.ok("write_page", map[string]any{"title": "X", "slug": "pages/sources/x", "body": "two\n", "base_sha256": v1["sha256"]})
+	v2 := h.ok("write_page", map[string]any{"title": "X", "slug": "pages/sources/x", "content": "two\n", "base_sha256": v1["sha256"]})
 	page := filepath.Join(h.dir, "pages", "sources", "x.md")
 	before, _ := os.ReadFile(page)
 	for _, c := range []struct {
@@ -26,17 +26,17 @@ func TestSourcesNameNeverReachesAPage(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{"read_page", map[string]any{"slug": "sources/x"}, "not_found"},
+		{"read_page", map[string]any{"page": "sources/x"}, "not_found"},
 		{"read_page", map[string]any{"path": "sources/x"}, "not_found"},
-		{"read_page", map[string]any{"slug": "Sources/X"}, "not_found"},
+		{"read_page", map[string]any{"page": "Sources/X"}, "not_found"},
 		{"list_snapshots", map[string]any{"path": "sources/x"}, "not_found"},
 		{"restore_snapshot", map[string]any{"path": "sources/x"}, "not_found"},
-		{"move_page", map[string]any{"from": "sources/x", "to": "elsewhere"}, "not_found"},
+		{"move_page", map[string]any{"page": "sources/x", "slug": "elsewhere"}, "not_found"},
 		{"edit_page", map[string]any{"page": "sources/x", "base_sha256": v2["sha256"], "op": "append", "heading": "More", "content": "more\n"}, "not_found"},
 		{"edit_page", map[string]any{"page": "./sources/x", "base_sha256": v2["sha256"], "op": "append", "heading": "More", "content": "more\n"}, "not_found"},
-		{"write_page", map[string]any{"title": "X", "slug": "sources/x", "body": "three\n", "base_sha256": v2["sha256"]}, "invalid"},
-		{"write_page", map[string]any{"title": "Y", "slug": "sources/y", "body": "new\n"}, "invalid"},
-		{"move_page", map[string]any{"from": "pages/sources/x", "to": "sources/z"}, "invalid"},
+		{"write_page", map[string]any{"title": "X", "slug": "sources/x", "content": "three\n", "base_sha256": v2["sha256"]}, "invalid"},
+		{"write_page", map[string]any{"title": "Y", "slug": "sources/y", "content": "new\n"}, "invalid"},
+		{"move_page", map[string]any{"page": "pages/sources/x", "slug": "sources/z"}, "invalid"},
 	} {
 		res := h.call(c.tool, c.args)
 		if !res.IsError || !strings.HasPrefix(text(res), c.want+":") {
@@ -51,8 +51,8 @@ func TestSourcesNameNeverReachesAPage(t *testing.T) {
 			t.Errorf("%s was created", p)
 		}
 	}
-	got := h.ok("read_page", map[string]any{"slug": "pages/sources/x"})
-	if got["path"] != "pages/sources/x.md" || got["body"] != "two\n" {
+	got := h.ok("read_page", map[string]any{"page": "pages/sources/x"})
+	if got["path"] != "pages/sources/x.md" || got["content"] != "two\n" {
 		t.Errorf("read_page pages/sources/x: %v", got)
 	}
 	list := h.ok("list_snapshots", map[string]any{"path": "pages/sources/x"})
@@ -91,7 +91,7 @@ func TestSourceEditedByHandThroughTools(t *testing.T) {
 		t.Errorf("load_project problems: %v", lp["problems"])
 	}
 	lf := h.ok("lint_findings", map[string]any{"categories": []string{"source_modified"}})
-	if fs, _ := lf["findings"].([]any); len(fs) != 1 || fs[0].(map[string]any)["file"] != "sources/notes.md" || fs[0].(map[string]any)["severity"] != "error" {
+	if fs, _ := lf["findings"].([]any); len(fs) != 1 || fs[0].(map[string]any)["path"] != "sources/notes.md" || fs[0].(map[string]any)["severity"] != "error" {
 		t.Errorf("lint_findings: %v", lf["findings"])
 	}
 	g := h.ok("gather_sources", map[string]any{"mode": "all"})

@@ -14,16 +14,16 @@ func TestLinkTools(t *testing.T) {
 	h := newHarness(t)
 	os.WriteFile(filepath.Join(h.dir, "sources", "ipc.md"), []byte("# IPC\n\nContext isolation is off by default in every Electron release.\n"), 0o644)
 	ipc := h.ok("write_page", map[string]any{"title": "Electron IPC", "summary": "How processes talk", "sources": []any{"sources/ipc.md"},
-		"body": "# Electron IPC\n\n## Basics\n\nContext isolation is on by default since Electron 12.\n"})
+		"content": "# Electron IPC\n\n## Basics\n\nContext isolation is on by default since Electron 12.\n"})
 	h.ok("write_page", map[string]any{"title": "Security", "summary": "Hardening", "sources": []any{"sources/ipc.md"},
-		"body": "# Security\n\nRead [[electron-ipc#Basics]] first; `[[electron-ipc]]` in code is not a link.\n"})
+		"content": "# Security\n\nRead [[electron-ipc#Basics]] first; `[[electron-ipc]]` in code is not a link.\n"})
 
 	// read_page returns backlinks.
-	r := h.ok("read_page", map[string]any{"slug": "electron-ipc"})
+	r := h.ok("read_page", map[string]any{"page": "electron-ipc"})
 	bl, _ := r["backlinks"].([]any)
 	froms := []string{}
 	for _, b := range bl {
-		froms = append(froms, b.(map[string]any)["from"].(string))
+		froms = append(froms, b.(map[string]any)["path"].(string))
 	}
 	if strings.Join(froms, " ") != "index.md pages/security.md" || r["backlinks_total"].(float64) != 2 {
 		t.Errorf("backlinks %v", r["backlinks"])
@@ -42,8 +42,8 @@ func TestLinkTools(t *testing.T) {
 	}
 
 	// move_page rewrites the link in security.md, keeping its heading.
-	m := h.ok("move_page", map[string]any{"from": "electron-ipc", "to": "ipc-in-electron"})
-	if m["to"] != "pages/ipc-in-electron.md" || m["links_rewritten"].(float64) != 1 {
+	m := h.ok("move_page", map[string]any{"page": "electron-ipc", "slug": "ipc-in-electron"})
+	if m["path"] != "pages/ipc-in-electron.md" || m["links_rewritten"].(float64) != 1 {
 		t.Errorf("move %v", m)
 	}
 	sec, _ := os.ReadFile(filepath.Join(h.dir, "pages", "security.md"))
@@ -57,10 +57,10 @@ func TestLinkTools(t *testing.T) {
 		"findings": []any{
 			map[string]any{"kind": "contradiction", "message": "the page and its source disagree on the default",
 				"evidence": []any{
-					map[string]any{"file": "pages/ipc-in-electron.md", "quote": "Context isolation is on by default since Electron 12"},
-					map[string]any{"file": "sources/ipc.md", "quote": "Context isolation is OFF by default in every Electron release"},
+					map[string]any{"path": "pages/ipc-in-electron.md", "quote": "Context isolation is on by default since Electron 12"},
+					map[string]any{"path": "sources/ipc.md", "quote": "Context isolation is OFF by default in every Electron release"},
 				}},
-			map[string]any{"kind": "stale_claim", "message": "made up", "evidence": []any{map[string]any{"file": "pages/security.md", "quote": "Electron 30 removed remote entirely"}}},
+			map[string]any{"kind": "stale_claim", "message": "made up", "evidence": []any{map[string]any{"path": "pages/security.md", "quote": "Electron 30 removed remote entirely"}}},
 		},
 	})
 	sub := sl["submitted"].([]any)
@@ -68,7 +68,7 @@ func TestLinkTools(t *testing.T) {
 		t.Errorf("submitted %v", sl)
 	}
 	l := h.ok("lint_findings", map[string]any{})
-	if l["unverified"].(float64) != 1 || l["errors"].(float64) != 0 {
+	if l["unverified"].(float64) != 1 || l["severities"].(map[string]any)["error"].(float64) != 0 {
 		t.Errorf("lint %v", l)
 	}
 	var staleID string
@@ -98,10 +98,10 @@ func TestLinkTools(t *testing.T) {
 	// unverified evidence; 1,000 quotes and unknown kinds are errors.
 	l3 := h.ok("submit_lint_findings", map[string]any{"findings": []any{
 		map[string]any{"kind": "gap", "message": "m", "evidence": []any{
-			map[string]any{"file": "pages/security.md", "quote": "Read [["},
-			map[string]any{"file": "pages/security.md", "quote": strings.Repeat("x", 301)},
-			map[string]any{"file": "../outside.md", "quote": "some words here"},
-			map[string]any{"file": "pages/none.md", "quote": "some words here"},
+			map[string]any{"path": "pages/security.md", "quote": "Read [["},
+			map[string]any{"path": "pages/security.md", "quote": strings.Repeat("x", 301)},
+			map[string]any{"path": "../outside.md", "quote": "some words here"},
+			map[string]any{"path": "pages/none.md", "quote": "some words here"},
 		}},
 	}})
 	ev := l3["submitted"].([]any)[0].(map[string]any)["evidence"].([]any)
@@ -113,7 +113,7 @@ func TestLinkTools(t *testing.T) {
 	}
 	many := []any{}
 	for i := 0; i < 1000; i++ {
-		many = append(many, map[string]any{"file": fmt.Sprintf("pages/p%03d.md", i), "quote": "some words here"})
+		many = append(many, map[string]any{"path": fmt.Sprintf("pages/p%03d.md", i), "quote": "some words here"})
 	}
 	if res := h.call("submit_lint_findings", map[string]any{"findings": []any{map[string]any{"kind": "gap", "message": "m", "evidence": many}}}); !res.IsError || !strings.Contains(text(res), "at most 20") || !strings.Contains(text(res), "names 1000") {
 		t.Errorf("1,000 files: %s", text(res))

@@ -14,15 +14,15 @@ type ListPagesInput struct {
 	Tag    string `json:"tag,omitempty" jsonschema:"only pages with this tag"`
 	Prefix string `json:"prefix,omitempty" jsonschema:"only pages whose path under pages/ starts with this (a folder like en/Plugins or a slug prefix)"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"most pages to return (default 100; at most 500)"`
-	Offset int    `json:"offset,omitempty" jsonschema:"pages to skip (for the next page of results)"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous call with the same filters, for the next page of results"`
 }
 
 // ListPagesOutput is one page of the catalogue.
 type ListPagesOutput struct {
 	Pages []wiki.PageInfo `json:"pages" jsonschema:"pages sorted by path"`
-	// Total matching pages; NextOffset is set when more follow.
-	Total      int `json:"total" jsonschema:"how many pages match in all"`
-	NextOffset int `json:"next_offset,omitempty" jsonschema:"offset of the next page of results; absent on the last page"`
+	// Total matching pages; NextCursor is set when more follow.
+	Total      int    `json:"total" jsonschema:"how many pages match in all"`
+	NextCursor string `json:"next_cursor,omitempty" jsonschema:"pass as cursor for the next page of results; absent on the last page"`
 	// Skipped counts the files under pages/ left out of the catalogue.
 	Skipped         map[string]int      `json:"skipped,omitempty" jsonschema:"files under pages/ left out of the list, counted by reason (not a regular file: a FIFO, socket or device, which is never opened; validate_structure names them)"`
 	SkippedExamples map[string][]string `json:"skipped_examples,omitempty" jsonschema:"a few paths of each skipped reason"`
@@ -31,13 +31,19 @@ type ListPagesOutput struct {
 
 // ListPages returns the list_pages tool.
 func ListPages(d Deps) Tool {
-	return newTool(d, "list_pages", "core", "List pages",
-		"List wiki pages with title, summary, tags and updated time, filtered by tag or path prefix, a page of results at a time. Use it to browse; use search_wiki to answer a question.",
-		readOnlyHints,
+	return newTool(d, toolSpec{
+		Name: "list_pages", Toolset: "core", Title: "List pages",
+		Description: "List wiki pages with title, summary, tags and updated time, filtered by tag or path prefix, a page of results at a time. Use it to browse; use search_wiki to answer a question.",
+		Hints:       readOnlyHints,
+	},
 		func(ctx context.Context, in ListPagesInput) (ListPagesOutput, error) {
 			var out ListPagesOutput
-			if in.Limit < 0 || in.Offset < 0 {
-				return out, wiki.Errorf(wiki.CodeInvalid, "limit and offset must not be negative")
+			if in.Limit < 0 {
+				return out, wiki.Errorf(wiki.CodeInvalid, "limit must not be negative")
+			}
+			offset, err := cursorOffset(in.Cursor)
+			if err != nil {
+				return out, err
 			}
 			limit := in.Limit
 			if limit == 0 {
@@ -59,13 +65,13 @@ func ListPages(d Deps) Tool {
 				if !hasPrefixFold(p.Slug, prefix) || (tag != "" && !hasTag(p.Tags, tag)) {
 					continue
 				}
-				if out.Total >= in.Offset && len(out.Pages) < limit {
+				if out.Total >= offset && len(out.Pages) < limit {
 					if p.Updated == "" && !p.ModTime().IsZero() {
 						p.Updated = p.ModTime().UTC().Format(time.RFC3339) // p is a copy
 					}
 					out.Pages = append(out.Pages, p)
-				} else if len(out.Pages) == limit && out.NextOffset == 0 {
-					out.NextOffset = out.Total
+				} else if len(out.Pages) == limit && out.NextCursor == "" {
+					out.NextCursor = nextCursor(out.Total)
 				}
 				out.Total++
 			}

@@ -44,16 +44,16 @@ func TestListPagesWindow(t *testing.T) {
 		next  int
 	}{
 		{map[string]any{"prefix": "en/", "limit": 2}, []string{"EN/Gamma", "En/Alpha"}, 4, 2},
-		{map[string]any{"prefix": "EN/", "limit": 2, "offset": 2}, []string{"en/beta", "en/Ärger"}, 4, 0},
+		{map[string]any{"prefix": "EN/", "limit": 2, "cursor": "2"}, []string{"en/beta", "en/Ärger"}, 4, 0},
 		{map[string]any{"prefix": "pages/en", "tag": "#X"}, []string{"EN/Gamma", "En/Alpha", "en/Ärger"}, 3, 0},
 		{map[string]any{"prefix": "en/ä"}, []string{"en/Ärger"}, 1, 0},
-		{map[string]any{"prefix": "en", "offset": 9}, nil, 5, 0},
-		{map[string]any{"limit": 3, "offset": 3}, []string{"en/beta", "en/Ärger", "enough"}, 7, 6},
+		{map[string]any{"prefix": "en", "cursor": "9"}, nil, 5, 0},
+		{map[string]any{"limit": 3, "cursor": "3"}, []string{"en/beta", "en/Ärger", "enough"}, 7, 6},
 	}
 	for i, c := range cases {
 		out := h.ok("list_pages", c.args)
-		next, _ := out["next_offset"].(float64)
-		if got := slugs(out); !reflect.DeepEqual(got, c.want) || int(out["total"].(float64)) != c.total || int(next) != c.next {
+		next, _ := out["next_cursor"].(string)
+		if got := slugs(out); !reflect.DeepEqual(got, c.want) || int(out["total"].(float64)) != c.total || next != nextCursor(c.next) {
 			t.Errorf("case %d %v: pages %v total %v next %v; want %v %d %d", i, c.args, got, out["total"], next, c.want, c.total, c.next)
 		}
 	}

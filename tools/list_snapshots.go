@@ -35,9 +35,11 @@ type SnapshotFile struct {
 
 // ListSnapshots returns the list_snapshots tool.
 func ListSnapshots(d Deps) Tool {
-	return newTool(d, "list_snapshots", "pages", "List snapshots",
-		"List the stored earlier versions of a page, context.md or guidelines.md, newest first, with time, size and sha256 prefix; without a path, list the files that have versions. Read a version with read_page (its snapshot path) to compare, then bring it back with restore_snapshot.",
-		readOnlyHints,
+	return newTool(d, toolSpec{
+		Name: "list_snapshots", Toolset: "pages", Title: "List snapshots",
+		Description: "List the stored earlier versions of a page, context.md or guidelines.md, newest first, with when each was replaced, size and sha256 prefix; without a path, list the files that have versions. Read a version with read_page (its snapshot path) to compare, then bring it back with restore_snapshot.",
+		Hints:       readOnlyHints,
+	},
 		func(ctx context.Context, in ListSnapshotsInput) (ListSnapshotsOutput, error) {
 			limit := in.Limit
 			if limit <= 0 {

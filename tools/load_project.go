@@ -24,9 +24,11 @@ const readOnlyWarning = "the wiki is read-only: every tool that writes is refuse
 // LoadProject returns the load_project tool: the first call of every
 // workflow.
 func LoadProject(d Deps) Tool {
-	return newTool(d, "load_project", "core", "Load project",
-		"Orientation for this wiki; call it first in every workflow. Returns schema.md (the rules pages follow), guidelines.md (learned rules), context.md (the current synthesis), counts, sources not yet folded into context.md, pages changed since the last build, stale derived state, the search index's state and recent log entries.",
-		readOnlyHints,
+	return newTool(d, toolSpec{
+		Name: "load_project", Toolset: "core", Title: "Load project",
+		Description: "Orientation for this wiki; call it first in every workflow. Returns schema.md (the rules pages follow), guidelines.md (learned rules), context.md (the current synthesis), counts, sources not yet folded into context.md, pages changed since the last build, stale derived state, the search index's state and recent log entries.",
+		Hints:       readOnlyHints,
+	},
 		func(ctx context.Context, _ LoadProjectInput) (LoadProjectOutput, error) {
 			p, err := d.Store.LoadProject(ctx)
 			if d.Store.ReadOnly() {

@@ -63,16 +63,16 @@ func TestEveryToolOutputMatchesItsSchema(t *testing.T) {
 
 	// Writes whose results hold empty lists (no tags, links, folded sources).
 	ok("save_source", map[string]any{"path": "sources/a.md", "content": "# A\n\nAlpha is the first letter of the Greek alphabet.\n"})
-	page := ok("write_page", map[string]any{"title": "Alpha", "body": "## Basics\n\nAlpha is the first letter.\n"})
+	page := ok("write_page", map[string]any{"title": "Alpha", "content": "## Basics\n\nAlpha is the first letter.\n"})
 	page = ok("edit_page", map[string]any{"page": "alpha", "base_sha256": page["sha256"], "op": "append", "heading": "Basics", "content": "It comes before beta."})
 	ok("restore_snapshot", map[string]any{"path": "pages/alpha.md"})
-	ok("move_page", map[string]any{"from": "alpha", "to": "first-letter"})
+	ok("move_page", map[string]any{"page": "alpha", "slug": "first-letter"})
 	ok("atomic_write_context", map[string]any{"content": "# Context\n\nLetters.\n"})
 	ok("append_log", map[string]any{"op": "note", "title": "schema check"})
 	ok("file_answer", map[string]any{"question": "What is alpha?", "answer": "The first letter."})
 	ok("research_save", map[string]any{"topic": "letters", "content": "Alpha, then beta."})
 	sub := ok("submit_lint_findings", map[string]any{"findings": []any{map[string]any{"kind": "gap", "message": "nothing on beta",
-		"evidence": []any{map[string]any{"file": "pages/first-letter.md", "quote": "Alpha is the first letter."}}}}})
+		"evidence": []any{map[string]any{"path": "pages/first-letter.md", "quote": "Alpha is the first letter."}}}}})
 	id, _ := sub["submitted"].([]any)[0].(map[string]any)["id"].(string)
 	ok("dismiss_lint_findings", map[string]any{"undismiss": []any{id}})
 	plan := ok("propose_plan", map[string]any{"operation": "ingest", "source": "sources/a.md"})
@@ -83,7 +83,7 @@ func TestEveryToolOutputMatchesItsSchema(t *testing.T) {
 		ok(name, map[string]any{})
 	}
 	ok("search_wiki", map[string]any{"query": "alpha", "scope": "all"})
-	ok("read_page", map[string]any{"slug": "first-letter"})
+	ok("read_page", map[string]any{"page": "first-letter"})
 
 	for _, tool := range Catalogue(Deps{}) {
 		if !called[tool.Tool.Name] {

@@ -77,7 +77,7 @@ func TestProposeAndApplyPlanOverMCP(t *testing.T) {
 		t.Fatalf("propose_plan: %v", out)
 	}
 	first := acts[0].(map[string]any)
-	if first["n"] != 1.0 || first["target"] != "pages/borrow-checker.md" || !strings.Contains(first["summary"].(string), "create page") {
+	if first["n"] != 1.0 || first["path"] != "pages/borrow-checker.md" || !strings.Contains(first["summary"].(string), "create page") {
 		t.Errorf("action 1: %v", first)
 	}
 	if m := out["model"].(map[string]any); m["completions"] != 1.0 || m["total_tokens"] != 165.0 {

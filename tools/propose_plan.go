@@ -20,7 +20,7 @@ type ProposePlanInput struct {
 type PlanAction struct {
 	N       int      `json:"n" jsonschema:"the action's number: pass it in apply_plan's selected"`
 	Kind    string   `json:"kind" jsonschema:"create_page, update_page, append_page_section, add_links, update_context or append_context_section"`
-	Target  string   `json:"target" jsonschema:"the file it writes: pages/<slug>.md or context.md"`
+	Target  string   `json:"path" jsonschema:"the file it writes: pages/<slug>.md or context.md"`
 	Summary string   `json:"summary" jsonschema:"one line describing the action, for the checklist"`
 	Title   string   `json:"title,omitempty"`
 	Heading string   `json:"heading,omitempty"`
@@ -45,9 +45,11 @@ type ProposePlanOutput struct {
 
 // ProposePlan returns the propose_plan tool.
 func ProposePlan(d Deps) Tool {
-	return newTool(d, "propose_plan", "plans", "Propose a plan",
-		"Ask the server's own model (an OpenAI-compatible endpoint; a local Ollama by default) to propose a plan: for ingest, takeaways from one source and page actions; for build, a new context.md. Nothing is written to the wiki: show the numbered actions to your person, then call apply_plan with the numbers they approve within 10 minutes. Use it when no editor model should do the work itself; an editor agent can instead write pages with write_page.",
-		hints{openWorld: true},
+	return newTool(d, toolSpec{
+		Name: "propose_plan", Toolset: "plans", Title: "Propose a plan",
+		Description: "Ask the server's own model (an OpenAI-compatible endpoint; a local Ollama by default) to propose a plan: for ingest, takeaways from one source and page actions; for build, a new context.md. Nothing is written to the wiki: show the numbered actions to your person, then call apply_plan with the numbers they approve within 10 minutes. Use it when no editor model should do the work itself; an editor agent can instead write pages with write_page.",
+		Hints:       hints{openWorld: true},
+	},
 		func(ctx context.Context, in ProposePlanInput) (ProposePlanOutput, error) {
 			pr := &plan.Proposer{Store: d.Store, Model: d.Model}
 			var p *plan.Plan

@@ -38,19 +38,19 @@ func readOnlyCalls(finding string) map[string][]roCall {
 	return map[string][]roCall{
 		"load_project": {ok(map[string]any{})},
 		"read_page": {
-			ok(map[string]any{"slug": "electron-ipc"}),
+			ok(map[string]any{"page": "electron-ipc"}),
 			ok(map[string]any{"path": "context.md", "from_line": 1, "to_line": 3, "max_chars": 200}),
 			ok(map[string]any{"path": "sources/ipc.md"}),
 			ok(map[string]any{"path": "log.md"}),
 		},
 		"list_pages": {
 			ok(map[string]any{}),
-			ok(map[string]any{"tag": "security", "prefix": "sec", "limit": 1, "offset": 0}),
-			ok(map[string]any{"limit": 1, "offset": 1}),
+			ok(map[string]any{"tag": "security", "prefix": "sec", "limit": 1, "cursor": "0"}),
+			ok(map[string]any{"limit": 1, "cursor": "1"}),
 		},
 		"search_wiki": {
 			ok(map[string]any{"query": "context isolation"}),
-			ok(map[string]any{"query": "context isolation", "match": "all", "scope": "all", "limit": 1, "offset": 1}),
+			ok(map[string]any{"query": "context isolation", "match": "all", "scope": "all", "limit": 1, "cursor": "1"}),
 			ok(map[string]any{"query": "isolation hardening", "match": "any", "scope": "sources", "lang": "en"}),
 			ok(map[string]any{"query": "context isolation", "match": "phrase", "scope": "context"}),
 			ok(map[string]any{"query": "hardening", "match": "best", "scope": "pages", "tag": "security", "prefix": "pages/"}),
@@ -64,11 +64,11 @@ func readOnlyCalls(finding string) map[string][]roCall {
 		"validate_structure": {ok(map[string]any{})},
 		"lint_findings": {
 			ok(map[string]any{}),
-			ok(map[string]any{"categories": []any{"orphan_page", "stale_claim", "contradiction"}, "path": "pages/", "limit": 1, "offset": 1, "include_dismissed": true}),
+			ok(map[string]any{"categories": []any{"orphan_page", "stale_claim", "contradiction"}, "path": "pages/", "limit": 1, "cursor": "1", "include_dismissed": true}),
 			// Writing lint state is the job of submit_lint_findings and
 			// dismiss_lint_findings.
 			{args: map[string]any{"submit": []any{map[string]any{"kind": "gap", "message": "nothing on sandboxing",
-				"evidence": []any{map[string]any{"file": "pages/security.md", "quote": "Read the IPC page first"}}}}}, mayRefuse: true},
+				"evidence": []any{map[string]any{"path": "pages/security.md", "quote": "Read the IPC page first"}}}}}, mayRefuse: true},
 			{args: map[string]any{"dismiss": []any{finding}, "reason": "left as it is"}, mayRefuse: true},
 			{args: map[string]any{"undismiss": []any{finding}}, mayRefuse: true},
 		},
@@ -112,9 +112,9 @@ func TestReadOnlyToolsWriteNothing(t *testing.T) {
 	h.ok("save_source", map[string]any{"path": "sources/ipc.md", "content": "# IPC\n\nContext isolation is off by default in every Electron release.\n"})
 	h.ok("save_source", map[string]any{"path": "sources/papers/hardening.md", "content": "# Hardening\n\nSandboxing and context isolation together.\n"})
 	ipc := h.ok("write_page", map[string]any{"title": "Electron IPC", "summary": "How processes talk", "tags": []any{"electron"}, "sources": []any{"sources/ipc.md"},
-		"body": "# Electron IPC\n\n## Basics\n\nContext isolation is on by default since Electron 12.\n"})
+		"content": "# Electron IPC\n\n## Basics\n\nContext isolation is on by default since Electron 12.\n"})
 	h.ok("write_page", map[string]any{"title": "Security", "summary": "Hardening", "tags": []any{"security"}, "sources": []any{"sources/papers/hardening.md"},
-		"body": "# Security\n\nRead the IPC page first: [[electron-ipc]] and [[nowhere]].\n"})
+		"content": "# Security\n\nRead the IPC page first: [[electron-ipc]] and [[nowhere]].\n"})
 	h.ok("edit_page", map[string]any{"page": "electron-ipc", "base_sha256": ipc["sha256"], "op": "append", "heading": "Basics", "content": "Preload scripts bridge the two worlds."})
 	h.ok("atomic_write_context", map[string]any{"content": "# Context\n\nContext isolation matters for Electron IPC.\n", "folded_sources": []any{"sources/ipc.md"}})
 	h.ok("append_log", map[string]any{"op": "note", "title": "populated for the read-only test"})

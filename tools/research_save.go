@@ -22,9 +22,11 @@ type ResearchSaveOutput struct {
 
 // ResearchSave returns the research_save tool.
 func ResearchSave(d Deps) Tool {
-	return newTool(d, "research_save", "sources", "Save research",
-		"Save research findings as a dated section of sources/research/<topic-slug>.md, creating the note on first use. It only appends: earlier sections are never changed. Record the URLs you used.",
-		hints{},
+	return newTool(d, toolSpec{
+		Name: "research_save", Toolset: "sources", Title: "Save research",
+		Description: "Save research findings as a dated section of sources/research/<topic-slug>.md, creating the note on first use. It only appends: earlier sections are never changed. Record the URLs you used.",
+		Hints:       hints{},
+	},
 		func(ctx context.Context, in ResearchSaveInput) (ResearchSaveOutput, error) {
 			w, err := d.Store.ResearchSave(ctx, wiki.ResearchInput{Topic: in.Topic, Heading: in.Heading, Content: in.Content, URLs: in.URLs})
 			return ResearchSaveOutput{ResearchWrite: w}, err

@@ -129,7 +129,7 @@ func TestResourceNotificationsForOutsideEdits(t *testing.T) {
 	time.Sleep(300 * time.Millisecond) // the outside edit's notifications are all in
 	before := notes.count("updated wiki://pages/otter")
 	r := h.ok("read_page", map[string]any{"path": "pages/otter.md"})
-	h.ok("write_page", map[string]any{"title": "Otter", "body": "River mammal; eats fish and crabs.\n", "base_sha256": r["sha256"]})
+	h.ok("write_page", map[string]any{"title": "Otter", "content": "River mammal; eats fish and crabs.\n", "base_sha256": r["sha256"]})
 	notes.waitFor(t, "updated wiki://pages/otter", before+1)
 	time.Sleep(300 * time.Millisecond) // time for a duplicate to arrive, if one would
 	// Normally once: the watcher's report of the write is recognised by its

@@ -21,9 +21,11 @@ type RestoreSnapshotOutput struct {
 
 // RestoreSnapshot returns the restore_snapshot tool.
 func RestoreSnapshot(d Deps) Tool {
-	return newTool(d, "restore_snapshot", "pages", "Restore snapshot",
-		"Bring back an earlier version of a page, context.md or guidelines.md from its snapshots (every replaced version is kept). The current version is snapshotted first, so a restore can be undone the same way; a page that was moved or deleted is created again. Omit snapshot to undo the last change; use list_snapshots to pick an older version. Then append_log with op restore.",
-		hints{destructive: true},
+	return newTool(d, toolSpec{
+		Name: "restore_snapshot", Toolset: "pages", Title: "Restore snapshot",
+		Description: "Bring back an earlier version of a page, context.md or guidelines.md from its snapshots (every replaced version is kept). The current version is snapshotted first, so a restore can be undone the same way; a page that was moved or deleted is created again. Omit snapshot to undo the last change; use list_snapshots to pick an older version. Then append_log with op restore.",
+		Hints:       hints{destructive: true},
+	},
 		func(ctx context.Context, in RestoreSnapshotInput) (RestoreSnapshotOutput, error) {
 			r, err := d.Store.RestoreSnapshot(ctx, wiki.RestoreInput{Path: in.Path, Snapshot: in.Snapshot, BaseSHA256: in.BaseSHA256})
 			return RestoreSnapshotOutput{RestoreResult: r}, err

@@ -10,8 +10,8 @@ import (
 // and can be undone; bad requests are clear tool errors.
 func TestRestoreSnapshotTool(t *testing.T) {
 	h := newHarness(t)
-	v1 := h.ok("write_page", map[string]any{"title": "Topic", "body": "one\n"})
-	v2 := h.ok("write_page", map[string]any{"title": "Topic", "body": "two\n", "base_sha256": v1["sha256"]})
+	v1 := h.ok("write_page", map[string]any{"title": "Topic", "content": "one\n"})
+	v2 := h.ok("write_page", map[string]any{"title": "Topic", "content": "two\n", "base_sha256": v1["sha256"]})
 	files := h.ok("list_snapshots", map[string]any{})
 	if f, _ := files["files"].([]any); len(f) != 1 || f[0].(map[string]any)["path"] != "pages/topic.md" {
 		t.Fatalf("list_snapshots: %v", files)
@@ -21,18 +21,18 @@ func TestRestoreSnapshotTool(t *testing.T) {
 	if len(snaps) != 1 || list["path"] != "pages/topic.md" {
 		t.Fatalf("list_snapshots topic: %v", list)
 	}
-	snap := snaps[0].(map[string]any)["path"].(string)
+	snap := snaps[0].(map[string]any)["snapshot"].(string)
 	old := h.ok("read_page", map[string]any{"path": snap})
-	if old["body"] != "one\n" || old["sha256"] != v1["sha256"] {
+	if old["content"] != "one\n" || old["sha256"] != v1["sha256"] {
 		t.Errorf("read_page of a snapshot: %v", old)
 	}
 	r := h.ok("restore_snapshot", map[string]any{"path": "pages/topic.md", "snapshot": snap, "base_sha256": v2["sha256"]})
 	if r["sha256"] != v1["sha256"] || r["changed"] != true || !strings.HasPrefix(r["snapshot"].(string), ".llmwiki/snapshots/pages/topic.md/") {
 		t.Fatalf("restore_snapshot: %v", r)
 	}
-	page := h.ok("read_page", map[string]any{"slug": "topic"})
-	if page["body"] != "one\n" {
-		t.Errorf("after restore: %v", page["body"])
+	page := h.ok("read_page", map[string]any{"page": "topic"})
+	if page["content"] != "one\n" {
+		t.Errorf("after restore: %v", page["content"])
 	}
 	undo := h.ok("restore_snapshot", map[string]any{"path": "topic"})
 	if undo["sha256"] != v2["sha256"] {

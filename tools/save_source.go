@@ -21,9 +21,11 @@ type SaveSourceOutput struct {
 
 // SaveSource returns the save_source tool.
 func SaveSource(d Deps) Tool {
-	return newTool(d, "save_source", "sources", "Save source",
-		"Add a new raw document under sources/ exactly as given. Sources are immutable: an existing path is refused, never overwritten. After saving, gather_sources lists it as pending until a build folds it into context.md.",
-		hints{},
+	return newTool(d, toolSpec{
+		Name: "save_source", Toolset: "sources", Title: "Save source",
+		Description: "Add a new raw document under sources/ exactly as given. Sources are immutable: an existing path is refused, never overwritten. After saving, gather_sources lists it as pending until a build folds it into context.md.",
+		Hints:       hints{},
+	},
 		func(ctx context.Context, in SaveSourceInput) (SaveSourceOutput, error) {
 			w, err := d.Store.SaveSource(ctx, wiki.SourceInput{Path: in.Path, Content: in.Content, Encoding: in.Encoding})
 			return SaveSourceOutput{SourceWrite: w}, err

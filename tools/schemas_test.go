@@ -76,7 +76,7 @@ func TestGeneratedSchemaFallsBack(t *testing.T) {
 	type out struct {
 		OK bool `json:"ok"`
 	}
-	tool := newTool(Deps{}, "read_page", "core", "Read page", "x", readOnlyHints, func(context.Context, in) (out, error) { return out{}, nil })
+	tool := newTool(Deps{}, toolSpec{Name: "read_page", Toolset: "core", Title: "Read page", Description: "x", Hints: readOnlyHints}, func(context.Context, in) (out, error) { return out{}, nil })
 	if !strings.Contains(string(tool.Tool.RawInputSchema), `"renamed"`) {
 		t.Errorf("stale schema served: %s", tool.Tool.RawInputSchema)
 	}
@@ -158,11 +158,11 @@ func TestNullFree(t *testing.T) {
 // a required one sent as null is missing.
 func TestNullArgumentIsNotGiven(t *testing.T) {
 	h := newHarness(t)
-	page := h.ok("write_page", map[string]any{"title": "Alpha", "body": "a\n", "tags": nil, "sources": nil, "slug": nil})
+	page := h.ok("write_page", map[string]any{"title": "Alpha", "content": "a\n", "tags": nil, "sources": nil, "slug": nil})
 	if page["path"] != "pages/alpha.md" {
 		t.Errorf("write_page with null arguments: %v", page)
 	}
-	r := h.call("write_page", map[string]any{"title": nil, "body": "a\n"})
+	r := h.call("write_page", map[string]any{"title": nil, "content": "a\n"})
 	if !r.IsError || !strings.Contains(text(r), "missing required argument 'title'") {
 		t.Errorf("null required argument: %s", text(r))
 	}

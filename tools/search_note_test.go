@@ -22,7 +22,7 @@ func TestSearchWikiCountsPagesAndNotesSources(t *testing.T) {
 	}
 	h := &harness{t: t, dir: dir, store: st, c: connect(t, Deps{Store: st, Log: quiet, Search: idx}, Options{})}
 	for _, title := range []string{"Alpha", "Beta", "Gamma"} {
-		h.ok("write_page", map[string]any{"title": title, "body": title + " is about zebras.\n"})
+		h.ok("write_page", map[string]any{"title": title, "content": title + " is about zebras.\n"})
 	}
 	h.ok("save_source", map[string]any{"path": "sources/one.md", "content": "# One\n\nA source about quokkas.\n"})
 	h.ok("save_source", map[string]any{"path": "sources/two.md", "content": "# Two\n\nMore quokkas.\n"})

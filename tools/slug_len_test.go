@@ -24,10 +24,10 @@ func TestLongSlugRefusedNeverCut(t *testing.T) {
 		tool string
 		args map[string]any
 	}{
-		{"write_page", map[string]any{"title": words, "body": "# Long\n"}},
-		{"write_page", map[string]any{"title": "Short", "slug": slug100, "body": "# Long\n"}},
-		{"write_page", map[string]any{"title": "Short", "slug": "guides/" + slug100, "body": "# Long\n"}},
-		{"write_page", map[string]any{"title": "Short", "slug": strings.Repeat("a", 5000), "body": "# Long\n"}},
+		{"write_page", map[string]any{"title": words, "content": "# Long\n"}},
+		{"write_page", map[string]any{"title": "Short", "slug": slug100, "content": "# Long\n"}},
+		{"write_page", map[string]any{"title": "Short", "slug": "guides/" + slug100, "content": "# Long\n"}},
+		{"write_page", map[string]any{"title": "Short", "slug": strings.Repeat("a", 5000), "content": "# Long\n"}},
 		{"research_save", map[string]any{"topic": words, "content": "Findings."}},
 	} {
 		before := wikitest.TreeHashes(t, h.dir, skip)
@@ -40,17 +40,17 @@ func TestLongSlugRefusedNeverCut(t *testing.T) {
 			t.Errorf("%s: a refused call wrote %v", c.tool, d)
 		}
 	}
-	if res := h.call("write_page", map[string]any{"title": words, "body": "# Long\n"}); !strings.Contains(text(res), `like "electron-context-isolation-electron-context-isolation-electron-context"`) {
+	if res := h.call("write_page", map[string]any{"title": words, "content": "# Long\n"}); !strings.Contains(text(res), `like "electron-context-isolation-electron-context-isolation-electron-context"`) {
 		t.Errorf("the error names no shorter slug: %s", text(res))
 	}
 
 	// 80 characters exactly: written under that name.
 	slug80 := slug100[:79] + "z"
-	p := h.ok("write_page", map[string]any{"title": "Eighty", "slug": slug80, "body": "# Eighty\n"})
+	p := h.ok("write_page", map[string]any{"title": "Eighty", "slug": slug80, "content": "# Eighty\n"})
 	if p["path"] != "pages/"+slug80+".md" {
 		t.Errorf("80-character slug written as %v", p["path"])
 	}
-	if res := h.call("move_page", map[string]any{"from": slug80, "to": slug100}); !res.IsError || !strings.Contains(text(res), "limit is 80") {
+	if res := h.call("move_page", map[string]any{"page": slug80, "slug": slug100}); !res.IsError || !strings.Contains(text(res), "limit is 80") {
 		t.Errorf("move_page to a 100-character slug: %s", text(res))
 	}
 	if _, err := os.Stat(filepath.Join(h.dir, "pages", slug80+".md")); err != nil {

@@ -9,14 +9,14 @@ import (
 
 // LintQuote is one piece of evidence an agent submits.
 type LintQuote struct {
-	File  string `json:"file" jsonschema:"the file the quote comes from: pages/x.md, sources/y.md, context.md (or a page's slug)"`
+	Path  string `json:"path" jsonschema:"the file the quote comes from: pages/x.md, sources/y.md, context.md (or a page's slug)"`
 	Quote string `json:"quote" jsonschema:"the passage copied verbatim from that file, 8 to 300 characters"`
 }
 
 // LintSubmission is a finding an agent found by reading.
 type LintSubmission struct {
 	Kind     string      `json:"kind" jsonschema:"contradiction: two places disagree (needs quotes from both); stale_claim: a claim a newer source overtook; unsupported_claim: a claim no cited source backs; gap: a topic mentioned but not covered,enum=contradiction,enum=stale_claim,enum=unsupported_claim,enum=gap"`
-	File     string      `json:"file,omitempty" jsonschema:"the page the finding is about (default: the first quote's file)"`
+	Path     string      `json:"path,omitempty" jsonschema:"the page the finding is about (default: the first quote's path)"`
 	Message  string      `json:"message" jsonschema:"the finding in one or two sentences"`
 	Action   string      `json:"action,omitempty" jsonschema:"the fix you suggest, one sentence"`
 	Evidence []LintQuote `json:"evidence" jsonschema:"verbatim quotes that prove it (1 to 20; a contradiction needs two from two places)"`
@@ -37,9 +37,11 @@ type SubmitLintFindingsOutput struct {
 
 // SubmitLintFindings returns the submit_lint_findings tool.
 func SubmitLintFindings(d Deps) Tool {
-	return newTool(d, "submit_lint_findings", "lint", "Submit lint findings",
-		"Submit contradictions, stale or unsupported claims and gaps you found by reading, each with verbatim quotes from the files involved. The server checks every quote against the file and stores the finding with verified: false when it cannot prove it; lint_findings reports the stored findings from then on, each checked again. A finding with the same id replaces the earlier one. Writes only the server's lint state (.llmwiki/lint/), never the wiki; a malformed finding stores none of them.",
-		hints{idempotent: true},
+	return newTool(d, toolSpec{
+		Name: "submit_lint_findings", Toolset: "lint", Title: "Submit lint findings",
+		Description: "Submit contradictions, stale or unsupported claims and gaps you found by reading, each with verbatim quotes from the files involved. The server checks every quote against the file and stores the finding with verified: false when it cannot prove it; lint_findings reports the stored findings from then on, each checked again. A finding with the same id replaces the earlier one. Writes only the server's lint state (.llmwiki/lint/), never the wiki; a malformed finding stores none of them.",
+		Hints:       hints{idempotent: true},
+	},
 		func(ctx context.Context, in SubmitLintFindingsInput) (SubmitLintFindingsOutput, error) {
 			var out SubmitLintFindingsOutput
 			if len(in.Findings) == 0 {
@@ -47,9 +49,9 @@ func SubmitLintFindings(d Deps) Tool {
 			}
 			ps := make([]lint.Proposal, len(in.Findings))
 			for i, s := range in.Findings {
-				p := lint.Proposal{Kind: s.Kind, File: s.File, Message: s.Message, Action: s.Action}
+				p := lint.Proposal{Kind: s.Kind, File: s.Path, Message: s.Message, Action: s.Action}
 				for _, q := range s.Evidence {
-					p.Evidence = append(p.Evidence, lint.Quote{File: q.File, Quote: q.Quote})
+					p.Evidence = append(p.Evidence, lint.Quote{File: q.Path, Quote: q.Quote})
 				}
 				ps[i] = p
 			}

@@ -91,14 +91,24 @@ func (h hints) options(title string) []mcp.ToolOption {
 	}
 }
 
-// newTool builds a tool with typed input In and output Out, its annotations,
-// and a handler running fn through [typed].
-func newTool[In, Out any](d Deps, name, toolset, title, description string, h hints, fn func(context.Context, In) (Out, error)) Tool {
+// toolSpec names a tool and describes it to a model: what [newTool] needs
+// besides the handler.
+type toolSpec struct {
+	Name        string // verb_noun, unique in the catalogue
+	Toolset     string // the --toolsets group (see [Toolsets])
+	Title       string // the title annotation, for people
+	Description string // what the tool does and when to use it, for the model
+	Hints       hints  // all four annotation hints, set explicitly
+}
+
+// newTool builds a tool with typed input In and output Out from spec, and a
+// handler running fn through [typed].
+func newTool[In, Out any](d Deps, spec toolSpec, fn func(context.Context, In) (Out, error)) Tool {
 	types := typesFingerprint[In, Out]()
-	opts := append([]mcp.ToolOption{mcp.WithDescription(description)}, schemaOptions[In, Out](d, name, types)...)
-	opts = append(opts, h.options(title)...)
-	t := mcp.NewTool(name, opts...)
-	return Tool{Tool: t, Handler: typed(d, t, fn), Toolset: toolset, types: types}
+	opts := append([]mcp.ToolOption{mcp.WithDescription(spec.Description)}, schemaOptions[In, Out](d, spec.Name, types)...)
+	opts = append(opts, spec.Hints.options(spec.Title)...)
+	t := mcp.NewTool(spec.Name, opts...)
+	return Tool{Tool: t, Handler: typed(d, t, fn), Toolset: spec.Toolset, types: types}
 }
 
 // typed wraps fn as an MCP handler: strict argument decoding and validation
@@ -125,7 +135,7 @@ func typed[In, Out any](d Deps, t mcp.Tool, fn func(context.Context, In) (Out, e
 			err = d.Store.CheckWritable()
 		}
 		if err == nil {
-			err = decodeArgs(raw, &in, validate())
+			err = decodeArgs(raw, &in, validate(), renamedArgs[t.Name])
 		}
 		var out Out
 		if err == nil {
@@ -247,9 +257,10 @@ func fillClient(ctx context.Context, c *wiki.Call) {
 	}
 }
 
-// decodeArgs checks raw against the tool's input schema, then decodes it
+// decodeArgs refuses the renamed argument names, checks raw against the
+// tool's input schema, then decodes it
 // strictly into v.
-func decodeArgs(raw any, v any, validate func(any) error) error {
+func decodeArgs(raw any, v any, validate func(any) error, renamed map[string]string) error {
 	if raw == nil {
 		raw = map[string]any{}
 	}
@@ -278,6 +289,9 @@ func decodeArgs(raw any, v any, validate func(any) error) error {
 			delete(args, k)
 		}
 	}
+	if err := checkRenamed(args, renamed); err != nil {
+		return err
+	}
 	if validate != nil {
 		if err := validate(generic); err != nil {
 			return err
@@ -299,6 +313,77 @@ func decodeArgs(raw any, v any, validate func(any) error) error {
 		return wiki.Errorf(wiki.CodeInvalid, "invalid arguments: %s", msg)
 	}
 	return nil
+}
+
+// renamedArgs are, per tool, the argument names the wire vocabulary
+// (docs/design.md) replaced, each with its new name. A call that still uses
+// one is refused as invalid with the new name, so a model or client written
+// against the old names can correct itself; an argument is never silently
+// dropped or mapped. A key names a field inside array items as
+// "items[].field".
+var renamedArgs = map[string]map[string]string{
+	"write_page":           {"body": "content"},
+	"read_page":            {"slug": "page"},
+	"move_page":            {"from": "page", "to": "slug"},
+	"list_pages":           {"offset": "cursor"},
+	"lint_findings":        {"offset": "cursor"},
+	"search_wiki":          {"offset": "cursor"},
+	"submit_lint_findings": {"findings[].file": "path", "findings[].evidence[].file": "path"},
+}
+
+// checkRenamed refuses args when they use a name of renamed (see
+// [renamedArgs]), naming the argument's new name.
+func checkRenamed(args map[string]any, renamed map[string]string) error {
+	var msgs []string
+	for old, name := range renamed {
+		for _, at := range findArg(args, strings.Split(old, "."), "") {
+			field := old[strings.LastIndex(old, ".")+1:]
+			if at == "" {
+				msgs = append(msgs, fmt.Sprintf("unknown argument '%s'; use '%s'", field, name))
+			} else {
+				msgs = append(msgs, fmt.Sprintf("argument %s: unknown field '%s'; use '%s'", at, field, name))
+			}
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	sort.Strings(msgs)
+	if len(msgs) > 5 {
+		msgs = msgs[:5]
+	}
+	return wiki.Errorf(wiki.CodeInvalid, "invalid arguments: %s", strings.Join(msgs, "; "))
+}
+
+// findArg returns where the field path (segments like "findings[]" and
+// "file") occurs in v, as the location of the object holding the last
+// segment ("" for the arguments themselves, "findings[2].evidence[0]").
+func findArg(v any, path []string, at string) []string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	seg := path[0]
+	if len(path) == 1 {
+		if _, ok := m[seg]; ok {
+			return []string{at}
+		}
+		return nil
+	}
+	name, isList := strings.CutSuffix(seg, "[]")
+	child := name
+	if at != "" {
+		child = at + "." + name
+	}
+	if !isList {
+		return findArg(m[name], path[1:], child)
+	}
+	items, _ := m[name].([]any)
+	var found []string
+	for i, item := range items {
+		found = append(found, findArg(item, path[1:], fmt.Sprintf("%s[%d]", child, i))...)
+	}
+	return found
 }
 
 // jsonKind names the JSON value a Go type takes, for decode errors.

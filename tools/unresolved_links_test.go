@@ -13,12 +13,12 @@ import (
 // only the links the edit added.
 func TestWriteEditUnresolvedLinks(t *testing.T) {
 	h := newHarness(t)
-	h.ok("write_page", map[string]any{"title": "Page Title", "body": "Intro.\n\n## Setup\n\nSteps.\n"})
-	h.ok("write_page", map[string]any{"title": "Electron IPC", "slug": "ipc", "body": "Messages.\n"})
+	h.ok("write_page", map[string]any{"title": "Page Title", "content": "Intro.\n\n## Setup\n\nSteps.\n"})
+	h.ok("write_page", map[string]any{"title": "Electron IPC", "slug": "ipc", "content": "Messages.\n"})
 
 	type ul = map[string]any
 	got := h.ok("write_page", map[string]any{"title": "Other",
-		"body": "See [[Page Title]], [[page-title]], [[Nowhere]], ![[Page Title]], [[Page Title#Setup|the setup]] and [[electron  ipc]].\n"})
+		"content": "See [[Page Title]], [[page-title]], [[Nowhere]], ![[Page Title]], [[Page Title#Setup|the setup]] and [[electron  ipc]].\n"})
 	want := []any{
 		ul{"link": "[[Page Title]]", "suggestion": "[[page-title|Page Title]]"},
 		ul{"link": "[[Nowhere]]"},
@@ -59,7 +59,7 @@ func TestWriteEditUnresolvedLinks(t *testing.T) {
 	if v, ok := got["unresolved_links"]; ok {
 		t.Errorf("edit_page with good links: unresolved_links %#v, want none", v)
 	}
-	got = h.ok("write_page", map[string]any{"title": "Clean", "body": "[[page-title]] [[Other]]\n"})
+	got = h.ok("write_page", map[string]any{"title": "Clean", "content": "[[page-title]] [[Other]]\n"})
 	if v, ok := got["unresolved_links"]; ok {
 		t.Errorf("write_page with good links: unresolved_links %#v, want none", v)
 	}

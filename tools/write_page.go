@@ -10,7 +10,7 @@ import (
 // WritePageInput is a page to create or update.
 type WritePageInput struct {
 	Title      string         `json:"title" jsonschema:"the page title; the slug is derived from it unless slug is given"`
-	Body       string         `json:"body" jsonschema:"the markdown after the frontmatter: definition first, then substance, then a Related section with wikilinks"`
+	Content    string         `json:"content" jsonschema:"the markdown after the frontmatter: definition first, then substance, then a Related section with wikilinks"`
 	Slug       string         `json:"slug,omitempty" jsonschema:"the page name, lowercase words joined by -; a page in a folder under pages/ is folder/name (en/plugins/graph-view); case and separators are folded"`
 	Summary    string         `json:"summary,omitempty" jsonschema:"one line for index.md; kept from the old version when omitted"`
 	Tags       []string       `json:"tags,omitempty" jsonschema:"one-word tags; omitted keeps the old ones and an empty list clears them"`
@@ -29,11 +29,13 @@ type WritePageOutput struct {
 
 // WritePage returns the write_page tool.
 func WritePage(d Deps) Tool {
-	return newTool(d, "write_page", "pages", "Write page",
-		"Create a wiki page (omit base_sha256) or replace one you have read (pass its sha256 as base_sha256; a stale value is a conflict, never a silent overwrite). The server writes the frontmatter (created/updated set for you), snapshots the old version and keeps index.md in step. Names differing only by case, separators or accents are the same page.",
-		hints{destructive: true},
+	return newTool(d, toolSpec{
+		Name: "write_page", Toolset: "pages", Title: "Write page",
+		Description: "Create a wiki page (omit base_sha256) or replace one you have read (pass its sha256 as base_sha256; a stale value is a conflict, never a silent overwrite). The server writes the frontmatter (created/updated set for you), snapshots the old version and keeps index.md in step. Names differing only by case, separators or accents are the same page.",
+		Hints:       hints{destructive: true},
+	},
 		func(ctx context.Context, in WritePageInput) (WritePageOutput, error) {
-			w, err := d.Store.WritePage(ctx, wiki.PageInput{Title: in.Title, Slug: in.Slug, Summary: in.Summary, Tags: in.Tags, Aliases: in.Aliases, Sources: in.Sources, Extra: in.Extra, Body: in.Body, BaseSHA256: in.BaseSHA256})
+			w, err := d.Store.WritePage(ctx, wiki.PageInput{Title: in.Title, Slug: in.Slug, Summary: in.Summary, Tags: in.Tags, Aliases: in.Aliases, Sources: in.Sources, Extra: in.Extra, Body: in.Content, BaseSHA256: in.BaseSHA256})
 			if err != nil {
 				return WritePageOutput{}, err
 			}

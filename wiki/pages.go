@@ -684,7 +684,7 @@ func validatePageInput(in *PageInput) error {
 		return Errorf(CodeTooLarge, "body is %d bytes; the limit is %d. Split the topic into several pages", len(in.Body), MaxPageBytes)
 	}
 	if d, err := ParseDoc("body", []byte(in.Body)); err != nil || d.Format != FormatNone {
-		return Errorf(CodeInvalid, "body starts with a frontmatter block; pass title, summary, tags, aliases and sources as arguments and the markdown after the frontmatter as body")
+		return Errorf(CodeInvalid, "content starts with a frontmatter block; pass title, summary, tags, aliases and sources as arguments and the markdown after the frontmatter as content")
 	}
 	if in.BaseSHA256 != "" && !isHexSHA(in.BaseSHA256) {
 		return Errorf(CodeInvalid, "base_sha256 must be 64 hex digits, as read_page returns it")

@@ -48,7 +48,7 @@ type FileContent struct {
 	FrontmatterError string `json:"frontmatter_error,omitempty"`
 	// Body is the text after the frontmatter, or the selected lines when a
 	// line range was asked for.
-	Body string `json:"body"`
+	Body string `json:"content"`
 	// FromLine and ToLine are the 1-based file lines Body holds (when a range
 	// was asked for or the text was cut at MaxChars).
 	FromLine int `json:"from_line,omitempty"`

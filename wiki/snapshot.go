@@ -35,11 +35,11 @@ func (s *Store) snapshot(rel string, old []byte) (string, error) {
 // Snapshot describes one stored version of a file.
 type Snapshot struct {
 	// Path is the snapshot's project-relative path (under .llmwiki/snapshots/).
-	Path string `json:"path"`
+	Path string `json:"snapshot"`
 	// Of is the path of the file it is a version of.
-	Of string `json:"of"`
+	Of string `json:"path"`
 	// Time is when the version was replaced (UTC).
-	Time time.Time `json:"time"`
+	Time time.Time `json:"replaced"`
 	// SHA256Prefix is the first 16 hex digits of the version's sha256.
 	SHA256Prefix string `json:"sha256_prefix"`
 	// Size is the version's size in bytes.

@@ -455,7 +455,7 @@ func TestShutdownBoundWithStuckHandler(t *testing.T) {
 					resp.Body.Close()
 					sid := resp.Header.Get("Mcp-Session-Id")
 					for _, body := range []string{`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-						callBody(2, "write_page", map[string]any{"title": "Hang", "body": "# Hang\n"})} {
+						callBody(2, "write_page", map[string]any{"title": "Hang", "content": "# Hang\n"})} {
 						req, _ := http.NewRequest(http.MethodPost, p.base+"/mcp", strings.NewReader(body))
 						req.Header.Set("Content-Type", "application/json")
 						req.Header.Set("Accept", "application/json, text/event-stream")
@@ -471,7 +471,7 @@ func TestShutdownBoundWithStuckHandler(t *testing.T) {
 				exited, log, proc = ch, p.log, p.cmd.Process
 			} else {
 				p := startStdio(t, root, hangEnv, "--shutdown-timeout", tc.timeout)
-				p.write(toolCall(2, "write_page", map[string]any{"title": "Hang", "body": "# Hang\n"}))
+				p.write(toolCall(2, "write_page", map[string]any{"title": "Hang", "content": "# Hang\n"}))
 				exited, log, proc, sp = p.exited, p.log, p.cmd.Process, p
 				if tc.how == "eof" {
 					waitHang(t, log)
@@ -512,7 +512,7 @@ func TestShutdownBoundWithStuckHandler(t *testing.T) {
 			// The locks are free: the next server writes at once.
 			next := startStdio(t, root, nil)
 			start := time.Now()
-			next.write(toolCall(3, "write_page", map[string]any{"title": "After", "body": "# After\n"}))
+			next.write(toolCall(3, "write_page", map[string]any{"title": "After", "content": "# After\n"}))
 			m := next.until(3)
 			if text, isErr := resultText(m); isErr || time.Since(start) > 10*time.Second {
 				t.Errorf("write after the stuck server exited: %v %s (%v)", isErr, text, time.Since(start))

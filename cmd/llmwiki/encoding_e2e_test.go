@@ -72,7 +72,7 @@ func TestUnservedFilesAreReportedEndToEnd(t *testing.T) {
 	}
 	checkIndex("load_project", call("load_project", map[string]any{}))
 	rp := call("read_page", map[string]any{"path": "sources/korean.txt"})
-	if rp["encoding_uncertain"] != true || !strings.Contains(rp["note"].(string), "could not be determined") || !strings.Contains(rp["body"].(string), "압축 파일을") {
+	if rp["encoding_uncertain"] != true || !strings.Contains(rp["note"].(string), "could not be determined") || !strings.Contains(rp["content"].(string), "압축 파일을") {
 		t.Errorf("read_page korean: %v", rp)
 	}
 	vs := call("validate_structure", map[string]any{})

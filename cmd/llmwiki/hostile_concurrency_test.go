@@ -52,7 +52,7 @@ func TestConcurrentServers(t *testing.T) {
 	}
 	shared := []string{"shared-a", "shared-b", "shared-c"}
 	for _, s := range shared {
-		if r, err := clients[0].tool("write_page", map[string]any{"title": s, "body": "seed\n"}); err != nil || r.IsError {
+		if r, err := clients[0].tool("write_page", map[string]any{"title": s, "content": "seed\n"}); err != nil || r.IsError {
 			t.Fatalf("seed %s: %v %s", s, err, r.Text)
 		}
 	}
@@ -90,12 +90,12 @@ func TestConcurrentServers(t *testing.T) {
 					case 1:
 						slug := shared[(w+r)%len(shared)]
 						calls.Add(2)
-						rd, err := c.tool("read_page", map[string]any{"slug": slug})
+						rd, err := c.tool("read_page", map[string]any{"page": slug})
 						if err != nil || rd.IsError {
 							fail("read %s: %v %s", slug, err, rd.Text)
 							continue
 						}
-						res, err := c.tool("write_page", map[string]any{"title": slug, "slug": slug, "body": "version " + tag + "\n", "base_sha256": rd.Data["sha256"]})
+						res, err := c.tool("write_page", map[string]any{"title": slug, "slug": slug, "content": "version " + tag + "\n", "base_sha256": rd.Data["sha256"]})
 						if err != nil {
 							fail("write %s: %v", tag, err)
 							continue

@@ -109,7 +109,7 @@ func TestCrashKill(t *testing.T) {
 	pages := []string{"p-0", "p-1", "p-2", "p-3"}
 	for _, p := range pages {
 		body := "first version of " + p + "\n"
-		r, err := c.tool("write_page", map[string]any{"title": p, "slug": p, "body": body})
+		r, err := c.tool("write_page", map[string]any{"title": p, "slug": p, "content": body})
 		if err != nil || r.IsError {
 			t.Fatalf("seed: %v %s", err, r.Text)
 		}
@@ -153,7 +153,7 @@ func TestCrashKill(t *testing.T) {
 		case k < 30:
 			p := pages[rng.IntN(len(pages))]
 			rel, body = "pages/"+p+".md", "version "+tag+" of "+p+"\n\n"+strings.Repeat("text "+tag+" ", 1+rng.IntN(200))+"\n"
-			name, args = "write_page", map[string]any{"title": p, "slug": p, "body": body, "base_sha256": m.cur[rel]}
+			name, args = "write_page", map[string]any{"title": p, "slug": p, "content": body, "base_sha256": m.cur[rel]}
 		case k < 50:
 			rel, body = "context.md", "# Context\n\nsynthesis "+tag+"\n\n"+strings.Repeat("- point "+tag+"\n", 1+rng.IntN(100))
 			name, args = "atomic_write_context", map[string]any{"content": body, "base_sha256": m.cur[rel]}
@@ -170,7 +170,7 @@ func TestCrashKill(t *testing.T) {
 			m.sources[rel] = body
 		default:
 			rel, body = "pages/new-"+tag+".md", "created by "+tag+"\n"
-			name, args = "write_page", map[string]any{"title": "new " + tag, "body": body}
+			name, args = "write_page", map[string]any{"title": "new " + tag, "content": body}
 		}
 		if strings.HasPrefix(rel, "pages/new-") {
 			m.newPages[rel] = body
@@ -313,7 +313,7 @@ func crashCheck(t *testing.T, c *rpc, root string, m *crashModel, st *crashStats
 			t.Errorf("read %s after restart: %v %s", rel, err, r.Text)
 			continue
 		}
-		body := fmt.Sprint(r.Data["body"])
+		body := fmt.Sprint(r.Data["content"])
 		if !bodies[body] {
 			t.Errorf("%s holds a body that was never written: %.200q", rel, body)
 		}

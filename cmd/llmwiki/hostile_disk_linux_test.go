@@ -92,7 +92,7 @@ func TestRealDiskFullAndReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { c.close() }()
-	w, err := c.tool("write_page", map[string]any{"title": "Topic", "body": strings.Repeat("first version\n", 500)})
+	w, err := c.tool("write_page", map[string]any{"title": "Topic", "content": strings.Repeat("first version\n", 500)})
 	if err != nil || w.IsError {
 		t.Fatalf("%v %s", err, w.Text)
 	}
@@ -106,8 +106,8 @@ func TestRealDiskFullAndReadOnly(t *testing.T) {
 		name string
 		args map[string]any
 	}{
-		{"write_page", map[string]any{"title": "Topic", "body": strings.Repeat("second version\n", 500), "base_sha256": w.Data["sha256"]}},
-		{"write_page", map[string]any{"title": "New", "body": strings.Repeat("new page\n", 500)}},
+		{"write_page", map[string]any{"title": "Topic", "content": strings.Repeat("second version\n", 500), "base_sha256": w.Data["sha256"]}},
+		{"write_page", map[string]any{"title": "New", "content": strings.Repeat("new page\n", 500)}},
 		{"atomic_write_context", map[string]any{"content": strings.Repeat("# Context\n", 300)}},
 		{"append_log", map[string]any{"op": "note", "title": strings.Repeat("x", 100), "details": strings.Repeat("details ", 400)}},
 		{"save_source", map[string]any{"path": "sources/big.md", "content": strings.Repeat("source ", 2000)}},
@@ -138,7 +138,7 @@ func TestRealDiskFullAndReadOnly(t *testing.T) {
 		if tf := tempFiles(t, root); len(tf) > 0 {
 			t.Errorf("temp files left on a %s disk: %v", state, tf)
 		}
-		if r, err := c.tool("read_page", map[string]any{"slug": "topic"}); err != nil || r.IsError {
+		if r, err := c.tool("read_page", map[string]any{"page": "topic"}); err != nil || r.IsError {
 			t.Errorf("read on a %s disk: %v %s", state, err, r.Text)
 		}
 	}
@@ -151,7 +151,7 @@ func TestRealDiskFullAndReadOnly(t *testing.T) {
 	}
 	page = read("pages/topic.md")
 	writes[0].args["base_sha256"] = wiki.SHA256Hex([]byte(page))
-	writes[0].args["body"] = strings.Repeat("third version\n", 500)
+	writes[0].args["content"] = strings.Repeat("third version\n", 500)
 	// Linux refuses to remount a file system read-only while a process
 	// holds a file on it open for writing (the search index does), so the
 	// server stops first; a server then starts on the read-only wiki, reads,
@@ -190,12 +190,12 @@ func TestCrossDeviceTmp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := c.tool("write_page", map[string]any{"title": "Topic", "body": "one\n"})
+	w, err := c.tool("write_page", map[string]any{"title": "Topic", "content": "one\n"})
 	steps := []struct {
 		name string
 		args map[string]any
 	}{
-		{"write_page", map[string]any{"title": "Topic", "body": "two\n", "base_sha256": w.Data["sha256"]}},
+		{"write_page", map[string]any{"title": "Topic", "content": "two\n", "base_sha256": w.Data["sha256"]}},
 		{"atomic_write_context", map[string]any{"content": "# Context\n"}},
 		{"append_log", map[string]any{"op": "note", "title": "t"}},
 		{"save_source", map[string]any{"path": "sources/a.md", "content": "a"}},

@@ -158,7 +158,7 @@ func TestHostileProtocol(t *testing.T) {
 	if m := p.recv(); errCode(m) != codeNotInitialized || m["id"].(float64) != 1 || !strings.Contains(errMessage(m), "send initialize") {
 		t.Errorf("tools/list before initialize: %v", m)
 	}
-	p.send(call(2, "write_page", map[string]any{"title": "Early", "body": "x"}))
+	p.send(call(2, "write_page", map[string]any{"title": "Early", "content": "x"}))
 	if m := p.recv(); errCode(m) != codeNotInitialized || m["id"].(float64) != 2 {
 		t.Errorf("tools/call before initialize: %v", m)
 	}
@@ -221,7 +221,7 @@ func TestHostileProtocol(t *testing.T) {
 		want check
 	}{
 		{"invalid JSON", `{"jsonrpc":"2.0","id":10,"method":`, nil, isErr(codeParseError, "not valid JSON")},
-		{"invalid UTF-8 byte", `{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"write_page","arguments":{"title":"` + "\xc3\x28" + `","body":"x"}}}`, 11.0, isErr(codeParseError, "not valid UTF-8")},
+		{"invalid UTF-8 byte", `{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"write_page","arguments":{"title":"` + "\xc3\x28" + `","content":"x"}}}`, 11.0, isErr(codeParseError, "not valid UTF-8")},
 		{"lone surrogate escape", `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"append_log","arguments":{"op":"note","title":"\ud800"}}}`, 12.0, ok("entry")},
 		{"raw NUL in a string", "{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"ping\",\"x\":\"a\x00b\"}", nil, isErr(codeParseError, "not valid JSON")},
 		{"a batch", `[{"jsonrpc":"2.0","id":14,"method":"ping"}]`, nil, isErr(codeInvalidRequest, "batches are not supported")},
@@ -234,11 +234,11 @@ func TestHostileProtocol(t *testing.T) {
 		{"tools/call without params", `{"jsonrpc":"2.0","id":18,"method":"tools/call"}`, 18.0, anyErr("")},
 		{"arguments not an object", `{"jsonrpc":"2.0","id":19,"method":"tools/call","params":{"name":"read_page","arguments":[1,2]}}`, 19.0, anyErr("object")},
 		{"arguments a string", `{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"read_page","arguments":"pages/x.md"}}`, 20.0, anyErr("object")},
-		{"wrong type: number for a string", call(21, "write_page", map[string]any{"title": 5, "body": "x"}), 21.0, toolErr("invalid arguments", "title")},
+		{"wrong type: number for a string", call(21, "write_page", map[string]any{"title": 5, "content": "x"}), 21.0, toolErr("invalid arguments", "title")},
 		{"wrong type: string for a number", call(22, "read_page", map[string]any{"path": "index.md", "from_line": "1"}), 22.0, toolErr("from_line")},
-		{"wrong type: object for a list", call(23, "write_page", map[string]any{"title": "T", "body": "x", "tags": map[string]any{"a": 1}}), 23.0, toolErr("tags")},
+		{"wrong type: object for a list", call(23, "write_page", map[string]any{"title": "T", "content": "x", "tags": map[string]any{"a": 1}}), 23.0, toolErr("tags")},
 		{"wrong type: null for a required string", call(24, "append_log", map[string]any{"op": "note", "title": nil}), 24.0, toolErr("title")},
-		{"unknown argument", call(25, "write_page", map[string]any{"titel": "Typo", "body": "x"}), 25.0, toolErr("titel")},
+		{"unknown argument", call(25, "write_page", map[string]any{"titel": "Typo", "content": "x"}), 25.0, toolErr("titel")},
 		{"unknown argument beside good ones", call(26, "append_log", map[string]any{"op": "note", "title": "t", "detials": "x"}), 26.0, toolErr("detials")},
 		{"missing required argument", call(27, "append_log", map[string]any{"op": "note"}), 27.0, toolErr("title")},
 		{"enum violated", call(28, "append_log", map[string]any{"op": "rm -rf", "title": "t"}), 28.0, toolErr("op")},
@@ -290,7 +290,7 @@ func TestHostileProtocolLoad(t *testing.T) {
 	if text, isErr := resultText(p.recv()); isErr || !strings.Contains(text, fmt.Sprintf(`"size":%d`, len(big))) {
 		t.Errorf("5 MB source: %.300q", text)
 	}
-	p.send(call(2, "write_page", map[string]any{"title": "Big", "body": big}))
+	p.send(call(2, "write_page", map[string]any{"title": "Big", "content": big}))
 	if text, isErr := resultText(p.recv()); !isErr || !strings.Contains(text, "the limit is") {
 		t.Errorf("5 MB page body: %.300q", text)
 	}
@@ -306,7 +306,7 @@ func TestHostileProtocolLoad(t *testing.T) {
 
 	// 100 pipelined requests of mixed kinds, sent in one write.
 	for i := 0; i < 20; i++ {
-		p.send(call(fmt.Sprintf("seed-%d", i), "write_page", map[string]any{"title": fmt.Sprintf("Page %d", i), "body": fmt.Sprintf("body of page %d\n", i)}))
+		p.send(call(fmt.Sprintf("seed-%d", i), "write_page", map[string]any{"title": fmt.Sprintf("Page %d", i), "content": fmt.Sprintf("body of page %d\n", i)}))
 		if _, isErr := resultText(p.recv()); isErr {
 			t.Fatal("seed write failed")
 		}
@@ -317,13 +317,13 @@ func TestHostileProtocolLoad(t *testing.T) {
 		id := fmt.Sprintf("r%03d", i)
 		switch i % 4 {
 		case 0:
-			lines = append(lines, call(id, "read_page", map[string]any{"slug": fmt.Sprintf("page-%d", i%20)}))
+			lines = append(lines, call(id, "read_page", map[string]any{"page": fmt.Sprintf("page-%d", i%20)}))
 			want[id] = fmt.Sprintf("body of page %d\\n", i%20)
 		case 1:
 			lines = append(lines, call(id, "append_log", map[string]any{"op": "note", "title": "pipelined " + id}))
 			want[id] = "pipelined " + id
 		case 2:
-			lines = append(lines, call(id, "write_page", map[string]any{"title": "New " + id, "body": "made by " + id + "\n"}))
+			lines = append(lines, call(id, "write_page", map[string]any{"title": "New " + id, "content": "made by " + id + "\n"}))
 			want[id] = "new-" + id
 		case 3:
 			lines = append(lines, `{"jsonrpc":"2.0","id":"`+id+`","method":"ping"}`)

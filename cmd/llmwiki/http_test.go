@@ -213,7 +213,7 @@ func TestHTTPRefusesBadRequests(t *testing.T) {
 	sse.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	// A tool argument holding a byte that is not UTF-8 (\xff, and a
 	// truncated two-byte sequence): encoding/json would store U+FFFD.
-	badUTF8 := `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"write_page","arguments":{"title":"bad ` + "\xff" + ` byte","body":"x"}}}`
+	badUTF8 := `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"write_page","arguments":{"title":"bad ` + "\xff" + ` byte","content":"x"}}}`
 	badUTF8SSE := `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"save_source","arguments":{"path":"sources/bad.md","content":"` + "\xc3\x28" + `"}}}`
 
 	big := strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"save_source","arguments":{"path":"sources/big.md","content":"` + strings.Repeat("x", 20<<20) + `"}}}`)
@@ -563,7 +563,7 @@ func TestHTTPAllowedOriginAndHost(t *testing.T) {
 func TestHTTPSessionIdentityInAudit(t *testing.T) {
 	ts := newTestServer(t, httpConfig{})
 	sid := ts.initialize()
-	r := ts.post(sid, callBody(2, "write_page", map[string]any{"title": "Identity", "body": "# Identity\n"}))
+	r := ts.post(sid, callBody(2, "write_page", map[string]any{"title": "Identity", "content": "# Identity\n"}))
 	if r.result() == nil || r.result()["isError"] == true {
 		t.Fatalf("write_page: %s", r.body)
 	}
@@ -605,7 +605,7 @@ func TestHTTPDisconnectMidWrite(t *testing.T) {
 	})
 	<-locked
 	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, "POST", ts.base+"/mcp", strings.NewReader(callBody(2, "write_page", map[string]any{"title": "Before commit", "body": "# Gone\n"})))
+	req, _ := http.NewRequestWithContext(ctx, "POST", ts.base+"/mcp", strings.NewReader(callBody(2, "write_page", map[string]any{"title": "Before commit", "content": "# Gone\n"})))
 	errc := make(chan error, 1)
 	go func() {
 		req.Header.Set("Content-Type", "application/json")
@@ -630,7 +630,7 @@ func TestHTTPDisconnectMidWrite(t *testing.T) {
 	// 2. Disconnect during the commit: the write completes, whole.
 	body := "# During commit\n\n" + strings.Repeat("All of this or none of it.\n", 2000)
 	ctx2, cancel2 := context.WithCancel(context.Background())
-	req2, _ := http.NewRequestWithContext(ctx2, "POST", ts.base+"/mcp", strings.NewReader(callBody(3, "write_page", map[string]any{"title": "During commit", "body": body})))
+	req2, _ := http.NewRequestWithContext(ctx2, "POST", ts.base+"/mcp", strings.NewReader(callBody(3, "write_page", map[string]any{"title": "During commit", "content": body})))
 	go func() {
 		req2.Header.Set("Content-Type", "application/json")
 		req2.Header.Set("Accept", "application/json, text/event-stream")
@@ -672,7 +672,7 @@ func TestHTTPCancelledNotificationStopsHandler(t *testing.T) {
 	defer close(release)
 	got := make(chan rpcReply, 1)
 	go func() {
-		got <- ts.post(sid, callBody(42, "write_page", map[string]any{"title": "Cancelled", "body": "# No\n"}))
+		got <- ts.post(sid, callBody(42, "write_page", map[string]any{"title": "Cancelled", "content": "# No\n"}))
 	}()
 	// The call is running (mcp-go has registered it for cancellation
 	// before the tool middleware counts it); a fixed sleep here let a busy
@@ -713,7 +713,7 @@ func TestHTTPGracefulShutdown(t *testing.T) {
 	sid := ts.initialize()
 	got := make(chan rpcReply, 1)
 	go func() {
-		got <- ts.post(sid, callBody(2, "write_page", map[string]any{"title": "In flight", "body": "# In flight\n"}))
+		got <- ts.post(sid, callBody(2, "write_page", map[string]any{"title": "In flight", "content": "# In flight\n"}))
 	}()
 	<-entered
 	// A client with a connection open from before the shutdown.

@@ -50,7 +50,7 @@ func TestInspectorCLIPassesArrays(t *testing.T) {
 	initWiki(t, root)
 
 	out := inspector(t, bin, root, "--method", "tools/call", "--tool-name", "write_page",
-		"--tool-arg", "title=Graph view", "body=The graph shows links between notes.",
+		"--tool-arg", "title=Graph view", "content=The graph shows links between notes.",
 		`tags=["obsidian","graph"]`, `sources=["sources/graph.md","https://help.obsidian.md/graph"]`)
 	var res struct {
 		IsError    bool `json:"isError"`

@@ -42,7 +42,7 @@ func TestReadOnlyWiki(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, title := range []string{"Banana", "Cherry"} {
-				if r, err := c.tool("write_page", map[string]any{"title": title, "body": "The " + strings.ToLower(title) + " is a fruit.\n"}); err != nil || r.IsError {
+				if r, err := c.tool("write_page", map[string]any{"title": title, "content": "The " + strings.ToLower(title) + " is a fruit.\n"}); err != nil || r.IsError {
 					t.Fatalf("write_page %s: %v %s", title, err, r.Text)
 				}
 			}
@@ -87,7 +87,7 @@ func TestReadOnlyWiki(t *testing.T) {
 			if lidx, _ := lp.Data["index"].(map[string]any); !strings.Contains(lidx["reason"].(string), tc.where) {
 				t.Errorf("load_project's index: %v, want %q", lidx, tc.where)
 			}
-			if rp, err := c.tool("read_page", map[string]any{"slug": "banana"}); err != nil || rp.IsError {
+			if rp, err := c.tool("read_page", map[string]any{"page": "banana"}); err != nil || rp.IsError {
 				t.Errorf("read_page on a read-only wiki: %v %s", err, rp.Text)
 			}
 			list, err := c.request("tools/list", map[string]any{})
@@ -105,7 +105,7 @@ func TestReadOnlyWiki(t *testing.T) {
 				}
 				writes++
 				name := tool["name"].(string)
-				r, err := c.tool(name, map[string]any{"title": "Date", "body": "x", "content": "x", "path": "sources/x.md"})
+				r, err := c.tool(name, map[string]any{"title": "Date", "content": "x", "path": "sources/x.md"})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -82,7 +82,7 @@ func TestFIFONeverBlocksAServer(t *testing.T) {
 		refused("read_page "+string(rune('1'+i)), r, "pages/x.md")
 	}
 	refused("read_page sources/y.md", call(a, "read_page", map[string]any{"path": "sources/y.md"}), "sources/y.md")
-	refused("write_page x", call(a, "write_page", map[string]any{"title": "x", "body": "replaces the FIFO?\n"}), "pages/x.md")
+	refused("write_page x", call(a, "write_page", map[string]any{"title": "x", "content": "replaces the FIFO?\n"}), "pages/x.md")
 
 	r := call(b, "append_log", map[string]any{"op": "note", "title": "second server after the FIFO"})
 	if r.IsError {

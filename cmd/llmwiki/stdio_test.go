@@ -100,7 +100,7 @@ func TestStdioBadBytes(t *testing.T) {
 	initWiki(t, root)
 	s := startRaw(t, root)
 
-	s.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"write_page","arguments":{"title":"bad ` + "\xff" + ` byte","body":"x"}}}`)
+	s.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"write_page","arguments":{"title":"bad ` + "\xff" + ` byte","content":"x"}}}`)
 	m := s.recv()
 	errObj, _ := m["error"].(map[string]any)
 	if errObj == nil || errObj["code"].(float64) != -32700 || m["id"].(float64) != 7 {
@@ -111,7 +111,7 @@ func TestStdioBadBytes(t *testing.T) {
 	}
 
 	big := strings.Repeat("x", 300_000)
-	s.send(toolCall(8, "write_page", map[string]any{"title": big, "body": "x"}))
+	s.send(toolCall(8, "write_page", map[string]any{"title": big, "content": "x"}))
 	msg, isErr := resultText(s.recv())
 	if !isErr || !strings.Contains(msg, "title is 300000 bytes") {
 		t.Errorf("300 KB title: %v %q", isErr, msg[:min(len(msg), 200)])
@@ -169,7 +169,7 @@ func TestStdioAnswersCallsInFlightAtEOF(t *testing.T) {
 	for id := 1; id <= calls; id++ {
 		switch id % 3 {
 		case 0:
-			s.send(toolCall(id, "write_page", map[string]any{"title": fmt.Sprintf("EOF page %d", id), "body": "Written just before stdin closed.\n"}))
+			s.send(toolCall(id, "write_page", map[string]any{"title": fmt.Sprintf("EOF page %d", id), "content": "Written just before stdin closed.\n"}))
 		case 1:
 			s.send(toolCall(id, "load_project", map[string]any{}))
 		default:

@@ -204,7 +204,7 @@ func httpSetup(ctx context.Context, c config, rep *report) error {
 	for i := 0; i < loadPages; i++ {
 		title := fmt.Sprintf("Load page %02d", i)
 		body := fmt.Sprintf("# %s\n\nmarker setup-%02d\n", title, i)
-		r := setup.call(ctx, "write_page", map[string]any{"title": title, "summary": "A page the load test updates.", "tags": []string{"load"}, "body": body}, nil)
+		r := setup.call(ctx, "write_page", map[string]any{"title": title, "summary": "A page the load test updates.", "tags": []string{"load"}, "content": body}, nil)
 		if !r.ok() {
 			return fmt.Errorf("create %s: %s %s %s", title, r.errKind, r.code, r.msg)
 		}
@@ -547,12 +547,12 @@ func (w *worker) write(seq int) op {
 		title := fmt.Sprintf("Load page %s", strings.TrimPrefix(slug, "load-page-"))
 		body := fmt.Sprintf("# %s\n\nmarker %s\n\n%s\n", title, marker, strings.Repeat("Written under load. ", 1+w.rng.IntN(40)))
 		return func(ctx context.Context, intended time.Time) {
-			rd := w.mc.callAt(ctx, intended, "read_page", map[string]any{"slug": slug}, nil)
+			rd := w.mc.callAt(ctx, intended, "read_page", map[string]any{"page": slug}, nil)
 			if !rd.ok() {
 				return
 			}
 			base := str(rd.out, "sha256")
-			r := w.mc.call(ctx, "write_page", map[string]any{"title": title, "slug": slug, "body": body, "base_sha256": base}, nil)
+			r := w.mc.call(ctx, "write_page", map[string]any{"title": title, "slug": slug, "content": body, "base_sha256": base}, nil)
 			led.pageResult("pages/"+slug+".md", base, marker, r)
 		}
 	default:

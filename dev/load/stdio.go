@@ -70,7 +70,7 @@ func stdioWriter(ctx context.Context, mc *mcpClient, pi, wi, ops int) {
 			if i%5 == 3 {
 				body += "\nUpdated.\n"
 			}
-			args := map[string]any{"title": own, "slug": own, "body": body}
+			args := map[string]any{"title": own, "slug": own, "content": body}
 			if ownSHA != "" {
 				args["base_sha256"] = ownSHA
 			}
@@ -81,14 +81,14 @@ func stdioWriter(ctx context.Context, mc *mcpClient, pi, wi, ops int) {
 			}
 		case 4:
 			slug := fmt.Sprintf("load-page-%02d", (pi*7+wi)%4) // four hot pages
-			rd := mc.call(ctx, "read_page", map[string]any{"slug": slug}, nil)
+			rd := mc.call(ctx, "read_page", map[string]any{"page": slug}, nil)
 			if !rd.ok() {
 				continue
 			}
 			base := str(rd.out, "sha256")
 			title := fmt.Sprintf("Load page %s", slug[len("load-page-"):])
 			body := fmt.Sprintf("# %s\n\nmarker %s\n", title, marker)
-			led.pageResult("pages/"+slug+".md", base, marker, mc.call(ctx, "write_page", map[string]any{"title": title, "slug": slug, "body": body, "base_sha256": base}, nil))
+			led.pageResult("pages/"+slug+".md", base, marker, mc.call(ctx, "write_page", map[string]any{"title": title, "slug": slug, "content": body, "base_sha256": base}, nil))
 		}
 	}
 }

@@ -15,7 +15,7 @@ try {
 
   await w.call("load_project");
   const page = await w.call("read_page", { path: "pages/sync.md" });
-  assert.match(page.body, /keeping both versions/);
+  assert.match(page.content, /keeping both versions/);
 
   const first = await w.call("file_answer", {
     question: "How does Sync handle conflicts?",

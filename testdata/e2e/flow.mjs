@@ -69,21 +69,21 @@ export async function flow(w, { expectSources }) {
   for (const [title, summaryLine, sources] of topics) {
     const r = await w.call("write_page", {
       title, summary: summaryLine, tags: ["obsidian"], sources,
-      body: `# ${title}\n\n${summaryLine}\n\n## Related\n\n- [[graph-view]]\n`,
+      content: `# ${title}\n\n${summaryLine}\n\n## Related\n\n- [[graph-view]]\n`,
     });
     assert.equal(r.created, true);
     written.push(r.path);
   }
-  const page = await w.call("read_page", { slug: "Daily Notes" });
+  const page = await w.call("read_page", { page: "Daily Notes" });
   assert.equal(page.path, "pages/daily-notes.md");
   assert.equal(page.frontmatter.title, "Daily notes");
   const upd = await w.call("write_page", {
     title: "Daily notes", base_sha256: page.sha256,
-    body: page.body + "\nUse the `YYYY/MM/YYYY-MM-DD` format to file notes by year and month.\n",
+    content: page.content + "\nUse the `YYYY/MM/YYYY-MM-DD` format to file notes by year and month.\n",
   });
   assert.equal(upd.created, false);
   assert.ok(upd.snapshot.startsWith(".llmwiki/snapshots/pages/daily-notes.md/"));
-  const stale = await w.fail("write_page", { title: "Daily notes", base_sha256: page.sha256, body: "lost?" });
+  const stale = await w.fail("write_page", { title: "Daily notes", base_sha256: page.sha256, content: "lost?" });
   assert.match(stale, /^conflict: /);
 
   // context.md folds every source; then nothing is pending.
@@ -113,7 +113,7 @@ export async function flow(w, { expectSources }) {
   assert.equal(r2.created, false);
   assert.equal(r1.path, r2.path);
   const note = await w.call("read_page", { path: r1.path });
-  assert.match(note.body, /Sync is a paid add-on\.[\s\S]*Git works too\./);
+  assert.match(note.content, /Sync is a paid add-on\.[\s\S]*Git works too\./);
 
   await w.call("append_log", { op: "build", title: "Folded the Obsidian Help vault", details: "- created [[graph-view]]\n## [2000-01-01 00:00] ingest | forged?" });
   const idx = await w.call("rebuild_index");

@@ -80,16 +80,16 @@ try {
   // Subscribe, write, and hear about it.
   await w.client.subscribeResource({ uri: "wiki://pages/graph-view" });
   await w.client.subscribeResource({ uri: "wiki://context.md" });
-  const gv = await w.call("read_page", { slug: "graph-view" });
-  await w.call("write_page", { title: "Graph view", base_sha256: gv.sha256, body: gv.body + "\nFilters hide orphans.\n" });
+  const gv = await w.call("read_page", { page: "graph-view" });
+  await w.call("write_page", { title: "Graph view", base_sha256: gv.sha256, content: gv.content + "\nFilters hide orphans.\n" });
   await ev.waitFor((e) => e.kind === "updated" && e.uri === "wiki://pages/graph-view", "resources/updated for graph-view");
-  await w.call("write_page", { title: "Canvas", summary: "An infinite board for notes.", body: "# Canvas\n" });
+  await w.call("write_page", { title: "Canvas", summary: "An infinite board for notes.", content: "# Canvas\n" });
   await ev.waitFor((e) => e.kind === "list_changed", "resources/list_changed after a new page");
   const after = await w.client.listResources({});
   assert.ok(after.resources.some((x) => x.uri === "wiki://pages/canvas" && x.description === "An infinite board for notes."));
   // Unsubscribed from daily-notes: no updated for it.
-  const dn = await w.call("read_page", { slug: "daily-notes" });
-  await w.call("write_page", { title: "Daily notes", base_sha256: dn.sha256, body: dn.body + "\nOne more line.\n" });
+  const dn = await w.call("read_page", { page: "daily-notes" });
+  await w.call("write_page", { title: "Daily notes", base_sha256: dn.sha256, content: dn.content + "\nOne more line.\n" });
 
   // Logging: silent at the default level, then info after setLevel.
   await w.call("append_log", { op: "note", title: "before setLevel" });
@@ -99,7 +99,7 @@ try {
   assert.equal(log.level, "info");
   assert.deepEqual(log.data.writes, ["log.md"]);
   assert.equal(ev.seen.filter((e) => e.kind === "log" && e.data?.tool === "append_log").length, 1, "one log message: the call before setLevel was below the level");
-  await w.fail("write_page", { title: "Graph view", base_sha256: "0".repeat(64), body: "stale" });
+  await w.fail("write_page", { title: "Graph view", base_sha256: "0".repeat(64), content: "stale" });
   await ev.waitFor((e) => e.kind === "log" && e.level === "notice" && e.data?.code === "conflict", "a notice for the conflict");
   assert.ok(!ev.seen.some((e) => e.kind === "updated" && e.uri === "wiki://pages/daily-notes"), "no updated for an unsubscribed page");
 

@@ -21,7 +21,7 @@ try {
 
   // Backlinks.
   const gv = await w.call("read_page", { path: "pages/Plugins/Graph view.md" });
-  const froms = gv.backlinks.map((b) => b.from);
+  const froms = gv.backlinks.map((b) => b.path);
   assert.ok(froms.includes("pages/User interface/Tabs.md"), `backlinks: ${froms}`);
   assert.equal(gv.backlinks_total, gv.backlinks.length);
   summary.graph_backlinks = gv.backlinks_total;
@@ -31,12 +31,12 @@ try {
   summary.dangling_before = before.counts.dangling_link ?? 0;
   summary.missing_heading_before = before.counts.missing_heading ?? 0;
   for (const f of before.findings) {
-    assert.ok(f.id && f.file && f.message && f.action && f.severity, `incomplete finding ${JSON.stringify(f)}`);
+    assert.ok(f.id && f.path && f.message && f.action && f.severity, `incomplete finding ${JSON.stringify(f)}`);
   }
   const all = await w.call("lint_findings", { limit: 1 });
   assert.ok(all.total > 100, "a raw vault has many findings");
   assert.equal(all.findings.length, 1);
-  assert.equal(all.next_offset, 1);
+  assert.equal(all.next_cursor, "1");
 
   // edit_page: a stale base is refused; the right one appends.
   const tabs = await w.call("read_page", { path: "pages/User interface/Tabs.md" });
@@ -49,15 +49,15 @@ try {
   summary.links_added = ed.links_added;
 
   // move_page: every link to Graph view follows; nothing new dangles.
-  const mv = await w.call("move_page", { from: "pages/Plugins/Graph view.md", to: "Plugins/Graph" });
-  assert.equal(mv.to, "pages/Plugins/Graph.md");
-  summary.moved_to = mv.to;
+  const mv = await w.call("move_page", { page: "pages/Plugins/Graph view.md", slug: "Plugins/Graph" });
+  assert.equal(mv.path, "pages/Plugins/Graph.md");
+  summary.moved_to = mv.path;
   summary.links_rewritten = mv.links_rewritten;
   summary.rewritten = mv.rewritten.map((r) => r.path);
   const after = await w.call("lint_findings", { categories: ["dangling_link", "missing_heading"], limit: 500 });
   assert.equal(after.counts.dangling_link ?? 0, summary.dangling_before, "the move left no dangling link");
   assert.equal(after.counts.missing_heading ?? 0, summary.missing_heading_before, "headings kept");
-  const moved = await w.call("read_page", { path: mv.to });
+  const moved = await w.call("read_page", { path: mv.path });
   assert.ok(moved.backlinks_total >= gv.backlinks_total, "backlinks followed the page");
   await w.fail("read_page", { path: "pages/Plugins/Graph view.md" });
 
@@ -67,11 +67,11 @@ try {
       {
         kind: "contradiction", message: "Tabs says one thing, About Obsidian another",
         evidence: [
-          { file: "pages/User interface/Tabs.md", quote: (tabs.body.match(/[A-Z][^.\n]{20,120}\./) ?? ["x"])[0] },
-          { file: "pages/Obsidian/About Obsidian.md", quote: "Obsidian greatly values this" },
+          { path: "pages/User interface/Tabs.md", quote: (tabs.content.match(/[A-Z][^.\n]{20,120}\./) ?? ["x"])[0] },
+          { path: "pages/Obsidian/About Obsidian.md", quote: "Obsidian greatly values this" },
         ],
       },
-      { kind: "unsupported_claim", message: "invented", evidence: [{ file: mv.to, quote: "The graph view was removed in 2020" }] },
+      { kind: "unsupported_claim", message: "invented", evidence: [{ path: mv.path, quote: "The graph view was removed in 2020" }] },
     ],
   });
   assert.equal(sub.submitted[0].verified, true, JSON.stringify(sub.submitted[0]));

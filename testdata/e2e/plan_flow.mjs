@@ -22,7 +22,7 @@ try {
   const plan = await w.call("propose_plan", { operation: "ingest", source: "sources/wal.md" });
   assert.equal(plan.actions.length, 2);
   assert.equal(plan.actions[0].n, 1);
-  assert.equal(plan.actions[0].target, "pages/sqlite-wal.md");
+  assert.equal(plan.actions[0].path, "pages/sqlite-wal.md");
 
   const bad = await w.fail("apply_plan", { plan_id: plan.plan_id, selected: [3] });
   assert.match(bad, /action 3 does not exist/);
@@ -47,12 +47,12 @@ try {
   const took = Date.now() - started;
   assert.ok(!slow.isError, `slow propose_plan failed: ${JSON.stringify(slow.content)}`);
   assert.ok(took >= delay, `the call took ${took} ms, less than the model's ${delay} ms`);
-  assert.equal(slow.structuredContent.actions[0].target, "pages/sqlite-checkpoints.md");
+  assert.equal(slow.structuredContent.actions[0].path, "pages/sqlite-checkpoints.md");
   assert.ok(progress.length >= 2, `progress while waiting: ${JSON.stringify(progress)}`);
   for (let i = 1; i < progress.length; i++) assert.ok(progress[i].progress > progress[i - 1].progress, "progress increases");
   assert.match(progress[0].message, /^waiting for test-model \(\d+s\)$/);
 
-  process.stdout.write(JSON.stringify({ plan_id: plan.plan_id, slow_plan_id: slow.structuredContent.plan_id, calls: w.calls, progress: progress.length, body: page.body ?? page.content ?? "" }) + "\n");
+  process.stdout.write(JSON.stringify({ plan_id: plan.plan_id, slow_plan_id: slow.structuredContent.plan_id, calls: w.calls, progress: progress.length, content: page.content ?? "" }) + "\n");
 } finally {
   await w.close();
 }

@@ -36,7 +36,7 @@ try {
   assert.ok(phrase.hits.length > 0);
 
   // A page written through write_page is found by the very next search.
-  await w.call("write_page", { title: "Axolotl notes", summary: "On axolotls.", body: "The axolotl regrows its limbs.\n" });
+  await w.call("write_page", { title: "Axolotl notes", summary: "On axolotls.", content: "The axolotl regrows its limbs.\n" });
   const ax = await w.call("search_wiki", { query: "axolotl limbs", limit: 1 });
   assert.equal(ax.hits[0].path, "pages/axolotl-notes.md");
 

@@ -31,8 +31,8 @@ type FileLinks struct {
 
 // MoveResult reports a move.
 type MoveResult struct {
-	From   string `json:"from"`
-	To     string `json:"to"`
+	From   string `json:"old_path"`
+	To     string `json:"path"`
 	SHA256 string `json:"sha256"`
 	// Rewritten lists every file whose links were rewritten (the moved page
 	// included when its own links had to change), sorted by path.

@@ -3,6 +3,7 @@ package eval
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"io"
@@ -414,7 +415,9 @@ func (ex *ccExchange) toQuestion(st *wiki.Store) *Question {
 				if rel := resolveRead(st, p); rel != "" {
 					read(rel)
 				}
-			} else if s := inputString(u.input, "slug"); s != "" {
+			} else if s := cmp.Or(inputString(u.input, "page"), inputString(u.input, "slug")); s != "" {
+				// "slug" is read_page's name for a page in transcripts
+				// recorded before the wire vocabulary named it "page".
 				if rel, err := st.ResolvePage(s); err == nil {
 					read(rel)
 				}

@@ -762,7 +762,7 @@ type Resolved struct {
 // Backlink is a link into a file.
 type Backlink struct {
 	// From is the project-relative path of the linking file.
-	From string `json:"from"`
+	From string `json:"path"`
 	Line int    `json:"line"`
 	// Raw is the link as written.
 	Raw   string `json:"raw"`

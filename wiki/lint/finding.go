@@ -3,6 +3,7 @@ package lint
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"sort"
 	"strconv"
 	"strings"
@@ -144,7 +145,7 @@ type Finding struct {
 	Severity string `json:"severity"`
 	// File is the project-relative path the finding is about; Line is
 	// 1-based (0 when the finding is about the whole file).
-	File    string `json:"file"`
+	File    string `json:"path"`
 	Line    int    `json:"line,omitempty"`
 	Message string `json:"message"`
 	// Action is what to do about it.
@@ -169,7 +170,7 @@ type Finding struct {
 	// SubmittedBy and SubmittedAt record a submitted finding's origin
 	// (session or client, RFC 3339 time).
 	SubmittedBy string `json:"submitted_by,omitempty"`
-	SubmittedAt string `json:"submitted_at,omitempty"`
+	SubmittedAt string `json:"submitted,omitempty"`
 	// Dismissed is true when a person dismissed the finding and its
 	// evidence has not changed since (shown only on request).
 	Dismissed bool `json:"dismissed,omitempty"`
@@ -181,7 +182,7 @@ type Finding struct {
 // Evidence is one quoted piece of evidence and whether it was found.
 type Evidence struct {
 	// File is the project-relative path the quote comes from.
-	File string `json:"file"`
+	File string `json:"path"`
 	// Quote is the passage as submitted.
 	Quote string `json:"quote"`
 	// Verified is true when the quote occurs in the file under the
@@ -281,4 +282,45 @@ func listShort(items []string, n int) string {
 		return strings.Join(items, ", ")
 	}
 	return strings.Join(items[:n], ", ") + ", and " + strconv.Itoa(len(items)-n) + " more"
+}
+
+// UnmarshalJSON reads a finding, also one stored in .llmwiki/lint/agent.json
+// before the wire vocabulary named its file "path" and its time "submitted"
+// (then "file" and "submitted_at").
+func (f *Finding) UnmarshalJSON(b []byte) error {
+	type plain Finding
+	var v struct {
+		plain
+		OldFile        string `json:"file"`
+		OldSubmittedAt string `json:"submitted_at"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*f = Finding(v.plain)
+	if f.File == "" {
+		f.File = v.OldFile
+	}
+	if f.SubmittedAt == "" {
+		f.SubmittedAt = v.OldSubmittedAt
+	}
+	return nil
+}
+
+// UnmarshalJSON reads evidence, also as stored before its file was "path"
+// (then "file").
+func (e *Evidence) UnmarshalJSON(b []byte) error {
+	type plain Evidence
+	var v struct {
+		plain
+		OldFile string `json:"file"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*e = Evidence(v.plain)
+	if e.File == "" {
+		e.File = v.OldFile
+	}
+	return nil
 }

@@ -65,7 +65,7 @@ type Plan struct {
 type Result struct {
 	N      int    `json:"n"`
 	Kind   string `json:"kind"`
-	Target string `json:"target"`
+	Target string `json:"path"`
 	// Status is "ok", "failed" or "not_run" (after an earlier failure).
 	Status string `json:"status"`
 	SHA256 string `json:"sha256,omitempty"`
@@ -73,6 +73,24 @@ type Result struct {
 	// Notes are things the executor adjusted (links skipped because their
 	// target page was not selected).
 	Notes []string `json:"notes,omitempty"`
+}
+
+// UnmarshalJSON reads a result, also one stored before the wire vocabulary
+// named its file "path" (then "target").
+func (r *Result) UnmarshalJSON(b []byte) error {
+	type plain Result
+	var v struct {
+		plain
+		OldTarget string `json:"target"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*r = Result(v.plain)
+	if r.Target == "" {
+		r.Target = v.OldTarget
+	}
+	return nil
 }
 
 // Expired reports whether the plan can no longer be applied at now.

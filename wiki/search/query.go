@@ -96,7 +96,7 @@ type Result struct {
 	// Total is how many files match in all.
 	Total      int    `json:"total"`
 	Hits       []Hit  `json:"hits"`
-	NextOffset int    `json:"next_offset,omitempty" jsonschema:"offset of the next page of hits; absent on the last page"`
+	NextOffset int    `json:"-"` // callers put it on the wire in their own vocabulary
 	Index      Status `json:"index"`
 	// QueryNotes say how the query was read (words left out, a cut query).
 	QueryNotes []string `json:"notes,omitempty" jsonschema:"how the query was read: words left out as too common (or a query of common words only); a query cut to its first words; a request for code; a limit above 50 lowered to 50"`

@@ -1,0 +1,32 @@
+package tools
+
+import (
+	"strconv"
+
+	"github.com/llmwiki/llmwiki/wiki"
+)
+
+// Lists page with limit and an opaque cursor (docs/design.md, Wire
+// vocabulary). A list paged by position uses the position of its next item
+// as the cursor; callers pass back next_cursor as given.
+
+// nextCursor is the cursor continuing at item next; "" (no next page) for 0.
+func nextCursor(next int) string {
+	if next <= 0 {
+		return ""
+	}
+	return strconv.Itoa(next)
+}
+
+// cursorOffset is the position a cursor from [nextCursor] continues at; 0
+// for no cursor.
+func cursorOffset(cursor string) (int, error) {
+	if cursor == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(cursor)
+	if err != nil || n < 0 || strconv.Itoa(n) != cursor {
+		return 0, wiki.Errorf(wiki.CodeInvalid, "cursor is not one this tool returned: pass next_cursor as given, or omit cursor to start from the first page")
+	}
+	return n, nil
+}
