@@ -25,7 +25,7 @@ func MovePage(d Deps) Tool {
 		"Rename a page and rewrite every link to it across the wiki (pages, index.md, context.md), keeping each link's shown text, heading and block reference. All files change or none: on any failure nothing is written. Links in log.md and sources/ are history and are left as they were. Use it instead of write_page plus deleting, which would leave dangling links.",
 		hints{destructive: true},
 		func(ctx context.Context, in MovePageInput) (MovePageOutput, error) {
-			r, err := edit.Move(ctx, d.Store, edit.MoveInput{From: in.From, To: in.To, BaseSHA256: in.BaseSHA256})
+			r, err := edit.Move(ctx, d.Store, d.Links, edit.MoveInput{From: in.From, To: in.To, BaseSHA256: in.BaseSHA256})
 			return MovePageOutput{MoveResult: r}, err
 		})
 }

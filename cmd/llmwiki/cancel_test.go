@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmwiki/llmwiki/internal/app"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
@@ -422,8 +423,8 @@ func exitWithin(t *testing.T, exited <-chan struct{}, limit time.Duration, what 
 // not on disk, and the next server writes at once (the locks are free).
 func TestShutdownBoundWithStuckHandler(t *testing.T) {
 	const bound = 2 * time.Second
-	// bound + stopGrace + closeGrace, and slack for a loaded machine.
-	limit := bound + stopGrace + closeGrace + 10*time.Second
+	// bound + stopGrace + app.CloseGrace, and slack for a loaded machine.
+	limit := bound + stopGrace + app.CloseGrace + 10*time.Second
 	for _, tc := range []struct {
 		name, how string
 		http      bool

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmwiki/llmwiki/internal/app"
 	"github.com/llmwiki/llmwiki/tools"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/mark3labs/mcp-go/client"
@@ -50,7 +51,7 @@ func newTestServer(t *testing.T, cfg httpConfig, opts ...wiki.Option) *testServe
 		t.Fatal(err)
 	}
 	cancelled := newCancelledIDs()
-	srv, _, err := tools.NewServer(tools.Deps{Store: st, Log: log}, tools.Options{Cancelled: cancelled.refuses})
+	srv, _, err := tools.NewServer(app.New(st, app.Options{Log: log, NoSearch: true}).Deps(), tools.Options{Cancelled: cancelled.refuses})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/llmwiki/llmwiki/internal/app"
 	"github.com/llmwiki/llmwiki/tools"
 	"github.com/llmwiki/llmwiki/wiki"
 )
@@ -92,7 +93,7 @@ func FuzzScreenParams(f *testing.F) {
 		f.Fatal(err)
 	}
 	defer st.Close()
-	srv, _, err := tools.NewServer(tools.Deps{Store: st}, tools.Options{})
+	srv, _, err := tools.NewServer(app.New(st, app.Options{NoSearch: true}).Deps(), tools.Options{})
 	if err != nil {
 		f.Fatal(err)
 	}

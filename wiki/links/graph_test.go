@@ -34,6 +34,13 @@ func newStore(t *testing.T, files map[string]string) (*wiki.Store, string) {
 	return st, dir
 }
 
+// openGraph opens st's link graph and registers it, as a server does.
+func openGraph(st *wiki.Store) *Graph {
+	g := Open(st)
+	st.AddDerived(g)
+	return g
+}
+
 func writeFile(t *testing.T, dir, rel, content string) {
 	t.Helper()
 	p := filepath.Join(dir, filepath.FromSlash(rel))
@@ -63,10 +70,7 @@ func TestGraph(t *testing.T) {
 		"log.md":           "# Log\n\n- created [[a]]\n",
 		"context.md":       "---\nbuilt_at: x\n---\nThe synthesis cites [[b]].\n",
 	})
-	g := Of(st)
-	if Of(st) != g {
-		t.Fatal("Of returns a new graph for the same store")
-	}
+	g := openGraph(st)
 	v, err := g.Fresh(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +138,7 @@ func TestViewUpdate(t *testing.T) {
 		"pages/c.md": "# C\n\npara ^x\n\n[[a]] [[nowhere]]\n",
 		"pages/d.md": "---\naliases: [Dee]\n---\n# D\n\n[[b]]\n",
 	})
-	g := Of(st)
+	g := openGraph(st)
 	if _, err := g.Fresh(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +229,7 @@ func TestViewUpdateFiles(t *testing.T) {
 		"pages/d.md":     "---\naliases: [Dee]\n---\n# D\n\n[[b]]\n",
 		"pages/x/new.md": "# New in x\n\n[[a]]\n",
 	})
-	g := Of(st)
+	g := openGraph(st)
 	if _, err := g.Fresh(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +316,7 @@ func TestGraphFeed(t *testing.T) {
 		"pages/b.md":     "# B\n\n[[a]]\n",
 		"pages/sub/d.md": "# D\n\n[[a]]\n",
 	})
-	g := Of(st)
+	g := openGraph(st)
 	if _, err := g.View(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +373,7 @@ func TestLazyParse(t *testing.T) {
 	st, _ := newStore(t, map[string]string{
 		"pages/a.md": "# A\n\n[[log#Log]] [[log#Nope]]\n",
 	})
-	g := Of(st)
+	g := openGraph(st)
 	v, err := g.View(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -410,7 +414,7 @@ func TestGraphConcurrent(t *testing.T) {
 		"pages/a.md": "# A\n\n## One\n\n[[b]] [[p3#One]]\n",
 		"pages/b.md": "# B\n\n[[a#One]] [[p1]]\n",
 	})
-	g := Of(st)
+	g := openGraph(st)
 	if _, err := g.View(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -489,7 +493,7 @@ func TestGraphBackgroundWalk(t *testing.T) {
 		"pages/a.md": "# A\n\nSee [[b]].\n",
 		"pages/b.md": "# B\n",
 	})
-	g := Of(st)
+	g := openGraph(st)
 	if _, err := g.View(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/llmwiki/llmwiki/wiki/links"
 )
 
 // TestSimpleMethodSmall: the simple method's merge candidates and index
@@ -40,7 +42,7 @@ func TestSimpleMethodSmall(t *testing.T) {
 	}
 	check := func(what string, wantMerge, wantDrift []string) {
 		t.Helper()
-		rep, err := Run(ctx, st, Options{Categories: []string{KindMergeCandidate, KindIndexDrift}})
+		rep, err := Run(ctx, st, links.Open(st), Options{Categories: []string{KindMergeCandidate, KindIndexDrift}})
 		if err != nil {
 			t.Fatal(err)
 		}
