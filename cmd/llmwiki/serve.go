@@ -4,14 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"os"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/llmwiki/llmwiki/internal/app"
+	"github.com/llmwiki/llmwiki/server/jsonrpc"
+	"github.com/llmwiki/llmwiki/server/stdio"
 	"github.com/llmwiki/llmwiki/tools"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/search"
@@ -76,8 +76,8 @@ func runServe(ctx context.Context, e env, args []string) error {
 	if hc.shutdownTimeout <= 0 {
 		return errors.New("--shutdown-timeout must be positive")
 	}
-	cancelled := newCancelledIDs()
-	opts := tools.Options{ReadOnly: *readOnly, PastHandshake: a.Start, Cancelled: cancelled.refuses}
+	cancelled := jsonrpc.NewCancelledIDs()
+	opts := tools.Options{ReadOnly: *readOnly, PastHandshake: a.Start, Cancelled: cancelled.Refuses}
 	if *toolsets != "" {
 		opts.Toolsets = strings.Split(*toolsets, ",")
 	}
@@ -103,16 +103,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 		printConnectHelp(e, dir)
 	}
 	log.Info("serving over stdio", "root", dir, "tools", len(names))
-	return serveStdio(ctx, srv, e, st, cancelled, drainConfig{timeout: hc.shutdownTimeout, log: log, abandoned: wd.Arm})
-}
-
-// drainConfig is how a transport shuts down: it waits up to timeout for
-// the calls in flight, then calls abandoned (when set) if some still run,
-// and stops serving without them.
-type drainConfig struct {
-	timeout   time.Duration
-	log       *slog.Logger
-	abandoned func()
+	return stdio.Serve(ctx, srv, e.stdin, e.stdout, e.stderr, st, cancelled, stdio.Drain{Timeout: hc.shutdownTimeout, Log: log, Abandoned: wd.Arm})
 }
 
 // testHangEnv names a tool whose calls never return, holding the project
@@ -192,9 +183,4 @@ Connect a client:
 
 Waiting for JSON-RPC on stdin (Ctrl-D or Ctrl-C to quit).
 `, dir, exe, dir, exe, dir)
-}
-
-// newStdioServer wraps srv for stdio; separate so tests can reuse it.
-func newStdioServer(srv *server.MCPServer) *server.StdioServer {
-	return server.NewStdioServer(srv)
 }
