@@ -34,7 +34,7 @@ func ApplyPlan(d Deps) Tool {
 			if in.Selected == nil {
 				return ApplyPlanOutput{}, wiki.Errorf(wiki.CodeInvalid, "selected is required: the approved action numbers, or [] to discard")
 			}
-			p, err := plan.Apply(ctx, d.Store, in.PlanID, in.Selected)
+			p, err := plan.Apply(ctx, d.Store, d.Links, in.PlanID, in.Selected)
 			if p == nil {
 				return ApplyPlanOutput{}, err
 			}

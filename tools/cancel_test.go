@@ -32,7 +32,7 @@ func TestCancelledRequests(t *testing.T) {
 			quiet := teststore.Quiet()
 			st, dir, _ := teststore.NewInParent(t, nil, wiki.WithLogger(quiet))
 			var asked atomic.Int32
-			srv, _, err := NewServer(Deps{Store: st, Log: quiet}, Options{Cancelled: func(_ context.Context, id any) bool {
+			srv, _, err := NewServer(withLinks(Deps{Store: st, Log: quiet}), Options{Cancelled: func(_ context.Context, id any) bool {
 				return id == 7.0 && tc.cancelled(asked.Add(1))
 			}})
 			if err != nil {

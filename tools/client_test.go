@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/schemacheck"
 	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 	"github.com/mark3labs/mcp-go/client"
@@ -35,10 +36,20 @@ func connect(t *testing.T, d Deps, opts Options) *client.Client {
 	return connectVersion(t, d, opts, mcp.LATEST_PROTOCOL_VERSION)
 }
 
+// withLinks gives d the store's link graph, opened and registered as serve
+// does, when the test did not.
+func withLinks(d Deps) Deps {
+	if d.Store != nil && d.Links == nil {
+		d.Links = links.Open(d.Store)
+		d.Store.AddDerived(d.Links)
+	}
+	return d
+}
+
 // connectVersion is connect with the client asking for protocol version v.
 func connectVersion(t *testing.T, d Deps, opts Options, v string) *client.Client {
 	t.Helper()
-	srv, _, err := NewServer(d, opts)
+	srv, _, err := NewServer(withLinks(d), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +315,7 @@ func TestAuditPerCall(t *testing.T) {
 func TestInvalidUTF8Argument(t *testing.T) {
 	h := newHarness(t)
 	var wp Tool
-	for _, tool := range Catalogue(Deps{Store: h.store}) {
+	for _, tool := range Catalogue(withLinks(Deps{Store: h.store})) {
 		if tool.Tool.Name == "write_page" {
 			wp = tool
 		}

@@ -35,7 +35,7 @@ func DismissLintFindings(d Deps) Tool {
 				return out, wiki.Errorf(wiki.CodeInvalid, "name the ids of findings in dismiss or undismiss")
 			}
 			if len(in.Dismiss) > 0 {
-				fs, err := lint.Dismiss(ctx, d.Store, in.Dismiss, in.Reason, caller(ctx))
+				fs, err := lint.Dismiss(ctx, d.Store, d.Links, in.Dismiss, in.Reason, caller(ctx))
 				if err != nil {
 					return out, err
 				}

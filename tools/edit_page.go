@@ -38,7 +38,7 @@ func EditPage(d Deps) Tool {
 	},
 		func(ctx context.Context, in EditPageInput) (EditPageOutput, error) {
 			before := linksBefore(ctx, d, in.Page)
-			r, err := edit.Edit(ctx, d.Store, edit.Input{Page: in.Page, BaseSHA256: in.BaseSHA256, Op: in.Op, Heading: in.Heading, Content: in.Content,
+			r, err := edit.Edit(ctx, d.Store, d.Links, edit.Input{Page: in.Page, BaseSHA256: in.BaseSHA256, Op: in.Op, Heading: in.Heading, Content: in.Content,
 				Links: in.Links, Find: in.Find, Replace: in.Replace, Count: in.Count, Frontmatter: in.Frontmatter})
 			if err != nil {
 				return EditPageOutput{}, err

@@ -64,7 +64,7 @@ func LintFindings(d Deps) Tool {
 				limit = 50
 			}
 			limit = min(limit, 500)
-			rep, err := lint.Run(ctx, d.Store, lint.Options{Categories: in.Categories, Prefix: in.Path, IncludeDismissed: in.IncludeDismissed})
+			rep, err := lint.Run(ctx, d.Store, d.Links, lint.Options{Categories: in.Categories, Prefix: in.Path, IncludeDismissed: in.IncludeDismissed})
 			if err != nil {
 				return out, err
 			}

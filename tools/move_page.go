@@ -27,7 +27,7 @@ func MovePage(d Deps) Tool {
 		Hints:       hints{destructive: true},
 	},
 		func(ctx context.Context, in MovePageInput) (MovePageOutput, error) {
-			r, err := edit.Move(ctx, d.Store, edit.MoveInput{From: in.Page, To: in.Slug, BaseSHA256: in.BaseSHA256})
+			r, err := edit.Move(ctx, d.Store, d.Links, edit.MoveInput{From: in.Page, To: in.Slug, BaseSHA256: in.BaseSHA256})
 			return MovePageOutput{MoveResult: r}, err
 		})
 }

@@ -42,7 +42,7 @@ func ReadPage(d Deps) Tool {
 				return ReadPageOutput{}, err
 			}
 			out := ReadPageOutput{FileContent: fc, Backlinks: []links.Backlink{}}
-			v, err := links.Of(d.Store).View(ctx)
+			v, err := d.Links.View(ctx)
 			if err != nil {
 				wiki.CallFrom(ctx).AddWarning("backlinks unavailable: " + wiki.PublicMessage(err))
 				return out, nil

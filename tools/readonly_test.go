@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/lint"
 	"github.com/llmwiki/llmwiki/wiki/search"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
@@ -126,7 +127,7 @@ func TestReadOnlyToolsWriteNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := lint.Run(ctx, h.store, lint.Options{})
+	rep, err := lint.Run(ctx, h.store, links.Open(h.store), lint.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestReadOnlyToolsWriteNothing(t *testing.T) {
 			dangling = f.ID
 		}
 	}
-	if _, err := lint.Dismiss(ctx, h.store, []string{dangling}, "on purpose", "go-test"); err != nil {
+	if _, err := lint.Dismiss(ctx, h.store, links.Open(h.store), []string{dangling}, "on purpose", "go-test"); err != nil {
 		t.Fatal(err)
 	}
 	h.c.Close()

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/llmwiki/llmwiki/prompts"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -34,6 +35,9 @@ const ListPageSize = 500
 // derived state on d.Store that keeps the resources in step: use one server
 // per store.
 func NewServer(d Deps, opts Options) (*server.MCPServer, []string, error) {
+	if d.Store != nil && d.Links == nil {
+		return nil, nil, errors.New("tools: Deps.Links is nil; open the store's link graph (links.Open) and register it")
+	}
 	sel, err := Select(d, opts)
 	if err != nil {
 		return nil, nil, err

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/model"
 	"github.com/llmwiki/llmwiki/wiki/schemacheck"
 	"github.com/llmwiki/llmwiki/wiki/search"
@@ -34,6 +35,9 @@ type Deps struct {
 	// Search is the wiki's search index, kept in step with every write
 	// (registered with Store.AddDerived). nil: search_wiki says so.
 	Search *search.Index
+	// Links is the wiki's link graph (backlinks, link checks, move_page's
+	// rewrites), registered with Store.AddDerived. Required with a Store.
+	Links *links.Graph
 
 	// reflectSchemas makes [newTool] generate every schema from the Go
 	// types, ignoring schemas_gen.go (the test that keeps that file fresh).

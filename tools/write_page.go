@@ -48,7 +48,7 @@ func WritePage(d Deps) Tool {
 // adds each as a warning sentence. A link graph that cannot be read is a
 // warning too: the write itself succeeded.
 func unresolvedLinks(ctx context.Context, d Deps, rel string, before []links.Resolved) []links.Unresolved {
-	v, err := links.Of(d.Store).View(ctx)
+	v, err := d.Links.View(ctx)
 	if err != nil {
 		wiki.CallFrom(ctx).AddWarning("links not checked: " + wiki.PublicMessage(err))
 		return nil
@@ -67,7 +67,7 @@ func linksBefore(ctx context.Context, d Deps, name string) []links.Resolved {
 	if err != nil {
 		return nil
 	}
-	v, err := links.Of(d.Store).View(ctx)
+	v, err := d.Links.View(ctx)
 	if err != nil {
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/llmwiki/llmwiki/internal/app"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/plan"
 )
@@ -46,7 +47,7 @@ func runBuild(ctx context.Context, e env, args []string) error {
 		if len(p.Folded) > 0 {
 			fmt.Fprintf(e.stdout, "Applying it records %d source(s) as folded into context.md.\n", len(p.Folded))
 		}
-		return decide(ctx, e, st, p, *yes, *sel, *full, interactive(e))
+		return decide(ctx, e, st, app.New(st, app.Options{NoSearch: true}).Links, p, *yes, *sel, *full, interactive(e))
 	}()
 	if aerr := st.Audit(call, err); aerr != nil {
 		fmt.Fprintln(e.stderr, "llmwiki: audit line not written:", wiki.PublicMessage(aerr))

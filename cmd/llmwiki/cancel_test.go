@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmwiki/llmwiki/internal/app"
+	"github.com/llmwiki/llmwiki/server/stdio"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
@@ -422,8 +424,8 @@ func exitWithin(t *testing.T, exited <-chan struct{}, limit time.Duration, what 
 // not on disk, and the next server writes at once (the locks are free).
 func TestShutdownBoundWithStuckHandler(t *testing.T) {
 	const bound = 2 * time.Second
-	// bound + stopGrace + closeGrace, and slack for a loaded machine.
-	limit := bound + stopGrace + closeGrace + 10*time.Second
+	// bound + stdio.StopGrace + app.CloseGrace, and slack for a loaded machine.
+	limit := bound + stdio.StopGrace + app.CloseGrace + 10*time.Second
 	for _, tc := range []struct {
 		name, how string
 		http      bool
@@ -489,8 +491,8 @@ func TestShutdownBoundWithStuckHandler(t *testing.T) {
 					// While it drains, a new request is refused, not run.
 					time.Sleep(300 * time.Millisecond)
 					sp.write(`{"jsonrpc":"2.0","id":4,"method":"ping"}`)
-					if m := sp.until(4); m["error"] == nil || m["error"].(map[string]any)["code"] != float64(codeShuttingDown) {
-						t.Errorf("a request read while draining: %v, want error %d", m, codeShuttingDown)
+					if m := sp.until(4); m["error"] == nil || m["error"].(map[string]any)["code"] != float64(stdio.CodeShuttingDown) {
+						t.Errorf("a request read while draining: %v, want error %d", m, stdio.CodeShuttingDown)
 					}
 				}
 				d := exitWithin(t, exited, limit, "SIGTERM", func() { proc.Kill() })
@@ -522,31 +524,4 @@ func TestShutdownBoundWithStuckHandler(t *testing.T) {
 }
 
 // TestCancelledIDs: ids are kept per session, a string id is not the
-// number, take forgets an id, and past maxCancelled the oldest go first.
-func TestCancelledIDs(t *testing.T) {
-	c := newCancelledIDs()
-	c.add("s1", rpcIDKey(json.RawMessage(`7`)))
-	for _, tc := range []struct {
-		session, id string
-		want        bool
-	}{
-		{"s1", `7`, true},
-		{"s1", `7.0`, true},
-		{"s1", `"7"`, false},
-		{"s2", `7`, false},
-		{"s1", `8`, false},
-	} {
-		if got := c.has(tc.session, rpcIDKey(json.RawMessage(tc.id))); got != tc.want {
-			t.Errorf("has(%s, %s) = %v, want %v", tc.session, tc.id, got, tc.want)
-		}
-	}
-	if !c.take("s1", "n:7") || c.take("s1", "n:7") || c.has("s1", "n:7") {
-		t.Error("take did not forget the id")
-	}
-	for i := range maxCancelled + 10 {
-		c.add("s", fmt.Sprint("n:", i))
-	}
-	if c.has("s", "n:9") || !c.has("s", "n:10") || !c.has("s", fmt.Sprint("n:", maxCancelled+9)) || len(c.ids) != maxCancelled || len(c.order) != maxCancelled {
-		t.Errorf("the bound: %d ids, %d in order; oldest kept %v", len(c.ids), len(c.order), c.has("s", "n:9"))
-	}
-}
+// number, take forgets an id, and past jsonrpc.MaxCancelled the oldest go first.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmwiki/llmwiki/internal/app"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/eval"
 )
@@ -56,7 +57,7 @@ func runEval(ctx context.Context, e env, args []string) error {
 	}
 	call := wiki.NewCall("cli:eval", st.SessionID(), map[string]any{"since": *sinceFlag, "claude_transcripts": *transcripts, "dry_run": *dryRun})
 	ctx = wiki.WithCall(ctx, call)
-	rep, err := eval.Evaluate(ctx, st, opts)
+	rep, err := eval.Evaluate(ctx, st, app.New(st, app.Options{NoSearch: true}).Links, opts)
 	var w eval.Written
 	if err == nil && !*dryRun {
 		w, err = eval.Write(ctx, st, rep)

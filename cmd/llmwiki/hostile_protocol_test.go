@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/llmwiki/llmwiki/server/jsonrpc"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -155,11 +156,11 @@ func TestHostileProtocol(t *testing.T) {
 	// Before initialize: requests are refused (ping is allowed), the
 	// session stays usable, and initialize then works.
 	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
-	if m := p.recv(); errCode(m) != codeNotInitialized || m["id"].(float64) != 1 || !strings.Contains(errMessage(m), "send initialize") {
+	if m := p.recv(); errCode(m) != jsonrpc.CodeNotInitialized || m["id"].(float64) != 1 || !strings.Contains(errMessage(m), "send initialize") {
 		t.Errorf("tools/list before initialize: %v", m)
 	}
 	p.send(call(2, "write_page", map[string]any{"title": "Early", "content": "x"}))
-	if m := p.recv(); errCode(m) != codeNotInitialized || m["id"].(float64) != 2 {
+	if m := p.recv(); errCode(m) != jsonrpc.CodeNotInitialized || m["id"].(float64) != 2 {
 		t.Errorf("tools/call before initialize: %v", m)
 	}
 	p.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
@@ -167,7 +168,7 @@ func TestHostileProtocol(t *testing.T) {
 		t.Errorf("ping before initialize: %v", m)
 	}
 	p.send(`{not json`)
-	if m := p.recv(); errCode(m) != codeParseError || m["id"] != nil {
+	if m := p.recv(); errCode(m) != jsonrpc.CodeParseError || m["id"] != nil {
 		t.Errorf("invalid JSON before initialize: %v", m)
 	}
 	n += 4
@@ -220,14 +221,14 @@ func TestHostileProtocol(t *testing.T) {
 		id   any // the id the answer must carry; nil = null
 		want check
 	}{
-		{"invalid JSON", `{"jsonrpc":"2.0","id":10,"method":`, nil, isErr(codeParseError, "not valid JSON")},
-		{"invalid UTF-8 byte", `{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"write_page","arguments":{"title":"` + "\xc3\x28" + `","content":"x"}}}`, 11.0, isErr(codeParseError, "not valid UTF-8")},
+		{"invalid JSON", `{"jsonrpc":"2.0","id":10,"method":`, nil, isErr(jsonrpc.CodeParseError, "not valid JSON")},
+		{"invalid UTF-8 byte", `{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"write_page","arguments":{"title":"` + "\xc3\x28" + `","content":"x"}}}`, 11.0, isErr(jsonrpc.CodeParseError, "not valid UTF-8")},
 		{"lone surrogate escape", `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"append_log","arguments":{"op":"note","title":"\ud800"}}}`, 12.0, ok("entry")},
-		{"raw NUL in a string", "{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"ping\",\"x\":\"a\x00b\"}", nil, isErr(codeParseError, "not valid JSON")},
-		{"a batch", `[{"jsonrpc":"2.0","id":14,"method":"ping"}]`, nil, isErr(codeInvalidRequest, "batches are not supported")},
-		{"a number", `42`, nil, isErr(codeInvalidRequest, "one JSON object")},
-		{"a string", `"tools/list"`, nil, isErr(codeInvalidRequest, "one JSON object")},
-		{"deep nesting", strings.Repeat("[", 100000) + strings.Repeat("]", 100000), nil, isErr(codeParseError, "not valid JSON")},
+		{"raw NUL in a string", "{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"ping\",\"x\":\"a\x00b\"}", nil, isErr(jsonrpc.CodeParseError, "not valid JSON")},
+		{"a batch", `[{"jsonrpc":"2.0","id":14,"method":"ping"}]`, nil, isErr(jsonrpc.CodeInvalidRequest, "batches are not supported")},
+		{"a number", `42`, nil, isErr(jsonrpc.CodeInvalidRequest, "one JSON object")},
+		{"a string", `"tools/list"`, nil, isErr(jsonrpc.CodeInvalidRequest, "one JSON object")},
+		{"deep nesting", strings.Repeat("[", 100000) + strings.Repeat("]", 100000), nil, isErr(jsonrpc.CodeParseError, "not valid JSON")},
 		{"wrong jsonrpc version", `{"jsonrpc":"1.0","id":15,"method":"ping"}`, 15.0, isErr(-32600, "")},
 		{"unknown method", `{"jsonrpc":"2.0","id":16,"method":"wiki/destroy"}`, 16.0, isErr(-32601, "")},
 		{"unknown tool", call(17, "delete_everything", map[string]any{}), 17.0, anyErr("delete_everything")},

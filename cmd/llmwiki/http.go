@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/llmwiki/llmwiki/server/jsonrpc"
 	"github.com/llmwiki/llmwiki/tools"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -163,7 +164,7 @@ type httpServer struct {
 	origins  map[string]bool // accepted extra origins (scheme://host[:port])
 	sessions *sessionIDs
 	// cancelled holds the ids clients cancelled, by session.
-	cancelled *cancelledIDs
+	cancelled *jsonrpc.CancelledIDs
 
 	draining atomic.Bool
 	inflight sync.WaitGroup // tool calls running
@@ -172,16 +173,16 @@ type httpServer struct {
 	refusals refusalLimiter
 
 	// abandoned, when set, is called when the shutdown leaves calls
-	// running (see [drainConfig]).
+	// running (see [stdio.Drain]).
 	abandoned func()
 }
 
 // newHTTPServer wraps srv for HTTP. cfg must have been resolved.
 // cancelled is the registry the server's [tools.Options.Cancelled] asks
 // (nil: a new one, for tests that build srv without it).
-func newHTTPServer(cfg httpConfig, st *wiki.Store, srv *server.MCPServer, log *slog.Logger, cancelled *cancelledIDs) (*httpServer, error) {
+func newHTTPServer(cfg httpConfig, st *wiki.Store, srv *server.MCPServer, log *slog.Logger, cancelled *jsonrpc.CancelledIDs) (*httpServer, error) {
 	if cancelled == nil {
-		cancelled = newCancelledIDs()
+		cancelled = jsonrpc.NewCancelledIDs()
 	}
 	h := &httpServer{cfg: cfg, st: st, srv: srv, log: log, sessions: &sessionIDs{}, cancelled: cancelled}
 	host, _, err := net.SplitHostPort(cfg.addr)
@@ -414,7 +415,7 @@ func listenHTTP(cfg httpConfig) (net.Listener, error) {
 
 // runHTTP serves srv on ln until ctx ends (SIGINT, SIGTERM). The URLs go
 // to stderr.
-func runHTTP(ctx context.Context, e env, cfg httpConfig, ln net.Listener, st *wiki.Store, srv *server.MCPServer, log *slog.Logger, ntools int, cancelled *cancelledIDs, abandoned func()) error {
+func runHTTP(ctx context.Context, e env, cfg httpConfig, ln net.Listener, st *wiki.Store, srv *server.MCPServer, log *slog.Logger, ntools int, cancelled *jsonrpc.CancelledIDs, abandoned func()) error {
 	h, err := newHTTPServer(cfg, st, srv, log, cancelled)
 	if err != nil {
 		return err

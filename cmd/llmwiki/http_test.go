@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmwiki/llmwiki/internal/app"
+	"github.com/llmwiki/llmwiki/server/jsonrpc"
 	"github.com/llmwiki/llmwiki/tools"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/mark3labs/mcp-go/client"
@@ -49,8 +51,8 @@ func newTestServer(t *testing.T, cfg httpConfig, opts ...wiki.Option) *testServe
 	if err != nil {
 		t.Fatal(err)
 	}
-	cancelled := newCancelledIDs()
-	srv, _, err := tools.NewServer(tools.Deps{Store: st, Log: log}, tools.Options{Cancelled: cancelled.refuses})
+	cancelled := jsonrpc.NewCancelledIDs()
+	srv, _, err := tools.NewServer(app.New(st, app.Options{Log: log, NoSearch: true}).Deps(), tools.Options{Cancelled: cancelled.Refuses})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +294,7 @@ func TestHTTPRefusesBadRequests(t *testing.T) {
 			}
 			if c.screened != "" {
 				errObj, _ := r.message["error"].(map[string]any)
-				if id, ok := r.message["id"]; !ok || id != nil || errObj == nil || errObj["code"] != float64(codeParseError) ||
+				if id, ok := r.message["id"]; !ok || id != nil || errObj == nil || errObj["code"] != float64(jsonrpc.CodeParseError) ||
 					r.header.Get("Content-Type") != "application/json" {
 					t.Errorf("want a JSON-RPC parse error with id null, got %s %s", r.header.Get("Content-Type"), r.body)
 				}

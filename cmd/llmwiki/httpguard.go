@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmwiki/llmwiki/server/jsonrpc"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -41,13 +42,13 @@ var queryTokenNames = map[string]bool{
 //  7. a POST body is at most --max-body-mb (413), whether it declares its
 //     length or comes chunked;
 //  8. a POST body passes the screen stdio applies to each line (see
-//     [screenEncoding]): one that is not valid UTF-8 gets HTTP 400 with a
+//     [jsonrpc.ScreenEncoding]): one that is not valid UTF-8 gets HTTP 400 with a
 //     JSON-RPC parse error (-32700, id null) and an audit line naming the
 //     tool it called, and never reaches a tool.
 //
 // It also records the ids a notifications/cancelled names, and drops the
 // answers to them from a POST's response and from legacy SSE streams (see
-// [cancelledIDs]).
+// [jsonrpc.CancelledIDs]).
 //
 // Refusals 2–5 and 7 are audited as tool "http:refused" with code "refused"
 // (rate-limited, see refusalLimiter). Nothing here writes the wiki.
@@ -106,20 +107,20 @@ func (h *httpServer) guard(next http.Handler) http.Handler {
 			if !ok {
 				return
 			}
-			if code, msg := screenEncoding(body); code != 0 {
+			if code, msg := jsonrpc.ScreenEncoding(body); code != 0 {
 				h.rejectMessage(w, r, body, code, msg)
 				return
 			}
-			if code, msg := screenParams(h.srv, body); code != 0 && requestID(body) != nil {
+			if code, msg := jsonrpc.ScreenParams(h.srv, body); code != 0 && jsonrpc.RequestID(body) != nil {
 				h.answerError(w, r, body, code, msg)
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
-			if k := cancelledRequestID(body); k != "" {
+			if k := jsonrpc.CancelledRequestID(body); k != "" {
 				if sid := postSession(r); r.URL.Path != "/mcp" || h.sessions.known(sid) {
-					h.cancelled.add(sid, k)
+					h.cancelled.Add(sid, k)
 				}
-			} else if k := rpcIDKey(requestID(body)); k != "" && r.URL.Path == "/mcp" {
+			} else if k := jsonrpc.IDKey(jsonrpc.RequestID(body)); k != "" && r.URL.Path == "/mcp" {
 				w = &cancelFilterWriter{ResponseWriter: w, cancelled: h.cancelled, session: postSession(r), requestID: k}
 			}
 		}
@@ -164,12 +165,12 @@ func (h *httpServer) readBody(w http.ResponseWriter, r *http.Request, maxBody in
 }
 
 // rejectMessage answers a POST body the shared screen refused (see
-// [screenEncoding]) with HTTP 400 and a JSON-RPC error whose id is null (the
+// [jsonrpc.ScreenEncoding]) with HTTP 400 and a JSON-RPC error whose id is null (the
 // message cannot be trusted to carry one), and audits it as stdio does: the
 // tool a tools/call names (else "protocol"), the method and size, and who
 // sent it. Nothing reaches mcp-go, so nothing is written.
 func (h *httpServer) rejectMessage(w http.ResponseWriter, r *http.Request, body []byte, code int, msg string) {
-	auditRejected(h.st, body, msg, func(c *wiki.Call) {
+	jsonrpc.AuditRejected(h.st, body, msg, func(c *wiki.Call) {
 		c.Remote = r.RemoteAddr
 		claimed := r.Header.Get(server.HeaderKeySessionID)
 		if claimed != "" && r.URL.Path == "/mcp" {
@@ -183,7 +184,7 @@ func (h *httpServer) rejectMessage(w http.ResponseWriter, r *http.Request, body 
 		}
 		if claimed != "" {
 			if args, ok := c.Args.(map[string]any); ok {
-				args["claimed_session"] = truncate(claimed)
+				args["claimed_session"] = jsonrpc.Truncate(claimed)
 			}
 		}
 	})
@@ -191,19 +192,19 @@ func (h *httpServer) rejectMessage(w http.ResponseWriter, r *http.Request, body 
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusBadRequest)
-	w.Write(append(rpcError(nil, code, msg), '\n'))
+	w.Write(append(jsonrpc.RPCError(nil, code, msg), '\n'))
 }
 
 // answerError answers a well-formed request the params screen refused (see
-// [screenParams]) with its JSON-RPC error, where the transport carries
+// [jsonrpc.ScreenParams]) with its JSON-RPC error, where the transport carries
 // responses: the POST's body on /mcp, the session's event stream (and 202)
 // on legacy SSE's /message. It is audited like any refused message.
 func (h *httpServer) answerError(w http.ResponseWriter, r *http.Request, body []byte, code int, msg string) {
-	auditRejected(h.st, body, msg, func(c *wiki.Call) {
+	jsonrpc.AuditRejected(h.st, body, msg, func(c *wiki.Call) {
 		c.Remote = r.RemoteAddr
 		c.Session = postSession(r)
 	})
-	resp := rpcError(requestID(body), code, msg)
+	resp := jsonrpc.RPCError(jsonrpc.RequestID(body), code, msg)
 	if r.URL.Path == "/message" {
 		if err := h.sse.SendEventToSession(r.URL.Query().Get("sessionId"), json.RawMessage(resp)); err != nil {
 			http.Error(w, "Not Found: unknown session", http.StatusNotFound)
@@ -235,16 +236,16 @@ func (h *httpServer) audit(r *http.Request, reason, advice string) {
 	}
 	args := map[string]any{"method": r.Method, "path": r.URL.Path, "reason": reason}
 	if s := r.Header.Get(server.HeaderKeySessionID); s != "" {
-		args["claimed_session"] = truncate(s)
+		args["claimed_session"] = jsonrpc.Truncate(s)
 	} else if s := r.URL.Query().Get("sessionId"); s != "" {
-		args["claimed_session"] = truncate(s)
+		args["claimed_session"] = jsonrpc.Truncate(s)
 	}
 	if o := r.Header.Get("Origin"); o != "" {
-		args["origin"] = truncate(o)
+		args["origin"] = jsonrpc.Truncate(o)
 	}
-	args["host"] = truncate(r.Host)
+	args["host"] = jsonrpc.Truncate(r.Host)
 	if ua := r.Header.Get("User-Agent"); ua != "" {
-		args["user_agent"] = truncate(ua)
+		args["user_agent"] = jsonrpc.Truncate(ua)
 	}
 	call := wiki.NewCall("http:refused", h.st.SessionID(), args)
 	call.Remote = r.RemoteAddr
@@ -381,14 +382,6 @@ func portOfHost(hostport, scheme string) string {
 		return "443"
 	}
 	return "80"
-}
-
-// truncate cuts s to 200 bytes for an audit argument.
-func truncate(s string) string {
-	if len(s) > 200 {
-		return s[:200] + "…"
-	}
-	return s
 }
 
 // quoteShort quotes s for a log or audit line, cut to 200 bytes.

@@ -11,7 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/llmwiki/llmwiki/internal/app"
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/plan"
 )
 
@@ -66,7 +68,7 @@ func runIngest(ctx context.Context, e env, args []string) error {
 	defer st.Close()
 	call := wiki.NewCall("cli:ingest", st.SessionID(), map[string]any{"file": file, "as": *as, "yes": *yes, "select": *sel})
 	ctx = wiki.WithCall(ctx, call)
-	err = ingest(ctx, e, st, &plan.Proposer{Store: st, Model: mc, SourceBudget: *budget}, ingestArgs{file: file, data: data, as: *as, note: *note, yes: *yes, sel: *sel, full: *full})
+	err = ingest(ctx, e, st, app.New(st, app.Options{NoSearch: true}).Links, &plan.Proposer{Store: st, Model: mc, SourceBudget: *budget}, ingestArgs{file: file, data: data, as: *as, note: *note, yes: *yes, sel: *sel, full: *full})
 	if aerr := st.Audit(call, err); aerr != nil {
 		fmt.Fprintln(e.stderr, "llmwiki: audit line not written:", wiki.PublicMessage(aerr))
 	}
@@ -82,7 +84,7 @@ type ingestArgs struct {
 	full     bool
 }
 
-func ingest(ctx context.Context, e env, st *wiki.Store, pr *plan.Proposer, a ingestArgs) error {
+func ingest(ctx context.Context, e env, st *wiki.Store, graph *links.Graph, pr *plan.Proposer, a ingestArgs) error {
 	src, reused, err := saveIngested(ctx, st, a.file, a.as, a.data)
 	if err != nil {
 		return err
@@ -97,18 +99,18 @@ func ingest(ctx context.Context, e env, st *wiki.Store, pr *plan.Proposer, a ing
 	if err != nil {
 		return err
 	}
-	return decide(ctx, e, st, p, a.yes, a.sel, a.full, a.file != "-" && interactive(e))
+	return decide(ctx, e, st, graph, p, a.yes, a.sel, a.full, a.file != "-" && interactive(e))
 }
 
 // decide shows the plan, asks (or takes --yes/--select) and applies.
-func decide(ctx context.Context, e env, st *wiki.Store, p *plan.Plan, yes bool, sel string, full, canAsk bool) error {
+func decide(ctx context.Context, e env, st *wiki.Store, graph *links.Graph, p *plan.Plan, yes bool, sel string, full, canAsk bool) error {
 	printPlan(e, p, st.Now(), full)
 	selected, asked, err := selection(e, p, yes, sel, canAsk)
 	if err != nil {
 		return err
 	}
 	if len(p.Actions) == 0 {
-		if _, err := plan.Apply(ctx, st, p.ID, []int{}); err != nil {
+		if _, err := plan.Apply(ctx, st, graph, p.ID, []int{}); err != nil {
 			return err
 		}
 		fmt.Fprintln(e.stdout, "\nNothing to apply.")
@@ -118,7 +120,7 @@ func decide(ctx context.Context, e env, st *wiki.Store, p *plan.Plan, yes bool, 
 		pendingHint(e, p)
 		return nil
 	}
-	done, err := plan.Apply(ctx, st, p.ID, selected)
+	done, err := plan.Apply(ctx, st, graph, p.ID, selected)
 	if done != nil && done.Status == plan.StatusDiscarded {
 		fmt.Fprintf(e.stdout, "\nNothing approved; plan %s discarded and nothing written.\n", p.ID)
 		return nil

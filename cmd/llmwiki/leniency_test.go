@@ -8,6 +8,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/llmwiki/llmwiki/internal/app"
+	"github.com/llmwiki/llmwiki/server/jsonrpc"
 	"github.com/llmwiki/llmwiki/tools"
 	"github.com/llmwiki/llmwiki/wiki"
 )
@@ -92,7 +94,7 @@ func FuzzScreenParams(f *testing.F) {
 		f.Fatal(err)
 	}
 	defer st.Close()
-	srv, _, err := tools.NewServer(tools.Deps{Store: st}, tools.Options{})
+	srv, _, err := tools.NewServer(app.New(st, app.Options{NoSearch: true}).Deps(), tools.Options{})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -103,11 +105,11 @@ func FuzzScreenParams(f *testing.F) {
 	f.Add([]byte(`{"id":1,"method":"resources/subscribe","params":{"uri":"wiki://pages/%zz"}}`))
 	f.Add([]byte(`{"id":1,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"` + "\xff" + `"}}}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		code, msg := screenParams(srv, raw)
+		code, msg := jsonrpc.ScreenParams(srv, raw)
 		if code == 0 {
 			return
 		}
-		if code != codeInvalidParams || !utf8.ValidString(msg) {
+		if code != jsonrpc.CodeInvalidParams || !utf8.ValidString(msg) {
 			t.Fatalf("code %d msg %q for %q", code, msg, raw)
 		}
 		var probe struct{ Method string }

@@ -11,7 +11,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/llmwiki/llmwiki/internal/app"
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/lint"
 	"github.com/llmwiki/llmwiki/wiki/model"
 	"github.com/llmwiki/llmwiki/wiki/plan"
@@ -98,9 +100,10 @@ func runLint(ctx context.Context, e env, args []string) error {
 		return fmt.Errorf("open wiki at %s: %s", dir, cliMessage(err))
 	}
 	defer st.Close()
+	graph := app.New(st, app.Options{NoSearch: true}).Links
 	call := wiki.NewCall("cli:lint", st.SessionID(), map[string]any{"args": args})
 	ctx = wiki.WithCall(ctx, call)
-	rep, err := lintRun(ctx, e, st, &f)
+	rep, err := lintRun(ctx, e, st, graph, &f)
 	var deep *deepResult
 	var deepErr error
 	if err == nil && f.deep {
@@ -149,9 +152,9 @@ func runLint(ctx context.Context, e env, args []string) error {
 	return nil
 }
 
-func lintRun(ctx context.Context, e env, st *wiki.Store, f *lintFlags) (*lint.Report, error) {
+func lintRun(ctx context.Context, e env, st *wiki.Store, graph *links.Graph, f *lintFlags) (*lint.Report, error) {
 	if ids := splitList(f.dismiss); len(ids) > 0 {
-		fs, err := lint.Dismiss(ctx, st, ids, f.reason, "cli")
+		fs, err := lint.Dismiss(ctx, st, graph, ids, f.reason, "cli")
 		if err != nil {
 			return nil, err
 		}
@@ -166,7 +169,7 @@ func lintRun(ctx context.Context, e env, st *wiki.Store, f *lintFlags) (*lint.Re
 		}
 		fmt.Fprintf(e.stderr, "%d dismissal(s) removed\n", n)
 	}
-	return lint.Run(ctx, st, lint.Options{Categories: splitList(f.categories), Prefix: f.path, IncludeDismissed: f.all})
+	return lint.Run(ctx, st, graph, lint.Options{Categories: splitList(f.categories), Prefix: f.path, IncludeDismissed: f.all})
 }
 
 // writeReportJSON writes the report as one JSON object, the findings one

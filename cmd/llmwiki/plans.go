@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/llmwiki/llmwiki/internal/app"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/plan"
 )
@@ -84,7 +85,7 @@ func runPlans(ctx context.Context, e env, args []string) error {
 			if err != nil {
 				return err
 			}
-			return decide(ctx, e, st, p, *yes, *sel, false, false)
+			return decide(ctx, e, st, app.New(st, app.Options{NoSearch: true}).Links, p, *yes, *sel, false, false)
 		}()
 		if aerr := st.Audit(call, err); aerr != nil {
 			fmt.Fprintln(e.stderr, "llmwiki: audit line not written:", wiki.PublicMessage(aerr))

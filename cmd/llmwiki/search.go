@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmwiki/llmwiki/internal/app"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/search"
 )
@@ -55,11 +56,7 @@ exist (llmwiki init creates one).`)
 		return err
 	}
 	defer st.Close()
-	deps, err := newDeps(e, st, log, nil)
-	if err != nil {
-		return err
-	}
-	idx := deps.Search
+	idx := app.New(st, app.Options{Log: log}).Search
 	idx.Start()
 	waitStart := time.Now()
 	for {

@@ -4,26 +4,24 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"os"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
 
+	"github.com/llmwiki/llmwiki/internal/app"
+	"github.com/llmwiki/llmwiki/server/jsonrpc"
+	"github.com/llmwiki/llmwiki/server/stdio"
 	"github.com/llmwiki/llmwiki/tools"
 	"github.com/llmwiki/llmwiki/wiki"
-	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"golang.org/x/term"
 )
 
 func runServe(ctx context.Context, e env, args []string) error {
-	var wd watchdog
-	defer wd.stop()
+	var wd app.Watchdog
+	defer wd.Stop()
 	fs := newFlags(e, "serve", "serve [--root DIR] [--read-only] [--toolsets a,b] [--http ADDR [--token-file FILE]]")
 	rootFlag := fs.String("root", "", "wiki root (default $LLMWIKI_ROOT, else ~/llmwiki); created with starting files when missing")
 	readOnly := fs.Bool("read-only", false, "register only the read-only tools")
@@ -49,7 +47,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 		defer ln.Close()
 	}
 	log := newLogger(e)
-	wd.log = log
+	wd.Log = log
 	if err := startPprof(ctx, e, e.getenv("LLMWIKI_PPROF"), log); err != nil {
 		return err
 	}
@@ -57,7 +55,6 @@ func runServe(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer st.Close()
 	if st.ReadOnly() {
 		log.Warn("the wiki is read-only: every tool that writes is refused; reading and searching work", "root", dir)
 	}
@@ -68,101 +65,43 @@ func runServe(ctx context.Context, e env, args []string) error {
 		log.Warn("propose_plan has no model endpoint", "err", err)
 		mc = nil
 	}
-	deps, err := newDeps(e, st, log, mc)
-	if err != nil {
-		return err
-	}
-	// Background work: the search index opens, builds and reconciles, and
-	// the link graph (read_page's backlinks) is built so the first read_page
-	// does not wait for a walk of every page. It starts after the opening
-	// handshake (see below); it is stopped, and waited for, before
-	// the store closes.
-	warmCtx, stopWarm := context.WithCancel(ctx)
-	var warm sync.WaitGroup
-	defer warm.Wait()
-	defer stopWarm()
-	var readPage bool
-	bg := &startOnce{run: func() {
-		deps.Search.Start()
-		if readPage {
-			warm.Go(func() {
-				if _, err := links.Of(st).View(warmCtx); err != nil && warmCtx.Err() == nil {
-					log.Warn("link graph not built at start; read_page builds it", "err", err)
-				}
-			})
-		}
-	}}
-	defer bg.stop()
+	// The app registers the search index and the link graph on the store;
+	// its background work (indexing, the link graph read_page's backlinks
+	// need) starts after the opening handshake (see below) and is stopped,
+	// and waited for, before the store closes.
+	a := app.New(st, app.Options{Log: log, Model: mc})
+	defer a.Close()
 	if hc.shutdownTimeout <= 0 {
 		return errors.New("--shutdown-timeout must be positive")
 	}
-	cancelled := newCancelledIDs()
-	opts := tools.Options{ReadOnly: *readOnly, PastHandshake: bg.start, Cancelled: cancelled.refuses}
+	cancelled := jsonrpc.NewCancelledIDs()
+	opts := tools.Options{ReadOnly: *readOnly, PastHandshake: a.Start, Cancelled: cancelled.Refuses}
 	if *toolsets != "" {
 		opts.Toolsets = strings.Split(*toolsets, ",")
 	}
-	srv, names, err := tools.NewServer(deps, opts)
+	srv, names, err := tools.NewServer(a.Deps(), opts)
 	if err != nil {
 		return err
 	}
-	readPage = slices.Contains(names, "read_page")
+	if slices.Contains(names, "read_page") {
+		a.WarmLinks()
+	}
 	if name := e.getenv(testHangEnv); name != "" {
 		srv.Use(hangTool(name, st))
 	}
 	if httpMode {
-		bg.start()
-		return runHTTP(ctx, e, *hc, ln, st, srv, log, len(names), cancelled, wd.arm)
+		a.Start()
+		return runHTTP(ctx, e, *hc, ln, st, srv, log, len(names), cancelled, wd.Arm)
 	}
-	// Over stdio a client sends initialize, initialized and tools/list as
-	// soon as it starts the server; background work started with them
-	// would delay their answers (two goroutines busy on a two-core machine
-	// hold both processors for a scheduler slice, 10 ms). It starts at the
-	// first request past the handshake (Options.PastHandshake), or
-	// handshakeGrace after serving begins, whichever comes first.
-	t := time.AfterFunc(handshakeGrace, bg.start)
-	defer t.Stop()
+	// Over stdio the background work starts at the first request past the
+	// handshake (Options.PastHandshake), or app.HandshakeGrace after
+	// serving begins, whichever comes first.
+	defer a.StartAfter(app.HandshakeGrace)()
 	if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		printConnectHelp(e, dir)
 	}
 	log.Info("serving over stdio", "root", dir, "tools", len(names))
-	return serveStdio(ctx, srv, e, st, cancelled, drainConfig{timeout: hc.shutdownTimeout, log: log, abandoned: wd.arm})
-}
-
-// drainConfig is how a transport shuts down: it waits up to timeout for
-// the calls in flight, then calls abandoned (when set) if some still run,
-// and stops serving without them.
-type drainConfig struct {
-	timeout   time.Duration
-	log       *slog.Logger
-	abandoned func()
-}
-
-// closeGrace is how long serve may take to close the store and stop its
-// background work once a shutdown abandoned calls still running.
-const closeGrace = time.Second
-
-// watchdog ends the process when, closeGrace after a shutdown abandoned
-// calls still running, runServe has not returned: such a call may hold
-// what the deferred closes wait for (a call that never returns holds the
-// project lock; the process's end releases it, and a write the call had
-// started is whole or absent, see the store's journal). runServe stops it
-// in its last deferred call.
-type watchdog struct {
-	t   atomic.Pointer[time.Timer]
-	log *slog.Logger
-}
-
-func (w *watchdog) arm() {
-	w.t.Store(time.AfterFunc(closeGrace, func() {
-		w.log.Error("exiting: calls abandoned at shutdown still hold the store (a write is whole or absent)")
-		os.Exit(1)
-	}))
-}
-
-func (w *watchdog) stop() {
-	if t := w.t.Load(); t != nil {
-		t.Stop()
-	}
+	return stdio.Serve(ctx, srv, e.stdin, e.stdout, e.stderr, st, cancelled, stdio.Drain{Timeout: hc.shutdownTimeout, Log: log, Abandoned: wd.Arm})
 }
 
 // testHangEnv names a tool whose calls never return, holding the project
@@ -191,33 +130,6 @@ func hangTool(name string, st *wiki.Store) server.ToolHandlerMiddleware {
 			return nil, err
 		}
 	}
-}
-
-// handshakeGrace is how long serve over stdio waits for a client's opening
-// handshake before it starts its background work anyway.
-const handshakeGrace = 200 * time.Millisecond
-
-// startOnce runs run at the first start, unless stop came first.
-type startOnce struct {
-	mu               sync.Mutex
-	started, stopped bool
-	run              func()
-}
-
-func (s *startOnce) start() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.started || s.stopped {
-		return
-	}
-	s.started = true
-	s.run()
-}
-
-func (s *startOnce) stop() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.stopped = true
 }
 
 // openRoot resolves the wiki root (rootFlag, else $LLMWIKI_ROOT, else
@@ -269,9 +181,4 @@ Connect a client:
 
 Waiting for JSON-RPC on stdin (Ctrl-D or Ctrl-C to quit).
 `, dir, exe, dir, exe, dir)
-}
-
-// newStdioServer wraps srv for stdio; separate so tests can reuse it.
-func newStdioServer(srv *server.MCPServer) *server.StdioServer {
-	return server.NewStdioServer(srv)
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/llmwiki/llmwiki/internal/app"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/eval"
 	"github.com/llmwiki/llmwiki/wiki/lint"
@@ -93,7 +94,7 @@ func collectStatus(ctx context.Context, st *wiki.Store, dir string) (*wikiStatus
 	if err != nil {
 		return nil, err
 	}
-	rep, err := lint.Run(ctx, st, lint.Options{})
+	rep, err := lint.Run(ctx, st, app.New(st, app.Options{NoSearch: true}).Links, lint.Options{})
 	if err != nil {
 		return nil, err
 	}

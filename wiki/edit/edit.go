@@ -99,7 +99,7 @@ type Result struct {
 // count that does not match is CodeConflict and nothing is written. Every
 // edit that changes the page sets frontmatter updated to now; keys and
 // lines it does not touch stay byte for byte.
-func Edit(ctx context.Context, st *wiki.Store, in Input) (Result, error) {
+func Edit(ctx context.Context, st *wiki.Store, g *links.Graph, in Input) (Result, error) {
 	var res Result
 	if err := checkInput(&in); err != nil {
 		return res, err
@@ -115,7 +115,7 @@ func Edit(ctx context.Context, st *wiki.Store, in Input) (Result, error) {
 	defer func() { finish(err) }()
 	var view *links.View
 	if in.Op == OpAddLinks {
-		if view, err = links.Of(st).View(ctx); err != nil {
+		if view, err = g.View(ctx); err != nil {
 			return res, err
 		}
 	}

@@ -62,7 +62,7 @@ type MoveResult struct {
 // an existing page (CodeConflict). A link that cannot be rewritten in
 // place (a reference-style definition) fails the move with CodeInvalid and
 // nothing is written.
-func Move(ctx context.Context, st *wiki.Store, in MoveInput) (MoveResult, error) {
+func Move(ctx context.Context, st *wiki.Store, g *links.Graph, in MoveInput) (MoveResult, error) {
 	var res MoveResult
 	from, err := st.ResolvePage(in.From)
 	if err != nil {
@@ -82,7 +82,7 @@ func Move(ctx context.Context, st *wiki.Store, in MoveInput) (MoveResult, error)
 	ctx, finish := ensureCall(ctx, st, "move_page", in)
 	defer func() { finish(err) }()
 	err = st.Update(ctx, func(tx *wiki.Tx) error {
-		view, err := links.Of(st).Fresh(tx.Context())
+		view, err := g.Fresh(tx.Context())
 		if err != nil {
 			return err
 		}

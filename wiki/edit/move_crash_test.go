@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -90,7 +91,7 @@ func runMove(t *testing.T, dir string, fault func(step, rel string) error) (*wik
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := Move(context.Background(), st, faultMove)
+		_, err := Move(context.Background(), st, links.Open(st), faultMove)
 		done <- err
 	}()
 	return st, done
@@ -245,7 +246,7 @@ func TestMoveFaultAtEveryStep(t *testing.T) {
 				}
 				defer st3.Close()
 				if s == "old" {
-					if _, err := Move(context.Background(), st3, faultMove); err != nil {
+					if _, err := Move(context.Background(), st3, links.Open(st3), faultMove); err != nil {
 						t.Fatalf("moving again after the crash: %v", err)
 					}
 					if d := wikitest.DiffHashes(after, wikiContent(t, crashed)); len(d) > 0 {

@@ -34,7 +34,7 @@ func TestMove(t *testing.T) {
 	ctx := context.Background()
 	st, dir := newStore(t, moveWiki())
 	before := wikitest.TreeHashes(t, dir, nil)
-	res, err := Move(ctx, st, MoveInput{From: "Old name", To: "guides/Target"})
+	res, err := Move(ctx, st, links.Open(st), MoveInput{From: "Old name", To: "guides/Target"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestMove(t *testing.T) {
 		t.Errorf("rewritten %v (%d links)", res.Rewritten, res.LinksRewritten)
 	}
 	// Every link that worked before still works, and leads to the right file.
-	v, err := links.Of(st).Fresh(ctx)
+	v, err := links.Open(st).Fresh(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestMoveAllOrNothing(t *testing.T) {
 	defer st.Close()
 	skip := func(rel string) bool { return strings.HasPrefix(rel, ".llmwiki") }
 	before := wikitest.TreeHashes(t, dir, skip)
-	_, err = Move(ctx, st, MoveInput{From: "pages/en/Old name.md", To: "renamed"})
+	_, err = Move(ctx, st, links.Open(st), MoveInput{From: "pages/en/Old name.md", To: "renamed"})
 	if wiki.CodeOf(err) != wiki.CodeInternal {
 		t.Fatalf("err = %v", err)
 	}
@@ -162,7 +162,7 @@ func TestMoveErrors(t *testing.T) {
 		{MoveInput{From: "Old name", To: "fresh-name"}, wiki.CodeInvalid, "reference-style"},
 	}
 	for _, c := range cases {
-		_, err := Move(ctx, st, c.in)
+		_, err := Move(ctx, st, links.Open(st), c.in)
 		if wiki.CodeOf(err) != c.code || !strings.Contains(wiki.PublicMessage(err), c.msg) {
 			t.Errorf("Move(%+v) = %v (%s), want %s ~%q", c.in, err, wiki.CodeOf(err), c.code, c.msg)
 		}
@@ -177,7 +177,7 @@ func TestMoveManualIndex(t *testing.T) {
 	files["schema.md"] = "---\nindex: manual\n---\n# Schema\n"
 	files["index.md"] = "# Index\n\n- [[Old name]] — the old page\n- [[shared]]\n"
 	st, dir := newStore(t, files)
-	res, err := Move(context.Background(), st, MoveInput{From: "Old name", To: "new-name"})
+	res, err := Move(context.Background(), st, links.Open(st), MoveInput{From: "Old name", To: "new-name"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/links"
 )
 
 func writeFile(t testing.TB, dir, rel, content string) {
@@ -171,7 +172,7 @@ func TestStaleAndStoredOnlyAnswers(t *testing.T) {
 	if _, err := st.WritePage(ctx, wiki.PageInput{Title: "Sync", Body: "Conflicts now ask you which version to keep.\n", BaseSHA256: w.SHA256}); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Evaluate(ctx, st, Options{})
+	rep, err := Evaluate(ctx, st, links.Open(st), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func TestTornLastLine(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			writeFile(t, dir, ".llmwiki/audit/2026-11-20.jsonl", tc.log)
-			rep, err := Evaluate(context.Background(), st, Options{})
+			rep, err := Evaluate(context.Background(), st, links.Open(st), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -220,7 +221,7 @@ func TestTornLastLine(t *testing.T) {
 // TestSince: --since drops older calls and answers.
 func TestSince(t *testing.T) {
 	st, _ := fixtureWiki(t)
-	rep, err := Evaluate(context.Background(), st, Options{Since: time.Date(2026, 11, 21, 12, 10, 0, 0, time.UTC)})
+	rep, err := Evaluate(context.Background(), st, links.Open(st), Options{Since: time.Date(2026, 11, 21, 12, 10, 0, 0, time.UTC)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +240,7 @@ func TestEmptySearchIsAGap(t *testing.T) {
 		`{"time":"2026-11-20T10:00:00Z","session":"s","tool":"search_wiki","args":{"query":"canvas export"},"outcome":"ok","extra":{"hits":0,"total":0},"duration_ms":1}`+"\n"+
 			`{"time":"2026-11-20T10:00:01Z","session":"s","tool":"search_wiki","args":{"query":"canvas"},"outcome":"ok","extra":{"hits":3,"total":3},"duration_ms":1}`+"\n"+
 			`{"time":"2026-11-20T10:00:02Z","session":"s","tool":"file_answer","args":{"question":"Can I export a canvas?","answer":"Not in the wiki."},"outcome":"ok","duration_ms":1}`+"\n")
-	rep, err := Evaluate(context.Background(), st, Options{})
+	rep, err := Evaluate(context.Background(), st, links.Open(st), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

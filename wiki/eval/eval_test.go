@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -74,7 +75,7 @@ func fixtureWiki(t *testing.T) (*wiki.Store, string) {
 // sources/sync-manual.md 2, sources/plugins.md 1.
 func TestSyntheticAuditLog(t *testing.T) {
 	st, dir := fixtureWiki(t)
-	rep, w, err := Run(context.Background(), st, Options{})
+	rep, w, err := Run(context.Background(), st, links.Open(st), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,16 +232,16 @@ func TestTrendAcrossRuns(t *testing.T) {
 	}
 	defer st.Close()
 	ctx := context.Background()
-	if _, _, err := Run(ctx, st, Options{Since: time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)}); err != nil {
+	if _, _, err := Run(ctx, st, links.Open(st), Options{Since: time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)}); err != nil {
 		t.Fatal(err)
 	}
 	now = now.Add(time.Hour)
-	rep, _, err := Run(ctx, st, Options{})
+	rep, _, err := Run(ctx, st, links.Open(st), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	now = now.Add(time.Minute)
-	rep3, w3, err := Run(ctx, st, Options{})
+	rep3, w3, err := Run(ctx, st, links.Open(st), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

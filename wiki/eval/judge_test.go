@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/model"
 )
 
@@ -71,7 +72,7 @@ func TestJudgeSeesWholeFiles(t *testing.T) {
 			JudgeFinding{Kind: "wiki-gap", Severity: "warning", Detail: "Sync encryption deserves its own page"}),
 	}}
 	j := &ModelJudge{Model: asker, Label: "fake judge", MaxChars: 20_000}
-	rep, err := Evaluate(context.Background(), st, Options{Judge: j})
+	rep, err := Evaluate(context.Background(), st, links.Open(st), Options{Judge: j})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestJudgeStopsAfterRepeatedFailures(t *testing.T) {
 	}
 	writeFile(t, dir, ".llmwiki/audit/2026-11-20.jsonl", log.String())
 	asker := &fakeAsker{}
-	rep, err := Evaluate(context.Background(), st, Options{Judge: &ModelJudge{Model: asker, Label: "down"}})
+	rep, err := Evaluate(context.Background(), st, links.Open(st), Options{Judge: &ModelJudge{Model: asker, Label: "down"}})
 	if err != nil {
 		t.Fatal(err)
 	}

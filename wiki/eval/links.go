@@ -3,7 +3,6 @@ package eval
 import (
 	"context"
 
-	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
 )
 
@@ -20,9 +19,9 @@ const linkCheck = "the link graph of wiki/links (goldmark with wikilinks, resolv
 // danglingLinks lists the links of pages, context.md, index.md and
 // guidelines.md that lead to no file or page alias (lint's dangling_link
 // and missing_embed), from the store's link graph.
-func danglingLinks(ctx context.Context, st *wiki.Store) ([]DanglingLink, string, error) {
+func danglingLinks(ctx context.Context, graph *links.Graph) ([]DanglingLink, string, error) {
 	out := []DanglingLink{}
-	v, err := links.Of(st).View(ctx)
+	v, err := graph.View(ctx)
 	if err != nil {
 		return out, linkCheck, err
 	}

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/quote"
 )
 
@@ -182,7 +183,7 @@ type CitationResult struct {
 
 // Evaluate reads the audit log, the eval store and (optionally) transcripts
 // and computes the report. It writes nothing; see [Write].
-func Evaluate(ctx context.Context, st *wiki.Store, opts Options) (*Report, error) {
+func Evaluate(ctx context.Context, st *wiki.Store, graph *links.Graph, opts Options) (*Report, error) {
 	say := opts.Progress
 	if say == nil {
 		say = func(string) {}
@@ -228,7 +229,7 @@ func Evaluate(ctx context.Context, st *wiki.Store, opts Options) (*Report, error
 	v := newVerifier(st)
 	judgeQuestions(rep, st, v, answers)
 	rep.BadAnswerRecords = answers.bad
-	if rep.Gaps, err = findGaps(ctx, st, qs); err != nil {
+	if rep.Gaps, err = findGaps(ctx, st, graph, qs); err != nil {
 		return nil, err
 	}
 	if opts.Judge != nil {
@@ -413,7 +414,7 @@ func snapshotWith(st *wiki.Store, rel, sum, q string) string {
 
 // findGaps lists questions that needed sources, topics asked again and
 // again without a page, and dangling links.
-func findGaps(ctx context.Context, st *wiki.Store, qs []*Question) (Gaps, error) {
+func findGaps(ctx context.Context, st *wiki.Store, graph *links.Graph, qs []*Question) (Gaps, error) {
 	g := Gaps{NeededSources: []SourceGap{}, RepeatedTopics: []TopicGap{}, EmptySearches: []SearchGap{}, DanglingLinks: []DanglingLink{}}
 	for _, q := range qs {
 		for _, s := range q.EmptySearches {
@@ -460,7 +461,7 @@ func findGaps(ctx context.Context, st *wiki.Store, qs []*Question) (Gaps, error)
 		return g.RepeatedTopics[i].Key < g.RepeatedTopics[j].Key
 	})
 	var err error
-	g.DanglingLinks, g.LinkCheck, err = danglingLinks(ctx, st)
+	g.DanglingLinks, g.LinkCheck, err = danglingLinks(ctx, graph)
 	return g, err
 }
 

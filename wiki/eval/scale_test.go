@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/links"
 )
 
 // writeLargeLog writes a synthetic audit log of n lines over 20 days to the
@@ -122,7 +123,7 @@ func TestLargeAuditLog(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	c0 := cpuTime()
 	t0 := time.Now()
-	rep, err := Evaluate(context.Background(), st, Options{})
+	rep, err := Evaluate(context.Background(), st, links.Open(st), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,9 +155,11 @@ func BenchmarkEvaluate100k(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer st.Close()
+	graph := links.Open(st)
+	st.AddDerived(graph)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := Evaluate(context.Background(), st, Options{}); err != nil {
+		if _, err := Evaluate(context.Background(), st, graph, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmwiki/llmwiki/wiki/links"
 )
 
 // ccl builds one transcript line.
@@ -80,7 +82,7 @@ func TestClaudeTranscripts(t *testing.T) {
 	writeFile(t, dir, ".llmwiki/audit/2026-11-25.jsonl",
 		`{"time":"2026-11-25T09:10:04Z","session":"proc-x","tool":"file_answer","args":{"question":"Which encryption does Sync use?","answer":"AES-256.","citations":[{"path":"sources/sync-manual.md","quote":"End-to-end encryption uses AES-256"}]},"outcome":"ok","extra":{"answer_id":"a20261125T091004Z-0000000a"},"duration_ms":2}`+"\n")
 
-	rep, err := Evaluate(context.Background(), st, Options{Transcripts: tdir, Since: time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)})
+	rep, err := Evaluate(context.Background(), st, links.Open(st), Options{Transcripts: tdir, Since: time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +124,7 @@ func TestClaudeTranscripts(t *testing.T) {
 
 func TestTranscriptsMissingFolder(t *testing.T) {
 	st, _ := fixtureWiki(t)
-	_, err := Evaluate(context.Background(), st, Options{Transcripts: filepath.Join(t.TempDir(), "none")})
+	_, err := Evaluate(context.Background(), st, links.Open(st), Options{Transcripts: filepath.Join(t.TempDir(), "none")})
 	if err == nil || !strings.Contains(err.Error(), "transcripts folder none cannot be read") {
 		t.Errorf("err = %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/links"
 )
 
 // Written says where [Write] put the outputs.
@@ -44,8 +45,8 @@ func Write(ctx context.Context, st *wiki.Store, rep *Report) (Written, error) {
 }
 
 // Run evaluates and writes: [Evaluate] then [Write].
-func Run(ctx context.Context, st *wiki.Store, opts Options) (*Report, Written, error) {
-	rep, err := Evaluate(ctx, st, opts)
+func Run(ctx context.Context, st *wiki.Store, graph *links.Graph, opts Options) (*Report, Written, error) {
+	rep, err := Evaluate(ctx, st, graph, opts)
 	if err != nil {
 		return nil, Written{}, err
 	}

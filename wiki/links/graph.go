@@ -121,7 +121,7 @@ func eager(pg *Page) *lazyPage {
 }
 
 // Graph is the link graph of one store, kept in step with it (see the
-// package doc). Use [Of] to get the store's graph. Safe for concurrent use.
+// package doc). [Open] makes one. Safe for concurrent use.
 type Graph struct {
 	st *wiki.Store
 
@@ -145,36 +145,20 @@ type Graph struct {
 	closed bool // under mu: no background walk starts after Close
 }
 
-var (
-	regMu    sync.Mutex
-	registry = map[*wiki.Store]*Graph{}
-)
-
-// Of returns the link graph of st, creating it and registering it as the
-// store's derived state "links" on first use. It is released when the store
-// is closed.
-func Of(st *wiki.Store) *Graph {
-	regMu.Lock()
-	defer regMu.Unlock()
-	if g := registry[st]; g != nil {
-		return g
-	}
-	g := &Graph{st: st, entries: map[string]*entry{}}
-	registry[st] = g
-	st.AddDerived(g)
-	return g
+// Open returns a new link graph of st. The caller registers it with
+// st.AddDerived, so every write through the store updates it without a walk
+// and closing the store closes it; a program opens one graph per store and
+// hands it to every feature that reads links.
+func Open(st *wiki.Store) *Graph {
+	return &Graph{st: st, entries: map[string]*entry{}}
 }
 
 // Name implements [wiki.Derived].
 func (g *Graph) Name() string { return "links" }
 
-// Close implements [wiki.Derived]: it forgets the store.
+// Close implements [wiki.Derived]: it waits for a background walk and
+// forgets what it read.
 func (g *Graph) Close() error {
-	regMu.Lock()
-	if registry[g.st] == g {
-		delete(registry, g.st)
-	}
-	regMu.Unlock()
 	g.mu.Lock()
 	g.closed = true
 	g.mu.Unlock()

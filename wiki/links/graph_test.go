@@ -17,6 +17,13 @@ import (
 	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
+// openGraph opens st's link graph and registers it, as a server does.
+func openGraph(st *wiki.Store) *Graph {
+	g := Open(st)
+	st.AddDerived(g)
+	return g
+}
+
 func backlinkFroms(v *View, rel string) []string {
 	var out []string
 	for _, b := range v.Backlinks(rel) {
@@ -35,10 +42,7 @@ func TestGraph(t *testing.T) {
 		"log.md":           "# Log\n\n- created [[a]]\n",
 		"context.md":       "---\nbuilt_at: x\n---\nThe synthesis cites [[b]].\n",
 	})
-	g := Of(st)
-	if Of(st) != g {
-		t.Fatal("Of returns a new graph for the same store")
-	}
+	g := openGraph(st)
 	v, err := g.Fresh(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +110,7 @@ func TestViewUpdate(t *testing.T) {
 		"pages/c.md": "# C\n\npara ^x\n\n[[a]] [[nowhere]]\n",
 		"pages/d.md": "---\naliases: [Dee]\n---\n# D\n\n[[b]]\n",
 	})
-	g := Of(st)
+	g := openGraph(st)
 	if _, err := g.Fresh(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +201,7 @@ func TestViewUpdateFiles(t *testing.T) {
 		"pages/d.md":     "---\naliases: [Dee]\n---\n# D\n\n[[b]]\n",
 		"pages/x/new.md": "# New in x\n\n[[a]]\n",
 	})
-	g := Of(st)
+	g := openGraph(st)
 	if _, err := g.Fresh(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +288,7 @@ func TestGraphFeed(t *testing.T) {
 		"pages/b.md":     "# B\n\n[[a]]\n",
 		"pages/sub/d.md": "# D\n\n[[a]]\n",
 	})
-	g := Of(st)
+	g := openGraph(st)
 	if _, err := g.View(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +345,7 @@ func TestLazyParse(t *testing.T) {
 	st, _ := teststore.New(t, map[string]string{
 		"pages/a.md": "# A\n\n[[log#Log]] [[log#Nope]]\n",
 	})
-	g := Of(st)
+	g := openGraph(st)
 	v, err := g.View(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -382,7 +386,7 @@ func TestGraphConcurrent(t *testing.T) {
 		"pages/a.md": "# A\n\n## One\n\n[[b]] [[p3#One]]\n",
 		"pages/b.md": "# B\n\n[[a#One]] [[p1]]\n",
 	})
-	g := Of(st)
+	g := openGraph(st)
 	if _, err := g.View(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +465,7 @@ func TestGraphBackgroundWalk(t *testing.T) {
 		"pages/a.md": "# A\n\nSee [[b]].\n",
 		"pages/b.md": "# B\n",
 	})
-	g := Of(st)
+	g := openGraph(st)
 	if _, err := g.View(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func vaultWiki(t *testing.T, corpus string) (*wiki.Store, map[string]string) {
 func TestObsidianHelp(t *testing.T) {
 	st, pages := vaultWiki(t, "obsidian-help")
 	ctx := context.Background()
-	v, err := links.Of(st).Fresh(ctx)
+	v, err := links.Open(st).Fresh(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestObsidianHelp(t *testing.T) {
 		}
 	}
 
-	rep, err := Run(ctx, st, Options{})
+	rep, err := Run(ctx, st, links.Open(st), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +275,7 @@ func TestTldrNoLinksFromCode(t *testing.T) {
 		t.Errorf("links found in tldr: %q, want %q", found, want)
 	}
 	st, _ := vaultWiki(t, "tldr/pages/common")
-	rep, err := Run(context.Background(), st, Options{Categories: []string{KindDanglingLink, KindMissingEmbed, KindMissingHeading, KindAmbiguousLink}})
+	rep, err := Run(context.Background(), st, links.Open(st), Options{Categories: []string{KindDanglingLink, KindMissingEmbed, KindMissingHeading, KindAmbiguousLink}})
 	if err != nil {
 		t.Fatal(err)
 	}

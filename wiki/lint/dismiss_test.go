@@ -10,6 +10,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
+	"github.com/llmwiki/llmwiki/wiki/links"
 )
 
 // TestRunLintDisabled: a category schema.md turns off is not run, the
@@ -26,7 +27,7 @@ func TestRunLintDisabled(t *testing.T) {
 	}
 	// Without the setting, the two orphans are reported.
 	st, _ := newStore(t, files)
-	rep, err := Run(ctx, st, Options{})
+	rep, err := Run(ctx, st, links.Open(st), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func TestRunLintDisabled(t *testing.T) {
 
 	files["schema.md"] = "---\nlint_disabled: [orphan_page, merge_candidate]\n---\n# Schema\n"
 	st, _ = newStore(t, files)
-	rep, err = Run(ctx, st, Options{})
+	rep, err = Run(ctx, st, links.Open(st), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestRunLintDisabled(t *testing.T) {
 		t.Errorf("index_drift not reported with orphan_page disabled: %v", kindsOf(rep))
 	}
 	// Asking for the category by name runs it anyway.
-	rep, err = Run(ctx, st, Options{Categories: []string{KindOrphanPage}})
+	rep, err = Run(ctx, st, links.Open(st), Options{Categories: []string{KindOrphanPage}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestDismissedLinkReappears(t *testing.T) {
 		}
 		return out
 	}
-	rep, err := Run(ctx, st, only)
+	rep, err := Run(ctx, st, links.Open(st), only)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,12 +99,12 @@ func TestDismissedLinkReappears(t *testing.T) {
 	if len(dl) != 1 || dl[0].Target != "nowhere" || dl[0].Line != 9 || len(mh) != 1 {
 		t.Fatalf("findings %+v", rep.Findings)
 	}
-	if _, err := Dismiss(ctx, st, []string{dl[0].ID, mh[0].ID}, "planned pages", "person"); err != nil {
+	if _, err := Dismiss(ctx, st, links.Open(st), []string{dl[0].ID, mh[0].ID}, "planned pages", "person"); err != nil {
 		t.Fatal(err)
 	}
 	rerun := func(what string, wantDangling, wantHeading, wantDismissed int) *Report {
 		t.Helper()
-		rep, err := Run(ctx, st, only)
+		rep, err := Run(ctx, st, links.Open(st), only)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +167,7 @@ func TestRunWritesNothingDismissNeedsNoRun(t *testing.T) {
 		"pages/guide.md": page("Guide", "How to", []string{"sources/a.md"}, fresh, "[[home]]\n"),
 		"sources/a.md":   "# A\n",
 	})
-	rep, err := Run(ctx, st, Options{Categories: []string{KindDanglingLink}})
+	rep, err := Run(ctx, st, links.Open(st), Options{Categories: []string{KindDanglingLink}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,17 +181,17 @@ func TestRunWritesNothingDismissNeedsNoRun(t *testing.T) {
 			t.Errorf("Run wrote %s/%s", StateDir, e.Name())
 		}
 	}
-	if _, err := Dismiss(ctx, st, []string{"000000000000"}, "", "person"); wiki.CodeOf(err) != wiki.CodeNotFound {
+	if _, err := Dismiss(ctx, st, links.Open(st), []string{"000000000000"}, "", "person"); wiki.CodeOf(err) != wiki.CodeNotFound {
 		t.Errorf("unknown id: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, dismissedFile)); !os.IsNotExist(err) {
 		t.Errorf("a refused dismissal wrote %s (%v)", dismissedFile, err)
 	}
-	fs, err := Dismiss(ctx, st, []string{id}, "planned page", "person")
+	fs, err := Dismiss(ctx, st, links.Open(st), []string{id}, "planned page", "person")
 	if err != nil || len(fs) != 1 || fs[0].ID != id || fs[0].Kind != KindDanglingLink {
 		t.Fatalf("dismiss without an earlier run: %+v, %v", fs, err)
 	}
-	rep, err = Run(ctx, st, Options{Categories: []string{KindDanglingLink}})
+	rep, err = Run(ctx, st, links.Open(st), Options{Categories: []string{KindDanglingLink}})
 	if err != nil || len(rep.Findings) != 0 || rep.Dismissed != 1 {
 		t.Errorf("after dismiss: %+v, %v", rep, err)
 	}

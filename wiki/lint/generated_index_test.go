@@ -4,6 +4,8 @@ import (
 	"context"
 	"reflect"
 	"testing"
+
+	"github.com/llmwiki/llmwiki/wiki/links"
 )
 
 // TestOrphanGeneratedIndex: with index: auto, the generated index.md lists
@@ -46,7 +48,7 @@ func TestOrphanGeneratedIndex(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			rep, err := Run(ctx, st, Options{Categories: []string{KindOrphanPage}})
+			rep, err := Run(ctx, st, links.Open(st), Options{Categories: []string{KindOrphanPage}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,7 +73,7 @@ func TestLintGeneratedIndexSummaries(t *testing.T) {
 	if _, err := st.RebuildIndex(ctx); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Run(ctx, st, Options{})
+	rep, err := Run(ctx, st, links.Open(st), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,7 +75,7 @@ type Report struct {
 // again against the files as they are now. It leaves out dismissed findings
 // whose evidence has not changed. It writes nothing: lint_findings is a
 // read-only tool. Unknown category names are a CodeInvalid error.
-func Run(ctx context.Context, st *wiki.Store, opts Options) (*Report, error) {
+func Run(ctx context.Context, st *wiki.Store, g *links.Graph, opts Options) (*Report, error) {
 	start := time.Now()
 	set := SettingsFrom(st.Config())
 	want := map[string]bool{}
@@ -94,7 +94,7 @@ func Run(ctx context.Context, st *wiki.Store, opts Options) (*Report, error) {
 			}
 		}
 	}
-	view, err := links.Of(st).Fresh(ctx)
+	view, err := g.Fresh(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
+	"github.com/llmwiki/llmwiki/wiki/links"
 )
 
 // essay returns n sentences of distinct words (seeded), for near-duplicate
@@ -79,7 +80,7 @@ func TestRunCategories(t *testing.T) {
 	// The source changed after guide.md was last updated.
 	later := teststore.FixedNow.Add(-time.Hour)
 	os.Chtimes(filepath.Join(dir, "sources", "a.md"), later, later)
-	rep, err := Run(ctx, st, Options{})
+	rep, err := Run(ctx, st, links.Open(st), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,16 +127,16 @@ func TestRunCategories(t *testing.T) {
 		}
 	}
 	// Ids are stable across runs.
-	rep2, _ := Run(ctx, st, Options{})
+	rep2, _ := Run(ctx, st, links.Open(st), Options{})
 	if !reflect.DeepEqual(ids(rep), ids(rep2)) {
 		t.Error("ids changed between two runs of an unchanged wiki")
 	}
 	// Filters.
-	rep3, _ := Run(ctx, st, Options{Categories: []string{KindOrphanPage, KindDuplicateTitle}, Prefix: "pages/"})
+	rep3, _ := Run(ctx, st, links.Open(st), Options{Categories: []string{KindOrphanPage, KindDuplicateTitle}, Prefix: "pages/"})
 	if k := kindsOf(rep3); len(k) != 2 || len(k[KindOrphanPage]) != 2 {
 		t.Errorf("filtered run: %v", k)
 	}
-	if _, err := Run(ctx, st, Options{Categories: []string{"bogus"}}); wiki.CodeOf(err) != wiki.CodeInvalid {
+	if _, err := Run(ctx, st, links.Open(st), Options{Categories: []string{"bogus"}}); wiki.CodeOf(err) != wiki.CodeInvalid {
 		t.Errorf("unknown category: %v", err)
 	}
 	// A filtered run keeps the other categories' findings for dismissal.
@@ -150,10 +151,10 @@ func TestRunCategories(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Dismiss(ctx, st, []string{orphanID, staleID}, "fine as it is", "me"); err != nil {
+	if _, err := Dismiss(ctx, st, links.Open(st), []string{orphanID, staleID}, "fine as it is", "me"); err != nil {
 		t.Fatal(err)
 	}
-	rep4, _ := Run(ctx, st, Options{})
+	rep4, _ := Run(ctx, st, links.Open(st), Options{})
 	if rep4.Dismissed != 2 || len(rep4.Findings) != len(rep.Findings)-2 {
 		t.Errorf("after dismissing 2: %d findings (was %d), dismissed %d", len(rep4.Findings), len(rep.Findings), rep4.Dismissed)
 	}

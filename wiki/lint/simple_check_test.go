@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
+	"github.com/llmwiki/llmwiki/wiki/links"
 )
 
 // TestSimpleMethodSmall: the simple method's merge candidates and index
@@ -42,7 +43,7 @@ func TestSimpleMethodSmall(t *testing.T) {
 	}
 	check := func(what string, wantMerge, wantDrift []string) {
 		t.Helper()
-		rep, err := Run(ctx, st, Options{Categories: []string{KindMergeCandidate, KindIndexDrift}})
+		rep, err := Run(ctx, st, links.Open(st), Options{Categories: []string{KindMergeCandidate, KindIndexDrift}})
 		if err != nil {
 			t.Fatal(err)
 		}

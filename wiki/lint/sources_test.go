@@ -8,6 +8,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
+	"github.com/llmwiki/llmwiki/wiki/links"
 )
 
 // TestLintSourceChangedOutside: a source edited by hand after it was first
@@ -20,14 +21,14 @@ func TestLintSourceChangedOutside(t *testing.T) {
 		t.Fatal(err)
 	}
 	only := Options{Categories: []string{KindSourceModified, KindSourceDeleted}}
-	rep, err := Run(ctx, st, only)
+	rep, err := Run(ctx, st, links.Open(st), only)
 	if err != nil || len(rep.Findings) != 0 {
 		t.Fatalf("before any change: %+v %v", rep.Findings, err)
 	}
 	wikitest.WriteFile(t, dir, "sources/a.md", "a, edited by hand\n")
 	os.Remove(filepath.Join(dir, "sources", "d.md"))
 	wikitest.WriteFile(t, dir, "sources/e.md", "added later\n")
-	rep, err = Run(ctx, st, Options{})
+	rep, err = Run(ctx, st, links.Open(st), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,14 +25,14 @@ func TestSpecialFilesSkippedByLint(t *testing.T) {
 			})
 			what := wikitest.MakeSpecial(t, filepath.Join(dir, "pages", "x.md"), kind)
 			wikitest.MakeSpecial(t, filepath.Join(dir, "sources", "y.md"), kind)
-			rep, err := wikitest.Within(t, "lint", func() (*Report, error) { return Run(ctx, st, Options{}) })
+			rep, err := wikitest.Within(t, "lint", func() (*Report, error) { return Run(ctx, st, links.Open(st), Options{}) })
 			if err != nil {
 				t.Fatal(err)
 			}
 			if rep.Pages != 1 || rep.Skipped[wiki.SkipNotRegular] != 1 || !slices.Equal(rep.SkippedExamples[wiki.SkipNotRegular], []string{"pages/x.md"}) {
 				t.Errorf("lint pages=%d skipped=%v %v, want 1 page, 1 skipped: pages/x.md", rep.Pages, rep.Skipped, rep.SkippedExamples)
 			}
-			v, err := wikitest.Within(t, "link graph", func() (*links.View, error) { return links.Of(st).Fresh(ctx) })
+			v, err := wikitest.Within(t, "link graph", func() (*links.View, error) { return links.Open(st).Fresh(ctx) })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +61,7 @@ func TestLintSourcesRecordFIFO(t *testing.T) {
 		"sources/y.md":  "# Y\n",
 	})
 	wikitest.MakeSpecial(t, filepath.Join(dir, filepath.FromSlash(wiki.SourcesRecordFile)), "fifo")
-	rep, err := wikitest.Within(t, "lint", func() (*Report, error) { return Run(ctx, st, Options{}) })
+	rep, err := wikitest.Within(t, "lint", func() (*Report, error) { return Run(ctx, st, links.Open(st), Options{}) })
 	if err != nil {
 		t.Fatalf("lint with a FIFO sources record: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/links"
 )
 
 // StateDir is where findings are kept: derived state, not the wiki.
@@ -130,11 +131,11 @@ func Submit(ctx context.Context, st *wiki.Store, source, by string, ps []Proposa
 // reported again until its fingerprint (its evidence) changes. An id that
 // matches no known finding is a CodeNotFound error and nothing is recorded.
 // It returns the findings dismissed.
-func Dismiss(ctx context.Context, st *wiki.Store, ids []string, reason, by string) ([]Finding, error) {
+func Dismiss(ctx context.Context, st *wiki.Store, g *links.Graph, ids []string, reason, by string) ([]Finding, error) {
 	if len(ids) == 0 {
 		return nil, wiki.Errorf(wiki.CodeInvalid, "name the ids of the findings to dismiss")
 	}
-	known, err := knownFindings(ctx, st)
+	known, err := knownFindings(ctx, st, g)
 	if err != nil {
 		return nil, err
 	}
@@ -203,8 +204,8 @@ func Undismiss(ctx context.Context, st *wiki.Store, ids []string) (int, error) {
 // category included (those schema.md turns off too) and dismissed ones too,
 // to the findings: a person dismisses what lint shows them, with the
 // fingerprint it has now.
-func knownFindings(ctx context.Context, st *wiki.Store) (map[string]Finding, error) {
-	rep, err := Run(ctx, st, Options{Categories: Categories(), IncludeDismissed: true})
+func knownFindings(ctx context.Context, st *wiki.Store, g *links.Graph) (map[string]Finding, error) {
+	rep, err := Run(ctx, st, g, Options{Categories: Categories(), IncludeDismissed: true})
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
+	"github.com/llmwiki/llmwiki/wiki/links"
 )
 
 const ipcPage = "---\ntitle: Electron IPC\nsources: [sources/ipc.md]\n---\n# Electron IPC\n\nThe renderer **must never** call Node APIs directly;\nit sends messages to the main process over `ipcRenderer.invoke`.\n\nContext isolation is “on” by default since Electron 12 — keep it on.\n"
@@ -158,7 +159,7 @@ func TestSubmitAndDismiss(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 	only := Options{Categories: AgentCategories()}
-	rep, err := Run(ctx, st, only)
+	rep, err := Run(ctx, st, links.Open(st), only)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,20 +167,20 @@ func TestSubmitAndDismiss(t *testing.T) {
 		t.Fatalf("findings %+v", rep.Findings)
 	}
 	// Dismiss the contradiction: it is no longer reported...
-	if _, err := Dismiss(ctx, st, []string{fs[0].ID}, "the source is outdated", "person"); err != nil {
+	if _, err := Dismiss(ctx, st, links.Open(st), []string{fs[0].ID}, "the source is outdated", "person"); err != nil {
 		t.Fatal(err)
 	}
-	rep, _ = Run(ctx, st, only)
+	rep, _ = Run(ctx, st, links.Open(st), only)
 	if len(rep.Findings) != 1 || rep.Dismissed != 1 || rep.Findings[0].ID != fs[1].ID {
 		t.Fatalf("after dismiss: %+v (dismissed %d)", rep.Findings, rep.Dismissed)
 	}
-	rep, _ = Run(ctx, st, Options{Categories: AgentCategories(), IncludeDismissed: true})
+	rep, _ = Run(ctx, st, links.Open(st), Options{Categories: AgentCategories(), IncludeDismissed: true})
 	if len(rep.Findings) != 2 {
 		t.Fatalf("include dismissed: %d", len(rep.Findings))
 	}
 	// ...until its evidence changes: the page no longer says it.
 	wikitest.WriteFile(t, dir, "pages/ipc.md", strings.Replace(ipcPage, "since Electron 12", "since Electron 20", 1))
-	rep, _ = Run(ctx, st, only)
+	rep, _ = Run(ctx, st, links.Open(st), only)
 	var got *Finding
 	for i := range rep.Findings {
 		if rep.Findings[i].ID == fs[0].ID {
@@ -189,7 +190,7 @@ func TestSubmitAndDismiss(t *testing.T) {
 	if got == nil || got.Verified || rep.Dismissed != 0 {
 		t.Fatalf("changed evidence: finding %+v, dismissed %d", got, rep.Dismissed)
 	}
-	if _, err := Dismiss(ctx, st, []string{"nonexistent"}, "", ""); wiki.CodeOf(err) != wiki.CodeNotFound {
+	if _, err := Dismiss(ctx, st, links.Open(st), []string{"nonexistent"}, "", ""); wiki.CodeOf(err) != wiki.CodeNotFound {
 		t.Errorf("unknown id: %v", err)
 	}
 	if n, err := Undismiss(ctx, st, []string{fs[0].ID}); err != nil || n != 1 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/edit"
+	"github.com/llmwiki/llmwiki/wiki/links"
 )
 
 // ParseSelection reads action numbers as a person types them: "1,3",
@@ -76,7 +77,7 @@ func checkSelection(sel []int, n int) error {
 // ([wiki.Store.WritePage], [wiki.Store.WriteContext]); the first failure
 // stops the rest (reported as not_run) and the plan ends "failed". One log.md
 // entry records the outcome. The returned plan carries Results either way.
-func Apply(ctx context.Context, s *wiki.Store, id string, selected []int) (*Plan, error) {
+func Apply(ctx context.Context, s *wiki.Store, g *links.Graph, id string, selected []int) (*Plan, error) {
 	b := NewBook(s)
 	var p *Plan
 	err := s.Locked(ctx, func() error {
@@ -141,7 +142,7 @@ func Apply(ctx context.Context, s *wiki.Store, id string, selected []int) (*Plan
 			p.Results = append(p.Results, r)
 			continue
 		}
-		sha, rel, notes, err := execute(ctx, s, p, a)
+		sha, rel, notes, err := execute(ctx, s, g, p, a)
 		r.SHA256, r.Notes = sha, notes
 		if rel != "" {
 			r.Target = rel // the file as it is spelled on disk (a nested vault's "en/Plugins/Graph view.md")
@@ -184,7 +185,7 @@ func failedN(p *Plan) int {
 
 // execute runs one action through the store's writers and returns the
 // sha256 and path of the file written.
-func execute(ctx context.Context, s *wiki.Store, p *Plan, a Action) (sha, rel string, notes []string, err error) {
+func execute(ctx context.Context, s *wiki.Store, g *links.Graph, p *Plan, a Action) (sha, rel string, notes []string, err error) {
 	if !slices.Contains(Kinds, a.Kind) {
 		return "", "", nil, wiki.Errorf(wiki.CodeInvalid, "%q is not an action", a.Kind)
 	}
@@ -249,7 +250,7 @@ func execute(ctx context.Context, s *wiki.Store, p *Plan, a Action) (sha, rel st
 			}
 			in.Op = edit.OpAddLinks
 		}
-		r, err := edit.Edit(ctx, s, in)
+		r, err := edit.Edit(ctx, s, g, in)
 		if err == nil && a.Kind == KindAddLinks && len(r.LinksAdded) < len(in.Links) {
 			notes = append(notes, fmt.Sprintf("%d link(s) already under Related", len(in.Links)-len(r.LinksAdded)))
 		}

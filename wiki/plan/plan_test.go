@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/model"
 	"github.com/llmwiki/llmwiki/wiki/model/modeltest"
 	"github.com/llmwiki/llmwiki/wiki/plan"
@@ -154,7 +155,7 @@ func TestValidPlanNothingWrittenUntilApproved(t *testing.T) {
 		t.Errorf("prompt lacks the source or catalogue:\n%s", req.Last())
 	}
 
-	done, err := plan.Apply(context.Background(), f.store, p.ID, all(p))
+	done, err := plan.Apply(context.Background(), f.store, links.Open(f.store), p.ID, all(p))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func TestValidPlanNothingWrittenUntilApproved(t *testing.T) {
 		t.Errorf("log.md:\n%s", logmd)
 	}
 	// A plan applies once.
-	if _, err := plan.Apply(context.Background(), f.store, p.ID, all(p)); err == nil || !strings.Contains(err.Error(), "is applied, not pending") {
+	if _, err := plan.Apply(context.Background(), f.store, links.Open(f.store), p.ID, all(p)); err == nil || !strings.Contains(err.Error(), "is applied, not pending") {
 		t.Errorf("second apply: %v", err)
 	}
 }
@@ -280,7 +281,7 @@ func TestTamperedPlanIsRejectedByExecutor(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := f.hashes(t)
-		_, err = plan.Apply(context.Background(), f.store, p.ID, all(p))
+		_, err = plan.Apply(context.Background(), f.store, links.Open(f.store), p.ID, all(p))
 		if err == nil || !strings.Contains(wiki.PublicMessage(err), "not a slug") {
 			t.Errorf("%s: %v", slug, err)
 		}
@@ -329,7 +330,7 @@ func TestSubsetApprovedOnlyThoseRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	elBefore := f.pageSHA(t, "electron")
-	done, err := plan.Apply(context.Background(), f.store, p.ID, []int{1, 3})
+	done, err := plan.Apply(context.Background(), f.store, links.Open(f.store), p.ID, []int{1, 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +363,7 @@ func TestSelectionErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, sel := range [][]int{{0}, {5}, {1, 1}, {-1}} {
-		if _, err := plan.Apply(context.Background(), f.store, p.ID, sel); err == nil {
+		if _, err := plan.Apply(context.Background(), f.store, links.Open(f.store), p.ID, sel); err == nil {
 			t.Errorf("selection %v accepted", sel)
 		}
 	}
@@ -379,14 +380,14 @@ func TestSelectionErrors(t *testing.T) {
 	}
 	// nothing selected discards the plan and writes nothing
 	before := f.hashes(t)
-	done, err := plan.Apply(context.Background(), f.store, p.ID, []int{})
+	done, err := plan.Apply(context.Background(), f.store, links.Open(f.store), p.ID, []int{})
 	if err != nil || done.Status != plan.StatusDiscarded {
 		t.Fatalf("discard: %v %+v", err, done)
 	}
 	if d := wikitest.DiffHashes(before, f.hashes(t)); len(d) != 0 {
 		t.Errorf("wrote: %v", d)
 	}
-	if _, err := plan.Apply(context.Background(), f.store, "../../schema", []int{1}); err == nil || !strings.Contains(err.Error(), "not of the form") {
+	if _, err := plan.Apply(context.Background(), f.store, links.Open(f.store), "../../schema", []int{1}); err == nil || !strings.Contains(err.Error(), "not of the form") {
 		t.Errorf("bad id: %v", err)
 	}
 }
@@ -399,7 +400,7 @@ func TestExpiredPlanCannotBeApplied(t *testing.T) {
 	}
 	f.clock.add(10*time.Minute + time.Second)
 	before := f.hashes(t)
-	_, err = plan.Apply(context.Background(), f.store, p.ID, all(p))
+	_, err = plan.Apply(context.Background(), f.store, links.Open(f.store), p.ID, all(p))
 	if err == nil || wiki.CodeOf(err) != wiki.CodeConflict || !strings.Contains(err.Error(), "expired at 2026-11-29 10:10:00 UTC") {
 		t.Fatalf("err = %v", err)
 	}
@@ -491,7 +492,7 @@ func TestUpdatePageNeedsTheShownSHA(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := f.hashes(t)
-	done, err := plan.Apply(context.Background(), f.store, p.ID, []int{1})
+	done, err := plan.Apply(context.Background(), f.store, links.Open(f.store), p.ID, []int{1})
 	if err == nil || !strings.Contains(err.Error(), "nothing was written") || done.Status != plan.StatusFailed {
 		t.Fatalf("err = %v", err)
 	}
@@ -527,7 +528,7 @@ func TestBuildProposesContext(t *testing.T) {
 	if fmt.Sprint(p.Folded) != "[sources/ipc.md]" {
 		t.Errorf("folded %v", p.Folded)
 	}
-	if _, err := plan.Apply(context.Background(), f.store, p.ID, []int{1}); err != nil {
+	if _, err := plan.Apply(context.Background(), f.store, links.Open(f.store), p.ID, []int{1}); err != nil {
 		t.Fatal(err)
 	}
 	prov, built := f.store.Provenance()
@@ -672,7 +673,7 @@ func TestAppendPageSectionUsesEditPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := plan.Apply(context.Background(), f.store, p.ID, all(p)); err != nil {
+	if _, err := plan.Apply(context.Background(), f.store, links.Open(f.store), p.ID, all(p)); err != nil {
 		t.Fatal(err)
 	}
 	el, _ := os.ReadFile(filepath.Join(f.dir, "pages", "electron.md"))
@@ -729,7 +730,7 @@ func TestPlanOnNestedPages(t *testing.T) {
 	if got := p.Actions[0].Target(); got != "pages/en/plugins/local-graph.md" {
 		t.Errorf("target %q", got)
 	}
-	done, err := plan.Apply(ctx, f.store, p.ID, all(p))
+	done, err := plan.Apply(ctx, f.store, links.Open(f.store), p.ID, all(p))
 	if err != nil {
 		t.Fatalf("%v\n%+v", err, done.Results)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/edit"
+	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/plan"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
@@ -381,7 +382,7 @@ func TestWritesAreIndexedInTheSameCall(t *testing.T) {
 	first(t, x, Query{Text: "wombats"}, w.Path)
 
 	// edit_page.
-	e, err := edit.Edit(ctx, st, edit.Input{Page: w.Path, BaseSHA256: w2.SHA256, Op: edit.OpAppend, Heading: "Diet", Content: "Also eucalyptus bark.\n"})
+	e, err := edit.Edit(ctx, st, links.Open(st), edit.Input{Page: w.Path, BaseSHA256: w2.SHA256, Op: edit.OpAppend, Heading: "Diet", Content: "Also eucalyptus bark.\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -406,7 +407,7 @@ func TestWritesAreIndexedInTheSameCall(t *testing.T) {
 	none(Query{Text: "eucalyptus bark", Match: MatchAll})
 
 	// move_page: the old path is gone, the new one found.
-	mv, err := edit.Move(ctx, st, edit.MoveInput{From: w.Path, To: "marsupials/quokka", BaseSHA256: rs.SHA256})
+	mv, err := edit.Move(ctx, st, links.Open(st), edit.MoveInput{From: w.Path, To: "marsupials/quokka", BaseSHA256: rs.SHA256})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -446,7 +447,7 @@ func TestWritesAreIndexedInTheSameCall(t *testing.T) {
 	if err := book.Save(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	done, err := plan.Apply(ctx, st, p.ID, []int{1})
+	done, err := plan.Apply(ctx, st, links.Open(st), p.ID, []int{1})
 	if err != nil {
 		t.Fatalf("apply: %v %+v", err, done)
 	}

@@ -1,4 +1,8 @@
-package main
+// Package jsonrpc is what the transports (server/stdio, HTTP) share below
+// mcp-go: the screen of each raw JSON-RPC message before mcp-go decodes it,
+// the error replies and their audit lines, request ids as keys, and the
+// registry of the ids clients cancelled.
+package jsonrpc
 
 import (
 	"bytes"
@@ -17,37 +21,36 @@ import (
 // without a word, so a tool would store the replacement character where the
 // client sent something else; such a message is refused whole instead, with
 // a parse error and an audit line, and nothing is written. stdio screens
-// each line (see [screen]); HTTP screens each POST body in the guard (see
-// [httpServer.guard]).
+// each line (server/stdio); HTTP screens each POST body in its guard.
 
 // JSON-RPC error codes the screens answer with.
 const (
-	codeParseError     = -32700
-	codeInvalidRequest = -32600
-	// codeNotInitialized is the code LSP uses for a request before
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	// CodeNotInitialized is the code LSP uses for a request before
 	// initialize; MCP defines none, and -32000..-32099 are the server's.
-	codeNotInitialized = -32002
+	CodeNotInitialized = -32002
 )
 
-// msgInvalidUTF8 is the error message of a message that is not valid UTF-8.
-const msgInvalidUTF8 = "Parse error: request is not valid UTF-8"
+// MsgInvalidUTF8 is the error message of a message that is not valid UTF-8.
+const MsgInvalidUTF8 = "Parse error: request is not valid UTF-8"
 
-// screenEncoding checks the bytes of one JSON-RPC message (a stdio line, an
+// ScreenEncoding checks the bytes of one JSON-RPC message (a stdio line, an
 // HTTP body). It returns 0 and "" when the message may go on to mcp-go, or
 // the JSON-RPC error code and message to refuse it with.
-func screenEncoding(raw []byte) (int, string) {
+func ScreenEncoding(raw []byte) (int, string) {
 	if !utf8.Valid(raw) {
-		return codeParseError, msgInvalidUTF8
+		return CodeParseError, MsgInvalidUTF8
 	}
 	return 0, ""
 }
 
-// auditRejected writes the audit line of a message a screen refused: tool
+// AuditRejected writes the audit line of a message a screen refused: tool
 // is the name a tools/call names (when it reads as one), else "protocol";
 // args are the method and the size in bytes, never the content; the error
 // is CodeInvalid with msg. identify, when not nil, fills in who sent it
 // (session, remote address) before the line is written.
-func auditRejected(st *wiki.Store, raw []byte, msg string, identify func(*wiki.Call)) {
+func AuditRejected(st *wiki.Store, raw []byte, msg string, identify func(*wiki.Call)) {
 	if st == nil {
 		return
 	}
@@ -69,9 +72,9 @@ func auditRejected(st *wiki.Store, raw []byte, msg string, identify func(*wiki.C
 	st.Audit(c, wiki.Errorf(wiki.CodeInvalid, "%s", msg))
 }
 
-// rpcError encodes a JSON-RPC error response (without a newline); id nil
+// RPCError encodes a JSON-RPC error response (without a newline); id nil
 // encodes as null.
-func rpcError(id json.RawMessage, code int, msg string) []byte {
+func RPCError(id json.RawMessage, code int, msg string) []byte {
 	var v any
 	if id != nil {
 		v = id
@@ -84,21 +87,21 @@ func rpcError(id json.RawMessage, code int, msg string) []byte {
 	return b
 }
 
-// requestID returns the id of a raw message when it can be read and is a
+// RequestID returns the id of a raw message when it can be read and is a
 // string or a number, else nil.
-func requestID(raw []byte) json.RawMessage {
+func RequestID(raw []byte) json.RawMessage {
 	var probe struct {
 		ID json.RawMessage `json:"id"`
 	}
 	clean := bytes.ToValidUTF8(raw, []byte("\uFFFD"))
-	if json.Unmarshal(clean, &probe) == nil && len(probe.ID) > 0 && validID(probe.ID) {
+	if json.Unmarshal(clean, &probe) == nil && len(probe.ID) > 0 && ValidID(probe.ID) {
 		return probe.ID
 	}
 	return nil
 }
 
-// validID reports a JSON-RPC id: a string or a number.
-func validID(raw json.RawMessage) bool {
+// ValidID reports a JSON-RPC id: a string or a number.
+func ValidID(raw json.RawMessage) bool {
 	var v any
 	if json.Unmarshal(raw, &v) != nil {
 		return false
@@ -110,16 +113,16 @@ func validID(raw json.RawMessage) bool {
 	return false
 }
 
-// codeInvalidParams is JSON-RPC's invalid params, which MCP uses for an
+// CodeInvalidParams is JSON-RPC's invalid params, which MCP uses for an
 // unknown prompt, resource template or resource (SEP-2164).
-const codeInvalidParams = -32602
+const CodeInvalidParams = -32602
 
-// screenParams refuses, before mcp-go sees them, the requests whose params
+// ScreenParams refuses, before mcp-go sees them, the requests whose params
 // name something srv does not serve, which mcp-go would accept or answer
 // with an internal error: completion/complete for an unknown prompt or
 // resource template, and resources/subscribe to a URI srv does not serve.
 // It returns 0 and "" for every other message.
-func screenParams(srv *server.MCPServer, raw []byte) (int, string) {
+func ScreenParams(srv *server.MCPServer, raw []byte) (int, string) {
 	var probe struct {
 		Method string `json:"method"`
 		Params struct {
@@ -142,17 +145,84 @@ func screenParams(srv *server.MCPServer, raw []byte) (int, string) {
 		switch probe.Params.Ref.Type {
 		case "ref/prompt":
 			if _, ok := srv.ListPrompts()[probe.Params.Ref.Name]; !ok {
-				return codeInvalidParams, "Invalid params: no prompt named " + strconv.Quote(truncate(probe.Params.Ref.Name))
+				return CodeInvalidParams, "Invalid params: no prompt named " + strconv.Quote(Truncate(probe.Params.Ref.Name))
 			}
 		case "ref/resource":
 			if u := probe.Params.Ref.URI; u != tools.PageTemplate && !tools.Serves(srv, u) {
-				return codeInvalidParams, "Invalid params: no resource or resource template " + strconv.Quote(truncate(u))
+				return CodeInvalidParams, "Invalid params: no resource or resource template " + strconv.Quote(Truncate(u))
 			}
 		}
 	case string(mcp.MethodResourcesSubscribe):
 		if u := probe.Params.URI; u != "" && !tools.Serves(srv, u) {
-			return codeInvalidParams, "Invalid params: this server serves no resource " + strconv.Quote(truncate(u))
+			return CodeInvalidParams, "Invalid params: this server serves no resource " + strconv.Quote(Truncate(u))
 		}
 	}
 	return 0, ""
+}
+
+// ResponseID returns the id of a JSON-RPC response, reading the message's
+// top-level keys only until it knows: mcp-go writes the id before the
+// result, so a large result (a whole page) is not parsed a second time.
+func ResponseID(msg []byte) (json.RawMessage, bool) {
+	d := json.NewDecoder(bytes.NewReader(msg))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	var id json.RawMessage
+	answer := false
+	for d.More() {
+		k, err := d.Token()
+		if err != nil {
+			return nil, false
+		}
+		switch k {
+		case "method":
+			return nil, false // a notification or a request of the server's
+		case "result", "error":
+			answer = true
+			if id != nil {
+				return id, true
+			}
+		}
+		var v json.RawMessage
+		if err := d.Decode(&v); err != nil {
+			return nil, false
+		}
+		if k == "id" {
+			id = v
+			if answer {
+				return id, true
+			}
+		}
+	}
+	return id, answer && id != nil
+}
+
+// IDKey is a JSON-RPC id as a map key: strings and numbers kept apart,
+// numbers by value (1 and 1.0 are one id); "" for no id or null.
+func IDKey(raw json.RawMessage) string {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if len(raw) == 0 || d.Decode(&v) != nil {
+		return ""
+	}
+	switch v := v.(type) {
+	case string:
+		return "s:" + v
+	case json.Number:
+		if f, err := v.Float64(); err == nil {
+			return "n:" + strconv.FormatFloat(f, 'g', -1, 64)
+		}
+		return "n:" + v.String()
+	}
+	return ""
+}
+
+// Truncate cuts s to 200 bytes for an audit argument.
+func Truncate(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
 }

@@ -1,10 +1,12 @@
-package main
+package stdio
 
 import (
 	"bytes"
 	"encoding/json"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/llmwiki/llmwiki/server/jsonrpc"
 )
 
 // FuzzScreenLines feeds arbitrary bytes to the stdio line screen (what an
@@ -37,20 +39,18 @@ func FuzzScreenLines(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var fwd, answers bytes.Buffer
 		var codes []int
-		pending, cancelled := newInFlight(), newCancelledIDs()
+		pending, cancelled := newInFlight(), jsonrpc.NewCancelledIDs()
 		err := screenLines(bytes.NewReader(data), &fwd, func(line []byte, code int, msg string) {
 			codes = append(codes, code)
 			writeError(&answers, line, code, msg)
-			auditRejected(nil, line, msg, nil)
+			jsonrpc.AuditRejected(nil, line, msg, nil)
 		}, func(l []byte) bool { pending.sent(l); return true }, func(l, next []byte) { cancelAhead(cancelled, l, next) })
 		if err != nil {
 			t.Fatalf("screenLines: %v", err)
 		}
 		// A request is taken as cancelled only when a cancel follows it.
-		for k := range cancelled.ids {
-			if !bytes.Contains(data, []byte("notifications/cancelled")) {
-				t.Fatalf("id %q taken as cancelled with no cancel in the input", k)
-			}
+		if n := cancelled.Len(); n > 0 && !bytes.Contains(data, []byte("notifications/cancelled")) {
+			t.Fatalf("%d ids taken as cancelled with no cancel in the input", n)
 		}
 		// Replay the lines: each good one was forwarded as it was.
 		rest := fwd.Bytes()
@@ -111,7 +111,7 @@ func FuzzScreenLines(f *testing.F) {
 			if resp.JSONRPC != "2.0" || resp.Error.Code != codes[i] || resp.Error.Message == "" {
 				t.Fatalf("answer %q (want code %d)", a, codes[i])
 			}
-			if id := string(resp.ID); id != "null" && !validID(resp.ID) {
+			if id := string(resp.ID); id != "null" && !jsonrpc.ValidID(resp.ID) {
 				t.Fatalf("answer carries the id %s, which is not a string or number", id)
 			}
 		}

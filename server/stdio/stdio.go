@@ -1,4 +1,8 @@
-package main
+// Package stdio serves an MCP server over stdin and stdout: each line is
+// screened before mcp-go sees it, answers to cancelled requests are dropped,
+// and at the end of input the calls already read are answered, within a
+// bound, before the server stops.
+package stdio
 
 import (
 	"bufio"
@@ -8,11 +12,12 @@ import (
 	"errors"
 	"io"
 	"log"
-	"strconv"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/llmwiki/llmwiki/server/jsonrpc"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -21,7 +26,7 @@ import (
 // lines are answered with a parse error and skipped; the session goes on.
 const maxRequestBytes = 32 << 20
 
-// serveStdio serves srv on e.stdin/e.stdout until stdin ends or ctx ends
+// Serve serves srv on stdin/stdout until stdin ends or ctx ends
 // (SIGINT, SIGTERM). Lines are screened before mcp-go sees them (see
 // [screen]): a line that is not valid UTF-8 or not valid JSON, or longer
 // than maxRequestBytes, gets a parse error (-32700); a JSON value that is
@@ -39,40 +44,40 @@ const maxRequestBytes = 32 << 20
 // cancelled id reaches stdout.
 //
 // Shutdown: when stdin ends or ctx ends, the requests already read are
-// answered first, for up to dc.timeout (new requests read meanwhile get
-// codeShuttingDown); then mcp-go stops, cancelling what still runs, and
-// serveStdio returns at most stopGrace later even if a handler never
-// returns (it is abandoned, and dc.abandoned called: a write is whole or
+// answered first, for up to dc.Timeout (new requests read meanwhile get
+// CodeShuttingDown); then mcp-go stops, cancelling what still runs, and
+// Serve returns at most StopGrace later even if a handler never
+// returns (it is abandoned, and dc.Abandoned called: a write is whole or
 // absent).
-func serveStdio(ctx context.Context, srv *server.MCPServer, e env, st *wiki.Store, cancelled *cancelledIDs, dc drainConfig) error {
+func Serve(ctx context.Context, srv *server.MCPServer, stdin io.Reader, stdout, stderr io.Writer, st *wiki.Store, cancelled *jsonrpc.CancelledIDs, dc Drain) error {
 	pending := newInFlight()
-	out := &lockedWriter{w: e.stdout, answered: pending.answeredID, cancelled: cancelled}
+	out := &lockedWriter{w: stdout, answered: pending.answeredID, cancelled: cancelled}
 	pr, pw := io.Pipe()
 	reject := func(line []byte, code int, msg string) {
 		writeError(out, line, code, msg)
-		auditRejected(st, line, msg, nil)
+		jsonrpc.AuditRejected(st, line, msg, nil)
 	}
 	var closing atomic.Bool
 	sent := func(line []byte) bool {
-		if closing.Load() && len(requestID(line)) > 0 && !isResponse(line) {
-			reject(line, codeShuttingDown, "Server shutting down: the request was not run; send it again to a new server")
+		if closing.Load() && len(jsonrpc.RequestID(line)) > 0 && !isResponse(line) {
+			reject(line, CodeShuttingDown, "Server shutting down: the request was not run; send it again to a new server")
 			return false
 		}
-		if code, msg := screenParams(srv, line); code != 0 && len(requestID(line)) > 0 {
+		if code, msg := jsonrpc.ScreenParams(srv, line); code != 0 && len(jsonrpc.RequestID(line)) > 0 {
 			reject(line, code, msg)
 			return false
 		}
-		if k := cancelledRequestID(line); k != "" && pending.has(k) {
-			cancelled.add(stdioSession, k)
+		if k := jsonrpc.CancelledRequestID(line); k != "" && pending.has(k) {
+			cancelled.Add(stdioSession, k)
 		}
 		pending.sent(line)
 		return true
 	}
 	ahead := func(line, next []byte) { cancelAhead(cancelled, line, next) }
 	inputDone := make(chan error, 1)
-	go func() { inputDone <- screenLines(e.stdin, pw, reject, sent, ahead) }()
+	go func() { inputDone <- screenLines(stdin, pw, reject, sent, ahead) }()
 	ss := newStdioServer(srv)
-	ss.SetErrorLogger(log.New(e.stderr, "llmwiki: mcp: ", 0))
+	ss.SetErrorLogger(log.New(stderr, "llmwiki: mcp: ", 0))
 	lctx, stopListen := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopListen()
 	listenDone := make(chan error, 1)
@@ -89,16 +94,16 @@ func serveStdio(ctx context.Context, srv *server.MCPServer, e env, st *wiki.Stor
 	if err == nil {
 		// Answer the calls already read before mcp-go stops (it cancels
 		// what still runs and drops what is queued).
-		pending.wait(dc.timeout)
+		pending.wait(dc.Timeout)
 	}
 	pw.CloseWithError(err)
 	stopListen()
 	select {
 	case err = <-listenDone:
-	case <-time.After(stopGrace):
-		dc.log.Error("shutdown: calls still running are abandoned (a write is whole or absent)", "calls", pending.count(), "timeout", dc.timeout)
-		if dc.abandoned != nil {
-			dc.abandoned()
+	case <-time.After(StopGrace):
+		dc.Log.Error("shutdown: calls still running are abandoned (a write is whole or absent)", "calls", pending.count(), "timeout", dc.Timeout)
+		if dc.Abandoned != nil {
+			dc.Abandoned()
 		}
 		return nil
 	}
@@ -108,11 +113,11 @@ func serveStdio(ctx context.Context, srv *server.MCPServer, e env, st *wiki.Stor
 // cancelAhead records the request on line as cancelled when next, the
 // input already read behind it, holds a whole notifications/cancelled
 // naming it: the cancel is then known before mcp-go can start the request.
-func cancelAhead(cancelled *cancelledIDs, line, next []byte) {
+func cancelAhead(cancelled *jsonrpc.CancelledIDs, line, next []byte) {
 	if !bytes.Contains(next, []byte("notifications/cancelled")) || isResponse(line) {
 		return
 	}
-	k := rpcIDKey(requestID(line))
+	k := jsonrpc.IDKey(jsonrpc.RequestID(line))
 	if k == "" {
 		return
 	}
@@ -120,8 +125,8 @@ func cancelAhead(cancelled *cancelledIDs, line, next []byte) {
 		if !bytes.HasSuffix(l, []byte("\n")) {
 			return // not read whole yet
 		}
-		if cancelledRequestID(l) == k {
-			cancelled.add(stdioSession, k)
+		if jsonrpc.CancelledRequestID(l) == k {
+			cancelled.Add(stdioSession, k)
 			return
 		}
 	}
@@ -138,18 +143,18 @@ func quietStop(err error) error {
 // stdioSession is the session id mcp-go gives the stdio client.
 const stdioSession = "stdio"
 
-// stopGrace is how long a server whose drain ended waits for mcp-go to stop
+// StopGrace is how long a server whose drain ended waits for mcp-go to stop
 // (the calls still running are cancelled) before it leaves them behind.
-const stopGrace = time.Second
+const StopGrace = time.Second
 
-// codeShuttingDown answers a request read after the server began shutting
+// CodeShuttingDown answers a request read after the server began shutting
 // down (a server-defined JSON-RPC code).
-const codeShuttingDown = -32000
+const CodeShuttingDown = -32000
 
 // isResponse reports a JSON-RPC response (an answer to a request of the
 // server's), which has no method.
 func isResponse(line []byte) bool {
-	_, ok := responseID(line)
+	_, ok := jsonrpc.ResponseID(line)
 	return ok
 }
 
@@ -166,14 +171,14 @@ func (sc *screen) check(line []byte) (int, string) {
 	if len(t) == 0 {
 		return -1, ""
 	}
-	if code, msg := screenEncoding(line); code != 0 {
+	if code, msg := jsonrpc.ScreenEncoding(line); code != 0 {
 		return code, msg
 	}
 	switch {
 	case !json.Valid(t):
-		return codeParseError, "Parse error: request is not valid JSON"
+		return jsonrpc.CodeParseError, "Parse error: request is not valid JSON"
 	case t[0] != '{':
-		return codeInvalidRequest, "Invalid Request: a message must be one JSON object (JSON-RPC batches are not supported)"
+		return jsonrpc.CodeInvalidRequest, "Invalid Request: a message must be one JSON object (JSON-RPC batches are not supported)"
 	}
 	if !sc.initialized {
 		var probe struct {
@@ -186,7 +191,7 @@ func (sc *screen) check(line []byte) (int, string) {
 		case probe.Method == "initialize":
 			sc.initialized = true
 		case isRequest && probe.Method != "ping":
-			return codeNotInitialized, "Server not initialized: send initialize (then notifications/initialized) before " + probe.Method
+			return jsonrpc.CodeNotInitialized, "Server not initialized: send initialize (then notifications/initialized) before " + probe.Method
 		}
 	}
 	return 0, ""
@@ -199,12 +204,12 @@ type lockedWriter struct {
 	mu        sync.Mutex
 	w         io.Writer
 	answered  func(id json.RawMessage)
-	cancelled *cancelledIDs
+	cancelled *jsonrpc.CancelledIDs
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
-	id, answer := responseID(p)
-	if answer && l.cancelled != nil && l.cancelled.take(stdioSession, rpcIDKey(id)) {
+	id, answer := jsonrpc.ResponseID(p)
+	if answer && l.cancelled != nil && l.cancelled.Take(stdioSession, jsonrpc.IDKey(id)) {
 		return len(p), nil
 	}
 	l.mu.Lock()
@@ -244,10 +249,10 @@ func (f *inFlight) sent(line []byte) {
 		return
 	}
 	if m.Method == "notifications/cancelled" {
-		f.done(rpcIDKey(m.Params.RequestID))
+		f.done(jsonrpc.IDKey(m.Params.RequestID))
 		return
 	}
-	if k := rpcIDKey(m.ID); k != "" {
+	if k := jsonrpc.IDKey(m.ID); k != "" {
 		f.mu.Lock()
 		f.ids[k]++
 		f.mu.Unlock()
@@ -268,51 +273,13 @@ func (f *inFlight) done(k string) {
 // answered notes a message written to stdout: a response (an id and no
 // method) answers its request.
 func (f *inFlight) answered(msg []byte) {
-	if id, ok := responseID(msg); ok {
+	if id, ok := jsonrpc.ResponseID(msg); ok {
 		f.answeredID(id)
 	}
 }
 
 // answeredID notes a response to the request with id.
-func (f *inFlight) answeredID(id json.RawMessage) { f.done(rpcIDKey(id)) }
-
-// responseID returns the id of a JSON-RPC response, reading the message's
-// top-level keys only until it knows: mcp-go writes the id before the
-// result, so a large result (a whole page) is not parsed a second time.
-func responseID(msg []byte) (json.RawMessage, bool) {
-	d := json.NewDecoder(bytes.NewReader(msg))
-	if t, err := d.Token(); err != nil || t != json.Delim('{') {
-		return nil, false
-	}
-	var id json.RawMessage
-	answer := false
-	for d.More() {
-		k, err := d.Token()
-		if err != nil {
-			return nil, false
-		}
-		switch k {
-		case "method":
-			return nil, false // a notification or a request of the server's
-		case "result", "error":
-			answer = true
-			if id != nil {
-				return id, true
-			}
-		}
-		var v json.RawMessage
-		if err := d.Decode(&v); err != nil {
-			return nil, false
-		}
-		if k == "id" {
-			id = v
-			if answer {
-				return id, true
-			}
-		}
-	}
-	return id, answer && id != nil
-}
+func (f *inFlight) answeredID(id json.RawMessage) { f.done(jsonrpc.IDKey(id)) }
 
 // wait returns once every request sent is answered, or after timeout.
 func (f *inFlight) wait(timeout time.Duration) {
@@ -329,32 +296,11 @@ func (f *inFlight) count() int {
 	return len(f.ids)
 }
 
-// has reports whether the request with id key k awaits its answer.
+// Has reports whether the request with id key k awaits its answer.
 func (f *inFlight) has(k string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.ids[k] > 0
-}
-
-// rpcIDKey is a JSON-RPC id as a map key: strings and numbers kept apart,
-// numbers by value (1 and 1.0 are one id); "" for no id or null.
-func rpcIDKey(raw json.RawMessage) string {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if len(raw) == 0 || d.Decode(&v) != nil {
-		return ""
-	}
-	switch v := v.(type) {
-	case string:
-		return "s:" + v
-	case json.Number:
-		if f, err := v.Float64(); err == nil {
-			return "n:" + strconv.FormatFloat(f, 'g', -1, 64)
-		}
-		return "n:" + v.String()
-	}
-	return ""
 }
 
 // screenLines copies good lines from r to w and passes bad ones to reject.
@@ -368,7 +314,7 @@ func screenLines(r io.Reader, w io.Writer, reject func(line []byte, code int, ms
 		line, tooLong, err := readLine(br)
 		if len(line) > 0 || tooLong {
 			if tooLong {
-				reject(line, codeParseError, "Parse error: request is larger than 32 MiB")
+				reject(line, jsonrpc.CodeParseError, "Parse error: request is larger than 32 MiB")
 			} else if code, msg := sc.check(line); code > 0 || code < -1 {
 				reject(line, code, msg)
 			} else if code == 0 {
@@ -421,5 +367,19 @@ func readLine(br *bufio.Reader) ([]byte, bool, error) {
 // writeError answers a line that cannot be handed to the server with a
 // JSON-RPC error carrying the line's id when it can be read.
 func writeError(out io.Writer, line []byte, code int, msg string) {
-	out.Write(append(rpcError(requestID(line), code, msg), '\n'))
+	out.Write(append(jsonrpc.RPCError(jsonrpc.RequestID(line), code, msg), '\n'))
+}
+
+// Drain is how a transport shuts down: it waits up to Timeout for
+// the calls in flight, then calls Abandoned (when set) if some still run,
+// and stops serving without them.
+type Drain struct {
+	Timeout   time.Duration
+	Log       *slog.Logger
+	Abandoned func()
+}
+
+// newStdioServer wraps srv for stdio; separate so tests can reuse it.
+func newStdioServer(srv *server.MCPServer) *server.StdioServer {
+	return server.NewStdioServer(srv)
 }

@@ -1,0 +1,174 @@
+// Package app is the one place a program opens a wiki for its tools: it
+// registers every derived state on the store (the search index and the
+// link graph, kept in step with each audited write and closed with the
+// store), holds the model client, and runs the background work a server
+// starts after its clients' opening handshake and stops, within a bound,
+// at shutdown.
+package app
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/llmwiki/llmwiki/tools"
+	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/model"
+	"github.com/llmwiki/llmwiki/wiki/search"
+)
+
+// Options says what [New] wires.
+type Options struct {
+	// Log receives the tools' internal errors and the background work's
+	// warnings (nil: the store's logger).
+	Log *slog.Logger
+	// Model is the endpoint propose_plan asks (nil: none configured).
+	Model *model.Client
+	// NoSearch leaves the search index out, for commands that never search
+	// (lint, eval, ingest): their writes do not wait on it.
+	NoSearch bool
+}
+
+// App is an open wiki with its derived state registered.
+type App struct {
+	Store *wiki.Store
+	// Search is the search index (nil with [Options.NoSearch]). It is
+	// registered but not started: [App.Start] opens, builds and reconciles
+	// it in the background, so a server answers while a large wiki is
+	// still being indexed.
+	Search *search.Index
+	// Links is the link graph: read_page's backlinks, lint's link checks,
+	// move_page's rewrites, edit_page's add_links.
+	Links *links.Graph
+	Model *model.Client
+	Log   *slog.Logger
+
+	bgCtx  context.Context
+	stopBg context.CancelFunc
+	bg     sync.WaitGroup
+	mu     sync.Mutex
+	// started, stopped: Start runs its work once, and never after Stop.
+	started, stopped bool
+	warmLinks        bool
+}
+
+// New registers the derived states on st: the link graph, and the search
+// index unless o.NoSearch. Closing the store closes them.
+func New(st *wiki.Store, o Options) *App {
+	log := o.Log
+	if log == nil {
+		log = st.Logger()
+	}
+	a := &App{Store: st, Model: o.Model, Log: log}
+	a.bgCtx, a.stopBg = context.WithCancel(context.Background())
+	if !o.NoSearch {
+		a.Search = search.Open(st, search.Options{Logger: log})
+		st.AddDerived(a.Search)
+	}
+	a.Links = links.Open(st)
+	st.AddDerived(a.Links)
+	return a
+}
+
+// Deps is what the tools need; every transport (stdio, HTTP) and
+// `llmwiki search` build from it.
+func (a *App) Deps() tools.Deps {
+	return tools.Deps{Store: a.Store, Log: a.Log, Model: a.Model, Search: a.Search, Links: a.Links}
+}
+
+// WarmLinks makes [App.Start] also build the link graph, so that the first
+// read_page does not wait for a walk of every page (serve sets it when
+// read_page is served). Call it before Start.
+func (a *App) WarmLinks() {
+	a.mu.Lock()
+	a.warmLinks = true
+	a.mu.Unlock()
+}
+
+// Start starts the background work, once, unless [App.Stop] came first:
+// the search index opens, builds and reconciles, and the link graph is
+// built when [App.WarmLinks] asked. It returns at once.
+func (a *App) Start() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.started || a.stopped {
+		return
+	}
+	a.started = true
+	if a.Search != nil {
+		a.Search.Start()
+	}
+	if a.warmLinks {
+		ctx := a.bgCtx
+		a.bg.Go(func() {
+			if _, err := a.Links.View(ctx); err != nil && ctx.Err() == nil {
+				a.Log.Warn("link graph not built at start; read_page builds it", "err", err)
+			}
+		})
+	}
+}
+
+// HandshakeGrace is how long a stdio server waits for a client's opening
+// handshake before it starts its background work anyway.
+const HandshakeGrace = 200 * time.Millisecond
+
+// StartAfter calls [App.Start] after d, unless it ran meanwhile (a request
+// past the handshake starts it: tools.Options.PastHandshake). Over stdio a
+// client sends initialize, initialized and tools/list as soon as it starts
+// the server; background work started with them would delay their answers
+// (two goroutines busy on a two-core machine hold both processors for a
+// scheduler slice). The returned func cancels the timer.
+func (a *App) StartAfter(d time.Duration) (cancel func()) {
+	t := time.AfterFunc(d, a.Start)
+	return func() { t.Stop() }
+}
+
+// Stop stops the background work and waits for it; Start does nothing
+// after it.
+func (a *App) Stop() {
+	a.mu.Lock()
+	a.stopped = true
+	a.mu.Unlock()
+	a.stopBg()
+	a.bg.Wait()
+}
+
+// Close stops the background work and closes the store, and with it every
+// derived state.
+func (a *App) Close() error {
+	a.Stop()
+	return a.Store.Close()
+}
+
+// CloseGrace is how long a server may take to close the store and stop its
+// background work once a shutdown abandoned calls still running.
+const CloseGrace = time.Second
+
+// Watchdog ends the process when, [CloseGrace] after a shutdown abandoned
+// calls still running (Arm), the server has not returned (Stop): such a
+// call may hold what the deferred closes wait for (a call that never
+// returns holds the project lock; the process's end releases it, and a
+// write the call had started is whole or absent, see the store's journal).
+type Watchdog struct {
+	t   atomic.Pointer[time.Timer]
+	Log *slog.Logger
+}
+
+// Arm starts the countdown.
+func (w *Watchdog) Arm() {
+	w.t.Store(time.AfterFunc(CloseGrace, func() {
+		w.Log.Error("exiting: calls abandoned at shutdown still hold the store (a write is whole or absent)")
+		os.Exit(1)
+	}))
+}
+
+// Stop stops the countdown; the server calls it in its last deferred call.
+func (w *Watchdog) Stop() {
+	if t := w.t.Load(); t != nil {
+		t.Stop()
+	}
+}
