@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // The change feed tells consumers of the wiki's files (the page catalogue,
@@ -251,7 +253,7 @@ func (s *Store) WatchChanges() *ChangeSub {
 // consumer walks the files itself as after WatchChanges; visit may have
 // been called for some folders then. visit must not call back into the
 // store's change feed.
-func (s *Store) WatchChangesVisit(visit func(rel string, d *Dir, ents []DirEntry)) (c *ChangeSub, visited bool) {
+func (s *Store) WatchChangesVisit(visit func(rel string, d *store.Dir, ents []store.DirEntry)) (c *ChangeSub, visited bool) {
 	c = &ChangeSub{paths: map[string]bool{}, lastFull: time.Now()}
 	started := false
 	f := s.startFeedOnce(func() *changeFeed {
@@ -285,7 +287,7 @@ func (s *Store) startFeedOnce(start func() *changeFeed) *changeFeed {
 			return
 		}
 		s.feed = start()
-		s.startSweep() // with the watcher's first walk, if one ran (sweepHint)
+		s.StartSweep() // with the watcher's first walk, if one ran (sweepHint)
 	})
 	return s.feed
 }
@@ -335,10 +337,10 @@ type changeFeed struct {
 	winOp chan struct{}
 	// visit is called for each folder of the first walk (startFeed), before
 	// the loop runs; nil after.
-	visit func(rel string, d *Dir, ents []DirEntry)
+	visit func(rel string, d *store.Dir, ents []store.DirEntry)
 	// hint records the first walk for the temp-file sweep (sweepHint);
 	// nil after.
-	hint *sweepHint
+	hint *store.SweepHint
 
 	// sync rounds: one at a time; a caller rides a round that started
 	// after it arrived.
@@ -396,7 +398,7 @@ func addWatch(w *fsnotify.Watcher, name string) error {
 // startFeed starts the store's watcher. A first subscriber (nil for none)
 // is subscribed before the watcher's walk, which calls visit for each folder
 // once it is watched (see [Store.WatchChangesVisit]).
-func startFeed(s *Store, first *ChangeSub, visit func(rel string, d *Dir, ents []DirEntry)) *changeFeed {
+func startFeed(s *Store, first *ChangeSub, visit func(rel string, d *store.Dir, ents []store.DirEntry)) *changeFeed {
 	w, err := newWatcher()
 	if err != nil {
 		s.log.Warn("cannot watch the wiki for outside edits; rescanning it at most every "+MaxCatalogueAge.String()+" instead", "err", err)
@@ -408,11 +410,11 @@ func startFeed(s *Store, first *ChangeSub, visit func(rel string, d *Dir, ents [
 		f.subs = append(f.subs, first)
 	}
 	f.visit = visit
-	f.hint = &sweepHint{listed: map[string]bool{}}
+	f.hint = store.NewSweepHint()
 	err = f.watchTree(".")
 	f.visit = nil // the loop's later walks (folders created) visit nothing
 	if err == nil {
-		s.setSweepHint(f.hint)
+		s.SetSweepHint(f.hint)
 	}
 	f.hint = nil
 	if err != nil {
@@ -464,7 +466,7 @@ func (f *changeFeed) watchTree(rel string) error {
 	if err != nil || !fi.IsDir() {
 		return nil // gone, or not a folder: nothing to watch
 	}
-	r, err := OpenRootDir(f.s.root, rel)
+	r, err := store.OpenRootDir(f.s.root, rel)
 	if err != nil {
 		return nil
 	}
@@ -499,16 +501,16 @@ func (f *changeFeed) watchDir(r *os.Root, rel string, id fileID) error {
 		f.byID[id] = rel
 	}
 	f.dmu.Unlock()
-	d, err := OpenDir(r)
+	d, err := store.OpenDir(r)
 	if err != nil {
 		if f.hint != nil {
-			f.hint.note(rel, nil, err)
+			f.hint.Note(rel, nil, err)
 		}
 		return nil
 	}
 	ents, err := d.Entries()
 	if f.hint != nil {
-		f.hint.note(rel, ents, err)
+		f.hint.Note(rel, ents, err)
 	}
 	if f.visit != nil {
 		f.visit(rel, d, ents)
@@ -529,10 +531,10 @@ func (f *changeFeed) watchDir(r *os.Root, rel string, id fileID) error {
 			}
 			sid = idOf(fi)
 		}
-		sub, err := OpenRootDir(r, name)
+		sub, err := store.OpenRootDir(r, name)
 		if err != nil {
 			if f.hint != nil {
-				f.hint.unlisted = append(f.hint.unlisted, rel+"/"+name) // the sweep tries
+				f.hint.Note(rel+"/"+name, nil, err) // the sweep tries
 			}
 			continue
 		}
@@ -629,7 +631,7 @@ func (f *changeFeed) close() {
 // sweepSyncFiles removes the sync files of stores whose process died (see
 // syncPrefix): older than syncLeftover, never a folder.
 func sweepSyncFiles(s *Store) {
-	des, err := readDir(s.root, syncDir)
+	des, err := s.ReadDir(syncDir)
 	if err != nil {
 		return
 	}
@@ -738,7 +740,7 @@ func (f *changeFeed) event(ev fsnotify.Event) {
 		}
 		return
 	}
-	if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || IsTempName(rel) {
+	if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || store.IsTempName(rel) {
 		return
 	}
 	for _, seg := range strings.Split(rel, "/") {
@@ -887,8 +889,8 @@ func (f *changeFeed) sync(ctx context.Context) {
 // before a round it then waited for, pays for no second round). Call with
 // smu held.
 func (f *changeFeed) seenSinceLocked(ctx context.Context) bool {
-	c := CallFrom(ctx)
-	return c != nil && !c.begun.IsZero() && !f.doneTouch.IsZero() && !f.doneTouch.Before(c.begun)
+	c := store.CallFrom(ctx)
+	return c != nil && !c.Begun().IsZero() && !f.doneTouch.IsZero() && !f.doneTouch.Before(c.Begun())
 }
 
 // touchSync changes the sync file's times so the watcher reports it. It
@@ -951,8 +953,8 @@ func (s *Store) refreshPagesLocked(paths, gone []string) {
 			changed = s.refreshPageLocked(p, fi, true) || changed
 			continue
 		}
-		if err == nil && IsSpecial(fi.Mode()) && catalogued(p) {
-			s.catSkips.Set(p, SkipNotRegular)
+		if err == nil && store.IsSpecial(fi.Mode()) && catalogued(p) {
+			s.catSkips.Set(p, store.SkipNotRegular)
 		}
 		if prefixes == nil {
 			prefixes = map[string]bool{}
@@ -977,8 +979,8 @@ func (s *Store) refreshPagesLocked(paths, gone []string) {
 			}
 			if info, err := d.Info(); err == nil && info.Mode().IsRegular() {
 				changed = s.refreshPageLocked(q, info, false) || changed
-			} else if IsSpecial(d.Type()) && catalogued(q) {
-				s.catSkips.Set(q, SkipNotRegular)
+			} else if store.IsSpecial(d.Type()) && catalogued(q) {
+				s.catSkips.Set(q, store.SkipNotRegular)
 			}
 			return nil
 		})
@@ -1018,7 +1020,7 @@ func (s *Store) refreshPageLocked(p string, fi fs.FileInfo, reported bool) bool 
 	if had && !reported && prev.size == fi.Size() && prev.mtime.Equal(fi.ModTime()) {
 		return false
 	}
-	data, ok, err := s.readRaw(p)
+	data, ok, err := s.ReadRaw(p)
 	if err != nil || !ok {
 		if had {
 			delete(s.cat, p)
@@ -1035,7 +1037,7 @@ func (s *Store) refreshPageLocked(p string, fi fs.FileInfo, reported bool) bool 
 // .md file, no hidden folder or name on the way, not a writer temp file,
 // and a path the store can address.
 func isCataloguePage(p string) bool {
-	if !strings.HasPrefix(p, "pages/") || !strings.EqualFold(path.Ext(p), ".md") || IsTempName(p) || !addressable(p) {
+	if !strings.HasPrefix(p, "pages/") || !strings.EqualFold(path.Ext(p), ".md") || store.IsTempName(p) || !addressable(p) {
 		return false
 	}
 	for _, seg := range strings.Split(p, "/") {

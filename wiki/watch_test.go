@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // eventually polls cond until it holds (a watcher event may take a moment
@@ -500,12 +502,12 @@ func TestChangeFeedTwoStores(t *testing.T) {
 	if err := a.Audit(call, nil); err != nil {
 		t.Fatal(err)
 	}
-	audit, _ := os.ReadDir(filepath.Join(dir, filepath.FromSlash(AuditDir)))
+	audit, _ := os.ReadDir(filepath.Join(dir, filepath.FromSlash(store.AuditDir)))
 	if len(audit) == 0 {
 		t.Error("no audit log to check")
 	}
 	for _, e := range audit {
-		if data, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(AuditDir), e.Name())); strings.Contains(string(data), "sync-") {
+		if data, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(store.AuditDir), e.Name())); strings.Contains(string(data), "sync-") {
 			t.Errorf("a sync file in the audit log %s", e.Name())
 		}
 	}
@@ -884,7 +886,7 @@ func TestWatchChangesVisit(t *testing.T) {
 	mustWrite(t, dir, "sources/s.txt", "source\n")
 	mustWrite(t, dir, "notes/n.md", "# Not covered\n")
 	seen := map[string][]string{}
-	sub, visited := s.WatchChangesVisit(func(rel string, d *Dir, ents []DirEntry) {
+	sub, visited := s.WatchChangesVisit(func(rel string, d *store.Dir, ents []store.DirEntry) {
 		var names []string
 		for _, e := range ents {
 			if e.Type.IsRegular() {
@@ -928,7 +930,7 @@ func TestWatchChangesVisit(t *testing.T) {
 		sub.Sync(context.Background())
 		return false
 	})
-	if _, visited := s.WatchChangesVisit(func(string, *Dir, []DirEntry) { t.Error("a second subscriber visited") }); visited {
+	if _, visited := s.WatchChangesVisit(func(string, *store.Dir, []store.DirEntry) { t.Error("a second subscriber visited") }); visited {
 		t.Fatal("a second subscriber should walk itself")
 	}
 }
@@ -944,7 +946,7 @@ func TestChangeFeedOneRoundPerCall(t *testing.T) {
 	feedSkip(t, s)
 	f := s.feed
 	rounds := func() uint64 { return feedRounds(f) }
-	ctx := WithCall(context.Background(), NewCall("read_page", "sess", nil))
+	ctx := store.WithCall(context.Background(), store.NewCall("read_page", "sess", nil))
 	r0 := rounds()
 	s.syncFeed(ctx)
 	if got := rounds() - r0; got != 1 {
@@ -956,7 +958,7 @@ func TestChangeFeedOneRoundPerCall(t *testing.T) {
 		t.Errorf("the call's later syncs ran %d more rounds, want none", got-1)
 	}
 	mustWrite(t, dir, "pages/late.md", "# Late\n")
-	ctx2 := WithCall(context.Background(), NewCall("read_page", "sess", nil))
+	ctx2 := store.WithCall(context.Background(), store.NewCall("read_page", "sess", nil))
 	pages, err := s.PagesShared(ctx2)
 	if err != nil {
 		t.Fatal(err)
@@ -989,7 +991,7 @@ func TestChangeFeedWaitedRoundServesCall(t *testing.T) {
 		}
 	}
 	defer func() { f.testHookRound = nil }()
-	ctx := WithCall(context.Background(), NewCall("read_page", "sess", nil)) // begins now
+	ctx := store.WithCall(context.Background(), store.NewCall("read_page", "sess", nil)) // begins now
 	done := make(chan struct{}, 2)
 	go func() { s.syncFeed(context.Background()); done <- struct{}{} }() // round 1, held before its touch
 	<-entered

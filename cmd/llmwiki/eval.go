@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/eval"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 func runEval(ctx context.Context, e env, args []string) error {
@@ -54,8 +54,8 @@ func runEval(ctx context.Context, e env, args []string) error {
 		}
 		opts.Judge, opts.JudgeMax = eval.NewModelJudge(c, *judgeChars), *judgeMax
 	}
-	call := wiki.NewCall("cli:eval", st.SessionID(), map[string]any{"since": *sinceFlag, "claude_transcripts": *transcripts, "dry_run": *dryRun})
-	ctx = wiki.WithCall(ctx, call)
+	call := store.NewCall("cli:eval", st.SessionID(), map[string]any{"since": *sinceFlag, "claude_transcripts": *transcripts, "dry_run": *dryRun})
+	ctx = store.WithCall(ctx, call)
 	rep, err := eval.Evaluate(ctx, st, opts)
 	var w eval.Written
 	if err == nil && !*dryRun {
@@ -72,7 +72,7 @@ func runEval(ctx context.Context, e env, args []string) error {
 		newLogger(e).Error("audit line not written", "err", aerr)
 	}
 	if err != nil {
-		return fmt.Errorf("eval: %s", wiki.PublicMessage(err))
+		return fmt.Errorf("eval: %s", store.PublicMessage(err))
 	}
 	if *asJSON {
 		js, jerr := eval.JSON(rep)

@@ -15,6 +15,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki/lint"
 	"github.com/llmwiki/llmwiki/wiki/model"
 	"github.com/llmwiki/llmwiki/wiki/plan"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // lintMemoryLimit is the soft memory limit of llmwiki lint, in bytes.
@@ -98,8 +99,8 @@ func runLint(ctx context.Context, e env, args []string) error {
 		return fmt.Errorf("open wiki at %s: %s", dir, cliMessage(err))
 	}
 	defer st.Close()
-	call := wiki.NewCall("cli:lint", st.SessionID(), map[string]any{"args": args})
-	ctx = wiki.WithCall(ctx, call)
+	call := store.NewCall("cli:lint", st.SessionID(), map[string]any{"args": args})
+	ctx = store.WithCall(ctx, call)
 	rep, err := lintRun(ctx, e, st, &f)
 	var deep *deepResult
 	var deepErr error

@@ -13,6 +13,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/search"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // runSearch is `llmwiki search "query"`: the search_wiki engine on the
@@ -77,7 +78,7 @@ exist (llmwiki init creates one).`)
 		Tag: *tag, Prefix: *prefix, Lang: *lang,
 	})
 	if err != nil {
-		return fmt.Errorf("%s", wiki.PublicMessage(err))
+		return fmt.Errorf("%s", store.PublicMessage(err))
 	}
 	if st.ReadOnly() && res.Index.Reason != "" {
 		fmt.Fprintf(e.stderr, "llmwiki: %s\n", res.Index.Reason)
@@ -154,7 +155,7 @@ func openExistingLog(dir string, log *slog.Logger) (*wiki.Store, error) {
 	}
 	st, err := wiki.Open(dir, wiki.WithLogger(log))
 	if err != nil {
-		return nil, fmt.Errorf("open wiki at %s: %s", dir, wiki.PublicMessage(err))
+		return nil, fmt.Errorf("open wiki at %s: %s", dir, store.PublicMessage(err))
 	}
 	return st, nil
 }
