@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+	"github.com/llmwiki/llmwiki/wiki/changefeed"
 )
 
 // LockFile is the cross-process lock every writer holds while it writes.
@@ -93,10 +94,10 @@ type Store struct {
 	catSub    *ChangeSub          // the catalogue's cursor on the change feed
 	catSkips  Skips               // pages/ files left out of the catalogue ([Store.PagesSkipped])
 
-	feedOnce sync.Once   // starts feed (watch.go)
-	feed     *changeFeed // nil until first use, or when no watcher runs
-	noWatch  bool        // WithoutWatcher
-	viewOnly bool        // ViewOnly
+	feedOnce sync.Once        // starts feed (feed.go)
+	feed     *changefeed.Feed // nil until first use, or when no watcher runs
+	noWatch  bool             // WithoutWatcher
+	viewOnly bool             // ViewOnly
 
 	readOnly  bool      // the wiki cannot be written (readonly.go)
 	auditWarn sync.Once // the one warning that audit lines are skipped
@@ -328,7 +329,7 @@ func (s *Store) addRebuilt(msg string) {
 // file handles.
 func (s *Store) Close() error {
 	s.feedOnce.Do(func() {}) // no watcher starts after Close
-	s.feed.close()
+	s.feed.Close()
 	s.startSweep()
 	s.bg.Wait()
 	s.closeDerived()
