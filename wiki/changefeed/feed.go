@@ -366,10 +366,9 @@ func (f *Feed) watchTree(rel string) error {
 		}
 		return nil
 	}
-	// Each folder is listed without a stat per entry ([Config.List]; a walk of an
-	// os.Root's FS stats every file, 44k of them in a large wiki, where
-	// only the folders matter); each folder is stated once for its
-	// identity.
+	// Each folder is listed without a stat per entry ([Config.List]; a
+	// walk of an os.Root's FS stats every file, where only the folders
+	// matter); each folder is stated once for its identity.
 	fi, err := f.s.root.Lstat(rel)
 	if err != nil || !fi.IsDir() {
 		return nil // gone, or not a folder: nothing to watch
