@@ -101,6 +101,7 @@ func startFeed(s *Store, first *ChangeSub, visit func(rel string, d *Dir, ents [
 		MaxAge:   MaxCatalogueAge,
 		Ignore:   IsTempName,
 		OpenDir:  OpenRootDir,
+		ReadDir:  s.ReadDir,
 		List: func(r *os.Root, rel string, firstWalk bool) []changefeed.Entry {
 			d, err := OpenDir(r)
 			if err != nil {

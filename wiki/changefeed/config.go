@@ -30,6 +30,9 @@ type Config struct {
 	// OpenDir opens the folder rel of r, which must be a folder (never a
 	// FIFO or device put in its place, which would block).
 	OpenDir func(r *os.Root, rel string) (*os.Root, error)
+	// ReadDir lists the folder rel of Root sorted by name, as fs.ReadDir
+	// does, never waiting on a FIFO or device in the folder's place.
+	ReadDir func(rel string) ([]fs.DirEntry, error)
 	// List lists the folder r, at rel (project-relative), for a walk of the
 	// feed: the names and type bits of its entries. first is true during
 	// the walk [Start] makes, after the folder is watched, so a consumer
@@ -61,13 +64,14 @@ type env struct {
 	maxAge   time.Duration
 	ignore   func(rel string) bool
 	openDir  func(r *os.Root, rel string) (*os.Root, error)
+	readDir  func(rel string) ([]fs.DirEntry, error)
 	list     func(r *os.Root, rel string, first bool) []Entry
 	unlisted func(rel string)
 	begun    func(ctx context.Context) time.Time
 }
 
 func newEnv(c Config) *env {
-	e := &env{dir: c.Dir, root: c.Root, log: c.Log, readOnly: c.ReadOnly, maxAge: c.MaxAge, ignore: c.Ignore, openDir: c.OpenDir, list: c.List, unlisted: c.Unlisted, begun: c.Begun}
+	e := &env{dir: c.Dir, root: c.Root, log: c.Log, readOnly: c.ReadOnly, maxAge: c.MaxAge, ignore: c.Ignore, openDir: c.OpenDir, readDir: c.ReadDir, list: c.List, unlisted: c.Unlisted, begun: c.Begun}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
@@ -76,6 +80,9 @@ func newEnv(c Config) *env {
 	}
 	if e.openDir == nil {
 		e.openDir = func(r *os.Root, rel string) (*os.Root, error) { return r.OpenRoot(rel) }
+	}
+	if e.readDir == nil {
+		e.readDir = func(rel string) ([]fs.DirEntry, error) { return fs.ReadDir(c.Root.FS(), rel) }
 	}
 	if e.begun == nil {
 		e.begun = func(context.Context) time.Time { return time.Time{} }

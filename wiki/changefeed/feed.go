@@ -524,12 +524,7 @@ func (f *Feed) close() {
 // sweepSyncFiles removes the sync files of stores whose process died (see
 // syncPrefix): older than syncLeftover, never a folder.
 func sweepSyncFiles(s *env) {
-	r, err := s.openDir(s.root, syncDir)
-	if err != nil {
-		return
-	}
-	des, err := fs.ReadDir(r.FS(), ".")
-	r.Close()
+	des, err := s.readDir(syncDir)
 	if err != nil {
 		return
 	}
