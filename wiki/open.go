@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmwiki/llmwiki/wiki/changefeed"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
@@ -45,10 +46,10 @@ type Store struct {
 	catSub    *ChangeSub          // the catalogue's cursor on the change feed
 	catSkips  store.Skips         // pages/ files left out of the catalogue ([Store.PagesSkipped])
 
-	feedOnce sync.Once   // starts feed (watch.go)
-	feed     *changeFeed // nil until first use, or when no watcher runs
-	noWatch  bool        // WithoutWatcher
-	viewOnly bool        // ViewOnly
+	feedOnce sync.Once        // starts feed (feed.go)
+	feed     *changefeed.Feed // nil until first use, or when no watcher runs
+	noWatch  bool             // WithoutWatcher
+	viewOnly bool             // ViewOnly
 }
 
 // Option configures [Open].
@@ -99,6 +100,6 @@ func Open(dir string, opts ...Option) (*Store, error) {
 // background work).
 func (s *Store) Close() error {
 	s.feedOnce.Do(func() {}) // no watcher starts after Close
-	s.feed.close()
+	s.feed.Close()
 	return s.Store.Close()
 }

@@ -183,7 +183,7 @@ func (s *Store) PagesShared(ctx context.Context) ([]PageInfo, error) {
 // MaxCatalogueAge bounds how stale the page catalogue may be with respect to
 // edits made outside the server (Obsidian, git pull) when no file watcher
 // runs. Writes through the store update the catalogue at once. With the
-// change feed (watch.go) outside edits are applied path by path from the
+// change feed (feed.go) outside edits are applied path by path from the
 // watcher's events and the whole of pages/ is walked only at the first call,
 // after the watcher lost events, and every [FullRescanEvery]. Without it the
 // next scan runs when the last one is older than ten times its own cost,
@@ -218,7 +218,7 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 	if s.catSub == nil {
 		s.catSub = s.WatchChanges() // before the first walk, so nothing falls between
 	}
-	if ch := s.catSub.take(); ch.Live && !ch.Full && s.cat != nil && !s.catAt.IsZero() {
+	if ch := s.catSub.Take(); ch.Live && !ch.Full && s.cat != nil && !s.catAt.IsZero() {
 		s.refreshPagesLocked(ch.Paths, ch.Gone)
 		return nil
 	} else if !ch.Live && s.catalogueFresh(arrived) {
