@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -71,9 +72,9 @@ func (p *Prompt) MCP() mcp.Prompt {
 
 func (pv *Provider) handler(p *Prompt) server.PromptHandlerFunc {
 	return func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		var call *wiki.Call
+		var call *store.Call
 		if pv.store != nil {
-			call = wiki.NewCall("prompt:"+p.Name, pv.store.SessionID(), req.Params.Arguments)
+			call = store.NewCall("prompt:"+p.Name, pv.store.SessionID(), req.Params.Arguments)
 			if s := server.ClientSessionFromContext(ctx); s != nil {
 				if id := s.SessionID(); id != "" && id != "stdio" {
 					call.Session = id
@@ -84,7 +85,7 @@ func (pv *Provider) handler(p *Prompt) server.PromptHandlerFunc {
 		if call != nil {
 			var aerr error
 			if err != nil {
-				aerr = wiki.Errorf(wiki.CodeInvalid, "%s", err.Error())
+				aerr = store.Errorf(store.CodeInvalid, "%s", err.Error())
 			}
 			if e := pv.store.Audit(call, aerr); e != nil {
 				pv.log.Error("audit line not written", "prompt", p.Name, "err", e)

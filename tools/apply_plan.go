@@ -3,8 +3,8 @@ package tools
 import (
 	"context"
 
-	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/plan"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // ApplyPlanInput names the plan and the approved actions.
@@ -32,7 +32,7 @@ func ApplyPlan(d Deps) Tool {
 	},
 		func(ctx context.Context, in ApplyPlanInput) (ApplyPlanOutput, error) {
 			if in.Selected == nil {
-				return ApplyPlanOutput{}, wiki.Errorf(wiki.CodeInvalid, "selected is required: the approved action numbers, or [] to discard")
+				return ApplyPlanOutput{}, store.Errorf(store.CodeInvalid, "selected is required: the approved action numbers, or [] to discard")
 			}
 			p, err := plan.Apply(ctx, d.Store, d.Links, in.PlanID, in.Selected)
 			if p == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // AtomicWriteContextInput is the new synthesis.
@@ -34,7 +35,7 @@ func AtomicWriteContext(d Deps) Tool {
 }
 
 func clientName(ctx context.Context) string {
-	if c := wiki.CallFrom(ctx); c != nil && c.Client != "" {
+	if c := store.CallFrom(ctx); c != nil && c.Client != "" {
 		return c.Client
 	}
 	return "unknown client"

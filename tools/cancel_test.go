@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -47,10 +48,10 @@ func TestCancelledRequests(t *testing.T) {
 			if after, _ := os.ReadFile(filepath.Join(dir, "context.md")); string(after) != string(before) {
 				t.Errorf("a cancelled atomic_write_context replaced context.md:\n%s", after)
 			}
-			var last wiki.AuditRecord
+			var last store.AuditRecord
 			data, _ := os.ReadFile(filepath.Join(dir, ".llmwiki", "audit", st.Now().Format("2006-01-02")+".jsonl"))
 			lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-			if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.Tool != "atomic_write_context" || last.Code != wiki.CodeCancelled {
+			if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.Tool != "atomic_write_context" || last.Code != store.CodeCancelled {
 				t.Errorf("audit line: %+v (%v), want atomic_write_context with code cancelled", last, err)
 			}
 			// Other ids are served.

@@ -14,6 +14,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/schemacheck"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -184,7 +185,7 @@ func (h *harness) state() map[string]string {
 			return nil
 		}
 		b, _ := os.ReadFile(p)
-		out[rel] = wiki.SHA256Hex(b)
+		out[rel] = store.SHA256Hex(b)
 		return nil
 	})
 	return out
@@ -275,11 +276,11 @@ func TestAuditPerCall(t *testing.T) {
 	h.ok("write_page", map[string]any{"title": "A", "content": "a"})
 	h.call("read_page", map[string]any{"page": "missing"})
 	files, _ := filepath.Glob(filepath.Join(h.dir, ".llmwiki", "audit", "*.jsonl"))
-	var lines []wiki.AuditRecord
+	var lines []store.AuditRecord
 	for _, f := range files {
 		b, _ := os.ReadFile(f)
 		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-			var r wiki.AuditRecord
+			var r store.AuditRecord
 			if err := json.Unmarshal([]byte(l), &r); err != nil {
 				t.Fatal(err)
 			}
@@ -298,7 +299,7 @@ func TestAuditPerCall(t *testing.T) {
 			t.Errorf("line lacks identity: %+v", l)
 		}
 	}
-	if lines[3].Outcome != "error" || lines[3].Code != wiki.CodeNotFound {
+	if lines[3].Outcome != "error" || lines[3].Code != store.CodeNotFound {
 		t.Errorf("error line: %+v", lines[3])
 	}
 	if len(lines[2].Writes) != 2 { // the page and index.md

@@ -3,7 +3,7 @@ package tools
 import (
 	"strconv"
 
-	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // Lists page with limit and an opaque cursor (docs/design.md, Wire
@@ -26,7 +26,7 @@ func cursorOffset(cursor string) (int, error) {
 	}
 	n, err := strconv.Atoi(cursor)
 	if err != nil || n < 0 || strconv.Itoa(n) != cursor {
-		return 0, wiki.Errorf(wiki.CodeInvalid, "cursor is not one this tool returned: pass next_cursor as given, or omit cursor to start from the first page")
+		return 0, store.Errorf(store.CodeInvalid, "cursor is not one this tool returned: pass next_cursor as given, or omit cursor to start from the first page")
 	}
 	return n, nil
 }

@@ -3,8 +3,8 @@ package tools
 import (
 	"context"
 
-	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/lint"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // DismissLintFindingsInput names findings to dismiss or to report again.
@@ -32,7 +32,7 @@ func DismissLintFindings(d Deps) Tool {
 		func(ctx context.Context, in DismissLintFindingsInput) (DismissLintFindingsOutput, error) {
 			out := DismissLintFindingsOutput{DismissedIDs: []string{}}
 			if len(in.Dismiss) == 0 && len(in.Undismiss) == 0 {
-				return out, wiki.Errorf(wiki.CodeInvalid, "name the ids of findings in dismiss or undismiss")
+				return out, store.Errorf(store.CodeInvalid, "name the ids of findings in dismiss or undismiss")
 			}
 			if len(in.Dismiss) > 0 {
 				fs, err := lint.Dismiss(ctx, d.Store, d.Links, in.Dismiss, in.Reason, caller(ctx))

@@ -3,9 +3,9 @@ package tools
 import (
 	"context"
 
-	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/edit"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // EditPageInput is one targeted edit of a page.
@@ -44,7 +44,7 @@ func EditPage(d Deps) Tool {
 				return EditPageOutput{}, err
 			}
 			if !r.Changed {
-				wiki.CallFrom(ctx).AddWarning("nothing changed: " + r.Done)
+				store.CallFrom(ctx).AddWarning("nothing changed: " + r.Done)
 			}
 			out := EditPageOutput{Result: r}
 			if r.Changed {

@@ -3,8 +3,8 @@ package tools
 import (
 	"context"
 
-	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/lint"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // LintFindingsInput selects findings.
@@ -53,7 +53,7 @@ func LintFindings(d Deps) Tool {
 		func(ctx context.Context, in LintFindingsInput) (LintFindingsOutput, error) {
 			var out LintFindingsOutput
 			if in.Limit < 0 {
-				return out, wiki.Errorf(wiki.CodeInvalid, "limit must not be negative")
+				return out, store.Errorf(store.CodeInvalid, "limit must not be negative")
 			}
 			offset, err := cursorOffset(in.Cursor)
 			if err != nil {
@@ -82,7 +82,7 @@ func LintFindings(d Deps) Tool {
 			out.Dismissed, out.Unverified, out.Pages = rep.Dismissed, rep.Unverified, rep.Pages
 			out.Disabled, out.Problems = rep.Disabled, rep.Problems
 			out.Skipped, out.SkippedExamples = rep.Skipped, rep.SkippedExamples
-			wiki.CallFrom(ctx).SetExtra("findings", out.Total)
+			store.CallFrom(ctx).SetExtra("findings", out.Total)
 			return out, nil
 		})
 }

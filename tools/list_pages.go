@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // ListPagesInput filters and pages the catalogue.
@@ -39,7 +40,7 @@ func ListPages(d Deps) Tool {
 		func(ctx context.Context, in ListPagesInput) (ListPagesOutput, error) {
 			var out ListPagesOutput
 			if in.Limit < 0 {
-				return out, wiki.Errorf(wiki.CodeInvalid, "limit must not be negative")
+				return out, store.Errorf(store.CodeInvalid, "limit must not be negative")
 			}
 			offset, err := cursorOffset(in.Cursor)
 			if err != nil {

@@ -3,7 +3,7 @@ package tools
 import (
 	"context"
 
-	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // ListSnapshotsInput names the file whose versions to list.
@@ -17,7 +17,7 @@ type ListSnapshotsOutput struct {
 	// Path is the file listed ("" when listing files).
 	Path string `json:"path,omitempty"`
 	// Snapshots are its stored versions, newest first.
-	Snapshots []wiki.Snapshot `json:"snapshots"`
+	Snapshots []store.Snapshot `json:"snapshots"`
 	// Total is how many versions are stored (may exceed what is listed).
 	Total int `json:"total"`
 	// Files, when no path was given, are the files with stored versions
@@ -53,7 +53,7 @@ func ListSnapshots(d Deps) Tool {
 				if err != nil {
 					return ListSnapshotsOutput{}, err
 				}
-				out := ListSnapshotsOutput{Snapshots: []wiki.Snapshot{}, Total: len(all)}
+				out := ListSnapshotsOutput{Snapshots: []store.Snapshot{}, Total: len(all)}
 				for _, sn := range all {
 					if n := len(out.Files); n > 0 && out.Files[n-1].Path == sn.Of {
 						out.Files[n-1].Versions++
@@ -72,7 +72,7 @@ func ListSnapshots(d Deps) Tool {
 				out.Snapshots = list[:limit]
 			}
 			if out.Snapshots == nil {
-				out.Snapshots = []wiki.Snapshot{}
+				out.Snapshots = []store.Snapshot{}
 			}
 			return out, nil
 		})

@@ -5,6 +5,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/search"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // LoadProjectInput takes no arguments.
@@ -19,7 +20,7 @@ type LoadProjectOutput struct {
 }
 
 // readOnlyWarning is load_project's warning on a read-only wiki.
-const readOnlyWarning = "the wiki is read-only: every tool that writes is refused (" + wiki.ReadOnlyMessage + "); reading and searching work"
+const readOnlyWarning = "the wiki is read-only: every tool that writes is refused (" + store.ReadOnlyMessage + "); reading and searching work"
 
 // LoadProject returns the load_project tool: the first call of every
 // workflow.
@@ -32,7 +33,7 @@ func LoadProject(d Deps) Tool {
 		func(ctx context.Context, _ LoadProjectInput) (LoadProjectOutput, error) {
 			p, err := d.Store.LoadProject(ctx)
 			if d.Store.ReadOnly() {
-				wiki.CallFrom(ctx).AddWarning(readOnlyWarning)
+				store.CallFrom(ctx).AddWarning(readOnlyWarning)
 			}
 			out := LoadProjectOutput{Project: p}
 			if d.Search != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -210,7 +211,7 @@ func (q *progressSeq) sent(p, t float64) {
 // failures, "warning" for calls with warnings, "notice" for other failed
 // calls, "info" for writes and "debug" for reads. It reports whether a
 // message was sent.
-func logCall(ctx context.Context, call *wiki.Call, readOnly bool) bool {
+func logCall(ctx context.Context, call *store.Call, readOnly bool) bool {
 	sess, ok := server.ClientSessionFromContext(ctx).(server.SessionWithLogging)
 	if !ok || !sess.Initialized() {
 		return false
@@ -223,7 +224,7 @@ func logCall(ctx context.Context, call *wiki.Call, readOnly bool) bool {
 	warnings := rec.Warnings
 	level := mcp.LoggingLevelDebug
 	switch {
-	case rec.Code == wiki.CodeInternal:
+	case rec.Code == store.CodeInternal:
 		level = mcp.LoggingLevelError
 	case len(warnings) > 0:
 		level = mcp.LoggingLevelWarning

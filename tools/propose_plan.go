@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/model"
 	"github.com/llmwiki/llmwiki/wiki/plan"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // ProposePlanInput asks the server's model for a plan.
@@ -57,16 +57,16 @@ func ProposePlan(d Deps) Tool {
 			switch in.Operation {
 			case "ingest":
 				if in.Source == "" {
-					return ProposePlanOutput{}, wiki.Errorf(wiki.CodeInvalid, "ingest needs source: a file under sources/ (save it with save_source first)")
+					return ProposePlanOutput{}, store.Errorf(store.CodeInvalid, "ingest needs source: a file under sources/ (save it with save_source first)")
 				}
 				p, err = pr.Ingest(ctx, plan.IngestInput{Source: in.Source, Note: in.Note})
 			case "build":
 				if in.Source != "" {
-					return ProposePlanOutput{}, wiki.Errorf(wiki.CodeInvalid, "build takes no source: it folds in every pending source")
+					return ProposePlanOutput{}, store.Errorf(store.CodeInvalid, "build takes no source: it folds in every pending source")
 				}
 				p, err = pr.Build(ctx, plan.BuildInput{Note: in.Note})
 			default:
-				return ProposePlanOutput{}, wiki.Errorf(wiki.CodeInvalid, "operation must be ingest or build")
+				return ProposePlanOutput{}, store.Errorf(store.CodeInvalid, "operation must be ingest or build")
 			}
 			if err != nil {
 				return ProposePlanOutput{}, err

@@ -5,6 +5,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // ReadPageInput names the file to read.
@@ -44,7 +45,7 @@ func ReadPage(d Deps) Tool {
 			out := ReadPageOutput{FileContent: fc, Backlinks: []links.Backlink{}}
 			v, err := d.Links.View(ctx)
 			if err != nil {
-				wiki.CallFrom(ctx).AddWarning("backlinks unavailable: " + wiki.PublicMessage(err))
+				store.CallFrom(ctx).AddWarning("backlinks unavailable: " + store.PublicMessage(err))
 				return out, nil
 			}
 			bl := v.Backlinks(fc.Path)

@@ -16,6 +16,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/lint"
 	"github.com/llmwiki/llmwiki/wiki/search"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -252,7 +253,7 @@ func unusedArgs(t *testing.T, tool mcp.Tool, cs []roCall) []string {
 // treeOf hashes every file, link and folder under dir, the audit log's
 // folder left out.
 func treeOf(t *testing.T, dir string) map[string]string {
-	return wikitest.TreeHashes(t, dir, func(rel string) bool { return rel == wiki.AuditDir })
+	return wikitest.TreeHashes(t, dir, func(rel string) bool { return rel == store.AuditDir })
 }
 
 // diffTrees names the paths added, removed or changed from a to b.

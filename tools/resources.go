@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -51,7 +52,7 @@ func PageURI(rel string) string {
 // resources serves the wiki as MCP resources and tells clients when they
 // change: resources/list_changed when pages come or go (mcp-go sends it when
 // the registry changes), resources/updated to sessions subscribed to a file
-// that a write changed. It is a [wiki.Derived], so the writer calls Apply
+// that a write changed. It is a [store.Derived], so the writer calls Apply
 // after every committed write.
 type resources struct {
 	d   Deps
@@ -174,10 +175,10 @@ func (r *resources) sync(ctx context.Context, force bool) error {
 	return nil
 }
 
-// Name implements [wiki.Derived].
+// Name implements [store.Derived].
 func (r *resources) Name() string { return "resources" }
 
-// Close implements [wiki.Derived]: it stops following outside edits.
+// Close implements [store.Derived]: it stops following outside edits.
 func (r *resources) Close() error {
 	r.stopOnce.Do(func() { close(r.stop) })
 	return nil
@@ -231,7 +232,7 @@ func (r *resources) outsideChanges(ch wiki.Changes) {
 		return
 	}
 	relist := ch.Full
-	var changes []wiki.Change
+	var changes []store.Change
 	for _, p := range ch.Paths {
 		if !isPageFile(p) && !isStatic(p) {
 			if wiki.LayerOf(p) == wiki.LayerPages {
@@ -243,7 +244,7 @@ func (r *resources) outsideChanges(ch wiki.Changes) {
 		sum := "-"
 		switch {
 		case err == nil:
-			sum = wiki.SHA256Hex(data)
+			sum = store.SHA256Hex(data)
 		case !errors.Is(err, fs.ErrNotExist):
 			continue // unreadable for now: the next event or list tells
 		}
@@ -254,9 +255,9 @@ func (r *resources) outsideChanges(ch wiki.Changes) {
 			continue // a write through llmwiki, already notified
 		}
 		if sum == "-" {
-			changes = append(changes, wiki.Change{Path: p, Op: wiki.OpDelete})
+			changes = append(changes, store.Change{Path: p, Op: store.OpDelete})
 		} else {
-			changes = append(changes, wiki.Change{Path: p, Op: wiki.OpReplace, Data: data})
+			changes = append(changes, store.Change{Path: p, Op: store.OpReplace, Data: data})
 		}
 	}
 	if len(changes) > 0 {
@@ -269,27 +270,27 @@ func (r *resources) outsideChanges(ch wiki.Changes) {
 	}
 }
 
-// Apply implements [wiki.Derived]: it updates the page list and notifies
+// Apply implements [store.Derived]: it updates the page list and notifies
 // subscribers of every changed file. It never fails and never blocks
 // (notifications to a session whose queue is full are dropped by mcp-go).
-func (r *resources) Apply(_ context.Context, changes []wiki.Change) error {
+func (r *resources) Apply(_ context.Context, changes []store.Change) error {
 	var updated []string
 	var add []server.ServerResource
 	var del []string
 	r.mu.Lock()
 	for _, c := range changes {
 		if isPageFile(c.Path) || isStatic(c.Path) {
-			if c.Op == wiki.OpDelete {
+			if c.Op == store.OpDelete {
 				r.sums[c.Path] = "-"
 			} else {
-				r.sums[c.Path] = wiki.SHA256Hex(c.Data)
+				r.sums[c.Path] = store.SHA256Hex(c.Data)
 			}
 		}
 		switch {
 		case isPageFile(c.Path):
 			uri := PageURI(c.Path)
 			updated = append(updated, uri)
-			if c.Op == wiki.OpDelete {
+			if c.Op == store.OpDelete {
 				if _, ok := r.listed[c.Path]; ok {
 					delete(r.listed, c.Path)
 					del = append(del, uri)
@@ -384,7 +385,7 @@ func (r *resources) readPage(ctx context.Context, req mcp.ReadResourceRequest) (
 		raw := strings.TrimPrefix(req.Params.URI, "wiki://pages/")
 		slug, err := url.PathUnescape(raw)
 		if err != nil || slug == "" {
-			return "", wiki.Errorf(wiki.CodeInvalid, "%s is not a page URI (wiki://pages/<slug>)", req.Params.URI)
+			return "", store.Errorf(store.CodeInvalid, "%s is not a page URI (wiki://pages/<slug>)", req.Params.URI)
 		}
 		return r.d.Store.ResolvePage(slug)
 	})
@@ -393,7 +394,7 @@ func (r *resources) readPage(ctx context.Context, req mcp.ReadResourceRequest) (
 // serve reads the file resolve names, with an audit line of tool
 // "resources/read" like any tool call.
 func (r *resources) serve(ctx context.Context, uri string, resolve func() (string, error)) ([]mcp.ResourceContents, error) {
-	call := wiki.NewCall("resources/read", sessionID(ctx, r.d.Store), map[string]any{"uri": uri})
+	call := store.NewCall("resources/read", sessionID(ctx, r.d.Store), map[string]any{"uri": uri})
 	fillClient(ctx, call)
 	var text string
 	rel, err := resolve()
@@ -407,10 +408,10 @@ func (r *resources) serve(ctx context.Context, uri string, resolve func() (strin
 		r.d.logger().Error("audit line not written", "tool", "resources/read", "err", aerr)
 	}
 	if err != nil {
-		if wiki.CodeOf(err) == wiki.CodeInternal {
+		if store.CodeOf(err) == store.CodeInternal {
 			r.d.logger().Error("resource read failed", "uri", uri, "err", err)
 		}
-		return nil, fmt.Errorf("%s: %s", wiki.CodeOf(err), wiki.PublicMessage(err))
+		return nil, fmt.Errorf("%s: %s", store.CodeOf(err), store.PublicMessage(err))
 	}
 	return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: "text/markdown", Text: text}}, nil
 }
@@ -421,25 +422,25 @@ func (r *resources) readText(rel string) (string, error) {
 		return "", err
 	}
 	if l := wiki.LayerOf(rel); l != wiki.LayerPages && !isStatic(rel) {
-		return "", wiki.Errorf(wiki.CodeInvalid, "%s is not served as a resource; use read_page", rel)
+		return "", store.Errorf(store.CodeInvalid, "%s is not served as a resource; use read_page", rel)
 	}
 	fi, err := r.d.Store.Root().Lstat(rel)
 	if err != nil {
-		return "", wiki.Errorf(wiki.CodeNotFound, "%s does not exist; list_pages shows the pages", rel)
+		return "", store.Errorf(store.CodeNotFound, "%s does not exist; list_pages shows the pages", rel)
 	}
 	if !fi.Mode().IsRegular() {
-		return "", wiki.Errorf(wiki.CodeInvalid, "%s is not a regular file", rel)
+		return "", store.Errorf(store.CodeInvalid, "%s is not a regular file", rel)
 	}
 	if fi.Size() > maxResourceBytes {
-		return "", wiki.Errorf(wiki.CodeTooLarge, "%s is %d bytes, more than a resource serves (%d); read it in parts with read_page", rel, fi.Size(), maxResourceBytes)
+		return "", store.Errorf(store.CodeTooLarge, "%s is %d bytes, more than a resource serves (%d); read it in parts with read_page", rel, fi.Size(), maxResourceBytes)
 	}
 	data, err := r.d.Store.ReadFile(rel)
 	if err != nil {
-		return "", wiki.Errorf(wiki.CodeNotFound, "%s could not be read; list_pages shows the pages", rel)
+		return "", store.Errorf(store.CodeNotFound, "%s could not be read; list_pages shows the pages", rel)
 	}
 	dec := wiki.Decode(data) // the text read_page shows
 	if dec.Binary {
-		return "", wiki.Errorf(wiki.CodeInvalid, "%s is not text; read_page describes it", rel)
+		return "", store.Errorf(store.CodeInvalid, "%s is not text; read_page describes it", rel)
 	}
 	return string(dec.Text), nil
 }

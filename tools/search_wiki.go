@@ -3,8 +3,8 @@ package tools
 import (
 	"context"
 
-	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/search"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // SearchWikiInput is one search.
@@ -36,7 +36,7 @@ func SearchWiki(d Deps) Tool {
 		func(ctx context.Context, in SearchWikiInput) (SearchWikiOutput, error) {
 			var out SearchWikiOutput
 			if d.Search == nil {
-				return out, wiki.Errorf(wiki.CodeInternal, "this server runs without a search index; use list_pages and read_page")
+				return out, store.Errorf(store.CodeInternal, "this server runs without a search index; use list_pages and read_page")
 			}
 			offset, err := cursorOffset(in.Cursor)
 			if err != nil {
@@ -49,8 +49,8 @@ func SearchWiki(d Deps) Tool {
 			out.Result = res
 			out.NextCursor = nextCursor(res.NextOffset)
 			if err == nil {
-				wiki.CallFrom(ctx).SetExtra("hits", len(res.Hits))
-				wiki.CallFrom(ctx).SetExtra("total", res.Total)
+				store.CallFrom(ctx).SetExtra("hits", len(res.Hits))
+				store.CallFrom(ctx).SetExtra("total", res.Total)
 			}
 			return out, err
 		})

@@ -3,8 +3,8 @@ package tools
 import (
 	"context"
 
-	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/lint"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // LintQuote is one piece of evidence an agent submits.
@@ -45,7 +45,7 @@ func SubmitLintFindings(d Deps) Tool {
 		func(ctx context.Context, in SubmitLintFindingsInput) (SubmitLintFindingsOutput, error) {
 			var out SubmitLintFindingsOutput
 			if len(in.Findings) == 0 {
-				return out, wiki.Errorf(wiki.CodeInvalid, "findings is empty; submit at least one finding with its quotes")
+				return out, store.Errorf(store.CodeInvalid, "findings is empty; submit at least one finding with its quotes")
 			}
 			ps := make([]lint.Proposal, len(in.Findings))
 			for i, s := range in.Findings {
@@ -65,7 +65,7 @@ func SubmitLintFindings(d Deps) Tool {
 					out.Unverified++
 				}
 			}
-			wiki.CallFrom(ctx).SetExtra("findings", len(fs))
+			store.CallFrom(ctx).SetExtra("findings", len(fs))
 			return out, nil
 		})
 }
@@ -73,7 +73,7 @@ func SubmitLintFindings(d Deps) Tool {
 // caller names who made the call, for the lint state: the client, or the
 // session when the client gave no name.
 func caller(ctx context.Context) string {
-	c := wiki.CallFrom(ctx)
+	c := store.CallFrom(ctx)
 	if c == nil {
 		return ""
 	}

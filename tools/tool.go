@@ -19,6 +19,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki/model"
 	"github.com/llmwiki/llmwiki/wiki/schemacheck"
 	"github.com/llmwiki/llmwiki/wiki/search"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -117,7 +118,7 @@ func newTool[In, Out any](d Deps, spec toolSpec, fn func(context.Context, In) (O
 
 // typed wraps fn as an MCP handler: strict argument decoding and validation
 // against the tool's own input schema (unknown arguments, wrong types and
-// missing required fields are refused by name), a [wiki.Call] in the context,
+// missing required fields are refused by name), a [store.Call] in the context,
 // one audit line, and errors mapped by [toolError].
 func typed[In, Out any](d Deps, t mcp.Tool, fn func(context.Context, In) (Out, error)) server.ToolHandlerFunc {
 	// Compiled on first call: start-up cost matters to editors that spawn
@@ -126,9 +127,9 @@ func typed[In, Out any](d Deps, t mcp.Tool, fn func(context.Context, In) (Out, e
 	readOnly := Tool{Tool: t}.ReadOnly()
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		raw := req.GetRawArguments()
-		call := wiki.NewCall(t.Name, sessionID(ctx, d.Store), raw)
+		call := store.NewCall(t.Name, sessionID(ctx, d.Store), raw)
 		fillClient(ctx, call)
-		ctx = wiki.WithCall(ctx, call)
+		ctx = store.WithCall(ctx, call)
 		ctx, finishProgress := withProgress(ctx, req)
 		var in In
 		var err error
@@ -179,14 +180,14 @@ func typed[In, Out any](d Deps, t mcp.Tool, fn func(context.Context, In) (Out, e
 // undone): the wiki codes its own cancellations so already; an I/O error
 // caused by the ending context is reclassed here.
 func cancelledError(err error) error {
-	if wiki.CodeOf(err) == wiki.CodeCancelled {
+	if store.CodeOf(err) == store.CodeCancelled {
 		return err
 	}
-	msg := wiki.PublicMessage(err)
-	if wiki.CodeOf(err) == wiki.CodeInternal {
+	msg := store.PublicMessage(err)
+	if store.CodeOf(err) == store.CodeInternal {
 		msg = "cancelled; nothing was changed"
 	}
-	return &wiki.Error{Code: wiki.CodeCancelled, Msg: msg, Err: err}
+	return &store.Error{Code: store.CodeCancelled, Msg: msg, Err: err}
 }
 
 // errCancelledBeforeStart refuses a request cancelled before it started
@@ -211,9 +212,9 @@ func auditCancelledCall(ctx context.Context, d Deps, message any) {
 	if json.Unmarshal(raw, &m) != nil || m.Method != string(mcp.MethodToolsCall) || m.Params.Name == "" {
 		return
 	}
-	call := wiki.NewCall(m.Params.Name, sessionID(ctx, d.Store), m.Params.Arguments)
+	call := store.NewCall(m.Params.Name, sessionID(ctx, d.Store), m.Params.Arguments)
 	fillClient(ctx, call)
-	err := wiki.Errorf(wiki.CodeCancelled, "cancelled by the client before it started; nothing was changed")
+	err := store.Errorf(store.CodeCancelled, "cancelled by the client before it started; nothing was changed")
 	if aerr := d.Store.Audit(call, err); aerr != nil {
 		d.logger().Error("audit line not written", "tool", m.Params.Name, "err", aerr)
 	}
@@ -223,9 +224,9 @@ func auditCancelledCall(ctx context.Context, d Deps, message any) {
 // code and the public message, never a host path or a stack trace. Internal
 // causes are logged to stderr.
 func toolError(d Deps, tool string, err error) *mcp.CallToolResult {
-	code := wiki.CodeOf(err)
-	msg := wiki.PublicMessage(err)
-	if code == wiki.CodeInternal {
+	code := store.CodeOf(err)
+	msg := store.PublicMessage(err)
+	if code == store.CodeInternal {
 		d.logger().Error("tool failed", "tool", tool, "err", err)
 		msg += "; nothing was changed. The server log has details"
 	}
@@ -249,7 +250,7 @@ func WithRemoteAddr(ctx context.Context, addr string) context.Context {
 	return context.WithValue(ctx, remoteKey{}, addr)
 }
 
-func fillClient(ctx context.Context, c *wiki.Call) {
+func fillClient(ctx context.Context, c *store.Call) {
 	if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
 		ci := s.GetClientInfo()
 		if ci.Name != "" {
@@ -273,18 +274,18 @@ func decodeArgs(raw any, v any, validate func(any) error, renamed map[string]str
 	}
 	b, err := json.Marshal(raw)
 	if err != nil {
-		return wiki.Errorf(wiki.CodeInvalid, "arguments are not a JSON object")
+		return store.Errorf(store.CodeInvalid, "arguments are not a JSON object")
 	}
 	if string(b) == "null" {
 		b = []byte("{}")
 	}
 	var generic any
 	if err := json.Unmarshal(b, &generic); err != nil {
-		return wiki.Errorf(wiki.CodeInvalid, "arguments are not a JSON object")
+		return store.Errorf(store.CodeInvalid, "arguments are not a JSON object")
 	}
 	args, ok := generic.(map[string]any)
 	if !ok {
-		return wiki.Errorf(wiki.CodeInvalid, "arguments must be a JSON object")
+		return store.Errorf(store.CodeInvalid, "arguments must be a JSON object")
 	}
 	// An argument given as null is one not given (decoding leaves its field
 	// unset either way); the schemas type optional arguments without null.
@@ -314,7 +315,7 @@ func decodeArgs(raw any, v any, validate func(any) error, renamed map[string]str
 		if strings.HasPrefix(msg, "unknown field") {
 			msg = "unknown argument " + strings.TrimPrefix(msg, "unknown field ") + "; check the tool's input schema"
 		}
-		return wiki.Errorf(wiki.CodeInvalid, "invalid arguments: %s", msg)
+		return store.Errorf(store.CodeInvalid, "invalid arguments: %s", msg)
 	}
 	return nil
 }
@@ -356,7 +357,7 @@ func checkRenamed(args map[string]any, renamed map[string]string) error {
 	if len(msgs) > 5 {
 		msgs = msgs[:5]
 	}
-	return wiki.Errorf(wiki.CodeInvalid, "invalid arguments: %s", strings.Join(msgs, "; "))
+	return store.Errorf(store.CodeInvalid, "invalid arguments: %s", strings.Join(msgs, "; "))
 }
 
 // findArg returns where the field path (segments like "findings[]" and
@@ -419,12 +420,12 @@ func checkUTF8(at string, v any) error {
 	switch x := v.(type) {
 	case string:
 		if !utf8.ValidString(x) {
-			return wiki.Errorf(wiki.CodeInvalid, "argument %s is not valid UTF-8 text", strings.TrimPrefix(at, "."))
+			return store.Errorf(store.CodeInvalid, "argument %s is not valid UTF-8 text", strings.TrimPrefix(at, "."))
 		}
 	case map[string]any:
 		for k, v := range x {
 			if !utf8.ValidString(k) {
-				return wiki.Errorf(wiki.CodeInvalid, "an argument name is not valid UTF-8")
+				return store.Errorf(store.CodeInvalid, "an argument name is not valid UTF-8")
 			}
 			if err := checkUTF8(at+"."+k, v); err != nil {
 				return err
@@ -487,7 +488,7 @@ func validatorFunc(sch *jsonschema.Schema) func(any) error {
 		}
 		vs, ok := schemacheck.Violations(err)
 		if !ok {
-			return wiki.Errorf(wiki.CodeInvalid, "invalid arguments")
+			return store.Errorf(store.CodeInvalid, "invalid arguments")
 		}
 		var msgs []string
 		for _, v := range vs {
@@ -513,6 +514,6 @@ func validatorFunc(sch *jsonschema.Schema) func(any) error {
 		if len(msgs) > 5 {
 			msgs = msgs[:5]
 		}
-		return wiki.Errorf(wiki.CodeInvalid, "invalid arguments: %s", strings.Join(msgs, "; "))
+		return store.Errorf(store.CodeInvalid, "invalid arguments: %s", strings.Join(msgs, "; "))
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // WritePageInput is a page to create or update.
@@ -50,12 +51,12 @@ func WritePage(d Deps) Tool {
 func unresolvedLinks(ctx context.Context, d Deps, rel string, before []links.Resolved) []links.Unresolved {
 	v, err := d.Links.View(ctx)
 	if err != nil {
-		wiki.CallFrom(ctx).AddWarning("links not checked: " + wiki.PublicMessage(err))
+		store.CallFrom(ctx).AddWarning("links not checked: " + store.PublicMessage(err))
 		return nil
 	}
 	us := v.UnresolvedLinks(rel, before)
 	for _, u := range us {
-		wiki.CallFrom(ctx).AddWarning(u.Message())
+		store.CallFrom(ctx).AddWarning(u.Message())
 	}
 	return us
 }

@@ -1,6 +1,7 @@
 package wiki
 
 import (
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"os"
 	"sync"
 	"time"
@@ -54,11 +55,11 @@ func (s *Store) Config() Config {
 		}
 		return cfg
 	}
-	data, _, rerr := s.readRaw("schema.md")
+	data, _, rerr := s.ReadRaw("schema.md")
 	if rerr == nil {
 		d, perr := ParseDoc("schema.md", data)
 		if perr != nil {
-			cfg.Err = PublicMessage(perr)
+			cfg.Err = store.PublicMessage(perr)
 		} else if d.Meta != nil {
 			cfg.Raw = d.Meta
 			if n, ok := toInt(d.Meta["context_max_lines"]); ok && n > 0 {

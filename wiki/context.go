@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // ContextInput is a new context.md for [Store.WriteContext].
@@ -97,27 +99,27 @@ const MaxContextBytes = 2 << 20
 // line to it. Nothing is ever cut silently. The same write appends a build
 // entry to log.md ("## [YYYY-MM-DD HH:MM] build | context.md: ...").
 func (s *Store) WriteContext(ctx context.Context, in ContextInput) (out ContextWrite, err error) {
-	ctx, call, done := s.withOwnCall(ctx)
+	ctx, call, done := s.WithOwnCall(ctx)
 	defer func() { done(err) }()
 	if !utf8.ValidString(in.Content) {
-		return out, Errorf(CodeInvalid, "content is not valid UTF-8")
+		return out, store.Errorf(store.CodeInvalid, "content is not valid UTF-8")
 	}
 	if strings.TrimSpace(in.Content) == "" {
-		return out, Errorf(CodeInvalid, "content is empty; context.md must hold the synthesis")
+		return out, store.Errorf(store.CodeInvalid, "content is empty; context.md must hold the synthesis")
 	}
 	if len(in.Content) > MaxContextBytes {
-		return out, Errorf(CodeTooLarge, "content is %d bytes; the limit is %d", len(in.Content), MaxContextBytes)
+		return out, store.Errorf(store.CodeTooLarge, "content is %d bytes; the limit is %d", len(in.Content), MaxContextBytes)
 	}
 	if d, err := ParseDoc("content", []byte(in.Content)); err != nil || d.Format != FormatNone {
-		return out, Errorf(CodeInvalid, "content starts with a frontmatter block; send only the markdown body (the server writes context.md's frontmatter)")
+		return out, store.Errorf(store.CodeInvalid, "content starts with a frontmatter block; send only the markdown body (the server writes context.md's frontmatter)")
 	}
 	switch in.OnOverflow {
 	case "", "refuse", "spill":
 	default:
-		return out, Errorf(CodeInvalid, "on_overflow must be \"refuse\" or \"spill\"")
+		return out, store.Errorf(store.CodeInvalid, "on_overflow must be \"refuse\" or \"spill\"")
 	}
 	if in.BaseSHA256 != "" && !isHexSHA(in.BaseSHA256) {
-		return out, Errorf(CodeInvalid, "base_sha256 must be 64 hex digits, as read_page returns it")
+		return out, store.Errorf(store.CodeInvalid, "base_sha256 must be 64 hex digits, as read_page returns it")
 	}
 	folded := make([]string, 0, len(in.FoldedSources))
 	seen := map[string]bool{}
@@ -127,7 +129,7 @@ func (s *Store) WriteContext(ctx context.Context, in ContextInput) (out ContextW
 			return out, err
 		}
 		if l := LayerOf(rel); l != LayerSources && l != LayerResearch {
-			return out, Errorf(CodeInvalid, "folded source %s is not under sources/", rel)
+			return out, store.Errorf(store.CodeInvalid, "folded source %s is not under sources/", rel)
 		}
 		if !seen[rel] {
 			seen[rel] = true
@@ -147,27 +149,27 @@ func (s *Store) WriteContext(ctx context.Context, in ContextInput) (out ContextW
 	spillSlug := ""
 	if len(lines) > cap {
 		if in.OnOverflow != "spill" {
-			return out, Errorf(CodeTooLarge, "content has %d lines; context.md's cap is %d. Shorten it, or pass on_overflow \"spill\" to move the tail to a new page", len(lines), cap)
+			return out, store.Errorf(store.CodeTooLarge, "content has %d lines; context.md's cap is %d. Shorten it, or pass on_overflow \"spill\" to move the tail to a new page", len(lines), cap)
 		}
 		if cap < 4 {
-			return out, Errorf(CodeTooLarge, "context.md's cap (%d lines) is too small to spill into", cap)
+			return out, store.Errorf(store.CodeTooLarge, "context.md's cap (%d lines) is too small to spill into", cap)
 		}
 		cut := spillCut(lines, cap-2)
 		spill = lines[cut:]
 		lines = append(lines[:cut:cut], "\n")
 		spillSlug = "context-overflow-" + now.Format("20060102-150405")
 	}
-	err = s.Update(ctx, func(tx *Tx) error {
+	err = s.Update(ctx, func(tx *store.Tx) error {
 		cur, exists, err := tx.Read("context.md")
 		if err != nil {
 			return err
 		}
 		if in.BaseSHA256 != "" {
 			if !exists {
-				return Errorf(CodeNotFound, "context.md does not exist; omit base_sha256")
+				return store.Errorf(store.CodeNotFound, "context.md does not exist; omit base_sha256")
 			}
-			if got := SHA256Hex(cur); got != strings.ToLower(in.BaseSHA256) {
-				return Errorf(CodeConflict, "context.md changed since you read it (base_sha256 %s… does not match the current %s…); read it again and retry", short(in.BaseSHA256), short(got))
+			if got := store.SHA256Hex(cur); got != strings.ToLower(in.BaseSHA256) {
+				return store.Errorf(store.CodeConflict, "context.md changed since you read it (base_sha256 %s… does not match the current %s…); read it again and retry", short(in.BaseSHA256), short(got))
 			}
 		}
 		var old *Doc
@@ -175,7 +177,7 @@ func (s *Store) WriteContext(ctx context.Context, in ContextInput) (out ContextW
 			if d, err := ParseDoc("context.md", cur); err == nil {
 				old = d
 			} else {
-				CallFrom(tx.Context()).AddWarning(PublicMessage(err) + "; the old frontmatter was replaced, and the old file is kept in its snapshot")
+				store.CallFrom(tx.Context()).AddWarning(store.PublicMessage(err) + "; the old frontmatter was replaced, and the old file is kept in its snapshot")
 			}
 		}
 		prov := map[string]string{}
@@ -195,9 +197,9 @@ func (s *Store) WriteContext(ctx context.Context, in ContextInput) (out ContextW
 				return err
 			}
 			if !ok {
-				return Errorf(CodeNotFound, "folded source %s does not exist; gather_sources lists the sources", rel)
+				return store.Errorf(store.CodeNotFound, "folded source %s does not exist; gather_sources lists the sources", rel)
 			}
-			sum := SHA256Hex(data)
+			sum := store.SHA256Hex(data)
 			prov[rel] = sum
 			out.Folded = append(out.Folded, FoldedSource{Path: rel, SHA256: sum})
 		}
@@ -247,7 +249,7 @@ func (s *Store) WriteContext(ctx context.Context, in ContextInput) (out ContextW
 		// A context.md with "\r\n" line ends keeps them on every line.
 		data = WithLineEnds(data, exists && FirstLineCRLF(cur))
 		out.Lines = len(lines)
-		out.SHA256 = SHA256Hex(data)
+		out.SHA256 = store.SHA256Hex(data)
 		if err := tx.Replace("context.md", data, ""); err != nil {
 			return err
 		}
@@ -267,13 +269,11 @@ func (s *Store) WriteContext(ctx context.Context, in ContextInput) (out ContextW
 	if err != nil {
 		return ContextWrite{}, err
 	}
-	call.mu.Lock()
-	for _, sn := range call.Snapshots {
-		if strings.HasPrefix(sn, SnapshotDir+"/context.md/") {
+	for _, sn := range call.SnapshotsTaken() {
+		if strings.HasPrefix(sn, store.SnapshotDir+"/context.md/") {
 			out.Snapshot = sn
 		}
 	}
-	call.mu.Unlock()
 	if out.Folded == nil {
 		out.Folded = []FoldedSource{}
 	}
@@ -317,7 +317,7 @@ func spillCut(lines []string, keep int) int {
 // frontmatter (path → sha256) and the time of the last build ("" if none).
 func (s *Store) Provenance() (map[string]string, string) {
 	prov := map[string]string{}
-	data, ok, err := s.readRaw("context.md")
+	data, ok, err := s.ReadRaw("context.md")
 	if err != nil || !ok {
 		return prov, ""
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // TestWriteContextLogsBuild: every context.md write appends its own build
@@ -42,7 +44,7 @@ func TestWriteContextLogsBuild(t *testing.T) {
 
 	// Refused (over the cap): neither context.md nor log.md changes.
 	tree := treeOf(t, dir)
-	if _, err := s.WriteContext(ctx, ContextInput{Content: strings.Repeat("line\n", 401)}); CodeOf(err) != CodeTooLarge {
+	if _, err := s.WriteContext(ctx, ContextInput{Content: strings.Repeat("line\n", 401)}); store.CodeOf(err) != store.CodeTooLarge {
 		t.Fatalf("over the cap: %v", err)
 	}
 	sameTree(t, tree, treeOf(t, dir))

@@ -1,17 +1,15 @@
-// Package wiki is the llmwiki store: the layout of a wiki project on disk, page
-// names and slugs, frontmatter, and the one audited writer every write goes
-// through.
+// Package wiki is the llmwiki wiki: the layout of a wiki project on disk, page
+// names and slugs, frontmatter, and the features (pages, sources, context,
+// index, log, restore, validate) over one transactional store.
 //
-// A [Store] owns one [os.Root] opened on the project directory. Every path a
-// caller names is validated ([CleanPath], [Slugify]) and then resolved through
-// that root, so no name, symlink or prefix trick reaches outside it. Writes are
-// transactions ([Store.Update]): they take the project lock (an in-process
-// mutex plus a cross-process file lock on .llmwiki/lock), check the caller's
-// base_sha256, snapshot each replaced version under .llmwiki/snapshots/, write
-// each file atomically (temp file beside the target, fsync, rename, fsync the
-// directory), and record the sha256 of every path before and after in the
-// call's audit line (.llmwiki/audit/YYYY-MM-DD.jsonl). The README's "A wiki
-// on disk" lists the invariants; each has a test in this package.
+// A [Store] embeds a [store.Store] opened on the project directory, with the
+// wiki's rules installed as its policy (policy.go): every path a caller names
+// is validated ([CleanPath]), schema.md is the person's, sources are add-only,
+// log.md is append-only, guidelines.md keeps its "## My Rules", pages are .md
+// files with one identity key ([PageKey]). The store makes every write a
+// locked, snapshotted, atomic, audited transaction ([store.Store.Update]). The
+// README's "A wiki on disk" lists the invariants; each has a test in this
+// package or in wiki/store.
 //
 // This package never imports an MCP library: tools/ adapts it to MCP, and the
 // command line uses it directly.

@@ -15,6 +15,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"gopkg.in/yaml.v3"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // FrontmatterFormat names the syntax of a frontmatter block.
@@ -135,7 +137,7 @@ func ParseDoc(name string, src []byte) (*Doc, error) {
 			d.Body = src // a thematic break
 			return d, nil
 		}
-		return nil, Errorf(CodeInvalid, "%s: frontmatter opened with '%s' on line %d is never closed; add a '%s' line after the last key", name, first, line, closing)
+		return nil, store.Errorf(store.CodeInvalid, "%s: frontmatter opened with '%s' on line %d is never closed; add a '%s' line after the last key", name, first, line, closing)
 	}
 	block := src[blockStart:closeAt]
 	var meta map[string]any
@@ -444,7 +446,7 @@ func frontmatterError(name string, f FrontmatterFormat, blockLine int, err error
 		msg = "the block is not a mapping of keys to values"
 	}
 	msg = strings.Join(strings.Fields(msg), " ")
-	return &Error{Code: CodeInvalid, Msg: fmt.Sprintf("%s: frontmatter is not valid %s (line %d: %s)", name, strings.ToUpper(string(f)), line, msg), Err: err}
+	return &store.Error{Code: store.CodeInvalid, Msg: fmt.Sprintf("%s: frontmatter is not valid %s (line %d: %s)", name, strings.ToUpper(string(f)), line, msg), Err: err}
 }
 
 // normalizeMeta turns nested map[any]any and time values into JSON-friendly
@@ -563,7 +565,7 @@ func RenderDoc(fields []Field, keep *Doc, body []byte) ([]byte, error) {
 		enc := yaml.NewEncoder(&buf)
 		enc.SetIndent(2)
 		if err := enc.Encode(root); err != nil {
-			return nil, internal("encode frontmatter", err)
+			return nil, store.Internal("encode frontmatter", err)
 		}
 		enc.Close()
 	}
@@ -580,7 +582,7 @@ func RenderDoc(fields []Field, keep *Doc, body []byte) ([]byte, error) {
 // survives.
 func valueNode(v any, depth int) (*yaml.Node, error) {
 	if depth > 50 {
-		return nil, Errorf(CodeInvalid, "frontmatter value is nested too deeply")
+		return nil, store.Errorf(store.CodeInvalid, "frontmatter value is nested too deeply")
 	}
 	switch x := v.(type) {
 	case string:
@@ -631,7 +633,7 @@ func valueNode(v any, depth int) (*yaml.Node, error) {
 	}
 	var n yaml.Node
 	if err := n.Encode(v); err != nil {
-		return nil, internal("encode frontmatter", err)
+		return nil, store.Internal("encode frontmatter", err)
 	}
 	return &n, nil
 }
@@ -789,7 +791,7 @@ func MergeFrontmatter(d *Doc, set []Field, body []byte) ([]byte, error) {
 		enc := yaml.NewEncoder(&b)
 		enc.SetIndent(2)
 		if err := enc.Encode(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{&k, v}}); err != nil {
-			return nil, internal("encode frontmatter", err)
+			return nil, store.Internal("encode frontmatter", err)
 		}
 		enc.Close()
 		return b.Bytes(), nil

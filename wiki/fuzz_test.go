@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // The fuzz targets of package wiki: names and path resolution, frontmatter
@@ -32,7 +34,7 @@ func FuzzCleanPath(f *testing.F) {
 	f.Fuzz(func(t *testing.T, p string) {
 		c, err := CleanPath(p)
 		if err != nil {
-			if CodeOf(err) != CodeInvalid || !utf8.ValidString(PublicMessage(err)) {
+			if store.CodeOf(err) != store.CodeInvalid || !utf8.ValidString(store.PublicMessage(err)) {
 				t.Fatalf("CleanPath(%q): %v", p, err)
 			}
 			return
@@ -70,7 +72,7 @@ func FuzzSlugify(f *testing.F) {
 	f.Fuzz(func(t *testing.T, title string) {
 		slug, err := Slugify(title)
 		if err != nil {
-			if CodeOf(err) != CodeInvalid {
+			if store.CodeOf(err) != store.CodeInvalid {
 				t.Fatalf("Slugify(%q): %v", title, err)
 			}
 			return
@@ -161,7 +163,7 @@ func FuzzResolvePath(f *testing.F) {
 		if fc, err := s.Read(ctx, ReadInput{Slug: p}); err == nil && strings.Contains(fc.Body, "OUTSIDE SECRET") {
 			t.Fatalf("read slug %q returned a file from outside the root", p)
 		}
-		err := s.Update(ctx, func(tx *Tx) error { return tx.Create(p, []byte("fuzz\n")) })
+		err := s.Update(ctx, func(tx *store.Tx) error { return tx.Create(p, []byte("fuzz\n")) })
 		if err == nil {
 			rel, _ := CleanPath(p)
 			full := filepath.Join(fs.root, filepath.FromSlash(rel))
@@ -195,7 +197,7 @@ func FuzzParseDoc(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		d, err := ParseDoc("f.md", src)
 		if err != nil {
-			if CodeOf(err) != CodeInvalid || !strings.HasPrefix(PublicMessage(err), "f.md: ") {
+			if store.CodeOf(err) != store.CodeInvalid || !strings.HasPrefix(store.PublicMessage(err), "f.md: ") {
 				t.Fatalf("error without the file name: %v", err)
 			}
 			return
@@ -282,7 +284,7 @@ func FuzzRenderLogEntry(f *testing.F) {
 	f.Fuzz(func(t *testing.T, op, title, details string) {
 		heading, entry, err := RenderLogEntry("2026-01-02 03:04", LogInput{Op: op, Title: title, Details: details})
 		if err != nil {
-			if c := CodeOf(err); c != CodeInvalid && c != CodeTooLarge {
+			if c := store.CodeOf(err); c != store.CodeInvalid && c != store.CodeTooLarge {
 				t.Fatalf("error code %s", c)
 			}
 			return

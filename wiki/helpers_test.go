@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -46,8 +47,8 @@ func openStore(t testing.TB, dir string, opts ...Option) *Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	s.startSweep() // the temp-file cleanup Open starts, without waiting for a watcher
-	s.bg.Wait()
+	s.StartSweep() // the temp-file cleanup Open starts, without waiting for a watcher
+	s.WaitSweep()
 	return s
 }
 
@@ -62,9 +63,9 @@ func testLogger(t testing.TB) *slog.Logger {
 	return slog.New(slog.NewTextHandler(tbWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
-func ctxWithCall(tool string) (context.Context, *Call) {
-	c := NewCall(tool, "test", nil)
-	return WithCall(context.Background(), c), c
+func ctxWithCall(tool string) (context.Context, *store.Call) {
+	c := store.NewCall(tool, "test", nil)
+	return store.WithCall(context.Background(), c), c
 }
 
 func mustWrite(t testing.TB, dir, rel, data string) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -93,7 +94,7 @@ func TestHostileContent(t *testing.T) {
 			continue
 		}
 		b := validJSON(t, c.name, fc)
-		if fc.SHA256 != SHA256Hex(c.data) || fc.Size != int64(len(c.data)) {
+		if fc.SHA256 != store.SHA256Hex(c.data) || fc.Size != int64(len(c.data)) {
 			t.Errorf("%s: sha256/size are not of the bytes on disk", c.name)
 		}
 		switch c.enc {

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -36,8 +37,8 @@ func writeScenarios() []writeScenario {
 		}
 	}
 	updatePage := func(ctx context.Context, s *Store) error {
-		cur, _, _ := s.readRaw("pages/topic.md")
-		_, err := s.WritePage(ctx, PageInput{Title: "Topic", Summary: "second", Body: "version two\n", BaseSHA256: SHA256Hex(cur)})
+		cur, _, _ := s.ReadRaw("pages/topic.md")
+		_, err := s.WritePage(ctx, PageInput{Title: "Topic", Summary: "second", Body: "version two\n", BaseSHA256: store.SHA256Hex(cur)})
 		return err
 	}
 	return []writeScenario{
@@ -47,8 +48,8 @@ func writeScenarios() []writeScenario {
 		}},
 		{"write_page update (page and index.md)", page, updatePage},
 		{"write_page update (page only)", page, func(ctx context.Context, s *Store) error {
-			cur, _, _ := s.readRaw("pages/topic.md")
-			_, err := s.WritePage(ctx, PageInput{Title: "Topic", Body: "version three\n", BaseSHA256: SHA256Hex(cur)})
+			cur, _, _ := s.ReadRaw("pages/topic.md")
+			_, err := s.WritePage(ctx, PageInput{Title: "Topic", Body: "version three\n", BaseSHA256: store.SHA256Hex(cur)})
 			return err
 		}},
 		{"atomic_write_context", page, func(ctx context.Context, s *Store) error {
@@ -132,7 +133,7 @@ func checkWiki(t *testing.T, dir string) {
 	if tf := findTemps(dir); len(tf) > 0 {
 		t.Errorf("temp files remain: %v", tf)
 	}
-	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(JournalFile))); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(store.JournalFile))); err == nil {
 		t.Errorf("the journal remains")
 	}
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
@@ -149,7 +150,7 @@ func checkWiki(t *testing.T, dir string) {
 	recs := parsedAudit(t, dir)
 	for _, r := range recs {
 		for _, p := range r.Pruned { // deleted by the retention, audited
-			if sn, ok := parseSnapshotPath(p.Path); ok {
+			if sn, ok := store.ParseSnapshotPath(p.Path); ok {
 				if snaps[sn.Of] == nil {
 					snaps[sn.Of] = map[string]bool{}
 				}
@@ -159,7 +160,7 @@ func checkWiki(t *testing.T, dir string) {
 	}
 	for _, r := range recs {
 		for _, w := range r.Writes {
-			if w.Before != "" && w.After != "" && snapshotted(w.Path, OpReplace) && !strings.HasSuffix(w.Path, "log.md") && LayerOf(w.Path) != LayerResearch {
+			if w.Before != "" && w.After != "" && snapshotted(w.Path, store.OpReplace) && !strings.HasSuffix(w.Path, "log.md") && LayerOf(w.Path) != LayerResearch {
 				if !snaps[w.Path][w.Before] {
 					t.Errorf("audit says %s %s… was replaced, but no snapshot holds it", w.Path, short(w.Before))
 				}
@@ -171,7 +172,7 @@ func checkWiki(t *testing.T, dir string) {
 func findTemps(dir string) []string {
 	var out []string
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && IsTempName(d.Name()) {
+		if err == nil && store.IsTempName(d.Name()) {
 			out = append(out, p)
 		}
 		return nil
@@ -182,7 +183,7 @@ func findTemps(dir string) []string {
 // snapshotHashes maps each snapshotted path to the sha256 of its snapshots.
 func snapshotHashes(t testing.TB, dir string) map[string]map[string]bool {
 	out := map[string]map[string]bool{}
-	base := filepath.Join(dir, filepath.FromSlash(SnapshotDir))
+	base := filepath.Join(dir, filepath.FromSlash(store.SnapshotDir))
 	filepath.WalkDir(base, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
@@ -193,19 +194,19 @@ func snapshotHashes(t testing.TB, dir string) map[string]map[string]bool {
 		if out[rel] == nil {
 			out[rel] = map[string]bool{}
 		}
-		out[rel][SHA256Hex(b)] = true
+		out[rel][store.SHA256Hex(b)] = true
 		return nil
 	})
 	return out
 }
 
-func parsedAudit(t testing.TB, dir string) []AuditRecord {
+func parsedAudit(t testing.TB, dir string) []store.AuditRecord {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(AuditDir), "*.jsonl"))
-	var all []AuditRecord
+	files, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(store.AuditDir), "*.jsonl"))
+	var all []store.AuditRecord
 	for _, f := range files {
 		data, _ := os.ReadFile(f)
-		recs, bad := ParseAuditLines(data)
+		recs, bad := store.ParseAuditLines(data)
 		if bad > 0 {
 			t.Errorf("%s: %d audit lines do not parse", filepath.Base(f), bad)
 		}
@@ -316,7 +317,7 @@ func TestWriteFailsCleanly(t *testing.T) {
 						t.Errorf("%v at step %d (%s): the write succeeded", errno.err, k, at)
 						continue
 					}
-					msg := PublicMessage(err)
+					msg := store.PublicMessage(err)
 					if !strings.Contains(msg, errno.want) || strings.Contains(msg, "/host/") {
 						t.Errorf("%v at step %d (%s): message %q", errno.err, k, at, msg)
 					}
@@ -359,7 +360,7 @@ func TestTornAuditLine(t *testing.T) {
 	if !strings.HasPrefix(string(data), string(good)) {
 		t.Fatal("earlier audit bytes changed")
 	}
-	recs, bad := ParseAuditLines(data)
+	recs, bad := store.ParseAuditLines(data)
 	if bad != 0 || len(recs) != 3 || recs[1].Tool != "internal:repair" || recs[2].Tool != "append_log" {
 		t.Fatalf("after repair: %d bad, %+v", bad, recs)
 	}
@@ -382,7 +383,7 @@ func TestTornAuditLine(t *testing.T) {
 	if !strings.HasPrefix(string(data2), string(data)) {
 		t.Fatal("earlier audit bytes changed on open")
 	}
-	if _, bad := ParseAuditLines(data2); bad != 0 {
+	if _, bad := store.ParseAuditLines(data2); bad != 0 {
 		t.Errorf("%d lines do not parse after open", bad)
 	}
 	p, err := s2.LoadProject(context.Background())
@@ -423,7 +424,7 @@ func TestJournalRollForward(t *testing.T) {
 	if !crashed {
 		t.Fatal("no crash")
 	}
-	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(JournalFile))); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(store.JournalFile))); err != nil {
 		t.Fatal("no journal after the crash")
 	}
 	s := openStore(t, dir)
@@ -434,7 +435,7 @@ func TestJournalRollForward(t *testing.T) {
 	if len(r) == 0 || !strings.Contains(strings.Join(r, " "), "completed a write that a crash interrupted") {
 		t.Errorf("repairs = %v", r)
 	}
-	var rec *AuditRecord
+	var rec *store.AuditRecord
 	recs := parsedAudit(t, dir)
 	for i := range recs {
 		if recs[i].Tool == "internal:recover" {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -74,8 +75,8 @@ func TestHostileFrontmatterParse(t *testing.T) {
 				if err == nil {
 					t.Fatalf("parsed, want error %q: %+v", c.want.err, d)
 				}
-				if CodeOf(err) != CodeInvalid || !strings.Contains(PublicMessage(err), c.want.err) {
-					t.Fatalf("error = %q (%s), want it to contain %q", PublicMessage(err), CodeOf(err), c.want.err)
+				if store.CodeOf(err) != store.CodeInvalid || !strings.Contains(store.PublicMessage(err), c.want.err) {
+					t.Fatalf("error = %q (%s), want it to contain %q", store.PublicMessage(err), store.CodeOf(err), c.want.err)
 				}
 				return
 			}
@@ -193,8 +194,8 @@ func TestHostileFrontmatterWrites(t *testing.T) {
 		rel := "pages/broken-" + string(rune('a'+i)) + ".md"
 		mustWrite(t, dir, rel, src)
 		before := treeOf(t, dir)
-		_, err := s.WritePage(ctx, PageInput{Title: "Broken", Slug: strings.TrimSuffix(strings.TrimPrefix(rel, "pages/"), ".md"), Body: "new\n", BaseSHA256: SHA256Hex([]byte(src))})
-		if err == nil || CodeOf(err) != CodeInvalid || !strings.Contains(PublicMessage(err), rel) || !strings.Contains(PublicMessage(err), "line ") {
+		_, err := s.WritePage(ctx, PageInput{Title: "Broken", Slug: strings.TrimSuffix(strings.TrimPrefix(rel, "pages/"), ".md"), Body: "new\n", BaseSHA256: store.SHA256Hex([]byte(src))})
+		if err == nil || store.CodeOf(err) != store.CodeInvalid || !strings.Contains(store.PublicMessage(err), rel) || !strings.Contains(store.PublicMessage(err), "line ") {
 			t.Errorf("%s: update of a page with broken frontmatter: %v", rel, err)
 		}
 		sameTree(t, before, treeOf(t, dir))
@@ -210,7 +211,7 @@ func TestHostileFrontmatterWrites(t *testing.T) {
 	// A body that starts with a frontmatter block would become a second block.
 	for _, body := range []string{"---\ntitle: Sneaky\n---\ntext\n", "\n\n---\nsummary: x\n---\n", "+++\ntitle = \"x\"\n+++\n", "{\"title\": \"x\"}\ntext\n"} {
 		n++
-		if _, err := s.WritePage(ctx, PageInput{Title: "Sneaky", Body: body}); err == nil || !strings.Contains(PublicMessage(err), "frontmatter") {
+		if _, err := s.WritePage(ctx, PageInput{Title: "Sneaky", Body: body}); err == nil || !strings.Contains(store.PublicMessage(err), "frontmatter") {
 			t.Errorf("body %q: %v", body, err)
 		}
 		if _, err := s.WriteContext(ctx, ContextInput{Content: body}); err == nil {
@@ -230,7 +231,7 @@ func TestHostileFrontmatterWrites(t *testing.T) {
 		n++
 		rel := "pages/" + slug + ".md"
 		mustWrite(t, dir, rel, src)
-		w, err := s.WritePage(ctx, PageInput{Title: "T " + slug, Slug: slug, Body: "new body\n---\nafter a rule\n", BaseSHA256: SHA256Hex([]byte(src))})
+		w, err := s.WritePage(ctx, PageInput{Title: "T " + slug, Slug: slug, Body: "new body\n---\nafter a rule\n", BaseSHA256: store.SHA256Hex([]byte(src))})
 		if err != nil {
 			t.Fatalf("%s: %v", slug, err)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 	"golang.org/x/text/unicode/norm"
 )
@@ -77,8 +78,8 @@ func TestHostileCleanPath(t *testing.T) {
 			t.Errorf("CleanPath(%q) = %q, want refusal (%s)", c.in, got, c.why)
 			continue
 		}
-		if CodeOf(err) != CodeInvalid || !strings.Contains(PublicMessage(err), c.why) {
-			t.Errorf("CleanPath(%q): %q, want it to say %q", c.in, PublicMessage(err), c.why)
+		if store.CodeOf(err) != store.CodeInvalid || !strings.Contains(store.PublicMessage(err), c.why) {
+			t.Errorf("CleanPath(%q): %q, want it to say %q", c.in, store.PublicMessage(err), c.why)
 		}
 	}
 	accepted := map[string]string{
@@ -159,8 +160,8 @@ func TestHostileContainment(t *testing.T) {
 			t.Errorf("read %s = %q", p, fc.Body)
 			continue
 		}
-		if (!strings.Contains(p, parent) && strings.Contains(PublicMessage(err), parent)) || strings.Contains(PublicMessage(err), "SECRET") {
-			t.Errorf("read %s: message shows a host path or content: %q", p, PublicMessage(err))
+		if (!strings.Contains(p, parent) && strings.Contains(store.PublicMessage(err), parent)) || strings.Contains(store.PublicMessage(err), "SECRET") {
+			t.Errorf("read %s: message shows a host path or content: %q", p, store.PublicMessage(err))
 		}
 	}
 	for _, slug := range []string{"out", "secret", "pages/secret"} {
@@ -184,11 +185,11 @@ func TestHostileContainment(t *testing.T) {
 			return err
 		}},
 		{"write_page onto a link pointing out", func() error {
-			_, err := s.WritePage(ctx, PageInput{Title: "Secret", Body: "x\n", BaseSHA256: SHA256Hex([]byte("---\ntitle: secret\n---\nSECRET\n"))})
+			_, err := s.WritePage(ctx, PageInput{Title: "Secret", Body: "x\n", BaseSHA256: store.SHA256Hex([]byte("---\ntitle: secret\n---\nSECRET\n"))})
 			return err
 		}},
 		{"write_page onto a link pointing inside", func() error {
-			_, err := s.WritePage(ctx, PageInput{Title: "Inside", Body: "x\n", BaseSHA256: SHA256Hex([]byte("inside source\n"))})
+			_, err := s.WritePage(ctx, PageInput{Title: "Inside", Body: "x\n", BaseSHA256: store.SHA256Hex([]byte("inside source\n"))})
 			return err
 		}},
 		{"write_page onto a relative link", func() error {
@@ -220,16 +221,16 @@ func TestHostileContainment(t *testing.T) {
 			return err
 		}},
 		{"tx.Create into the folder pointing out", func() error {
-			return s.Update(ctx, func(tx *Tx) error { return tx.Create("pages/out/new.md", []byte("x")) })
+			return s.Update(ctx, func(tx *store.Tx) error { return tx.Create("pages/out/new.md", []byte("x")) })
 		}},
 		{"tx.Create into a loop", func() error {
-			return s.Update(ctx, func(tx *Tx) error { return tx.Create("pages/loop.md", []byte("x")) })
+			return s.Update(ctx, func(tx *store.Tx) error { return tx.Create("pages/loop.md", []byte("x")) })
 		}},
 		{"tx.Create into an absolute link inside", func() error {
-			return s.Update(ctx, func(tx *Tx) error { return tx.Create("pages/abs-inside/new.md", []byte("x")) })
+			return s.Update(ctx, func(tx *store.Tx) error { return tx.Create("pages/abs-inside/new.md", []byte("x")) })
 		}},
 		{"tx.Create into a dangling folder link", func() error {
-			return s.Update(ctx, func(tx *Tx) error { return tx.Create("pages/dangling-in/new.md", []byte("x")) })
+			return s.Update(ctx, func(tx *store.Tx) error { return tx.Create("pages/dangling-in/new.md", []byte("x")) })
 		}},
 	}
 	for _, w := range writes {
@@ -238,8 +239,8 @@ func TestHostileContainment(t *testing.T) {
 		err := w.do()
 		if err == nil {
 			t.Errorf("%s: succeeded", w.name)
-		} else if CodeOf(err) == CodeInternal || (strings.Contains(PublicMessage(err), parent) && !strings.Contains(w.name, "absolute")) {
-			t.Errorf("%s: %s: %q", w.name, CodeOf(err), PublicMessage(err))
+		} else if store.CodeOf(err) == store.CodeInternal || (strings.Contains(store.PublicMessage(err), parent) && !strings.Contains(w.name, "absolute")) {
+			t.Errorf("%s: %s: %q", w.name, store.CodeOf(err), store.PublicMessage(err))
 		}
 		sameTree(t, before, treeOf(t, dir))
 	}
@@ -335,7 +336,7 @@ func TestStateFolderLinksRefused(t *testing.T) {
 			t.Errorf("%s as a symlink: opened", rel)
 			continue
 		}
-		if !strings.Contains(PublicMessage(err), "not a folder") {
+		if !strings.Contains(store.PublicMessage(err), "not a folder") {
 			t.Errorf("%s: %v", rel, err)
 		}
 	}
@@ -400,7 +401,7 @@ func TestHostileSlugs(t *testing.T) {
 		n++
 		if s, err := Slugify(title); err == nil {
 			t.Errorf("Slugify(%q) = %q, want a refusal", title, s)
-		} else if !strings.Contains(PublicMessage(err), "empty") {
+		} else if !strings.Contains(store.PublicMessage(err), "empty") {
 			t.Errorf("Slugify(%q): %v", title, err)
 		}
 	}
@@ -445,7 +446,7 @@ func TestHostilePageIdentity(t *testing.T) {
 		n++
 		before := treeOf(t, dir)
 		_, err := s.WritePage(ctx, in)
-		if CodeOf(err) != CodeConflict || !strings.Contains(PublicMessage(err), "pages/my-topic.md") {
+		if store.CodeOf(err) != store.CodeConflict || !strings.Contains(store.PublicMessage(err), "pages/my-topic.md") {
 			t.Errorf("create %+v: %v", in, err)
 		}
 		sameTree(t, before, treeOf(t, dir))
@@ -461,30 +462,30 @@ func TestHostilePageIdentity(t *testing.T) {
 	mustWrite(t, dir, "pages/Café Notes.md", "---\ntitle: Café Notes\n---\nhand\n")
 	for _, in := range []PageInput{{Title: "cafe notes", Body: "x\n"}, {Title: "CAFE\u0301 NOTES", Body: "x\n"}, {Title: "x", Slug: "cafe_notes", Body: "x\n"}} {
 		n++
-		if _, err := s.WritePage(ctx, in); CodeOf(err) != CodeConflict || !strings.Contains(PublicMessage(err), "pages/Café Notes.md") {
+		if _, err := s.WritePage(ctx, in); store.CodeOf(err) != store.CodeConflict || !strings.Contains(store.PublicMessage(err), "pages/Café Notes.md") {
 			t.Errorf("create %+v: %v", in, err)
 		}
 	}
 	n++
-	up, err := s.WritePage(ctx, PageInput{Title: "Café Notes", Slug: "cafe-notes", Body: "updated\n", BaseSHA256: SHA256Hex([]byte("---\ntitle: Café Notes\n---\nhand\n"))})
+	up, err := s.WritePage(ctx, PageInput{Title: "Café Notes", Slug: "cafe-notes", Body: "updated\n", BaseSHA256: store.SHA256Hex([]byte("---\ntitle: Café Notes\n---\nhand\n"))})
 	if err != nil || up.Path != "pages/Café Notes.md" {
 		t.Errorf("update of the hand-made page: %+v %v", up, err)
 	}
 	// The writer itself refuses twins, whoever stages them.
 	for _, rel := range []string{"pages/cafe-notes.md", "pages/CAFÉ NOTES.md", "pages/" + norm.NFD.String("Café Notes") + ".md", "pages/my_topic.md"} {
 		n++
-		err := s.Update(ctx, func(tx *Tx) error { return tx.Create(rel, []byte("twin\n")) })
-		if CodeOf(err) != CodeConflict {
+		err := s.Update(ctx, func(tx *store.Tx) error { return tx.Create(rel, []byte("twin\n")) })
+		if store.CodeOf(err) != store.CodeConflict {
 			t.Errorf("tx.Create(%q): %v", rel, err)
 		}
 	}
 	n++
-	if err := s.Update(ctx, func(tx *Tx) error {
+	if err := s.Update(ctx, func(tx *store.Tx) error {
 		if err := tx.Create("pages/new-one.md", []byte("a\n")); err != nil {
 			return err
 		}
 		return tx.Create("pages/New One.md", []byte("b\n"))
-	}); CodeOf(err) != CodeConflict {
+	}); store.CodeOf(err) != store.CodeConflict {
 		t.Errorf("two twins in one transaction: %v", err)
 	}
 	// Sources: case and normal-form twins are refused too.
@@ -493,7 +494,7 @@ func TestHostilePageIdentity(t *testing.T) {
 	}
 	for _, p := range []string{"sources/notes/café.md", "sources/Notes/CAFÉ.md", "sources/Notes/" + norm.NFD.String("Café") + ".md", "sources/NOTES/other.md"} {
 		n++
-		if _, err := s.SaveSource(ctx, SourceInput{Path: p, Content: "y"}); CodeOf(err) != CodeConflict {
+		if _, err := s.SaveSource(ctx, SourceInput{Path: p, Content: "y"}); store.CodeOf(err) != store.CodeConflict {
 			t.Errorf("save_source %q: %v", p, err)
 		}
 	}
@@ -503,7 +504,7 @@ func TestHostilePageIdentity(t *testing.T) {
 		t.Fatal(err)
 	}
 	n++
-	if _, err := s.WritePage(ctx, PageInput{Title: "C++", Body: "the language\n"}); CodeOf(err) != CodeConflict {
+	if _, err := s.WritePage(ctx, PageInput{Title: "C++", Body: "the language\n"}); store.CodeOf(err) != store.CodeConflict {
 		t.Errorf("C++ after C: %v", err)
 	}
 	if got := readFile(t, dir, "pages/c.md"); !strings.Contains(got, "the letter") {

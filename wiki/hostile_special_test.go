@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -32,11 +33,11 @@ func TestSpecialFilesNeverBlock(t *testing.T) {
 			refused := func(t *testing.T, call, rel string, err error) {
 				t.Helper()
 				want := rel + " is not a regular file (" + what + ")"
-				if CodeOf(err) != CodeInvalid || !errors.Is(err, ErrNotRegular) || !strings.Contains(PublicMessage(err), want) {
-					t.Errorf("%s: err = %v (code %q), want invalid %q", call, err, CodeOf(err), want)
+				if store.CodeOf(err) != store.CodeInvalid || !errors.Is(err, store.ErrNotRegular) || !strings.Contains(store.PublicMessage(err), want) {
+					t.Errorf("%s: err = %v (code %q), want invalid %q", call, err, store.CodeOf(err), want)
 				}
-				if strings.Contains(PublicMessage(err), dir) {
-					t.Errorf("%s: message names a host path: %s", call, PublicMessage(err))
+				if strings.Contains(store.PublicMessage(err), dir) {
+					t.Errorf("%s: message names a host path: %s", call, store.PublicMessage(err))
 				}
 			}
 			for _, rel := range []string{"pages/x.md", "sources/y.md", "pages/sub/z.md"} {
@@ -89,7 +90,7 @@ func TestSpecialFilesNeverBlock(t *testing.T) {
 				t.Errorf("catalogue: %v %+v, want no pages", err, pages)
 			}
 			counts, examples := s.PagesSkipped()
-			if counts[SkipNotRegular] != 2 || strings.Join(examples[SkipNotRegular], ",") != "pages/sub/z.md,pages/x.md" {
+			if counts[store.SkipNotRegular] != 2 || strings.Join(examples[store.SkipNotRegular], ",") != "pages/sub/z.md,pages/x.md" {
 				t.Errorf("catalogue skipped = %v %v, want 2 not regular: pages/sub/z.md, pages/x.md", counts, examples)
 			}
 
@@ -136,8 +137,8 @@ func TestSpecialStateFilesNeverBlock(t *testing.T) {
 		t.Fatalf("snapshots of pages/kept.md: %v %+v", err, snaps)
 	}
 	snap := snaps[0].Path
-	wikitest.MakeSpecial(t, filepath.Join(dir, filepath.FromSlash(SnapshotDir), "pages", "gone.md"), "fifo")
-	if _, err := wikitest.Within(t, "Snapshots of a FIFO folder", func() ([]Snapshot, error) { return s.Snapshots("pages/gone.md") }); err == nil {
+	wikitest.MakeSpecial(t, filepath.Join(dir, filepath.FromSlash(store.SnapshotDir), "pages", "gone.md"), "fifo")
+	if _, err := wikitest.Within(t, "Snapshots of a FIFO folder", func() ([]store.Snapshot, error) { return s.Snapshots("pages/gone.md") }); err == nil {
 		t.Errorf("snapshots listed through a FIFO folder")
 	}
 	for _, rel := range []string{"context.md", "log.md", snap} {
@@ -148,7 +149,7 @@ func TestSpecialStateFilesNeverBlock(t *testing.T) {
 	}
 	ctx, _ = ctxWithCall("read_page")
 	_, err = wikitest.Within(t, "Read snapshot", func() (FileContent, error) { return s.Read(ctx, ReadInput{Path: snap}) })
-	if !errors.Is(err, ErrNotRegular) || !strings.Contains(PublicMessage(err), snap+" is not a regular file (a FIFO)") {
+	if !errors.Is(err, store.ErrNotRegular) || !strings.Contains(store.PublicMessage(err), snap+" is not a regular file (a FIFO)") {
 		t.Errorf("read_page of a FIFO snapshot: %v", err)
 	}
 	ctx, _ = ctxWithCall("load_project")
@@ -157,23 +158,23 @@ func TestSpecialStateFilesNeverBlock(t *testing.T) {
 	}
 	ctx, _ = ctxWithCall("append_log")
 	_, err = wikitest.Within(t, "AppendLog", func() (LogWrite, error) { return s.AppendLog(ctx, LogInput{Op: "note", Title: "x"}) })
-	if !errors.Is(err, ErrNotRegular) || !strings.Contains(PublicMessage(err), "log.md is not a regular file (a FIFO)") {
+	if !errors.Is(err, store.ErrNotRegular) || !strings.Contains(store.PublicMessage(err), "log.md is not a regular file (a FIFO)") {
 		t.Errorf("append_log to a FIFO log.md: %v", err)
 	}
 	ctx, _ = ctxWithCall("atomic_write_context")
 	_, err = wikitest.Within(t, "WriteContext", func() (ContextWrite, error) { return s.WriteContext(ctx, ContextInput{Content: "# Context\n"}) })
-	if !errors.Is(err, ErrNotRegular) || !strings.Contains(PublicMessage(err), "context.md is not a regular file (a FIFO)") {
+	if !errors.Is(err, store.ErrNotRegular) || !strings.Contains(store.PublicMessage(err), "context.md is not a regular file (a FIFO)") {
 		t.Errorf("atomic_write_context over a FIFO context.md: %v", err)
 	}
 
-	c := NewCall("note", "test", nil)
-	audit := AuditDir + "/" + c.Time.Format("2006-01-02") + ".jsonl"
+	c := store.NewCall("note", "test", nil)
+	audit := store.AuditDir + "/" + c.Time.Format("2006-01-02") + ".jsonl"
 	if err := removeForTest(dir, audit); err != nil {
 		t.Fatal(err)
 	}
 	wikitest.MakeSpecial(t, filepath.Join(dir, filepath.FromSlash(audit)), "fifo")
 	_, err = wikitest.Within(t, "Audit", func() (struct{}, error) { return struct{}{}, s.Audit(c, nil) })
-	if !errors.Is(err, ErrNotRegular) {
+	if !errors.Is(err, store.ErrNotRegular) {
 		t.Errorf("audit line into a FIFO: %v, want a not-regular error", err)
 	}
 
@@ -187,7 +188,7 @@ func TestSpecialStateFilesNeverBlock(t *testing.T) {
 			listed[p.Path] = true
 		}
 	}
-	for _, rel := range []string{"context.md", "log.md", audit, snap, SnapshotDir + "/pages/gone.md"} {
+	for _, rel := range []string{"context.md", "log.md", audit, snap, store.SnapshotDir + "/pages/gone.md"} {
 		if !listed[rel] {
 			t.Errorf("validate does not list %s: %+v", rel, st.Problems)
 		}
@@ -209,7 +210,7 @@ func sumOfFile(t testing.TB, dir, rel string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return SHA256Hex(b)
+	return store.SHA256Hex(b)
 }
 
 // TestSpecialInPlaceOfAFolder: a FIFO where a folder is expected is an
@@ -220,13 +221,13 @@ func TestSpecialInPlaceOfAFolder(t *testing.T) {
 	s, dir := newStore(t)
 	wikitest.MakeSpecial(t, filepath.Join(dir, "pages", "sub"), "fifo")
 	wikitest.MakeSpecial(t, filepath.Join(dir, "pages", "x.md"), "fifo")
-	if _, err := wikitest.Within(t, "OpenRootDir", func() (*os.Root, error) { return OpenRootDir(s.Root(), "pages/sub") }); err == nil {
+	if _, err := wikitest.Within(t, "OpenRootDir", func() (*os.Root, error) { return store.OpenRootDir(s.Root(), "pages/sub") }); err == nil {
 		t.Error("OpenRootDir of a FIFO: no error")
 	}
 	if _, err := wikitest.Within(t, "ReadDir", func() ([]fs.DirEntry, error) { return s.ReadDir("pages/sub") }); err == nil {
 		t.Error("ReadDir of a FIFO: no error")
 	}
-	if _, err := wikitest.Within(t, "Snapshots", func() ([]Snapshot, error) { return s.Snapshots("pages/sub/a.md") }); err != nil {
+	if _, err := wikitest.Within(t, "Snapshots", func() ([]store.Snapshot, error) { return s.Snapshots("pages/sub/a.md") }); err != nil {
 		t.Logf("snapshots under a FIFO folder: %v", err)
 	}
 	if err := os.Symlink("x.md", filepath.Join(dir, "pages", "link.md")); err != nil {
@@ -234,7 +235,7 @@ func TestSpecialInPlaceOfAFolder(t *testing.T) {
 	}
 	ctx, _ := ctxWithCall("read_page")
 	_, err := wikitest.Within(t, "Read link", func() (FileContent, error) { return s.Read(ctx, ReadInput{Path: "pages/link.md"}) })
-	if !errors.Is(err, ErrNotRegular) || !strings.Contains(PublicMessage(err), "pages/link.md is not a regular file (a FIFO)") {
+	if !errors.Is(err, store.ErrNotRegular) || !strings.Contains(store.PublicMessage(err), "pages/link.md is not a regular file (a FIFO)") {
 		t.Errorf("read_page of a link to a FIFO: %v", err)
 	}
 	st, err := s.ValidateStructure(ctx)
@@ -260,16 +261,16 @@ func TestSpecialLockFileRefusedAtOpen(t *testing.T) {
 	if _, err := Init(dir); err != nil {
 		t.Fatal(err)
 	}
-	if err := removeForTest(dir, LockFile); err != nil {
+	if err := removeForTest(dir, store.LockFile); err != nil {
 		t.Fatal(err)
 	}
-	wikitest.MakeSpecial(t, filepath.Join(dir, filepath.FromSlash(LockFile)), "fifo")
+	wikitest.MakeSpecial(t, filepath.Join(dir, filepath.FromSlash(store.LockFile)), "fifo")
 	s, err := wikitest.Within(t, "Open", func() (*Store, error) { return Open(dir) })
 	if err == nil {
 		s.Close()
 		t.Fatal("Open with a FIFO lock file: no error")
 	}
-	if want := LockFile + " is not a regular file (a FIFO)"; !strings.Contains(PublicMessage(err), want) {
+	if want := store.LockFile + " is not a regular file (a FIFO)"; !strings.Contains(store.PublicMessage(err), want) {
 		t.Errorf("Open: %v, want %q", err, want)
 	}
 }
@@ -343,7 +344,7 @@ func TestSourcesRecordNotRegular(t *testing.T) {
 				t.Errorf("load_project counts %d sources, want 1", pr.Counts.Sources)
 			}
 
-			if _, err := wikitest.Within(t, "SourceIssues", func() ([]SourceIssue, error) { return s.SourceIssues(ctx) }); !errors.Is(err, ErrNotRegular) || !strings.Contains(PublicMessage(err), want) {
+			if _, err := wikitest.Within(t, "SourceIssues", func() ([]SourceIssue, error) { return s.SourceIssues(ctx) }); !errors.Is(err, store.ErrNotRegular) || !strings.Contains(store.PublicMessage(err), want) {
 				t.Errorf("SourceIssues: %v, want %q", err, want)
 			}
 			all, err := wikitest.Within(t, "ListSources", func() ([]SourceInfo, error) { return s.ListSourcesContext(ctx) })
@@ -363,15 +364,15 @@ func TestSourcesRecordNotRegular(t *testing.T) {
 // record reads the audit log; a FIFO among its files (or in place of its
 // folder) is passed over, never waited on.
 func TestSpecialAuditFileWhileRebuildingSources(t *testing.T) {
-	for _, where := range []string{AuditDir + "/2020-01-01.jsonl", AuditDir} {
+	for _, where := range []string{store.AuditDir + "/2020-01-01.jsonl", store.AuditDir} {
 		t.Run(where, func(t *testing.T) {
 			s, dir := newStore(t)
 			ctx, _ := ctxWithCall("save_source")
 			if _, err := s.SaveSource(ctx, SourceInput{Path: "sources/a.md", Content: "# A\n"}); err != nil {
 				t.Fatal(err)
 			}
-			if where == AuditDir {
-				if err := os.RemoveAll(filepath.Join(dir, filepath.FromSlash(AuditDir))); err != nil {
+			if where == store.AuditDir {
+				if err := os.RemoveAll(filepath.Join(dir, filepath.FromSlash(store.AuditDir))); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -396,8 +397,8 @@ func TestCancelledCodedCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(ctx)
 	cancel()
 	_, err := s.SaveSource(ctx, SourceInput{Path: "sources/a.md", Content: "# A\n"})
-	if CodeOf(err) != CodeCancelled {
-		t.Fatalf("save_source with an ended context: %v (code %s), want cancelled", err, CodeOf(err))
+	if store.CodeOf(err) != store.CodeCancelled {
+		t.Fatalf("save_source with an ended context: %v (code %s), want cancelled", err, store.CodeOf(err))
 	}
 	if _, err := os.Stat(filepath.Join(dir, "sources", "a.md")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the cancelled write left sources/a.md: %v", err)

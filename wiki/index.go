@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // RenderIndex renders index.md from the page catalogue: one line per page,
@@ -155,10 +157,10 @@ func linkText(s string) string {
 // A page update that keeps the page's path, title, summary and first tag
 // cannot change index.md, so it skips the render (on a 6k-page wiki that
 // is most of a write's cost).
-func (s *Store) autoIndex(tx *Tx) error {
+func (s *Store) autoIndex(tx *store.Tx) error {
 	touches := false
-	for _, c := range tx.changes {
-		if LayerOf(c.rel) == LayerPages && s.changesIndexLine(c) {
+	for _, c := range tx.Changes() {
+		if LayerOf(c.Path) == LayerPages && s.changesIndexLine(c) {
 			touches = true
 			break
 		}
@@ -173,7 +175,7 @@ func (s *Store) autoIndex(tx *Tx) error {
 	return stageIndex(tx, pages)
 }
 
-func stageIndex(tx *Tx, pages []PageInfo) error {
+func stageIndex(tx *store.Tx, pages []PageInfo) error {
 	data := append(RenderIndex(pages), '\n')
 	cur, ok, err := tx.Read("index.md")
 	if err != nil {
@@ -186,11 +188,11 @@ func stageIndex(tx *Tx, pages []PageInfo) error {
 }
 
 // changesIndexLine reports whether a staged page change can change index.md.
-func (s *Store) changesIndexLine(c *change) bool {
-	if c.op == OpDelete || !c.existed {
+func (s *Store) changesIndexLine(c store.StagedChange) bool {
+	if c.Op == store.OpDelete || !c.Existed {
 		return true
 	}
-	before, after := pageInfoFrom(c.rel, c.old), pageInfoFrom(c.rel, c.data)
+	before, after := pageInfoFrom(c.Path, c.Old), pageInfoFrom(c.Path, c.Data)
 	first := func(t []string) string {
 		if len(t) == 0 {
 			return ""
@@ -201,8 +203,8 @@ func (s *Store) changesIndexLine(c *change) bool {
 }
 
 // catalogueWith returns the page catalogue as it will be after tx commits.
-func (s *Store) catalogueWith(tx *Tx) ([]PageInfo, error) {
-	pages, err := s.PagesContext(tx.ctx)
+func (s *Store) catalogueWith(tx *store.Tx) ([]PageInfo, error) {
+	pages, err := s.PagesContext(tx.Context())
 	if err != nil {
 		return nil, err
 	}
@@ -210,14 +212,14 @@ func (s *Store) catalogueWith(tx *Tx) ([]PageInfo, error) {
 	for _, p := range pages {
 		byPath[p.Path] = p
 	}
-	for _, c := range tx.changes {
-		if LayerOf(c.rel) != LayerPages {
+	for _, c := range tx.Changes() {
+		if LayerOf(c.Path) != LayerPages {
 			continue
 		}
-		if c.op == OpDelete {
-			delete(byPath, c.rel)
+		if c.Op == store.OpDelete {
+			delete(byPath, c.Path)
 		} else {
-			byPath[c.rel] = pageInfoFrom(c.rel, c.data)
+			byPath[c.Path] = pageInfoFrom(c.Path, c.Data)
 		}
 	}
 	out := make([]PageInfo, 0, len(byPath))
@@ -239,7 +241,7 @@ type IndexResult struct {
 // the audited writer. Changed is false when index.md already matched.
 func (s *Store) RebuildIndex(ctx context.Context) (IndexResult, error) {
 	var res IndexResult
-	err := s.Update(ctx, func(tx *Tx) error {
+	err := s.Update(ctx, func(tx *store.Tx) error {
 		pages, err := s.PagesFresh(tx.Context())
 		if err != nil {
 			return err
@@ -252,7 +254,7 @@ func (s *Store) RebuildIndex(ctx context.Context) (IndexResult, error) {
 		}
 		after, _, _ := tx.Read("index.md")
 		res.Changed = !bytes.Equal(before, after)
-		res.SHA256 = SHA256Hex(after)
+		res.SHA256 = store.SHA256Hex(after)
 		return nil
 	})
 	return res, err

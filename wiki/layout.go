@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 //go:embed templates/*.md
@@ -14,7 +16,7 @@ var templates embed.FS
 // LayoutDirs are the folders of a project, created by [Init].
 var LayoutDirs = []string{
 	"sources", "sources/research", "pages",
-	".llmwiki", AuditDir, SnapshotDir, ".llmwiki/plans", ".llmwiki/lint", ".llmwiki/search",
+	".llmwiki", store.AuditDir, store.SnapshotDir, ".llmwiki/plans", ".llmwiki/lint", ".llmwiki/search",
 }
 
 // LayoutFiles are the top-level files of a project, created by [Init] from
@@ -30,14 +32,14 @@ const stateIgnore = "# llmwiki server state: audit/ and snapshots/ are history w
 // project-relative paths it created, in order.
 func Init(dir string) ([]string, error) {
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		return nil, Errorf(CodeInvalid, "%s is a file, not a folder", filepath.Base(dir))
+		return nil, store.Errorf(store.CodeInvalid, "%s is a file, not a folder", filepath.Base(dir))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, internal("create project folder", err)
+		return nil, store.Internal("create project folder", err)
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, internal("open project folder", err)
+		return nil, store.Internal("open project folder", err)
 	}
 	defer root.Close()
 	var created []string
@@ -46,7 +48,7 @@ func Init(dir string) ([]string, error) {
 			continue
 		}
 		if err := root.MkdirAll(d, 0o755); err != nil {
-			return created, internal("create "+d, err)
+			return created, store.Internal("create "+d, err)
 		}
 		created = append(created, d+"/")
 	}
@@ -54,7 +56,7 @@ func Init(dir string) ([]string, error) {
 	for _, name := range files {
 		data, err := templates.ReadFile("templates/" + name)
 		if err != nil {
-			return created, internal("read template", err)
+			return created, store.Internal("read template", err)
 		}
 		ok, err := createIfMissing(root, name, data)
 		if err != nil {
@@ -78,11 +80,11 @@ func createIfMissing(root *os.Root, name string, data []byte) (bool, error) {
 	if _, err := root.Lstat(name); err == nil {
 		return false, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return false, internal("inspect "+name, err)
+		return false, store.Internal("inspect "+name, err)
 	}
-	tmp := name + tempMarker + "init"
+	tmp := name + store.TempMarker + "init"
 	if err := root.WriteFile(tmp, data, 0o644); err != nil {
-		return false, internal("create "+name, err)
+		return false, store.Internal("create "+name, err)
 	}
 	// Link fails when name appeared meanwhile, so a file is never replaced.
 	if err := root.Link(tmp, name); err != nil {
@@ -90,7 +92,7 @@ func createIfMissing(root *os.Root, name string, data []byte) (bool, error) {
 		if errors.Is(err, fs.ErrExist) {
 			return false, nil
 		}
-		return false, internal("create "+name, err)
+		return false, store.Internal("create "+name, err)
 	}
 	_ = root.Remove(tmp)
 	return true, nil

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // LogOps is the fixed set of operations a log.md entry may name.
@@ -48,23 +50,23 @@ func RenderLogEntry(when string, in LogInput) (heading, entry string, err error)
 		valid = valid || o == op
 	}
 	if !valid {
-		return "", "", Errorf(CodeInvalid, "op %q is not one of %s", in.Op, strings.Join(LogOps, ", "))
+		return "", "", store.Errorf(store.CodeInvalid, "op %q is not one of %s", in.Op, strings.Join(LogOps, ", "))
 	}
 	if !utf8.ValidString(in.Title) || !utf8.ValidString(in.Details) {
-		return "", "", Errorf(CodeInvalid, "title and details must be valid UTF-8")
+		return "", "", store.Errorf(store.CodeInvalid, "title and details must be valid UTF-8")
 	}
 	title := strings.TrimSpace(in.Title)
 	if title == "" {
-		return "", "", Errorf(CodeInvalid, "title is empty; say in a few words what was done")
+		return "", "", store.Errorf(store.CodeInvalid, "title is empty; say in a few words what was done")
 	}
 	if strings.ContainsFunc(title, unicode.IsControl) {
-		return "", "", Errorf(CodeInvalid, "title must be one line without control characters; put more in details")
+		return "", "", store.Errorf(store.CodeInvalid, "title must be one line without control characters; put more in details")
 	}
 	if utf8.RuneCountInString(title) > MaxLogTitle {
-		return "", "", Errorf(CodeInvalid, "title is %d characters; the limit is %d (put more in details)", utf8.RuneCountInString(title), MaxLogTitle)
+		return "", "", store.Errorf(store.CodeInvalid, "title is %d characters; the limit is %d (put more in details)", utf8.RuneCountInString(title), MaxLogTitle)
 	}
 	if utf8.RuneCountInString(in.Details) > MaxLogDetails {
-		return "", "", Errorf(CodeTooLarge, "details are %d characters; the limit is %d", utf8.RuneCountInString(in.Details), MaxLogDetails)
+		return "", "", store.Errorf(store.CodeTooLarge, "details are %d characters; the limit is %d", utf8.RuneCountInString(in.Details), MaxLogDetails)
 	}
 	heading = fmt.Sprintf("## [%s] %s | %s", when, op, title)
 	var b strings.Builder
@@ -100,7 +102,7 @@ func (s *Store) AppendLog(ctx context.Context, in LogInput) (LogWrite, error) {
 		return LogWrite{}, err
 	}
 	var out LogWrite
-	err = s.Update(ctx, func(tx *Tx) error {
+	err = s.Update(ctx, func(tx *store.Tx) error {
 		sum, err := appendLogTx(tx, entry)
 		out.SHA256 = sum
 		return err
@@ -116,7 +118,7 @@ func (s *Store) AppendLog(ctx context.Context, in LogInput) (LogWrite, error) {
 // separated from the one before by a blank line, and returns log.md's new
 // sha256. Writers that log their own operation (context.md's build) call
 // it in their transaction, so the entry and the write land together.
-func appendLogTx(tx *Tx, entry string) (string, error) {
+func appendLogTx(tx *store.Tx, entry string) (string, error) {
 	cur, _, err := tx.Read("log.md")
 	if err != nil {
 		return "", err
@@ -133,13 +135,13 @@ func appendLogTx(tx *Tx, entry string) (string, error) {
 		return "", err
 	}
 	after, _, _ := tx.Read("log.md")
-	return SHA256Hex(after), nil
+	return store.SHA256Hex(after), nil
 }
 
 // LogEntries returns the heading lines of the last n entries of log.md,
 // oldest first.
 func (s *Store) LogEntries(n int) []string {
-	data, ok, err := s.readRaw("log.md")
+	data, ok, err := s.ReadRaw("log.md")
 	if err != nil || !ok {
 		return nil
 	}

@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // MaxSlugLen is the longest slug, in bytes (slugs are ASCII).
@@ -83,7 +85,7 @@ func slugTooLong(name, full string) error {
 	if len(shown) > 60 {
 		shown = append(shown[:57], []rune("...")...)
 	}
-	return Errorf(CodeInvalid, "the slug of %q would be %d characters; the limit is %d. Pass a shorter slug, like %q, or a shorter title or name", string(shown), len(full), MaxSlugLen, cutSlug(full))
+	return store.Errorf(store.CodeInvalid, "the slug of %q would be %d characters; the limit is %d. Pass a shorter slug, like %q, or a shorter title or name", string(shown), len(full), MaxSlugLen, cutSlug(full))
 }
 
 // cutSlug cuts a slug longer than [MaxSlugLen] at a "-" where possible.
@@ -102,10 +104,10 @@ func cutSlug(s string) string {
 // fullSlug is [Slugify] without the cut to [MaxSlugLen].
 func fullSlug(title string) (string, error) {
 	if !utf8.ValidString(title) {
-		return "", Errorf(CodeInvalid, "title is not valid UTF-8")
+		return "", store.Errorf(store.CodeInvalid, "title is not valid UTF-8")
 	}
 	if strings.TrimSpace(title) == "" {
-		return "", Errorf(CodeInvalid, "title is empty; give the page a title of at least one letter")
+		return "", store.Errorf(store.CodeInvalid, "title is empty; give the page a title of at least one letter")
 	}
 	var b strings.Builder
 	dash := false
@@ -180,17 +182,17 @@ func NewSlugName(name string) (string, error) { return normalizeSlug(name, NewSl
 
 func normalizeSlug(name string, slugify func(string) (string, error)) (string, error) {
 	if !utf8.ValidString(name) {
-		return "", Errorf(CodeInvalid, "slug is not valid UTF-8")
+		return "", store.Errorf(store.CodeInvalid, "slug is not valid UTF-8")
 	}
 	if len(name) > 4*MaxSlugLen {
-		return "", Errorf(CodeInvalid, "slug is %d bytes; the limit is %d", len(name), MaxSlugLen)
+		return "", store.Errorf(store.CodeInvalid, "slug is %d bytes; the limit is %d", len(name), MaxSlugLen)
 	}
 	if strings.ContainsAny(name, "/\\:") || strings.Contains(name, "..") {
-		return "", Errorf(CodeInvalid, "slug %q must be a plain name like \"my-topic\", not a path: it may not contain '/', '\\', ':' or '..'", name)
+		return "", store.Errorf(store.CodeInvalid, "slug %q must be a plain name like \"my-topic\", not a path: it may not contain '/', '\\', ':' or '..'", name)
 	}
 	for _, r := range name {
 		if unicode.IsControl(r) {
-			return "", Errorf(CodeInvalid, "slug contains a control character")
+			return "", store.Errorf(store.CodeInvalid, "slug contains a control character")
 		}
 	}
 	name = strings.TrimSuffix(strings.TrimSuffix(name, ".md"), ".MD")
@@ -224,10 +226,10 @@ func normalizePageName(name string, normSlug func(string) (string, error)) (stri
 		return normSlug(name)
 	}
 	if !utf8.ValidString(name) {
-		return "", Errorf(CodeInvalid, "page name is not valid UTF-8")
+		return "", store.Errorf(store.CodeInvalid, "page name is not valid UTF-8")
 	}
 	if len(name) > MaxPathLen {
-		return "", Errorf(CodeInvalid, "page name is %d bytes; the limit is %d", len(name), MaxPathLen)
+		return "", store.Errorf(store.CodeInvalid, "page name is %d bytes; the limit is %d", len(name), MaxPathLen)
 	}
 	// "pages/x" names pages/x.md, as every reading tool takes it.
 	if rest, ok := strings.CutPrefix(name, "pages/"); ok {
@@ -238,22 +240,22 @@ func normalizePageName(name string, normSlug func(string) (string, error)) (stri
 	}
 	segs := strings.Split(name, "/")
 	if len(segs) > MaxPageDepth {
-		return "", Errorf(CodeInvalid, "page name %q has %d folder levels; the limit is %d", name, len(segs), MaxPageDepth)
+		return "", store.Errorf(store.CodeInvalid, "page name %q has %d folder levels; the limit is %d", name, len(segs), MaxPageDepth)
 	}
 	for i, seg := range segs {
 		if strings.TrimSpace(seg) == "" {
-			return "", Errorf(CodeInvalid, "page name %q has an empty segment: give folder/name like \"en/my-topic\", without a leading, trailing or doubled '/'", name)
+			return "", store.Errorf(store.CodeInvalid, "page name %q has an empty segment: give folder/name like \"en/my-topic\", without a leading, trailing or doubled '/'", name)
 		}
 		if seg == "." || seg == ".." || strings.HasPrefix(seg, "~") {
-			return "", Errorf(CodeInvalid, "slug %q has a %q segment: give a name like \"my-topic\" or folder/name like \"en/my-topic\" under pages/, not a relative or home path", name, seg)
+			return "", store.Errorf(store.CodeInvalid, "slug %q has a %q segment: give a name like \"my-topic\" or folder/name like \"en/my-topic\" under pages/, not a relative or home path", name, seg)
 		}
 		// A segment with no letter or digit would become a hash name that
 		// no reader could guess; a folder is named in words.
 		if !strings.ContainsFunc(seg, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
-			return "", Errorf(CodeInvalid, "page name %q has a segment without letters or digits (%q); name folders and pages in words", name, seg)
+			return "", store.Errorf(store.CodeInvalid, "page name %q has a segment without letters or digits (%q); name folders and pages in words", name, seg)
 		}
 		if i < len(segs)-1 && strings.HasSuffix(strings.ToLower(seg), ".md") {
-			return "", Errorf(CodeInvalid, "page name %q has a folder named like a page (%q)", name, seg)
+			return "", store.Errorf(store.CodeInvalid, "page name %q has a folder named like a page (%q)", name, seg)
 		}
 		n, err := normSlug(seg)
 		if err != nil {
@@ -263,7 +265,7 @@ func normalizePageName(name string, normSlug func(string) (string, error)) (stri
 	}
 	out := strings.Join(segs, "/")
 	if rel, err := CleanPath(PagePath(out)); err != nil || rel != PagePath(out) || LayerOf(rel) != LayerPages {
-		return "", Errorf(CodeInvalid, "page name %q does not name a page under pages/", name)
+		return "", store.Errorf(store.CodeInvalid, "page name %q does not name a page under pages/", name)
 	}
 	return out, nil
 }
@@ -312,54 +314,54 @@ func ValidSlug(s string) bool {
 // through the store's [os.Root], which refuses symlinks that lead out.
 func CleanPath(p string) (string, error) {
 	if p == "" {
-		return "", Errorf(CodeInvalid, "path is empty")
+		return "", store.Errorf(store.CodeInvalid, "path is empty")
 	}
 	if !utf8.ValidString(p) {
-		return "", Errorf(CodeInvalid, "path is not valid UTF-8")
+		return "", store.Errorf(store.CodeInvalid, "path is not valid UTF-8")
 	}
 	if len(p) > MaxPathLen {
-		return "", Errorf(CodeInvalid, "path is %d bytes; the limit is %d", len(p), MaxPathLen)
+		return "", store.Errorf(store.CodeInvalid, "path is %d bytes; the limit is %d", len(p), MaxPathLen)
 	}
 	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") {
-		return "", Errorf(CodeInvalid, "path %q is absolute; name files relative to the wiki root, like \"pages/topic.md\"", p)
+		return "", store.Errorf(store.CodeInvalid, "path %q is absolute; name files relative to the wiki root, like \"pages/topic.md\"", p)
 	}
 	if strings.Contains(p, "\\") {
-		return "", Errorf(CodeInvalid, "path %q contains a backslash; use '/' between folders", p)
+		return "", store.Errorf(store.CodeInvalid, "path %q contains a backslash; use '/' between folders", p)
 	}
 	if strings.Contains(p, ":") {
-		return "", Errorf(CodeInvalid, "path %q contains ':'; drive letters and URLs are not wiki paths", p)
+		return "", store.Errorf(store.CodeInvalid, "path %q contains ':'; drive letters and URLs are not wiki paths", p)
 	}
 	for _, r := range p {
 		if unicode.IsControl(r) {
-			return "", Errorf(CodeInvalid, "path contains a control character")
+			return "", store.Errorf(store.CodeInvalid, "path contains a control character")
 		}
 	}
 	if i := strings.IndexAny(p, windowsInvalid); i >= 0 {
-		return "", Errorf(CodeInvalid, "path %q contains %q, which file names may not contain on every system (< > \" | ? *)", p, p[i:i+1])
+		return "", store.Errorf(store.CodeInvalid, "path %q contains %q, which file names may not contain on every system (< > \" | ? *)", p, p[i:i+1])
 	}
 	p = strings.TrimSuffix(p, "/")
 	for _, c := range strings.Split(p, "/") {
 		switch {
 		case c == "..":
-			return "", Errorf(CodeInvalid, "path %q leaves the wiki root ('..' is not allowed)", p)
+			return "", store.Errorf(store.CodeInvalid, "path %q leaves the wiki root ('..' is not allowed)", p)
 		case c == "" || c == ".":
 			continue
 		case strings.HasSuffix(c, ".") || strings.HasSuffix(c, " ") || strings.HasPrefix(c, " "):
-			return "", Errorf(CodeInvalid, "path component %q starts or ends with a space or ends with a dot", c)
+			return "", store.Errorf(store.CodeInvalid, "path component %q starts or ends with a space or ends with a dot", c)
 		case len(c) > 255:
-			return "", Errorf(CodeInvalid, "path component is %d bytes; the limit is 255", len(c))
+			return "", store.Errorf(store.CodeInvalid, "path component is %d bytes; the limit is 255", len(c))
 		}
 		base := strings.ToLower(c)
 		if i := strings.IndexByte(base, '.'); i >= 0 {
 			base = base[:i]
 		}
 		if reservedNames[strings.TrimSpace(base)] {
-			return "", Errorf(CodeInvalid, "path component %q is a reserved device name on Windows", c)
+			return "", store.Errorf(store.CodeInvalid, "path component %q is a reserved device name on Windows", c)
 		}
 	}
 	clean := path.Clean(p)
 	if clean == "." || !filepath.IsLocal(filepath.FromSlash(clean)) {
-		return "", Errorf(CodeInvalid, "path %q does not name a file inside the wiki", p)
+		return "", store.Errorf(store.CodeInvalid, "path %q does not name a file inside the wiki", p)
 	}
 	return clean, nil
 }
@@ -391,7 +393,7 @@ const (
 // are not content: "" for them too, and they are left out silently.
 func UnservableName(rel string) string {
 	base := path.Base(rel)
-	if IsTempName(rel) || !strings.HasPrefix(base, ".") && addressable(rel) {
+	if store.IsTempName(rel) || !strings.HasPrefix(base, ".") && addressable(rel) {
 		return ""
 	}
 	for _, seg := range strings.Split(path.Dir(rel), "/") {
@@ -404,7 +406,7 @@ func UnservableName(rel string) string {
 		if err == nil {
 			return "its name is not written the way the tools name files"
 		}
-		return "its name cannot be used through the tools: " + strings.ToValidUTF8(PublicMessage(err), "\uFFFD")
+		return "its name cannot be used through the tools: " + strings.ToValidUTF8(store.PublicMessage(err), "\uFFFD")
 	}
 	if strings.EqualFold(path.Ext(base), ".md") {
 		return "its name starts with '.', which marks a hidden file"

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // MaxPageBytes is the largest page body write_page accepts, in bytes.
@@ -72,7 +74,7 @@ func pageInfoFrom(rel string, data []byte) PageInfo {
 func PageInfoOf(rel string, d *Doc, err error) PageInfo {
 	pi := PageInfo{Path: rel, Slug: strings.TrimSuffix(strings.TrimPrefix(rel, "pages/"), path.Ext(rel))}
 	if err != nil {
-		pi.Error = PublicMessage(err)
+		pi.Error = store.PublicMessage(err)
 		pi.Title = path.Base(pi.Slug)
 		return pi
 	}
@@ -181,7 +183,7 @@ func (s *Store) PagesShared(ctx context.Context) ([]PageInfo, error) {
 // MaxCatalogueAge bounds how stale the page catalogue may be with respect to
 // edits made outside the server (Obsidian, git pull) when no file watcher
 // runs. Writes through the store update the catalogue at once. With the
-// change feed (watch.go) outside edits are applied path by path from the
+// change feed (feed.go) outside edits are applied path by path from the
 // watcher's events and the whole of pages/ is walked only at the first call,
 // after the watcher lost events, and every [FullRescanEvery]. Without it the
 // next scan runs when the last one is older than ten times its own cost,
@@ -216,7 +218,7 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 	if s.catSub == nil {
 		s.catSub = s.WatchChanges() // before the first walk, so nothing falls between
 	}
-	if ch := s.catSub.take(); ch.Live && !ch.Full && s.cat != nil && !s.catAt.IsZero() {
+	if ch := s.catSub.Take(); ch.Live && !ch.Full && s.cat != nil && !s.catAt.IsZero() {
 		s.refreshPagesLocked(ch.Paths, ch.Gone)
 		return nil
 	} else if !ch.Live && s.catalogueFresh(arrived) {
@@ -225,7 +227,7 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 	started := time.Now()
 	old := s.cat
 	next := make(map[string]PageInfo, len(old))
-	var skips Skips
+	var skips store.Skips
 	seen := 0
 	err := fs.WalkDir(s.root.FS(), "pages", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -241,8 +243,8 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 			return nil
 		}
 		if !d.Type().IsRegular() || !catalogued(p) {
-			if IsSpecial(d.Type()) && catalogued(p) {
-				skips.Set(p, SkipNotRegular)
+			if store.IsSpecial(d.Type()) && catalogued(p) {
+				skips.Set(p, store.SkipNotRegular)
 			}
 			return nil
 		}
@@ -264,7 +266,7 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 			next[p] = prev
 			return nil
 		}
-		data, ok, err := s.readRaw(p)
+		data, ok, err := s.ReadRaw(p)
 		if err != nil || !ok {
 			return nil
 		}
@@ -277,10 +279,10 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 		s.catAt = time.Time{} // the next call walks again
 	}
 	if errors.Is(err, errCancelled) {
-		return Errorf(CodeCancelled, "cancelled while reading the pages; nothing was changed")
+		return store.Errorf(store.CodeCancelled, "cancelled while reading the pages; nothing was changed")
 	}
 	if err != nil {
-		return internal("list pages", err)
+		return store.Internal("list pages", err)
 	}
 	s.cat, s.catSorted, s.catAt, s.catCost = next, nil, started, time.Since(started)
 	s.catSkips = skips
@@ -292,7 +294,7 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 // catalogue lists when it is a regular file: a .md page, not hidden, not a
 // writer's temp file, with a name llmwiki serves.
 func catalogued(p string) bool {
-	return strings.EqualFold(path.Ext(p), ".md") && !IsTempName(p) && !strings.HasPrefix(path.Base(p), ".") && addressable(p)
+	return strings.EqualFold(path.Ext(p), ".md") && !store.IsTempName(p) && !strings.HasPrefix(path.Base(p), ".") && addressable(p)
 }
 
 // PagesSkipped reports the files under pages/ that the page catalogue (and
@@ -310,7 +312,7 @@ func (s *Store) PagesSkipped() (counts map[string]int, examples map[string][]str
 var errCancelled = errors.New("cancelled")
 
 // noteCommitted updates the page catalogue with committed changes.
-func (s *Store) noteCommitted(changes []Change) {
+func (s *Store) noteCommitted(changes []store.Change) {
 	s.catMu.Lock()
 	defer s.catMu.Unlock()
 	if s.cat == nil {
@@ -328,7 +330,7 @@ func (s *Store) noteCommitted(changes []Change) {
 			sorted = slices.Clone(s.catSorted)
 		}
 		i, found := slices.BinarySearchFunc(sorted, c.Path, func(p PageInfo, rel string) int { return strings.Compare(p.Path, rel) })
-		if c.Op == OpDelete {
+		if c.Op == store.OpDelete {
 			delete(s.cat, c.Path)
 			if found {
 				sorted = slices.Delete(sorted, i, i+1)
@@ -384,7 +386,7 @@ func (s *Store) pageByKey(key string) (PageInfo, bool, error) {
 // there whose key is key, read from disk.
 func (s *Store) keyInFolder(key string) []PageInfo {
 	dir := path.Dir(key)
-	entries, err := readDir(s.root, dir)
+	entries, err := s.ReadDir(dir)
 	if err != nil {
 		return nil
 	}
@@ -392,7 +394,7 @@ func (s *Store) keyInFolder(key string) []PageInfo {
 	var out []PageInfo
 	for _, e := range entries {
 		name := e.Name()
-		if !e.Type().IsRegular() || !strings.EqualFold(path.Ext(name), ".md") || IsTempName(name) || strings.HasPrefix(name, ".") {
+		if !e.Type().IsRegular() || !strings.EqualFold(path.Ext(name), ".md") || store.IsTempName(name) || strings.HasPrefix(name, ".") {
 			continue
 		}
 		if !strings.EqualFold(strings.TrimSuffix(name, path.Ext(name)), base) && PageKey(name) != base {
@@ -402,7 +404,7 @@ func (s *Store) keyInFolder(key string) []PageInfo {
 		if PageKey(p) != key || !addressable(p) {
 			continue
 		}
-		if data, ok, err := s.readRaw(p); err == nil && ok {
+		if data, ok, err := s.ReadRaw(p); err == nil && ok {
 			out = append(out, pageInfoFrom(p, data))
 		}
 	}
@@ -419,7 +421,7 @@ func (s *Store) keyInFolder(key string) []PageInfo {
 // tells the caller how to find pages.
 func (s *Store) ResolvePage(name string) (string, error) {
 	p, err := s.resolvePage(name)
-	if CodeOf(err) == CodeNotFound && strings.Contains(name, "%") {
+	if store.CodeOf(err) == store.CodeNotFound && strings.Contains(name, "%") {
 		if dec, derr := url.PathUnescape(strings.TrimSpace(name)); derr == nil && dec != strings.TrimSpace(name) {
 			if dp, derr := s.resolvePage(dec); derr == nil {
 				return dp, nil
@@ -432,13 +434,13 @@ func (s *Store) ResolvePage(name string) (string, error) {
 func (s *Store) resolvePage(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
-		return "", Errorf(CodeInvalid, "page name is empty")
+		return "", store.Errorf(store.CodeInvalid, "page name is empty")
 	}
 	if !utf8.ValidString(name) {
-		return "", Errorf(CodeInvalid, "page name is not valid UTF-8")
+		return "", store.Errorf(store.CodeInvalid, "page name is not valid UTF-8")
 	}
 	if l := OtherLayerFolder(name); l != "" {
-		return "", Errorf(CodeNotFound, "%q names a file under %s/, not a page; read it with read_page path (a page in a folder named %s is \"pages/%s\")", name, l, l, strings.TrimPrefix(strings.TrimSpace(name), "./"))
+		return "", store.Errorf(store.CodeNotFound, "%q names a file under %s/, not a page; read it with read_page path (a page in a folder named %s is \"pages/%s\")", name, l, l, strings.TrimPrefix(strings.TrimSpace(name), "./"))
 	}
 	candidate := strings.TrimPrefix(name, "./")
 	if strings.HasPrefix(candidate, "/") || strings.HasPrefix(candidate, "~") {
@@ -479,11 +481,11 @@ func (s *Store) resolvePage(name string) (string, error) {
 	}
 	if rel, err := CleanPath(candidate); err == nil {
 		// Not a page, but a FIFO or device of that name: say so.
-		if fi, err := s.root.Lstat(rel); err == nil && IsSpecial(fi.Mode()) {
-			return "", NotRegularError(rel, fi.Mode())
+		if fi, err := s.root.Lstat(rel); err == nil && store.IsSpecial(fi.Mode()) {
+			return "", store.NotRegularError(rel, fi.Mode())
 		}
 	}
-	return "", Errorf(CodeNotFound, "page %q not found; use search_wiki or list_pages to find the right name", name)
+	return "", store.Errorf(store.CodeNotFound, "page %q not found; use search_wiki or list_pages to find the right name", name)
 }
 
 // PageInput is a page to create or update with [Store.WritePage].
@@ -532,14 +534,14 @@ var knownPageKeys = []string{"title", "summary", "tags", "aliases", "sources", "
 // set now (UTC, RFC 3339); keys the page had that the input does not set are
 // kept byte for byte.
 func (s *Store) WritePage(ctx context.Context, in PageInput) (out PageWrite, err error) {
-	ctx, call, done := s.withOwnCall(ctx)
+	ctx, call, done := s.WithOwnCall(ctx)
 	defer func() { done(err) }()
 	if err := validatePageInput(&in); err != nil {
 		return out, err
 	}
 	slug := in.Slug
 	if l := OtherLayerFolder(slug); l != "" {
-		return out, Errorf(CodeInvalid, "slug %q begins with %s/, which is not where pages go (save_source adds raw documents); for a page in a folder named %s, give the slug \"pages/%s\"", slug, l, l, strings.TrimPrefix(strings.TrimSpace(slug), "./"))
+		return out, store.Errorf(store.CodeInvalid, "slug %q begins with %s/, which is not where pages go (save_source adds raw documents); for a page in a folder named %s, give the slug \"pages/%s\"", slug, l, l, strings.TrimPrefix(strings.TrimSpace(slug), "./"))
 	}
 	if slug != "" {
 		slug, err = NewPageName(slug)
@@ -560,18 +562,16 @@ func (s *Store) WritePage(ctx context.Context, in PageInput) (out PageWrite, err
 		rel = s.inExistingFolders(rel)
 	}
 	if exists && in.BaseSHA256 == "" {
-		cur, _, _ := s.readRaw(rel)
-		return out, Errorf(CodeConflict, "page %s already exists (sha256 %s); to update it, read_page it and pass base_sha256, or choose another title or slug", rel, SHA256Hex(cur))
+		cur, _, _ := s.ReadRaw(rel)
+		return out, store.Errorf(store.CodeConflict, "page %s already exists (sha256 %s); to update it, read_page it and pass base_sha256, or choose another title or slug", rel, store.SHA256Hex(cur))
 	}
 	if !exists && in.BaseSHA256 != "" {
-		return out, Errorf(CodeNotFound, "page %s does not exist, so base_sha256 cannot match; omit base_sha256 to create it", rel)
+		return out, store.Errorf(store.CodeNotFound, "page %s does not exist, so base_sha256 cannot match; omit base_sha256 to create it", rel)
 	}
 	now := s.Now().Format(time.RFC3339)
-	call.mu.Lock()
-	before := len(call.Snapshots)
-	call.mu.Unlock()
+	before := len(call.SnapshotsTaken())
 	var data []byte
-	err = s.Update(ctx, func(tx *Tx) error {
+	err = s.Update(ctx, func(tx *store.Tx) error {
 		var old *Doc
 		crlf := false
 		if exists {
@@ -580,14 +580,14 @@ func (s *Store) WritePage(ctx context.Context, in PageInput) (out PageWrite, err
 				return err
 			}
 			if !ok {
-				return Errorf(CodeNotFound, "page %s was removed meanwhile; omit base_sha256 to create it", rel)
+				return store.Errorf(store.CodeNotFound, "page %s was removed meanwhile; omit base_sha256 to create it", rel)
 			}
-			if got := SHA256Hex(cur); got != strings.ToLower(in.BaseSHA256) {
-				return Errorf(CodeConflict, "%s changed since you read it (base_sha256 %s… does not match the current %s…); read it again, merge your change, and retry with the new sha256", rel, short(in.BaseSHA256), short(got))
+			if got := store.SHA256Hex(cur); got != strings.ToLower(in.BaseSHA256) {
+				return store.Errorf(store.CodeConflict, "%s changed since you read it (base_sha256 %s… does not match the current %s…); read it again, merge your change, and retry with the new sha256", rel, short(in.BaseSHA256), short(got))
 			}
 			old, err = ParseDoc(rel, cur)
 			if err != nil {
-				return &Error{Code: CodeInvalid, Msg: PublicMessage(err) + "; the page was not changed (fix its frontmatter by hand or restore a snapshot)", Err: err}
+				return &store.Error{Code: store.CodeInvalid, Msg: store.PublicMessage(err) + "; the page was not changed (fix its frontmatter by hand or restore a snapshot)", Err: err}
 			}
 			crlf = FirstLineCRLF(cur)
 		}
@@ -606,14 +606,12 @@ func (s *Store) WritePage(ctx context.Context, in PageInput) (out PageWrite, err
 	if err != nil {
 		return out, err
 	}
-	out = PageWrite{Path: rel, Slug: strings.TrimSuffix(strings.TrimPrefix(rel, "pages/"), ".md"), SHA256: SHA256Hex(data), Created: !exists, Updated: now}
-	call.mu.Lock()
-	for _, sn := range call.Snapshots[before:] {
-		if strings.HasPrefix(sn, SnapshotDir+"/"+rel+"/") {
+	out = PageWrite{Path: rel, Slug: strings.TrimSuffix(strings.TrimPrefix(rel, "pages/"), ".md"), SHA256: store.SHA256Hex(data), Created: !exists, Updated: now}
+	for _, sn := range call.SnapshotsTaken()[before:] {
+		if strings.HasPrefix(sn, store.SnapshotDir+"/"+rel+"/") {
 			out.Snapshot = sn
 		}
 	}
-	call.mu.Unlock()
 	return out, nil
 }
 
@@ -665,40 +663,40 @@ func folderKey(dir string) string {
 func validatePageInput(in *PageInput) error {
 	for _, f := range []struct{ name, v string }{{"title", in.Title}, {"summary", in.Summary}, {"body", in.Body}, {"slug", in.Slug}, {"base_sha256", in.BaseSHA256}} {
 		if !utf8.ValidString(f.v) {
-			return Errorf(CodeInvalid, "%s is not valid UTF-8", f.name)
+			return store.Errorf(store.CodeInvalid, "%s is not valid UTF-8", f.name)
 		}
 	}
 	if strings.TrimSpace(in.Title) == "" {
-		return Errorf(CodeInvalid, "title is required; give the page a one-line title")
+		return store.Errorf(store.CodeInvalid, "title is required; give the page a one-line title")
 	}
 	if len(in.Title) > 300 {
-		return Errorf(CodeInvalid, "title is %d bytes; keep it under 300", len(in.Title))
+		return store.Errorf(store.CodeInvalid, "title is %d bytes; keep it under 300", len(in.Title))
 	}
 	if strings.ContainsAny(in.Summary, "\r\n") {
-		return Errorf(CodeInvalid, "summary must be one line (index.md shows it on one line)")
+		return store.Errorf(store.CodeInvalid, "summary must be one line (index.md shows it on one line)")
 	}
 	if len(in.Summary) > 500 {
-		return Errorf(CodeInvalid, "summary is %d bytes; keep it under 500", len(in.Summary))
+		return store.Errorf(store.CodeInvalid, "summary is %d bytes; keep it under 500", len(in.Summary))
 	}
 	if len(in.Body) > MaxPageBytes {
-		return Errorf(CodeTooLarge, "body is %d bytes; the limit is %d. Split the topic into several pages", len(in.Body), MaxPageBytes)
+		return store.Errorf(store.CodeTooLarge, "body is %d bytes; the limit is %d. Split the topic into several pages", len(in.Body), MaxPageBytes)
 	}
 	if d, err := ParseDoc("body", []byte(in.Body)); err != nil || d.Format != FormatNone {
-		return Errorf(CodeInvalid, "content starts with a frontmatter block; pass title, summary, tags, aliases and sources as arguments and the markdown after the frontmatter as content")
+		return store.Errorf(store.CodeInvalid, "content starts with a frontmatter block; pass title, summary, tags, aliases and sources as arguments and the markdown after the frontmatter as content")
 	}
 	if in.BaseSHA256 != "" && !isHexSHA(in.BaseSHA256) {
-		return Errorf(CodeInvalid, "base_sha256 must be 64 hex digits, as read_page returns it")
+		return store.Errorf(store.CodeInvalid, "base_sha256 must be 64 hex digits, as read_page returns it")
 	}
 	for i, t := range in.Tags {
 		t = strings.TrimPrefix(strings.TrimSpace(t), "#")
 		if t == "" || strings.ContainsAny(t, " \t\r\n,") || !utf8.ValidString(t) {
-			return Errorf(CodeInvalid, "tag %q must be one word without spaces or commas (use my-tag)", in.Tags[i])
+			return store.Errorf(store.CodeInvalid, "tag %q must be one word without spaces or commas (use my-tag)", in.Tags[i])
 		}
 		in.Tags[i] = t
 	}
 	for _, a := range in.Aliases {
 		if strings.TrimSpace(a) == "" || strings.ContainsAny(a, "\r\n") || !utf8.ValidString(a) {
-			return Errorf(CodeInvalid, "aliases must be non-empty one-line names")
+			return store.Errorf(store.CodeInvalid, "aliases must be non-empty one-line names")
 		}
 	}
 	for _, src := range in.Sources {
@@ -709,11 +707,11 @@ func validatePageInput(in *PageInput) error {
 	for k := range in.Extra {
 		for _, known := range knownPageKeys {
 			if k == known {
-				return Errorf(CodeInvalid, "frontmatter key %q is set by its own argument, not through extra", k)
+				return store.Errorf(store.CodeInvalid, "frontmatter key %q is set by its own argument, not through extra", k)
 			}
 		}
 		if k == "" || strings.ContainsAny(k, "\r\n:") {
-			return Errorf(CodeInvalid, "frontmatter key %q is not a plain name", k)
+			return store.Errorf(store.CodeInvalid, "frontmatter key %q is not a plain name", k)
 		}
 	}
 	return nil
@@ -738,7 +736,7 @@ func checkSourceRef(src string) error {
 	}
 	rel, err := CleanPath(src)
 	if err != nil || !strings.HasPrefix(rel, "sources/") {
-		return Errorf(CodeInvalid, "source %q must be a path under sources/ (like sources/notes.md) or an http(s) URL", src)
+		return store.Errorf(store.CodeInvalid, "source %q must be a path under sources/ (like sources/notes.md) or an http(s) URL", src)
 	}
 	return nil
 }

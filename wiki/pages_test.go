@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 func TestSlugify(t *testing.T) {
@@ -37,7 +39,7 @@ func TestSlugify(t *testing.T) {
 		t.Errorf("emoji slug = %q", e)
 	}
 	for _, bad := range []string{"", "   ", "\t\n"} {
-		if _, err := Slugify(bad); CodeOf(err) != CodeInvalid {
+		if _, err := Slugify(bad); store.CodeOf(err) != store.CodeInvalid {
 			t.Errorf("Slugify(%q) err = %v", bad, err)
 		}
 	}
@@ -60,7 +62,7 @@ func TestNormalizeSlug(t *testing.T) {
 		t.Errorf("NFC %q != NFD %q", nfc, nfd)
 	}
 	for _, bad := range []string{"../x", "a/b", `a\b`, "c:x", "..", "a\x00b"} {
-		if _, err := NormalizeSlug(bad); CodeOf(err) != CodeInvalid {
+		if _, err := NormalizeSlug(bad); store.CodeOf(err) != store.CodeInvalid {
 			t.Errorf("NormalizeSlug(%q) err = %v, want invalid", bad, err)
 		}
 	}
@@ -81,7 +83,7 @@ func TestNormalizePageName(t *testing.T) {
 		// Segments a reader could not name the same way (found by a hostile
 		// run: write_page made a/page-<hash>/b of "a/./b", read_page read a/b).
 		"a/./b", "./x", "~/x", "a/~/b", "a/!!/b", "a/\U0001F600/b"} {
-		if got, err := NormalizePageName(bad); CodeOf(err) != CodeInvalid {
+		if got, err := NormalizePageName(bad); store.CodeOf(err) != store.CodeInvalid {
 			t.Errorf("NormalizePageName(%q) = %q, %v; want invalid", bad, got, err)
 		}
 	}
@@ -121,12 +123,12 @@ func TestWritePageNested(t *testing.T) {
 		t.Fatalf("%+v %v", w, err)
 	}
 	old, _ := os.ReadFile(filepath.Join(dir, "pages", "en", "Plugins", "Graph view.md"))
-	w, err = st.WritePage(ctx, PageInput{Title: "Graph view", Slug: "en/plugins/graph-view", Body: "new body\n", BaseSHA256: SHA256Hex(old)})
+	w, err = st.WritePage(ctx, PageInput{Title: "Graph view", Slug: "en/plugins/graph-view", Body: "new body\n", BaseSHA256: store.SHA256Hex(old)})
 	if err != nil || w.Path != "pages/en/Plugins/Graph view.md" || w.Created {
 		t.Fatalf("%+v %v", w, err)
 	}
 	for _, bad := range []string{"a/../../x", "/etc/x", "a//b", "sources/../../x"} {
-		if _, err := st.WritePage(ctx, PageInput{Title: "X", Slug: bad, Body: "x\n"}); CodeOf(err) != CodeInvalid {
+		if _, err := st.WritePage(ctx, PageInput{Title: "X", Slug: bad, Body: "x\n"}); store.CodeOf(err) != store.CodeInvalid {
 			t.Errorf("slug %q: %v", bad, err)
 		}
 	}
@@ -159,7 +161,7 @@ func TestCleanPath(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "/etc/passwd", "../x", "pages/../../x", `pages\x.md`, "C:/x", "pages/con.md", "pages/aux", "pages/x.md.", "pages/x ", "a\x01b", "~/x", "pages/a:b.md", "\xff"} {
-		if _, err := CleanPath(bad); CodeOf(err) != CodeInvalid {
+		if _, err := CleanPath(bad); store.CodeOf(err) != store.CodeInvalid {
 			t.Errorf("CleanPath(%q) err = %v, want invalid", bad, err)
 		}
 	}
@@ -231,7 +233,7 @@ func TestPageIdentity(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "pages", "My Topic.md"), []byte("# My Topic\n"), 0o644)
 	for _, name := range []string{"my topic", "MY_TOPIC", "my-topic"} {
 		_, err := s.WritePage(ctx, PageInput{Title: "x", Slug: name, Body: "y"})
-		wantCode(t, err, CodeConflict)
+		wantCode(t, err, store.CodeConflict)
 		if err != nil && !strings.Contains(err.Error(), "pages/My Topic.md") {
 			t.Errorf("conflict does not name the existing file: %v", err)
 		}
@@ -245,7 +247,7 @@ func TestPageIdentity(t *testing.T) {
 		t.Errorf("pages/ holds %d files, want 1", len(entries))
 	}
 	_, err := s.ResolvePage("no such page")
-	wantCode(t, err, CodeNotFound)
+	wantCode(t, err, store.CodeNotFound)
 	if !strings.Contains(err.Error(), "search_wiki") {
 		t.Errorf("not-found error gives no next step: %v", err)
 	}

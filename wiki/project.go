@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // Project is the orientation load_project returns: the rules, the learned
@@ -33,7 +35,7 @@ type Project struct {
 	// IndexStale is true when index.md does not match the pages.
 	IndexStale bool `json:"index_stale"`
 	// Stale lists derived state out of step (search index) and why.
-	Stale []StaleState `json:"stale"`
+	Stale []store.StaleState `json:"stale"`
 	// RecentLog is the last few log.md entry headings.
 	RecentLog []string `json:"recent_log"`
 	// Problems are things the person should fix (unreadable schema.md
@@ -62,9 +64,9 @@ func (s *Store) LoadProject(ctx context.Context) (Project, error) {
 	if cfg.Err != "" {
 		p.Problems = append(p.Problems, "schema.md settings: "+cfg.Err+" (defaults are in force)")
 	}
-	call := CallFrom(ctx)
+	call := store.CallFrom(ctx)
 	read := func(name string) string {
-		data, ok, err := s.readRaw(name)
+		data, ok, err := s.ReadRaw(name)
 		if err != nil || !ok {
 			p.Problems = append(p.Problems, name+" is missing; run `llmwiki init` on the project to restore the starting files")
 			return ""
@@ -79,7 +81,7 @@ func (s *Store) LoadProject(ctx context.Context) (Project, error) {
 		p.Context = string(d.Body)
 	} else {
 		p.Context = ctxText
-		p.Problems = append(p.Problems, PublicMessage(err))
+		p.Problems = append(p.Problems, store.PublicMessage(err))
 	}
 	p.ContextLines = countLines([]byte(p.Context))
 	_, p.LastBuild = s.Provenance()
@@ -101,8 +103,8 @@ func (s *Store) LoadProject(ctx context.Context) (Project, error) {
 		}
 	}
 	sources, issues, err := s.listSources(ctx)
-	if errors.Is(err, ErrNotRegular) {
-		p.Problems = append(p.Problems, PublicMessage(err)+": the sources were not checked against their record; validate_structure says how to fix it")
+	if errors.Is(err, store.ErrNotRegular) {
+		p.Problems = append(p.Problems, store.PublicMessage(err)+": the sources were not checked against their record; validate_structure says how to fix it")
 	} else if err != nil {
 		return p, err
 	}
@@ -125,7 +127,7 @@ func (s *Store) LoadProject(ctx context.Context) (Project, error) {
 			}
 		}
 	}
-	if idx, ok, _ := s.readRaw("index.md"); ok {
+	if idx, ok, _ := s.ReadRaw("index.md"); ok {
 		p.IndexStale = strings.TrimRight(string(idx), "\n") != strings.TrimRight(string(RenderIndex(pages)), "\n")
 	} else {
 		p.IndexStale = true

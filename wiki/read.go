@@ -11,6 +11,8 @@ import (
 	"path"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // DefaultReadChars is how many characters read_page returns when the caller
@@ -83,7 +85,7 @@ func (s *Store) Read(ctx context.Context, in ReadInput) (FileContent, error) {
 	if err != nil {
 		return out, err
 	}
-	data, ok, err := s.readRaw(rel)
+	data, ok, err := s.ReadRaw(rel)
 	if err != nil {
 		return out, err
 	}
@@ -92,10 +94,10 @@ func (s *Store) Read(ctx context.Context, in ReadInput) (FileContent, error) {
 		if LayerOf(rel) == LayerSources || LayerOf(rel) == LayerResearch {
 			hint = "use gather_sources with mode \"all\" to list sources"
 		}
-		return out, Errorf(CodeNotFound, "%s not found; %s", rel, hint)
+		return out, store.Errorf(store.CodeNotFound, "%s not found; %s", rel, hint)
 	}
-	CallFrom(ctx).AddRead(rel)
-	out = FileContent{Path: rel, Layer: LayerOf(rel), SHA256: SHA256Hex(data), Size: int64(len(data))}
+	store.CallFrom(ctx).AddRead(rel)
+	out = FileContent{Path: rel, Layer: LayerOf(rel), SHA256: store.SHA256Hex(data), Size: int64(len(data))}
 	dec := Decode(data)
 	if dec.Binary {
 		out.Binary = true
@@ -114,7 +116,7 @@ func (s *Store) Read(ctx context.Context, in ReadInput) (FileContent, error) {
 		max = MaxReadChars
 	}
 	if in.FromLine < 0 || in.ToLine < 0 || (in.ToLine > 0 && in.ToLine < in.FromLine) {
-		return out, Errorf(CodeInvalid, "line range %d-%d is not valid; lines are numbered from 1", in.FromLine, in.ToLine)
+		return out, store.Errorf(store.CodeInvalid, "line range %d-%d is not valid; lines are numbered from 1", in.FromLine, in.ToLine)
 	}
 	if in.FromLine == 0 && in.ToLine == 0 && strings.HasSuffix(rel, ".md") {
 		d, perr := ParseDoc(rel, data)
@@ -126,7 +128,7 @@ func (s *Store) Read(ctx context.Context, in ReadInput) (FileContent, error) {
 			}
 			in.FromLine = d.BodyLine
 		} else {
-			out.FrontmatterError = PublicMessage(perr)
+			out.FrontmatterError = store.PublicMessage(perr)
 		}
 	}
 	from := in.FromLine
@@ -134,7 +136,7 @@ func (s *Store) Read(ctx context.Context, in ReadInput) (FileContent, error) {
 		from = 1
 	}
 	if from > out.TotalLines && out.TotalLines > 0 {
-		return out, Errorf(CodeInvalid, "from_line %d is past the end (%d lines)", from, out.TotalLines)
+		return out, store.Errorf(store.CodeInvalid, "from_line %d is past the end (%d lines)", from, out.TotalLines)
 	}
 	to := in.ToLine
 	if to == 0 || to > out.TotalLines {
@@ -162,7 +164,7 @@ func (s *Store) Read(ctx context.Context, in ReadInput) (FileContent, error) {
 
 func (s *Store) resolveReadTarget(in ReadInput) (string, error) {
 	if in.Path == "" && in.Slug == "" {
-		return "", Errorf(CodeInvalid, "give a path (like \"pages/topic.md\" or \"context.md\") or a page slug")
+		return "", store.Errorf(store.CodeInvalid, "give a path (like \"pages/topic.md\" or \"context.md\") or a page slug")
 	}
 	if in.Path == "" {
 		return s.ResolvePage(in.Slug)
@@ -173,10 +175,10 @@ func (s *Store) resolveReadTarget(in ReadInput) (string, error) {
 	}
 	switch LayerOf(rel) {
 	case LayerState:
-		if _, ok := parseSnapshotPath(rel); ok {
+		if _, ok := store.ParseSnapshotPath(rel); ok {
 			return rel, nil // a stored version: history, readable like the file it was
 		}
-		return "", Errorf(CodeInvalid, "%s is the server's own state, not part of the wiki", rel)
+		return "", store.Errorf(store.CodeInvalid, "%s is the server's own state, not part of the wiki", rel)
 	case LayerPages:
 		if _, err := s.root.Lstat(rel); errors.Is(err, fs.ErrNotExist) {
 			if p, err := s.ResolvePage(rel); err == nil {

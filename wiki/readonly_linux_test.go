@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -47,7 +48,7 @@ func TestReadOnlyOpenWritesNothing(t *testing.T) {
 				os.WriteFile(filepath.Join(dir, tc.temp), []byte("half"), 0o644)
 			}
 			if tc.journaled {
-				os.WriteFile(filepath.Join(dir, filepath.FromSlash(wiki.JournalFile)), []byte(`{"entries":[{"path":"pages/topic.md","op":"replace","temp":"`+tc.temp+`","sha256":"x"}]}`), 0o644)
+				os.WriteFile(filepath.Join(dir, filepath.FromSlash(store.JournalFile)), []byte(`{"entries":[{"path":"pages/topic.md","op":"replace","temp":"`+tc.temp+`","sha256":"x"}]}`), 0o644)
 			}
 			if tc.noState {
 				os.RemoveAll(filepath.Join(dir, ".llmwiki"))
@@ -73,7 +74,7 @@ func TestReadOnlyOpenWritesNothing(t *testing.T) {
 				t.Errorf("resolve a page: %v", err)
 			}
 			_, err = st.WritePage(ctx, wiki.PageInput{Title: "Other", Body: "x\n"})
-			if wiki.CodeOf(err) != wiki.CodeUnavailable || wiki.PublicMessage(err) != wiki.ReadOnlyMessage {
+			if store.CodeOf(err) != store.CodeUnavailable || store.PublicMessage(err) != store.ReadOnlyMessage {
 				t.Errorf("write on a read-only wiki: %v", err)
 			}
 			if _, err := st.PruneSnapshots(ctx, true); err != nil {

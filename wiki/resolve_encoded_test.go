@@ -1,6 +1,7 @@
 package wiki
 
 import (
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"net/url"
 	"testing"
 )
@@ -26,7 +27,7 @@ func TestResolvePagePercentEncoded(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"nothing%20here", "100%", "%zz"} {
-		if got, err := s.ResolvePage(name); CodeOf(err) != CodeNotFound {
+		if got, err := s.ResolvePage(name); store.CodeOf(err) != store.CodeNotFound {
 			t.Errorf("ResolvePage(%q) = %q, %v; want not found", name, got, err)
 		}
 	}

@@ -12,23 +12,25 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // AllSnapshots lists every stored version of every file, by file path and
 // then newest first.
-func (s *Store) AllSnapshots() ([]Snapshot, error) {
-	var out []Snapshot
-	err := fs.WalkDir(s.root.FS(), SnapshotDir, func(p string, d fs.DirEntry, err error) error {
+func (s *Store) AllSnapshots() ([]store.Snapshot, error) {
+	var out []store.Snapshot
+	err := fs.WalkDir(s.root.FS(), store.SnapshotDir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if p == SnapshotDir && errors.Is(err, fs.ErrNotExist) {
+			if p == store.SnapshotDir && errors.Is(err, fs.ErrNotExist) {
 				return fs.SkipAll
 			}
 			return nil
 		}
-		if d.IsDir() || IsTempName(p) {
+		if d.IsDir() || store.IsTempName(p) {
 			return nil
 		}
-		if sn, ok := parseSnapshotPath(p); ok {
+		if sn, ok := store.ParseSnapshotPath(p); ok {
 			if info, err := d.Info(); err == nil {
 				sn.Size = info.Size()
 			}
@@ -37,7 +39,7 @@ func (s *Store) AllSnapshots() ([]Snapshot, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, internal("list snapshots", err)
+		return nil, store.Internal("list snapshots", err)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Of != out[j].Of {
@@ -51,35 +53,13 @@ func (s *Store) AllSnapshots() ([]Snapshot, error) {
 // SnapshotsOf lists the stored versions of the file a caller named (a path,
 // or a page slug or title, as [Store.RestoreSnapshot] accepts), newest
 // first, with the path it resolved to.
-func (s *Store) SnapshotsOf(name string) (string, []Snapshot, error) {
+func (s *Store) SnapshotsOf(name string) (string, []store.Snapshot, error) {
 	rel, err := s.restoreTarget(name)
 	if err != nil {
 		return "", nil, err
 	}
 	list, err := s.Snapshots(rel)
 	return rel, list, err
-}
-
-// parseSnapshotPath reads a snapshot's project-relative path
-// ("<SnapshotDir>/<of>/<stamp>-<sha prefix><ext>").
-func parseSnapshotPath(p string) (Snapshot, bool) {
-	if !strings.HasPrefix(p, SnapshotDir+"/") {
-		return Snapshot{}, false
-	}
-	of := path.Dir(strings.TrimPrefix(p, SnapshotDir+"/"))
-	if of == "." {
-		return Snapshot{}, false
-	}
-	name := strings.TrimSuffix(path.Base(p), path.Ext(of))
-	i := strings.LastIndexByte(name, '-')
-	if i < 0 || len(name)-i-1 != 16 {
-		return Snapshot{}, false
-	}
-	t, err := time.Parse(snapshotStamp, name[:i])
-	if err != nil {
-		return Snapshot{}, false
-	}
-	return Snapshot{Path: p, Of: of, Time: t, SHA256Prefix: name[i+1:]}, true
 }
 
 // RestoreInput names a stored version to bring back with
@@ -124,39 +104,37 @@ var hexRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[
 // damaged snapshot is refused. guidelines.md's "## My Rules" section is
 // never changed: a version whose My Rules differ is refused.
 func (s *Store) RestoreSnapshot(ctx context.Context, in RestoreInput) (out RestoreResult, err error) {
-	ctx, call, done := s.withOwnCall(ctx)
+	ctx, call, done := s.WithOwnCall(ctx)
 	defer func() { done(err) }()
 	if in.BaseSHA256 != "" && !isHexSHA(in.BaseSHA256) {
-		return out, Errorf(CodeInvalid, "base_sha256 must be 64 hex digits, as read_page returns it")
+		return out, store.Errorf(store.CodeInvalid, "base_sha256 must be 64 hex digits, as read_page returns it")
 	}
 	sn, rel, err := s.findSnapshot(in)
 	if err != nil {
 		return out, err
 	}
-	data, ok, err := s.readRaw(sn.Path)
+	data, ok, err := s.ReadRaw(sn.Path)
 	if err != nil {
 		return out, err
 	}
 	if !ok {
-		return out, Errorf(CodeNotFound, "snapshot %s does not exist; list_snapshots shows the stored versions", sn.Path)
+		return out, store.Errorf(store.CodeNotFound, "snapshot %s does not exist; list_snapshots shows the stored versions", sn.Path)
 	}
-	if !strings.HasPrefix(SHA256Hex(data), sn.SHA256Prefix) {
-		return out, Errorf(CodeInvalid, "snapshot %s is damaged: its content does not match the sha256 in its name; choose another version", sn.Path)
+	if !strings.HasPrefix(store.SHA256Hex(data), sn.SHA256Prefix) {
+		return out, store.Errorf(store.CodeInvalid, "snapshot %s is damaged: its content does not match the sha256 in its name; choose another version", sn.Path)
 	}
-	call.mu.Lock()
-	before := len(call.Snapshots)
-	call.mu.Unlock()
-	err = s.Update(ctx, func(tx *Tx) error {
+	before := len(call.SnapshotsTaken())
+	err = s.Update(ctx, func(tx *store.Tx) error {
 		cur, exists, err := tx.Read(rel)
 		if err != nil {
 			return err
 		}
 		if in.BaseSHA256 != "" {
 			if !exists {
-				return Errorf(CodeNotFound, "%s does not exist now, so base_sha256 cannot match; omit base_sha256 to restore it", rel)
+				return store.Errorf(store.CodeNotFound, "%s does not exist now, so base_sha256 cannot match; omit base_sha256 to restore it", rel)
 			}
-			if got := SHA256Hex(cur); got != strings.ToLower(in.BaseSHA256) {
-				return Errorf(CodeConflict, "%s changed since you read it (base_sha256 %s… does not match the current %s…); read it again and decide whether to restore", rel, short(in.BaseSHA256), short(got))
+			if got := store.SHA256Hex(cur); got != strings.ToLower(in.BaseSHA256) {
+				return store.Errorf(store.CodeConflict, "%s changed since you read it (base_sha256 %s… does not match the current %s…); read it again and decide whether to restore", rel, short(in.BaseSHA256), short(got))
 			}
 		}
 		out.Changed = !exists || !bytes.Equal(cur, data)
@@ -174,75 +152,73 @@ func (s *Store) RestoreSnapshot(ctx context.Context, in RestoreInput) (out Resto
 	if err != nil {
 		return RestoreResult{}, err
 	}
-	out.Path, out.Restored, out.SHA256 = rel, sn.Path, SHA256Hex(data)
-	call.mu.Lock()
-	for _, p := range call.Snapshots[before:] {
-		if strings.HasPrefix(p, SnapshotDir+"/"+rel+"/") {
+	out.Path, out.Restored, out.SHA256 = rel, sn.Path, store.SHA256Hex(data)
+	for _, p := range call.SnapshotsTaken()[before:] {
+		if strings.HasPrefix(p, store.SnapshotDir+"/"+rel+"/") {
 			out.Snapshot = p
 		}
 	}
-	call.mu.Unlock()
 	return out, nil
 }
 
 // findSnapshot resolves what RestoreInput names to one snapshot and the
 // file it is a version of.
-func (s *Store) findSnapshot(in RestoreInput) (Snapshot, string, error) {
+func (s *Store) findSnapshot(in RestoreInput) (store.Snapshot, string, error) {
 	want := strings.TrimSpace(in.Snapshot)
-	if strings.HasPrefix(want, ".llmwiki/") && !strings.HasPrefix(want, SnapshotDir+"/") {
-		return Snapshot{}, "", Errorf(CodeInvalid, "%s is not a snapshot path (snapshots are under %s/; list_snapshots shows them)", want, SnapshotDir)
+	if strings.HasPrefix(want, ".llmwiki/") && !strings.HasPrefix(want, store.SnapshotDir+"/") {
+		return store.Snapshot{}, "", store.Errorf(store.CodeInvalid, "%s is not a snapshot path (snapshots are under %s/; list_snapshots shows them)", want, store.SnapshotDir)
 	}
-	if strings.HasPrefix(want, SnapshotDir+"/") {
+	if strings.HasPrefix(want, store.SnapshotDir+"/") {
 		p, err := CleanPath(want)
 		if err != nil {
-			return Snapshot{}, "", err
+			return store.Snapshot{}, "", err
 		}
-		sn, ok := parseSnapshotPath(p)
+		sn, ok := store.ParseSnapshotPath(p)
 		if !ok {
-			return Snapshot{}, "", Errorf(CodeInvalid, "%s is not a snapshot path (list_snapshots shows them)", p)
+			return store.Snapshot{}, "", store.Errorf(store.CodeInvalid, "%s is not a snapshot path (list_snapshots shows them)", p)
 		}
 		if in.Path != "" {
 			rel, err := s.restoreTarget(in.Path)
 			if err != nil {
-				return Snapshot{}, "", err
+				return store.Snapshot{}, "", err
 			}
 			if rel != sn.Of {
-				return Snapshot{}, "", Errorf(CodeInvalid, "snapshot %s is a version of %s, not of %s", p, sn.Of, rel)
+				return store.Snapshot{}, "", store.Errorf(store.CodeInvalid, "snapshot %s is a version of %s, not of %s", p, sn.Of, rel)
 			}
 		}
 		if err := restorable(sn.Of); err != nil {
-			return Snapshot{}, "", err
+			return store.Snapshot{}, "", err
 		}
 		return sn, sn.Of, nil
 	}
 	if in.Path == "" {
-		return Snapshot{}, "", Errorf(CodeInvalid, "name the file to restore (path), or give a full snapshot path")
+		return store.Snapshot{}, "", store.Errorf(store.CodeInvalid, "name the file to restore (path), or give a full snapshot path")
 	}
 	rel, err := s.restoreTarget(in.Path)
 	if err != nil {
-		return Snapshot{}, "", err
+		return store.Snapshot{}, "", err
 	}
 	list, err := s.Snapshots(rel)
 	if err != nil {
-		return Snapshot{}, "", err
+		return store.Snapshot{}, "", err
 	}
 	if len(list) == 0 {
-		return Snapshot{}, "", Errorf(CodeNotFound, "%s has no stored versions (a version is stored each time the file is replaced)", rel)
+		return store.Snapshot{}, "", store.Errorf(store.CodeNotFound, "%s has no stored versions (a version is stored each time the file is replaced)", rel)
 	}
 	if want == "" {
-		cur, _, err := s.readRaw(rel)
+		cur, _, err := s.ReadRaw(rel)
 		if err != nil {
-			return Snapshot{}, "", err
+			return store.Snapshot{}, "", err
 		}
-		curSum := SHA256Hex(cur)
+		curSum := store.SHA256Hex(cur)
 		for _, sn := range list {
 			if !strings.HasPrefix(curSum, sn.SHA256Prefix) {
 				return sn, rel, nil
 			}
 		}
-		return Snapshot{}, "", Errorf(CodeNotFound, "every stored version of %s equals the current file; there is nothing to undo", rel)
+		return store.Snapshot{}, "", store.Errorf(store.CodeNotFound, "every stored version of %s equals the current file; there is nothing to undo", rel)
 	}
-	var found []Snapshot
+	var found []store.Snapshot
 	for _, sn := range list {
 		if path.Base(sn.Path) == want {
 			return sn, rel, nil
@@ -253,9 +229,9 @@ func (s *Store) findSnapshot(in RestoreInput) (Snapshot, string, error) {
 	}
 	switch {
 	case len(found) == 0:
-		return Snapshot{}, "", Errorf(CodeNotFound, "no stored version of %s matches %q; list_snapshots shows them (give a snapshot path, its file name, or 8+ hex digits of its sha256)", rel, want)
+		return store.Snapshot{}, "", store.Errorf(store.CodeNotFound, "no stored version of %s matches %q; list_snapshots shows them (give a snapshot path, its file name, or 8+ hex digits of its sha256)", rel, want)
 	case len(found) > 1 && found[0].SHA256Prefix != found[len(found)-1].SHA256Prefix:
-		return Snapshot{}, "", Errorf(CodeInvalid, "%q matches %d different versions of %s; give more hex digits or the snapshot path", want, len(found), rel)
+		return store.Snapshot{}, "", store.Errorf(store.CodeInvalid, "%q matches %d different versions of %s; give more hex digits or the snapshot path", want, len(found), rel)
 	}
 	return found[0], rel, nil // the newest copy of that content
 }
@@ -271,8 +247,8 @@ func (s *Store) restoreTarget(name string) (string, error) {
 	if err == nil && (LayerOf(rel) == LayerSources || LayerOf(rel) == LayerResearch) {
 		// A name in the sources layer resolves there only, never to a page
 		// in a folder named sources ([OtherLayerFolder]).
-		if _, ok, rerr := s.readRaw(rel); rerr == nil && !ok {
-			return "", Errorf(CodeNotFound, "%s not found; sources are never rewritten, so they have no stored versions (a page in a folder named sources is \"pages/%s\")", rel, rel)
+		if _, ok, rerr := s.ReadRaw(rel); rerr == nil && !ok {
+			return "", store.Errorf(store.CodeNotFound, "%s not found; sources are never rewritten, so they have no stored versions (a page in a folder named sources is \"pages/%s\")", rel, rel)
 		}
 		return "", restorable(rel)
 	}
@@ -296,13 +272,13 @@ func restorable(rel string) error {
 	case LayerPages, LayerContext, LayerGuidelines:
 		return nil
 	case LayerSources, LayerResearch:
-		return Errorf(CodeInvalid, "%s is a source: sources are never rewritten, so they have no older versions", rel)
+		return store.Errorf(store.CodeInvalid, "%s is a source: sources are never rewritten, so they have no older versions", rel)
 	case LayerIndex:
-		return Errorf(CodeInvalid, "index.md is generated from the pages; run rebuild_index instead of restoring it")
+		return store.Errorf(store.CodeInvalid, "index.md is generated from the pages; run rebuild_index instead of restoring it")
 	case LayerLog:
-		return Errorf(CodeInvalid, "log.md only grows; its old entries are all still in it")
+		return store.Errorf(store.CodeInvalid, "log.md only grows; its old entries are all still in it")
 	}
-	return Errorf(CodeInvalid, "%s has no stored versions: only pages, context.md and guidelines.md are snapshotted", rel)
+	return store.Errorf(store.CodeInvalid, "%s has no stored versions: only pages, context.md and guidelines.md are snapshotted", rel)
 }
 
 // Retention is the snapshot retention set in schema.md's frontmatter
@@ -323,7 +299,7 @@ func (r Retention) Enabled() bool { return r.KeepDays > 0 }
 type PruneResult struct {
 	Retention Retention `json:"retention"`
 	// Deleted lists the snapshots deleted (or, with dry_run, that would be).
-	Deleted []WriteRecord `json:"deleted"`
+	Deleted []store.WriteRecord `json:"deleted"`
 	// Kept counts the snapshots kept, and KeptReferenced those kept only
 	// because they are the last copy of a version something refers to.
 	Kept           int  `json:"kept"`
@@ -346,18 +322,18 @@ func (s *Store) referencedVersions() map[string]bool {
 		}
 		if d.IsDir() {
 			switch p {
-			case AuditDir, SnapshotDir, ".llmwiki/search":
+			case store.AuditDir, store.SnapshotDir, ".llmwiki/search":
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if IsTempName(p) {
+		if store.IsTempName(p) {
 			return nil
 		}
 		if info, err := d.Info(); err != nil || info.Size() > 64<<20 {
 			return nil
 		}
-		data, ok, err := s.readRaw(p)
+		data, ok, err := s.ReadRaw(p)
 		if err != nil || !ok {
 			return nil
 		}
@@ -380,7 +356,7 @@ func (s *Store) referencedVersions() map[string]bool {
 // what was deleted, with its sha256, goes into the call's audit line.
 // With dryRun nothing is deleted. With no retention set it deletes nothing.
 func (s *Store) PruneSnapshots(ctx context.Context, dryRun bool) (res PruneResult, err error) {
-	ctx, call, done := s.withOwnCall(ctx)
+	ctx, call, done := s.WithOwnCall(ctx)
 	defer func() { done(err) }()
 	if s.readOnly {
 		if !dryRun {
@@ -390,21 +366,20 @@ func (s *Store) PruneSnapshots(ctx context.Context, dryRun bool) (res PruneResul
 		// when the read-only wiki has no lock file).
 		return s.pruneLocked(true)
 	}
-	unlock, err := s.lock(ctx)
-	if err != nil {
-		return res, err
-	}
-	defer unlock()
-	res, err = s.pruneLocked(dryRun)
+	err = s.Locked(ctx, func() error {
+		var perr error
+		res, perr = s.pruneLocked(dryRun)
+		return perr
+	})
 	if err == nil && !dryRun {
-		call.addPruned(res.Deleted)
+		call.AddPruned(res.Deleted)
 	}
 	return res, err
 }
 
 func (s *Store) pruneLocked(dryRun bool) (PruneResult, error) {
 	ret := s.Config().Retention
-	res := PruneResult{Retention: ret, DryRun: dryRun, Deleted: []WriteRecord{}}
+	res := PruneResult{Retention: ret, DryRun: dryRun, Deleted: []store.WriteRecord{}}
 	all, err := s.AllSnapshots()
 	if err != nil {
 		return res, err
@@ -414,8 +389,8 @@ func (s *Store) pruneLocked(dryRun bool) (PruneResult, error) {
 		return res, nil
 	}
 	keepLast := max(ret.KeepLast, 1)
-	cutoff := s.now().UTC().Add(-time.Duration(ret.KeepDays) * 24 * time.Hour)
-	byFile := map[string][]Snapshot{}
+	cutoff := s.Now().Add(-time.Duration(ret.KeepDays) * 24 * time.Hour)
+	byFile := map[string][]store.Snapshot{}
 	var files []string
 	for _, sn := range all {
 		if byFile[sn.Of] == nil {
@@ -427,20 +402,20 @@ func (s *Store) pruneLocked(dryRun bool) (PruneResult, error) {
 	// snapshots kept by age or count.
 	surviving := map[string]bool{}
 	type candidate struct {
-		sn  Snapshot
+		sn  store.Snapshot
 		sum string
 	}
 	var candidates []candidate
 	sumOf := func(p string) string {
-		data, ok, err := s.readRaw(p)
+		data, ok, err := s.ReadRaw(p)
 		if err != nil || !ok {
 			return ""
 		}
-		return SHA256Hex(data)
+		return store.SHA256Hex(data)
 	}
 	for _, of := range files {
-		if cur, ok, _ := s.readRaw(of); ok {
-			surviving[SHA256Hex(cur)] = true
+		if cur, ok, _ := s.ReadRaw(of); ok {
+			surviving[store.SHA256Hex(cur)] = true
 		}
 		for i, sn := range byFile[of] {
 			if i < keepLast || !sn.Time.Before(cutoff) {
@@ -476,11 +451,11 @@ func (s *Store) pruneLocked(dryRun bool) (PruneResult, error) {
 		}
 		if !dryRun {
 			if err := s.root.Remove(c.sn.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return res, internal("delete snapshot "+c.sn.Path, err)
+				return res, store.Internal("delete snapshot "+c.sn.Path, err)
 			}
 		}
 		remaining[c.sum]--
-		res.Deleted = append(res.Deleted, WriteRecord{Path: c.sn.Path, Before: c.sum})
+		res.Deleted = append(res.Deleted, store.WriteRecord{Path: c.sn.Path, Before: c.sum})
 	}
 	if len(res.Deleted) > 0 && !dryRun {
 		dirs := map[string]bool{}
@@ -488,7 +463,7 @@ func (s *Store) pruneLocked(dryRun bool) (PruneResult, error) {
 			dirs[path.Dir(d.Path)] = true
 		}
 		for d := range dirs {
-			_ = s.syncDir(d)
+			_ = s.SyncDir(d)
 		}
 	}
 	return res, nil
@@ -500,7 +475,7 @@ const pruneInterval = time.Hour
 // autoPrune applies the retention after a commit that made snapshots, at
 // most once per pruneInterval per store, under the lock the commit holds.
 // What it deletes goes into the call's audit line; a failure is a warning.
-func (s *Store) autoPrune(call *Call) {
+func (s *Store) autoPrune(call *store.Call) {
 	if !s.Config().Retention.Enabled() {
 		return
 	}
@@ -515,11 +490,11 @@ func (s *Store) autoPrune(call *Call) {
 	}
 	res, err := s.pruneLocked(false)
 	if err != nil {
-		call.AddWarning("snapshot retention could not run: " + PublicMessage(err))
+		call.AddWarning("snapshot retention could not run: " + store.PublicMessage(err))
 		s.log.Error("snapshot retention failed", "err", err)
 		return
 	}
-	call.addPruned(res.Deleted)
+	call.AddPruned(res.Deleted)
 	if len(res.Deleted) > 0 {
 		s.log.Info("snapshot retention deleted old snapshots", "deleted", len(res.Deleted), "kept", res.Kept)
 	}

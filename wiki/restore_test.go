@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // jumpClock is a clock a test moves by hand; it ticks one millisecond per
@@ -64,7 +66,7 @@ func TestRestoreSnapshot(t *testing.T) {
 	if got := readFile(t, dir, "pages/topic.md"); !strings.HasSuffix(got, "\ntwo\n") {
 		t.Errorf("after undo:\n%s", got)
 	}
-	if b := readFile(t, dir, r.Snapshot); SHA256Hex([]byte(b)) != sums[2] {
+	if b := readFile(t, dir, r.Snapshot); store.SHA256Hex([]byte(b)) != sums[2] {
 		t.Error("the replaced version was not snapshotted")
 	}
 	// Undo again: back to three (a restore can itself be undone).
@@ -97,41 +99,41 @@ func TestRestoreSnapshot(t *testing.T) {
 	}
 
 	// Refusals leave everything as it was.
-	cur := SHA256Hex([]byte(readFile(t, dir, "pages/topic.md")))
+	cur := store.SHA256Hex([]byte(readFile(t, dir, "pages/topic.md")))
 	mustWrite(t, dir, "sources/a.md", "a\n")
 	refusals := []struct {
 		in   RestoreInput
-		code Code
+		code store.Code
 		want string
 	}{
-		{RestoreInput{Path: "pages/topic.md", BaseSHA256: strings.Repeat("0", 64)}, CodeConflict, "changed since you read it"},
-		{RestoreInput{Path: "pages/topic.md", Snapshot: "deadbeef"}, CodeNotFound, "no stored version"},
-		{RestoreInput{Path: "pages/topic.md", Snapshot: "abc"}, CodeNotFound, "no stored version"},
-		{RestoreInput{Path: "context.md", Snapshot: list[0].Path}, CodeInvalid, "is a version of pages/topic.md"},
-		{RestoreInput{Snapshot: SnapshotDir + "/pages/topic.md/not-a-snapshot.md"}, CodeInvalid, "not a snapshot path"},
-		{RestoreInput{Snapshot: SnapshotDir + "/../../x"}, CodeInvalid, ""},
-		{RestoreInput{Path: "sources/a.md"}, CodeInvalid, "sources are never rewritten"},
-		{RestoreInput{Path: "index.md"}, CodeInvalid, "rebuild_index"},
-		{RestoreInput{Path: "log.md"}, CodeInvalid, "only grows"},
-		{RestoreInput{Path: "schema.md"}, CodeInvalid, "no stored versions"},
-		{RestoreInput{Path: "pages/never.md"}, CodeNotFound, "no stored versions"},
-		{RestoreInput{Path: "../x.md"}, CodeInvalid, "leaves the wiki root"},
-		{RestoreInput{}, CodeInvalid, "name the file"},
+		{RestoreInput{Path: "pages/topic.md", BaseSHA256: strings.Repeat("0", 64)}, store.CodeConflict, "changed since you read it"},
+		{RestoreInput{Path: "pages/topic.md", Snapshot: "deadbeef"}, store.CodeNotFound, "no stored version"},
+		{RestoreInput{Path: "pages/topic.md", Snapshot: "abc"}, store.CodeNotFound, "no stored version"},
+		{RestoreInput{Path: "context.md", Snapshot: list[0].Path}, store.CodeInvalid, "is a version of pages/topic.md"},
+		{RestoreInput{Snapshot: store.SnapshotDir + "/pages/topic.md/not-a-snapshot.md"}, store.CodeInvalid, "not a snapshot path"},
+		{RestoreInput{Snapshot: store.SnapshotDir + "/../../x"}, store.CodeInvalid, ""},
+		{RestoreInput{Path: "sources/a.md"}, store.CodeInvalid, "sources are never rewritten"},
+		{RestoreInput{Path: "index.md"}, store.CodeInvalid, "rebuild_index"},
+		{RestoreInput{Path: "log.md"}, store.CodeInvalid, "only grows"},
+		{RestoreInput{Path: "schema.md"}, store.CodeInvalid, "no stored versions"},
+		{RestoreInput{Path: "pages/never.md"}, store.CodeNotFound, "no stored versions"},
+		{RestoreInput{Path: "../x.md"}, store.CodeInvalid, "leaves the wiki root"},
+		{RestoreInput{}, store.CodeInvalid, "name the file"},
 	}
 	for _, c := range refusals {
 		before := treeOf(t, dir)
 		_, err := s.RestoreSnapshot(ctx, c.in)
-		if CodeOf(err) != c.code || !strings.Contains(PublicMessage(err), c.want) {
-			t.Errorf("restore %+v: %v (%s), want %s %q", c.in, err, CodeOf(err), c.code, c.want)
+		if store.CodeOf(err) != c.code || !strings.Contains(store.PublicMessage(err), c.want) {
+			t.Errorf("restore %+v: %v (%s), want %s %q", c.in, err, store.CodeOf(err), c.code, c.want)
 		}
 		sameTree(t, before, treeOf(t, dir))
 	}
-	if SHA256Hex([]byte(readFile(t, dir, "pages/topic.md"))) != cur {
+	if store.SHA256Hex([]byte(readFile(t, dir, "pages/topic.md"))) != cur {
 		t.Error("a refused restore changed the page")
 	}
 	// A damaged snapshot is refused.
 	os.WriteFile(filepath.Join(dir, filepath.FromSlash(list[1].Path)), []byte("tampered\n"), 0o644)
-	if _, err := s.RestoreSnapshot(ctx, RestoreInput{Snapshot: list[1].Path}); err == nil || !strings.Contains(PublicMessage(err), "damaged") {
+	if _, err := s.RestoreSnapshot(ctx, RestoreInput{Snapshot: list[1].Path}); err == nil || !strings.Contains(store.PublicMessage(err), "damaged") {
 		t.Errorf("damaged snapshot: %v", err)
 	}
 }
@@ -152,7 +154,7 @@ func TestRestoreContextGuidelinesAndDeletedPage(t *testing.T) {
 	}
 	// A page that was deleted (moved away) is created again.
 	w := writeVersions(t, s, "Gone", "v1\n", "v2\n")
-	if err := s.Update(ctx, func(tx *Tx) error { return tx.Delete("pages/gone.md", w[1]) }); err != nil {
+	if err := s.Update(ctx, func(tx *store.Tx) error { return tx.Delete("pages/gone.md", w[1]) }); err != nil {
 		t.Fatal(err)
 	}
 	r, err = s.RestoreSnapshot(ctx, RestoreInput{Path: "gone"})
@@ -166,7 +168,7 @@ func TestRestoreContextGuidelinesAndDeletedPage(t *testing.T) {
 	g := readFile(t, dir, "guidelines.md")
 	mustWrite(t, dir, "guidelines.md", strings.Replace(g, "## My Rules", "## My Rules\n\n- a rule the person added", 1))
 	cur := readFile(t, dir, "guidelines.md")
-	if err := s.Update(ctx, func(tx *Tx) error {
+	if err := s.Update(ctx, func(tx *store.Tx) error {
 		return tx.Replace("guidelines.md", []byte(strings.Replace(cur, "## Eval Insights", "## Eval Insights\n\n- learned", 1)), "")
 	}); err != nil {
 		t.Fatal(err)
@@ -178,7 +180,7 @@ func TestRestoreContextGuidelinesAndDeletedPage(t *testing.T) {
 	// Once the person changes My Rules again, an older version would undo
 	// that: refused.
 	mustWrite(t, dir, "guidelines.md", strings.Replace(readFile(t, dir, "guidelines.md"), "- a rule the person added", "- the person's new rule", 1))
-	if _, err := s.RestoreSnapshot(ctx, RestoreInput{Path: "guidelines.md"}); err == nil || !strings.Contains(PublicMessage(err), "My Rules") {
+	if _, err := s.RestoreSnapshot(ctx, RestoreInput{Path: "guidelines.md"}); err == nil || !strings.Contains(store.PublicMessage(err), "My Rules") {
 		t.Errorf("restore over the person's rules: %v", err)
 	}
 }
@@ -240,7 +242,7 @@ func TestSnapshotRetention(t *testing.T) {
 	list, _ := s.Snapshots("pages/topic.md")
 	for _, sn := range list {
 		b := readFile(t, dir, sn.Path)
-		left[SHA256Hex([]byte(b))]++
+		left[store.SHA256Hex([]byte(b))]++
 	}
 	if left[sums[0]] != 1 || left[sums[1]] != 1 || left[sums[2]] != 0 || left[sums[4]] != 1 || left[sums[5]] != 1 {
 		t.Errorf("snapshots left: %v", left)
@@ -266,7 +268,7 @@ func TestSnapshotRetention(t *testing.T) {
 	s.pruneMu.Unlock()
 	c, call = ctxWithCall("write_page")
 	cur := readFile(t, dir, "pages/other.md")
-	_, err = s.WritePage(c, PageInput{Title: "Other", Body: "e\n", BaseSHA256: SHA256Hex([]byte(cur))})
+	_, err = s.WritePage(c, PageInput{Title: "Other", Body: "e\n", BaseSHA256: store.SHA256Hex([]byte(cur))})
 	if err := s.Audit(call, err); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package wiki
 
 import (
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"reflect"
 	"testing"
 )
@@ -9,13 +10,13 @@ import (
 // at most SkipExamples of each reason; ResetReason replaces one reason only;
 // Set with no reason forgets.
 func TestSkipsReport(t *testing.T) {
-	var s Skips
+	var s store.Skips
 	for _, p := range []string{"e", "d", "c", "b"} {
 		s.Set(p, SkipBinary)
 	}
-	s.Set("a", SkipNotRegular)
+	s.Set("a", store.SkipNotRegular)
 	counts, ex := s.Report()
-	if !reflect.DeepEqual(counts, map[string]int{SkipBinary: 4, SkipNotRegular: 1}) || !reflect.DeepEqual(ex, map[string][]string{SkipBinary: {"b", "c", "d"}, SkipNotRegular: {"a"}}) {
+	if !reflect.DeepEqual(counts, map[string]int{SkipBinary: 4, store.SkipNotRegular: 1}) || !reflect.DeepEqual(ex, map[string][]string{SkipBinary: {"b", "c", "d"}, store.SkipNotRegular: {"a"}}) {
 		t.Errorf("got %v %v", counts, ex)
 	}
 	s.ResetReason(SkipBinary, []string{"z"})
@@ -24,7 +25,7 @@ func TestSkipsReport(t *testing.T) {
 	if !reflect.DeepEqual(counts, map[string]int{SkipBinary: 1}) || !reflect.DeepEqual(ex, map[string][]string{SkipBinary: {"z"}}) {
 		t.Errorf("after ResetReason: %v %v", counts, ex)
 	}
-	var empty Skips
+	var empty store.Skips
 	if c, e := empty.Report(); c != nil || e != nil {
 		t.Errorf("empty: %v %v", c, e)
 	}

@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // SourcesRecordFile records each source as llmwiki first saw it: one JSON
@@ -144,10 +146,10 @@ func (s *Store) sourceRecord() (map[string]sourceRec, bool, error) {
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, internal("stat the sources record", err)
+		return nil, false, store.Internal("stat the sources record", err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, false, NotRegularError(SourcesRecordFile, fi.Mode())
+		return nil, false, store.NotRegularError(SourcesRecordFile, fi.Mode())
 	}
 	s.srcMu.Lock()
 	if s.srcRec != nil && sameVersion(s.srcStat, fi) {
@@ -156,7 +158,7 @@ func (s *Store) sourceRecord() (map[string]sourceRec, bool, error) {
 		return m, true, nil
 	}
 	s.srcMu.Unlock()
-	data, ok, err := s.readRaw(SourcesRecordFile)
+	data, ok, err := s.ReadRaw(SourcesRecordFile)
 	if err != nil || !ok {
 		return nil, ok, err
 	}
@@ -200,7 +202,7 @@ func (s *Store) updateSourceRecordLocked(fn func(map[string]sourceRec) bool) err
 	if !changed {
 		return nil
 	}
-	if err := s.writeState(SourcesRecordFile, renderSourceRecord(m)); err != nil {
+	if err := s.WriteState(SourcesRecordFile, renderSourceRecord(m)); err != nil {
 		return err
 	}
 	if fi, err := s.root.Stat(SourcesRecordFile); err == nil {
@@ -214,10 +216,10 @@ func (s *Store) updateSourceRecordLocked(fn func(map[string]sourceRec) bool) err
 // recordSourceWrites records the sources a committed write created or
 // appended to (called by the writer under the project lock): their bytes
 // as written are what they must keep.
-func (s *Store) recordSourceWrites(call *Call, changes []Change) {
-	var mine []Change
+func (s *Store) recordSourceWrites(call *store.Call, changes []store.Change) {
+	var mine []store.Change
 	for _, c := range changes {
-		if l := LayerOf(c.Path); (l == LayerSources || l == LayerResearch) && c.Op != OpDelete {
+		if l := LayerOf(c.Path); (l == LayerSources || l == LayerResearch) && c.Op != store.OpDelete {
 			mine = append(mine, c)
 		}
 	}
@@ -231,8 +233,8 @@ func (s *Store) recordSourceWrites(call *Call, changes []Change) {
 	now := s.Now().Format(time.RFC3339)
 	err := s.updateSourceRecordLocked(func(m map[string]sourceRec) bool {
 		for _, c := range mine {
-			r := sourceRec{Path: c.Path, SHA256: SHA256Hex(c.Data), Size: int64(len(c.Data)), FirstSeen: now, How: how}
-			if old, ok := m[c.Path]; ok && c.Op == OpAppend {
+			r := sourceRec{Path: c.Path, SHA256: store.SHA256Hex(c.Data), Size: int64(len(c.Data)), FirstSeen: now, How: how}
+			if old, ok := m[c.Path]; ok && c.Op == store.OpAppend {
 				r.FirstSeen, r.How = old.FirstSeen, old.How
 			}
 			if fi, err := s.root.Lstat(c.Path); err == nil && fi.Size() == r.Size {
@@ -243,7 +245,7 @@ func (s *Store) recordSourceWrites(call *Call, changes []Change) {
 		return true
 	})
 	if err != nil {
-		call.AddWarning("the record of the sources' sha256 was not updated: " + PublicMessage(err))
+		call.AddWarning("the record of the sources' sha256 was not updated: " + store.PublicMessage(err))
 		s.log.Error("sources record not updated", "err", err)
 	}
 }
@@ -255,15 +257,15 @@ func (s *Store) recordSourceWrites(call *Call, changes []Change) {
 // load_project's problems.
 func (s *Store) rebuildSourceRecord() map[string]sourceRec {
 	m := map[string]sourceRec{}
-	ents, err := s.ReadDir(AuditDir) // a FIFO in its place fails at once
+	ents, err := s.ReadDir(store.AuditDir) // a FIFO in its place fails at once
 	if err != nil {
 		return m
 	}
 	for _, e := range ents {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") || IsTempName(e.Name()) {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") || store.IsTempName(e.Name()) {
 			continue
 		}
-		f, err := s.OpenFile(AuditDir + "/" + e.Name()) // a FIFO is passed over
+		f, err := s.OpenFile(store.AuditDir + "/" + e.Name()) // a FIFO is passed over
 		if err != nil {
 			continue
 		}
@@ -275,9 +277,9 @@ func (s *Store) rebuildSourceRecord() map[string]sourceRec {
 				continue
 			}
 			var r struct {
-				Time   time.Time     `json:"time"`
-				Tool   string        `json:"tool"`
-				Writes []WriteRecord `json:"writes"`
+				Time   time.Time           `json:"time"`
+				Tool   string              `json:"tool"`
+				Writes []store.WriteRecord `json:"writes"`
 			}
 			if json.Unmarshal(line, &r) != nil {
 				continue
@@ -299,7 +301,7 @@ func (s *Store) rebuildSourceRecord() map[string]sourceRec {
 	// The size of what the log recorded is found in the file when it still
 	// holds those bytes (a research note: as a prefix ending a line).
 	for p, r := range m {
-		data, ok, err := s.readRaw(p)
+		data, ok, err := s.ReadRaw(p)
 		if err != nil || !ok {
 			continue
 		}
@@ -309,7 +311,7 @@ func (s *Store) rebuildSourceRecord() map[string]sourceRec {
 		}
 	}
 	if len(m) > 0 || s.anySource() {
-		s.addRebuilt(fmt.Sprintf("%s was missing; rebuilt it: %d source(s) from the audit log, the others as they are now (a change made to those before now cannot be detected)", SourcesRecordFile, len(m)))
+		s.AddRebuilt(fmt.Sprintf("%s was missing; rebuilt it: %d source(s) from the audit log, the others as they are now (a change made to those before now cannot be detected)", SourcesRecordFile, len(m)))
 	}
 	return m
 }
@@ -331,7 +333,7 @@ func (s *Store) anySource() bool {
 // when prefixes is set, the length of the shortest prefix ending a line
 // whose sha256 is sum; -1 when there is none.
 func prefixWithSHA(data []byte, sum string, prefixes bool) int {
-	if SHA256Hex(data) == sum {
+	if store.SHA256Hex(data) == sum {
 		return len(data)
 	}
 	if !prefixes {
@@ -373,7 +375,7 @@ type sourceState struct {
 func (s *Store) scanSources(ctx context.Context) ([]sourceState, []SourceIssue, error) {
 	rec, have, err := s.sourceRecord()
 	var recErr error
-	if errors.Is(err, ErrNotRegular) {
+	if errors.Is(err, store.ErrNotRegular) {
 		recErr, rec, have, err = err, nil, true, nil
 	}
 	if err != nil {
@@ -396,7 +398,7 @@ func (s *Store) scanSources(ctx context.Context) ([]sourceState, []SourceIssue, 
 	var out []sourceState
 	var updates []sourceRec
 	var bytesRead int64
-	err = s.walkSources(func(p string, d *Dir, name string, fst FileStat) error {
+	err = s.walkSources(func(p string, d *store.Dir, name string, fst store.FileStat) error {
 		if len(out)%progressEvery == progressEvery-1 {
 			if err := ctx.Err(); err != nil {
 				return errCancelled
@@ -416,14 +418,14 @@ func (s *Store) scanSources(ctx context.Context) ([]sourceState, []SourceIssue, 
 			return nil // gone or not a regular file any more
 		}
 		bytesRead += int64(len(data))
-		st.sha, st.size, st.mtime = SHA256Hex(data), int64(len(data)), rst.ModTime
+		st.sha, st.size, st.mtime = store.SHA256Hex(data), int64(len(data)), rst.ModTime
 		if !known {
 			r = sourceRec{Path: p, SHA256: st.sha, Size: int64(len(data)), FirstSeen: now, How: seenOnDisk}
 		}
 		r.StatSize, r.StatMTime, r.StatSHA, r.Grown = int64(len(data)), rst.ModTime.UnixNano(), "", false
 		if st.sha != r.SHA256 {
 			r.StatSHA = st.sha
-			if LayerOf(p) == LayerResearch && r.Size >= 0 && r.Size <= int64(len(data)) && SHA256Hex(data[:r.Size]) == r.SHA256 {
+			if LayerOf(p) == LayerResearch && r.Size >= 0 && r.Size <= int64(len(data)) && store.SHA256Hex(data[:r.Size]) == r.SHA256 {
 				r.Grown = true
 			}
 		}
@@ -436,10 +438,10 @@ func (s *Store) scanSources(ctx context.Context) ([]sourceState, []SourceIssue, 
 		return nil
 	})
 	if errors.Is(err, errCancelled) {
-		return nil, nil, Errorf(CodeCancelled, "cancelled while reading the sources; nothing was changed")
+		return nil, nil, store.Errorf(store.CodeCancelled, "cancelled while reading the sources; nothing was changed")
 	}
 	if err != nil {
-		return nil, nil, internal("list sources", err)
+		return nil, nil, store.Internal("list sources", err)
 	}
 	Progress(ctx, len(out), len(out), fmt.Sprintf("hashed %d sources (%d KiB)", len(out), bytesRead>>10))
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
@@ -470,10 +472,10 @@ func (s *Store) scanSources(ctx context.Context) ([]sourceState, []SourceIssue, 
 // tools can name, with the folder it is in ([Dir]: one listing per folder,
 // one stat per file); hidden files and folders, writer temp files and
 // symbolic links are skipped. An error from fn stops the walk.
-func (s *Store) walkSources(fn func(p string, d *Dir, name string, st FileStat) error) error {
+func (s *Store) walkSources(fn func(p string, d *store.Dir, name string, st store.FileStat) error) error {
 	var walk func(r *os.Root, dir string) error
 	walk = func(r *os.Root, dir string) error {
-		d, err := OpenDir(r)
+		d, err := store.OpenDir(r)
 		if err != nil {
 			return nil
 		}
@@ -499,7 +501,7 @@ func (s *Store) walkSources(fn func(p string, d *Dir, name string, st FileStat) 
 				if err != nil {
 					return err
 				}
-			case e.Type == 0 && !IsTempName(e.Name):
+			case e.Type == 0 && !store.IsTempName(e.Name):
 				st, err := d.Lstat(e.Name)
 				if err != nil || !st.Mode.IsRegular() {
 					continue

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // sourceProblems returns what validate_structure, load_project and
@@ -154,7 +156,7 @@ func handB(t *testing.T, s *Store, dir string) {
 		t.Fatalf("a source added by hand: %v %v", issues, err)
 	}
 	rec, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(SourcesRecordFile)))
-	if !strings.Contains(string(rec), `"path":"sources/b.txt","sha256":"`+SHA256Hex([]byte("dropped in by hand\n"))+`"`) || !strings.Contains(string(rec), `"how":"found"`) {
+	if !strings.Contains(string(rec), `"path":"sources/b.txt","sha256":"`+store.SHA256Hex([]byte("dropped in by hand\n"))+`"`) || !strings.Contains(string(rec), `"how":"found"`) {
 		t.Fatalf("not recorded as found:\n%s", rec)
 	}
 }
@@ -311,7 +313,7 @@ func TestSourcesRecordTwoProcesses(t *testing.T) {
 	done := make(chan error, 3)
 	go func() {
 		for i := 0; i < 12; i++ {
-			ctx := WithCall(ctx, NewCall("save_source", "test", nil))
+			ctx := store.WithCall(ctx, store.NewCall("save_source", "test", nil))
 			if _, err := a.SaveSource(ctx, SourceInput{Path: "a" + fmtInt(i) + ".md", Content: "source " + fmtInt(i) + "\n"}); err != nil {
 				done <- err
 				return
@@ -321,7 +323,7 @@ func TestSourcesRecordTwoProcesses(t *testing.T) {
 	}()
 	go func() {
 		for i := 0; i < 12; i++ {
-			ctx := WithCall(ctx, NewCall("research_save", "test", nil))
+			ctx := store.WithCall(ctx, store.NewCall("research_save", "test", nil))
 			if _, err := b.ResearchSave(ctx, ResearchInput{Topic: "Topic " + fmtInt(i%3), Content: "finding " + fmtInt(i)}); err != nil {
 				done <- err
 				return

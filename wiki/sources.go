@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // Gather budgets, in characters of content.
@@ -108,7 +110,7 @@ func (s *Store) ListSources() ([]SourceInfo, error) {
 // they were last hashed are read (see [SourcesRecordFile]).
 func (s *Store) ListSourcesContext(ctx context.Context) ([]SourceInfo, error) {
 	infos, _, err := s.listSources(ctx)
-	if errors.Is(err, ErrNotRegular) {
+	if errors.Is(err, store.ErrNotRegular) {
 		err = nil // the record cannot be read: the sources are listed unchecked
 	}
 	return infos, err
@@ -119,7 +121,7 @@ func (s *Store) ListSourcesContext(ctx context.Context) ([]SourceInfo, error) {
 func (s *Store) listSources(ctx context.Context) ([]SourceInfo, []SourceIssue, error) {
 	prov, _ := s.Provenance()
 	states, issues, err := s.scanSources(ctx)
-	if err != nil && !errors.Is(err, ErrNotRegular) {
+	if err != nil && !errors.Is(err, store.ErrNotRegular) {
 		return nil, nil, err
 	}
 	out := make([]SourceInfo, 0, len(states))
@@ -159,13 +161,13 @@ func (s *Store) GatherSources(ctx context.Context, in GatherInput) (GatherResult
 		mode = "pending"
 	}
 	if mode != "pending" && mode != "all" {
-		return res, Errorf(CodeInvalid, "mode must be \"pending\" or \"all\"")
+		return res, store.Errorf(store.CodeInvalid, "mode must be \"pending\" or \"all\"")
 	}
 	var since time.Time
 	if in.Since != "" {
 		t, err := time.Parse(time.RFC3339, in.Since)
 		if err != nil {
-			return res, Errorf(CodeInvalid, "since must be an RFC 3339 time like 2026-01-31T09:00:00Z")
+			return res, store.Errorf(store.CodeInvalid, "since must be an RFC 3339 time like 2026-01-31T09:00:00Z")
 		}
 		since = t
 	}
@@ -183,7 +185,7 @@ func (s *Store) GatherSources(ctx context.Context, in GatherInput) (GatherResult
 			return res, err
 		}
 		if clean != "sources" && !strings.HasPrefix(clean, "sources/") {
-			return res, Errorf(CodeInvalid, "under must name a folder inside sources/")
+			return res, store.Errorf(store.CodeInvalid, "under must name a folder inside sources/")
 		}
 		under = clean
 	}
@@ -201,10 +203,10 @@ func (s *Store) GatherSources(ctx context.Context, in GatherInput) (GatherResult
 		raw, err := base64.RawURLEncoding.DecodeString(in.Cursor)
 		var c gatherCursor
 		if err != nil || json.Unmarshal(raw, &c) != nil || c.After == "" {
-			return res, Errorf(CodeInvalid, "cursor is not one gather_sources returned; start again without a cursor")
+			return res, store.Errorf(store.CodeInvalid, "cursor is not one gather_sources returned; start again without a cursor")
 		}
 		if c.Filter != filter {
-			return res, Errorf(CodeInvalid, "cursor belongs to a call with other mode/since/under; repeat those arguments or start again without a cursor")
+			return res, store.Errorf(store.CodeInvalid, "cursor belongs to a call with other mode/since/under; repeat those arguments or start again without a cursor")
 		}
 		after = c.After
 	}
@@ -229,7 +231,7 @@ func (s *Store) GatherSources(ctx context.Context, in GatherInput) (GatherResult
 	}
 	res.Matching = len(match)
 	_, res.LastBuild = s.Provenance()
-	call := CallFrom(ctx)
+	call := store.CallFrom(ctx)
 	i := 0
 	for i < len(match) && after != "" && match[i].Path <= after {
 		i++
@@ -238,7 +240,7 @@ func (s *Store) GatherSources(ctx context.Context, in GatherInput) (GatherResult
 	res.Sources = []SourceInfo{}
 	for ; i < len(match) && len(res.Sources) < maxGatherEntries; i++ {
 		si := match[i]
-		data, ok, err := s.readRaw(si.Path)
+		data, ok, err := s.ReadRaw(si.Path)
 		if err != nil || !ok {
 			continue // removed meanwhile
 		}
@@ -337,41 +339,41 @@ func (s *Store) SaveSource(ctx context.Context, in SourceInput) (SourceWrite, er
 		return out, err
 	}
 	if LayerOf(rel) == LayerResearch {
-		return out, Errorf(CodeInvalid, "sources/research/ is written by research_save; save raw documents elsewhere under sources/")
+		return out, store.Errorf(store.CodeInvalid, "sources/research/ is written by research_save; save raw documents elsewhere under sources/")
 	}
 	if rel == "sources" || path.Dir(rel) == "." {
-		return out, Errorf(CodeInvalid, "name the file, like \"sources/notes.md\"")
+		return out, store.Errorf(store.CodeInvalid, "name the file, like \"sources/notes.md\"")
 	}
 	var data []byte
 	switch in.Encoding {
 	case "", "utf-8", "text":
 		if !utf8.ValidString(in.Content) {
-			return out, Errorf(CodeInvalid, "content is not valid UTF-8; send binary files with encoding \"base64\"")
+			return out, store.Errorf(store.CodeInvalid, "content is not valid UTF-8; send binary files with encoding \"base64\"")
 		}
 		data = []byte(in.Content)
 	case "base64":
 		data, err = base64.StdEncoding.DecodeString(in.Content)
 		if err != nil {
-			return out, Errorf(CodeInvalid, "content is not valid base64")
+			return out, store.Errorf(store.CodeInvalid, "content is not valid base64")
 		}
 	default:
-		return out, Errorf(CodeInvalid, "encoding must be \"text\" or \"base64\"")
+		return out, store.Errorf(store.CodeInvalid, "encoding must be \"text\" or \"base64\"")
 	}
 	if len(data) > MaxSourceBytes {
-		return out, Errorf(CodeTooLarge, "source is %d bytes; the limit is %d", len(data), MaxSourceBytes)
+		return out, store.Errorf(store.CodeTooLarge, "source is %d bytes; the limit is %d", len(data), MaxSourceBytes)
 	}
-	err = s.Update(ctx, func(tx *Tx) error {
+	err = s.Update(ctx, func(tx *store.Tx) error {
 		if _, exists, err := tx.Read(rel); err != nil {
 			return err
 		} else if exists {
-			return Errorf(CodeConflict, "%s already exists; sources are never overwritten. Save the new version under another name", rel)
+			return store.Errorf(store.CodeConflict, "%s already exists; sources are never overwritten. Save the new version under another name", rel)
 		}
 		return tx.Create(rel, data)
 	})
 	if err != nil {
 		return out, err
 	}
-	return SourceWrite{Path: rel, SHA256: SHA256Hex(data), Size: len(data)}, nil
+	return SourceWrite{Path: rel, SHA256: store.SHA256Hex(data), Size: len(data)}, nil
 }
 
 // ResearchInput is a research note for [Store.ResearchSave].
@@ -404,17 +406,17 @@ func (s *Store) ResearchSave(ctx context.Context, in ResearchInput) (ResearchWri
 	var out ResearchWrite
 	for _, f := range []string{in.Topic, in.Heading, in.Content} {
 		if !utf8.ValidString(f) {
-			return out, Errorf(CodeInvalid, "arguments must be valid UTF-8")
+			return out, store.Errorf(store.CodeInvalid, "arguments must be valid UTF-8")
 		}
 	}
 	if strings.TrimSpace(in.Content) == "" {
-		return out, Errorf(CodeInvalid, "content is empty")
+		return out, store.Errorf(store.CodeInvalid, "content is empty")
 	}
 	if len(in.Content) > MaxResearchBytes {
-		return out, Errorf(CodeTooLarge, "content is %d bytes; the limit is %d per section", len(in.Content), MaxResearchBytes)
+		return out, store.Errorf(store.CodeTooLarge, "content is %d bytes; the limit is %d per section", len(in.Content), MaxResearchBytes)
 	}
 	if strings.ContainsAny(in.Heading, "\r\n") || strings.ContainsAny(in.Topic, "\r\n") {
-		return out, Errorf(CodeInvalid, "topic and heading must be one line")
+		return out, store.Errorf(store.CodeInvalid, "topic and heading must be one line")
 	}
 	slug, err := NewSlugName(in.Topic)
 	if err != nil {
@@ -423,7 +425,7 @@ func (s *Store) ResearchSave(ctx context.Context, in ResearchInput) (ResearchWri
 	for _, u := range in.URLs {
 		pu, err := url.Parse(u)
 		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" || strings.ContainsAny(u, " \r\n") {
-			return out, Errorf(CodeInvalid, "url %q must be an http(s) address", u)
+			return out, store.Errorf(store.CodeInvalid, "url %q must be an http(s) address", u)
 		}
 	}
 	rel := "sources/research/" + slug + ".md"
@@ -443,7 +445,7 @@ func (s *Store) ResearchSave(ctx context.Context, in ResearchInput) (ResearchWri
 		}
 	}
 	var final []byte
-	err = s.Update(ctx, func(tx *Tx) error {
+	err = s.Update(ctx, func(tx *store.Tx) error {
 		cur, exists, err := tx.Read(rel)
 		if err != nil {
 			return err
@@ -467,8 +469,8 @@ func (s *Store) ResearchSave(ctx context.Context, in ResearchInput) (ResearchWri
 	if err != nil {
 		return out, err
 	}
-	cur, _, _ := s.readRaw(rel)
-	out.Path, out.SHA256, out.Section = rel, SHA256Hex(cur), section
+	cur, _, _ := s.ReadRaw(rel)
+	out.Path, out.SHA256, out.Section = rel, store.SHA256Hex(cur), section
 	return out, nil
 }
 

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
@@ -74,9 +76,9 @@ func TestGatherSourcesPaging(t *testing.T) {
 	// A cursor from another selection is refused with a way forward.
 	r, _ := s.GatherSources(ctx, GatherInput{Budget: 1000})
 	_, err := s.GatherSources(ctx, GatherInput{Mode: "all", Cursor: r.NextCursor})
-	wantCode(t, err, CodeInvalid)
+	wantCode(t, err, store.CodeInvalid)
 	_, err = s.GatherSources(ctx, GatherInput{Cursor: "garbage"})
-	wantCode(t, err, CodeInvalid)
+	wantCode(t, err, store.CodeInvalid)
 }
 
 func TestGatherSourcesProvenance(t *testing.T) {
@@ -107,11 +109,11 @@ func TestGatherSourcesProvenance(t *testing.T) {
 		t.Errorf("since the future: %+v", r.Sources)
 	}
 	_, err := s.GatherSources(ctx, GatherInput{Under: "../x"})
-	wantCode(t, err, CodeInvalid)
+	wantCode(t, err, store.CodeInvalid)
 	_, err = s.WriteContext(ctx, ContextInput{Content: "x", FoldedSources: []string{"sources/missing.md"}})
-	wantCode(t, err, CodeNotFound)
+	wantCode(t, err, store.CodeNotFound)
 	_, err = s.WriteContext(ctx, ContextInput{Content: "x", FoldedSources: []string{"pages/x.md"}})
-	wantCode(t, err, CodeInvalid)
+	wantCode(t, err, store.CodeInvalid)
 }
 
 func TestContextCap(t *testing.T) {
@@ -120,7 +122,7 @@ func TestContextCap(t *testing.T) {
 	before := readFile(t, dir, "context.md")
 	long := strings.Repeat("a line\n", 401)
 	_, err := s.WriteContext(ctx, ContextInput{Content: long})
-	wantCode(t, err, CodeTooLarge)
+	wantCode(t, err, store.CodeTooLarge)
 	if !strings.Contains(err.Error(), "401 lines") || !strings.Contains(err.Error(), "cap is 400") {
 		t.Errorf("refusal does not give the count and the cap: %v", err)
 	}
@@ -168,7 +170,7 @@ func TestContextCap(t *testing.T) {
 	schema := readFile(t, dir, "schema.md")
 	os.WriteFile(filepath.Join(dir, "schema.md"), []byte(strings.Replace(schema, "context_max_lines: 400", "context_max_lines: 5", 1)), 0o644)
 	_, err = s.WriteContext(ctx, ContextInput{Content: "1\n2\n3\n4\n5\n6\n"})
-	wantCode(t, err, CodeTooLarge)
+	wantCode(t, err, store.CodeTooLarge)
 }
 
 func TestResearchSave(t *testing.T) {
@@ -192,7 +194,7 @@ func TestResearchSave(t *testing.T) {
 		t.Errorf("note:\n%s", second)
 	}
 	for _, bad := range []ResearchInput{{Topic: "x", Content: ""}, {Topic: "../x", Content: "y"}, {Topic: "x", Content: "y", URLs: []string{"ftp://x"}}, {Topic: "x", Content: "y", URLs: []string{"javascript:alert(1)"}}} {
-		if _, err := s.ResearchSave(ctx, bad); CodeOf(err) != CodeInvalid {
+		if _, err := s.ResearchSave(ctx, bad); store.CodeOf(err) != store.CodeInvalid {
 			t.Errorf("ResearchSave(%+v) err = %v", bad, err)
 		}
 	}
@@ -209,7 +211,7 @@ func TestSaveSource(t *testing.T) {
 		t.Errorf("%+v %q", w, readFile(t, dir, w.Path))
 	}
 	_, err = s.SaveSource(ctx, SourceInput{Path: "sources/papers/x.md", Content: "overwrite"})
-	wantCode(t, err, CodeConflict)
+	wantCode(t, err, store.CodeConflict)
 	if readFile(t, dir, w.Path) != "exact\r\nbytes\x00?" {
 		t.Error("a source was overwritten")
 	}
@@ -218,7 +220,7 @@ func TestSaveSource(t *testing.T) {
 		t.Errorf("base64 source: %v", err)
 	}
 	for _, bad := range []SourceInput{{Path: "../x.md", Content: "x"}, {Path: "sources/research/r.md", Content: "x"}, {Path: "", Content: "x"}, {Path: "x.md", Content: "x", Encoding: "base64"}} {
-		if _, err := s.SaveSource(ctx, bad); CodeOf(err) != CodeInvalid {
+		if _, err := s.SaveSource(ctx, bad); store.CodeOf(err) != store.CodeInvalid {
 			t.Errorf("SaveSource(%+v) err = %v", bad, err)
 		}
 	}

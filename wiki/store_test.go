@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // newTestStore makes an initialised wiki in a temp dir and opens it.
@@ -38,10 +40,10 @@ func readFile(t *testing.T, dir, rel string) string {
 	return string(b)
 }
 
-func wantCode(t *testing.T, err error, code Code) {
+func wantCode(t *testing.T, err error, code store.Code) {
 	t.Helper()
-	if CodeOf(err) != code {
-		t.Fatalf("error = %v (code %q), want code %q", err, CodeOf(err), code)
+	if store.CodeOf(err) != code {
+		t.Fatalf("error = %v (code %q), want code %q", err, store.CodeOf(err), code)
 	}
 }
 
@@ -61,11 +63,11 @@ func TestInvariantContainment(t *testing.T) {
 	ctx := context.Background()
 
 	for _, p := range []string{"../outside/secret.md", "/etc/passwd", "pages/../../outside/x.md", `pages\x.md`, "C:/x.md", "../" + filepath.Base(sibling) + "/x.md"} {
-		if _, err := s.Read(ctx, ReadInput{Path: p}); CodeOf(err) != CodeInvalid {
+		if _, err := s.Read(ctx, ReadInput{Path: p}); store.CodeOf(err) != store.CodeInvalid {
 			t.Errorf("Read(%q) = %v, want invalid", p, err)
 		}
-		err := s.Update(ctx, func(tx *Tx) error { return tx.Create(p, []byte("x")) })
-		if CodeOf(err) != CodeInvalid {
+		err := s.Update(ctx, func(tx *store.Tx) error { return tx.Create(p, []byte("x")) })
+		if store.CodeOf(err) != store.CodeInvalid {
 			t.Errorf("Create(%q) = %v, want invalid", p, err)
 		}
 	}
@@ -75,8 +77,8 @@ func TestInvariantContainment(t *testing.T) {
 	if _, err := s.Read(ctx, ReadInput{Path: "pages/out/secret.md"}); err == nil {
 		t.Error("read through a symlinked folder leading out succeeded")
 	}
-	err := s.Update(ctx, func(tx *Tx) error { return tx.Create("pages/out/new.md", []byte("x")) })
-	wantCode(t, err, CodeInvalid)
+	err := s.Update(ctx, func(tx *store.Tx) error { return tx.Create("pages/out/new.md", []byte("x")) })
+	wantCode(t, err, store.CodeInvalid)
 	if _, err := os.Stat(filepath.Join(outside, "new.md")); err == nil {
 		t.Fatal("a write escaped through the symlinked folder")
 	}
@@ -90,8 +92,8 @@ func TestInvariantContainment(t *testing.T) {
 	// A symlink that stays inside the root is still never written through:
 	// it could carry a page write into sources/.
 	os.Symlink("../sources", filepath.Join(dir, "pages", "src"))
-	err = s.Update(ctx, func(tx *Tx) error { return tx.Create("pages/src/x.md", []byte("x")) })
-	wantCode(t, err, CodeInvalid)
+	err = s.Update(ctx, func(tx *store.Tx) error { return tx.Create("pages/src/x.md", []byte("x")) })
+	wantCode(t, err, store.CodeInvalid)
 	entries, _ := os.ReadDir(sibling)
 	if len(entries) != 0 {
 		t.Errorf("sibling folder touched: %v", entries)
@@ -105,23 +107,23 @@ func TestInvariantLayers(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "sources", "a.md"), []byte("raw"), 0o644)
 	cases := []struct {
 		name string
-		fn   func(tx *Tx) error
+		fn   func(tx *store.Tx) error
 	}{
-		{"rewrite a source", func(tx *Tx) error { return tx.Replace("sources/a.md", []byte("new"), "") }},
-		{"append to a source", func(tx *Tx) error { return tx.Append("sources/a.md", []byte("more")) }},
-		{"delete a source", func(tx *Tx) error { return tx.Delete("sources/a.md", "") }},
-		{"create over a source", func(tx *Tx) error { return tx.Create("sources/a.md", []byte("x")) }},
-		{"write schema.md", func(tx *Tx) error { return tx.Replace("schema.md", []byte("x"), "") }},
-		{"rewrite log.md", func(tx *Tx) error { return tx.Replace("log.md", []byte("x"), "") }},
-		{"write server state", func(tx *Tx) error { return tx.Create(".llmwiki/x.md", []byte("x")) }},
-		{"write outside the layout", func(tx *Tx) error { return tx.Create("notes.md", []byte("x")) }},
-		{"replace a research note", func(tx *Tx) error { return tx.Replace("sources/research/r.md", []byte("x"), "") }},
-		{"non-markdown page", func(tx *Tx) error { return tx.Create("pages/x.txt", []byte("x")) }},
+		{"rewrite a source", func(tx *store.Tx) error { return tx.Replace("sources/a.md", []byte("new"), "") }},
+		{"append to a source", func(tx *store.Tx) error { return tx.Append("sources/a.md", []byte("more")) }},
+		{"delete a source", func(tx *store.Tx) error { return tx.Delete("sources/a.md", "") }},
+		{"create over a source", func(tx *store.Tx) error { return tx.Create("sources/a.md", []byte("x")) }},
+		{"write schema.md", func(tx *store.Tx) error { return tx.Replace("schema.md", []byte("x"), "") }},
+		{"rewrite log.md", func(tx *store.Tx) error { return tx.Replace("log.md", []byte("x"), "") }},
+		{"write server state", func(tx *store.Tx) error { return tx.Create(".llmwiki/x.md", []byte("x")) }},
+		{"write outside the layout", func(tx *store.Tx) error { return tx.Create("notes.md", []byte("x")) }},
+		{"replace a research note", func(tx *store.Tx) error { return tx.Replace("sources/research/r.md", []byte("x"), "") }},
+		{"non-markdown page", func(tx *store.Tx) error { return tx.Create("pages/x.txt", []byte("x")) }},
 	}
 	before := treeState(t, dir)
 	for _, c := range cases {
 		err := s.Update(ctx, c.fn)
-		if err == nil || (CodeOf(err) != CodeInvalid && CodeOf(err) != CodeConflict) {
+		if err == nil || (store.CodeOf(err) != store.CodeInvalid && store.CodeOf(err) != store.CodeConflict) {
 			t.Errorf("%s: err = %v, want a refusal", c.name, err)
 		}
 	}
@@ -131,21 +133,21 @@ func TestInvariantLayers(t *testing.T) {
 	// guidelines.md: Eval Insights may change, My Rules may not.
 	g := readFile(t, dir, "guidelines.md")
 	newG := strings.Replace(g, "(No eval has run yet.)", "- fill the gaps", 1)
-	if err := s.Update(ctx, func(tx *Tx) error { return tx.Replace("guidelines.md", []byte(newG), "") }); err != nil {
+	if err := s.Update(ctx, func(tx *store.Tx) error { return tx.Replace("guidelines.md", []byte(newG), "") }); err != nil {
 		t.Fatalf("rewriting Eval Insights: %v", err)
 	}
 	bad := strings.Replace(newG, "(add your own rules here)", "(rewritten by a tool)", 1)
-	err := s.Update(ctx, func(tx *Tx) error { return tx.Replace("guidelines.md", []byte(bad), "") })
-	wantCode(t, err, CodeInvalid)
+	err := s.Update(ctx, func(tx *store.Tx) error { return tx.Replace("guidelines.md", []byte(bad), "") })
+	wantCode(t, err, store.CodeInvalid)
 	if readFile(t, dir, "guidelines.md") != newG {
 		t.Error("My Rules were changed")
 	}
 	// A source may be added; a research note may be created and appended to.
-	if err := s.Update(ctx, func(tx *Tx) error { return tx.Create("sources/b.md", []byte("b")) }); err != nil {
+	if err := s.Update(ctx, func(tx *store.Tx) error { return tx.Create("sources/b.md", []byte("b")) }); err != nil {
 		t.Error(err)
 	}
 	for i := 0; i < 2; i++ {
-		if err := s.Update(ctx, func(tx *Tx) error { return tx.Append("sources/research/r.md", []byte("line\n")) }); err != nil {
+		if err := s.Update(ctx, func(tx *store.Tx) error { return tx.Append("sources/research/r.md", []byte("line\n")) }); err != nil {
 			t.Error(err)
 		}
 	}
@@ -169,7 +171,7 @@ func TestInvariantLock(t *testing.T) {
 	release := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		done <- s1.Update(ctx, func(tx *Tx) error {
+		done <- s1.Update(ctx, func(tx *store.Tx) error {
 			close(inside)
 			<-release
 			return tx.Append("log.md", []byte("first\n"))
@@ -179,7 +181,7 @@ func TestInvariantLock(t *testing.T) {
 	entered := make(chan struct{})
 	second := make(chan error, 1)
 	go func() {
-		second <- s2.Update(ctx, func(tx *Tx) error {
+		second <- s2.Update(ctx, func(tx *store.Tx) error {
 			close(entered)
 			return tx.Append("log.md", []byte("second\n"))
 		})
@@ -254,17 +256,17 @@ func TestInvariantBaseSHA(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = s.WritePage(ctx, PageInput{Title: "Topic", Body: "v3 from a stale read\n", BaseSHA256: w.SHA256})
-	wantCode(t, err, CodeConflict)
+	wantCode(t, err, store.CodeConflict)
 	if !strings.Contains(readFile(t, dir, w.Path), "v2") {
 		t.Error("a stale base_sha256 overwrote the page")
 	}
 	// Creating over an existing page without base_sha256 is a conflict too.
 	_, err = s.WritePage(ctx, PageInput{Title: "topic", Body: "again"})
-	wantCode(t, err, CodeConflict)
+	wantCode(t, err, store.CodeConflict)
 	// The Tx level check.
-	err = s.Update(ctx, func(tx *Tx) error { return tx.Replace(w.Path, []byte("x"), w.SHA256) })
-	wantCode(t, err, CodeConflict)
-	err = s.Update(ctx, func(tx *Tx) error { return tx.Replace(w.Path, []byte("---\ntitle: Topic\n---\nv4\n"), w2.SHA256) })
+	err = s.Update(ctx, func(tx *store.Tx) error { return tx.Replace(w.Path, []byte("x"), w.SHA256) })
+	wantCode(t, err, store.CodeConflict)
+	err = s.Update(ctx, func(tx *store.Tx) error { return tx.Replace(w.Path, []byte("---\ntitle: Topic\n---\nv4\n"), w2.SHA256) })
 	if err != nil {
 		t.Errorf("a matching base_sha256 was refused: %v", err)
 	}
@@ -306,14 +308,6 @@ func TestInvariantSnapshots(t *testing.T) {
 			t.Errorf("replaced version not snapshotted:\n%s", v)
 		}
 	}
-	// Snapshot files are never overwritten: the same content at the same
-	// instant maps to the same name, other content to another name.
-	a, _ := s.snapshot("pages/x.md", []byte("one"))
-	b, _ := s.snapshot("pages/x.md", []byte("two"))
-	c, _ := s.snapshot("pages/x.md", []byte("one"))
-	if a == b || a != c {
-		t.Errorf("snapshot names: %s %s %s", a, b, c)
-	}
 }
 
 // Invariant 6: atomic writes. A failure at any step leaves the old file
@@ -332,7 +326,7 @@ func TestInvariantAtomicWrite(t *testing.T) {
 			before := readFile(t, dir, "context.md")
 			fail = true
 			_, err := s.WriteContext(context.Background(), ContextInput{Content: "# New\n"})
-			wantCode(t, err, CodeInternal)
+			wantCode(t, err, store.CodeInternal)
 			if got := readFile(t, dir, "context.md"); got != before {
 				t.Errorf("context.md changed after a failed %s", step)
 			}
@@ -350,9 +344,9 @@ func TestInvariantAtomicWrite(t *testing.T) {
 			return nil
 		}))
 		ctx := context.Background()
-		s.Update(ctx, func(tx *Tx) error { return tx.Create("pages/a.md", []byte("a1")) })
+		s.Update(ctx, func(tx *store.Tx) error { return tx.Create("pages/a.md", []byte("a1")) })
 		fail = true
-		err := s.Update(ctx, func(tx *Tx) error {
+		err := s.Update(ctx, func(tx *store.Tx) error {
 			if err := tx.Replace("pages/a.md", []byte("a2"), ""); err != nil {
 				return err
 			}
@@ -376,7 +370,7 @@ func TestInvariantAtomicWrite(t *testing.T) {
 func temps(dir string) []string {
 	var out []string
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && IsTempName(p) {
+		if err == nil && store.IsTempName(p) {
 			out = append(out, p)
 		}
 		return nil
@@ -390,16 +384,16 @@ func TestInvariantAudit(t *testing.T) {
 	s, dir := newTestStore(t)
 	ctx := context.Background()
 	big := strings.Repeat("x", 5000)
-	c := NewCall("write_page", "sess-1", map[string]any{"title": "T", "body": big})
-	w, err := s.WritePage(WithCall(ctx, c), PageInput{Title: "T", Body: big})
+	c := store.NewCall("write_page", "sess-1", map[string]any{"title": "T", "body": big})
+	w, err := s.WritePage(store.WithCall(ctx, c), PageInput{Title: "T", Body: big})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Audit(c, nil); err != nil {
 		t.Fatal(err)
 	}
-	c2 := NewCall("write_page", "sess-1", map[string]any{"title": "T"})
-	_, err = s.WritePage(WithCall(ctx, c2), PageInput{Title: "T", Body: "again"})
+	c2 := store.NewCall("write_page", "sess-1", map[string]any{"title": "T"})
+	_, err = s.WritePage(store.WithCall(ctx, c2), PageInput{Title: "T", Body: "again"})
 	s.Audit(c2, err)
 	lines := auditRecords(t, dir)
 	if len(lines) != 2 {
@@ -410,7 +404,7 @@ func TestInvariantAudit(t *testing.T) {
 		t.Errorf("first line: %+v", first)
 	}
 	body, _ := first.Args.(map[string]any)["body"].(map[string]any)
-	if body == nil || body["len"].(float64) != 5000 || body["sha256"] != SHA256Hex([]byte(big)) {
+	if body == nil || body["len"].(float64) != 5000 || body["sha256"] != store.SHA256Hex([]byte(big)) {
 		t.Errorf("large argument not replaced by len+sha256: %v", first.Args)
 	}
 	var found bool
@@ -422,27 +416,27 @@ func TestInvariantAudit(t *testing.T) {
 	if !found {
 		t.Errorf("write of %s not recorded with hashes: %+v", w.Path, first.Writes)
 	}
-	if lines[1].Outcome != "error" || lines[1].Code != CodeConflict || len(lines[1].Writes) != 0 {
+	if lines[1].Outcome != "error" || lines[1].Code != store.CodeConflict || len(lines[1].Writes) != 0 {
 		t.Errorf("failed call's line: %+v", lines[1])
 	}
 	// A write made without a call in the context audits itself.
-	s.Update(ctx, func(tx *Tx) error { return tx.Append("log.md", []byte("x\n")) })
+	s.Update(ctx, func(tx *store.Tx) error { return tx.Append("log.md", []byte("x\n")) })
 	if n := len(auditRecords(t, dir)); n != 3 {
 		t.Errorf("%d audit lines after an internal write, want 3", n)
 	}
 }
 
-func auditRecords(t *testing.T, dir string) []AuditRecord {
+func auditRecords(t *testing.T, dir string) []store.AuditRecord {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(dir, AuditDir, "*.jsonl"))
-	var out []AuditRecord
+	files, _ := filepath.Glob(filepath.Join(dir, store.AuditDir, "*.jsonl"))
+	var out []store.AuditRecord
 	for _, f := range files {
 		data, _ := os.ReadFile(f)
 		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 			if l == "" {
 				continue
 			}
-			var r AuditRecord
+			var r store.AuditRecord
 			if err := jsonUnmarshal([]byte(l), &r); err != nil {
 				t.Fatalf("audit line does not parse: %v: %s", err, l)
 			}
@@ -455,9 +449,9 @@ func auditRecords(t *testing.T, dir string) []AuditRecord {
 type failingDerived struct{ fail bool }
 
 func (f *failingDerived) Name() string { return "search" }
-func (f *failingDerived) Apply(ctx context.Context, ch []Change) error {
+func (f *failingDerived) Apply(ctx context.Context, ch []store.Change) error {
 	if f.fail {
-		return Errorf(CodeInternal, "index is corrupt")
+		return store.Errorf(store.CodeInternal, "index is corrupt")
 	}
 	return nil
 }
@@ -477,8 +471,8 @@ func TestInvariantDerived(t *testing.T) {
 	}
 	d := &failingDerived{fail: true}
 	s.AddDerived(d)
-	c := NewCall("write_page", "s", nil)
-	if _, err := s.WritePage(WithCall(ctx, c), PageInput{Title: "Beta", Body: "b"}); err != nil {
+	c := store.NewCall("write_page", "s", nil)
+	if _, err := s.WritePage(store.WithCall(ctx, c), PageInput{Title: "Beta", Body: "b"}); err != nil {
 		t.Fatal(err)
 	}
 	if w := c.WarningsSnapshot(); len(w) != 1 || !strings.Contains(w[0], "search is stale: index is corrupt") {
@@ -501,11 +495,11 @@ func treeState(t *testing.T, dir string) map[string]string {
 			return nil
 		}
 		rel, _ := filepath.Rel(dir, p)
-		if strings.HasPrefix(filepath.ToSlash(rel), AuditDir) || strings.HasPrefix(filepath.ToSlash(rel), ".llmwiki/lock") || strings.HasPrefix(filepath.ToSlash(rel), syncDir) {
+		if strings.HasPrefix(filepath.ToSlash(rel), store.AuditDir) || strings.HasPrefix(filepath.ToSlash(rel), ".llmwiki/lock") || strings.HasPrefix(filepath.ToSlash(rel), syncDir) {
 			return nil
 		}
 		b, _ := os.ReadFile(p)
-		out[rel] = SHA256Hex(b)
+		out[rel] = store.SHA256Hex(b)
 		return nil
 	})
 	return out
@@ -524,110 +518,4 @@ func diffState(a, b map[string]string) string {
 		}
 	}
 	return buf.String()
-}
-
-// TestWriteStepOrder pins the order of an atomic write: temp file created
-// beside the target, written, fsynced, renamed over the target, then the
-// folder fsynced. Removing a step fails this test.
-func TestWriteStepOrder(t *testing.T) {
-	var mu sync.Mutex
-	var steps []string
-	s, _ := newTestStore(t, WithFaults(func(st, rel string) error {
-		mu.Lock()
-		steps = append(steps, st+" "+rel)
-		mu.Unlock()
-		return nil
-	}))
-	mu.Lock()
-	steps = nil
-	mu.Unlock()
-	if err := s.Update(context.Background(), func(tx *Tx) error { return tx.Create("pages/p.md", []byte("x")) }); err != nil {
-		t.Fatal(err)
-	}
-	got := strings.Join(steps, ", ")
-	want := "create pages/p.md, write pages/p.md, sync pages/p.md"
-	if !strings.HasPrefix(got, want) || !strings.Contains(got, "rename pages/p.md") || !strings.Contains(got, "syncdir pages") {
-		t.Errorf("steps = %s", got)
-	}
-	if strings.Index(got, "rename pages/p.md") < strings.Index(got, "sync pages/p.md") || strings.Index(got, "syncdir pages") < strings.Index(got, "rename pages/p.md") {
-		t.Errorf("steps out of order: %s", got)
-	}
-}
-
-// TestOpenRemovesStateTemps: a writer temp left in .llmwiki/search (the
-// search manifest, written through WriteState) by a killed server is
-// removed when the wiki opens; bleve's own folders below it are not walked.
-func TestOpenRemovesStateTemps(t *testing.T) {
-	s, dir := newTestStore(t)
-	s.Close()
-	stale := filepath.Join(dir, ".llmwiki", "search", ".manifest.gob"+tempMarker+"e350799b91a532c6")
-	inIndex := filepath.Join(dir, ".llmwiki", "search", "index-1", "x"+tempMarker+"1")
-	for _, p := range []string{stale, inIndex} {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("half"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s2, err := Open(dir, WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s2.Close() // the sweep runs in the background; Close waits for it
-	if _, err := os.Stat(stale); !os.IsNotExist(err) {
-		t.Errorf("stale manifest temp still there: %v", err)
-	}
-	if _, err := os.Stat(inIndex); err != nil {
-		t.Errorf("a file inside the index folder was touched: %v", err)
-	}
-}
-
-// A call's audit line does not wait for the state lock: another call's
-// state writes (a snapshot, the journal, the search manifest, each with
-// fsyncs) must not hold up the answer of a read. The audit lock still
-// serialises the lines themselves.
-func TestAuditDoesNotWaitForStateLock(t *testing.T) {
-	s, dir := newTestStore(t)
-	unlockState, err := s.lockState(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unlockState()
-	done := make(chan error, 1)
-	go func() { done <- s.Audit(NewCall("read_page", "sess-1", map[string]any{"path": "index.md"}), nil) }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the audit line waited for the state lock")
-	}
-	if n := len(auditRecords(t, dir)); n != 1 {
-		t.Fatalf("%d audit lines, want 1", n)
-	}
-
-	// The audit lock is what a line waits for.
-	unlockAudit, err := s.lockAudit(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { done <- s.Audit(NewCall("read_page", "sess-1", nil), nil) }()
-	select {
-	case <-done:
-		t.Fatal("an audit line was written while another holder had the audit lock")
-	case <-time.After(50 * time.Millisecond):
-	}
-	unlockAudit()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if n := len(auditRecords(t, dir)); n != 2 {
-		t.Fatalf("%d audit lines, want 2", n)
-	}
-	// The lock lives in a folder git ignores, also in wikis made before it.
-	if data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(lockDir), ".gitignore")); err != nil || !strings.Contains(string(data), "*") {
-		t.Errorf("%s/.gitignore: %q, %v", lockDir, data, err)
-	}
 }

@@ -2,16 +2,14 @@ package wiki
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"sort"
 )
 
-// SHA256Hex returns the lowercase hex sha256 of b: the form every sha256 in
-// llmwiki's API and audit log takes.
-func SHA256Hex(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
 }
 
 func sortStrings(s []string) { sort.Strings(s) }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // Problem is one finding of [Store.ValidateStructure].
@@ -63,9 +65,9 @@ func (s *Store) ValidateStructure(ctx context.Context) (Structure, error) {
 		}
 	}
 	for _, f := range []string{"context.md", "index.md", "schema.md"} {
-		if data, ok, err := s.readRaw(f); err == nil && ok {
+		if data, ok, err := s.ReadRaw(f); err == nil && ok {
 			if _, err := ParseDoc(f, data); err != nil {
-				add("bad_frontmatter", "error", f, PublicMessage(err), "fix the frontmatter by hand, or restore a snapshot")
+				add("bad_frontmatter", "error", f, store.PublicMessage(err), "fix the frontmatter by hand, or restore a snapshot")
 			}
 		}
 	}
@@ -86,7 +88,7 @@ func (s *Store) ValidateStructure(ctx context.Context) (Structure, error) {
 		if !addressable(p) {
 			_, err := CleanPath(p)
 			shown := strings.ToValidUTF8(p, "\uFFFD")
-			add("bad_name", "error", shown, fmt.Sprintf("%q cannot be read or written through llmwiki: %s", shown, strings.ToValidUTF8(PublicMessage(err), "\uFFFD")), "rename it by hand to a name without : < > \" | ? *, control characters, edge spaces or dots, or Windows device names, in UTF-8")
+			add("bad_name", "error", shown, fmt.Sprintf("%q cannot be read or written through llmwiki: %s", shown, strings.ToValidUTF8(store.PublicMessage(err), "\uFFFD")), "rename it by hand to a name without : < > \" | ? *, control characters, edge spaces or dots, or Windows device names, in UTF-8")
 			if d.IsDir() {
 				return fs.SkipDir
 			}
@@ -107,7 +109,7 @@ func (s *Store) ValidateStructure(ctx context.Context) (Structure, error) {
 			addNotRegular(add, p, d.Type())
 			return nil
 		}
-		if IsTempName(p) {
+		if store.IsTempName(p) {
 			add("temp_file", "warning", p, p+" is a temp file left by an interrupted write", "restart the server (it removes them under the lock) or delete it")
 			return nil
 		}
@@ -129,7 +131,7 @@ func (s *Store) ValidateStructure(ctx context.Context) (Structure, error) {
 			}
 			out.Pages++
 			keys[PageKey(p)] = append(keys[PageKey(p)], p)
-			data, ok, err := s.readRaw(p)
+			data, ok, err := s.ReadRaw(p)
 			if err != nil {
 				s.unreadable(p, err, add)
 			}
@@ -139,7 +141,7 @@ func (s *Store) ValidateStructure(ctx context.Context) (Structure, error) {
 					return nil
 				}
 				if _, perr := ParseDoc(p, dec.Text); perr != nil {
-					add("bad_frontmatter", "error", p, PublicMessage(perr), "fix the frontmatter by hand, or restore a snapshot")
+					add("bad_frontmatter", "error", p, store.PublicMessage(perr), "fix the frontmatter by hand, or restore a snapshot")
 				}
 			}
 		case LayerSources, LayerResearch:
@@ -151,7 +153,7 @@ func (s *Store) ValidateStructure(ctx context.Context) (Structure, error) {
 			if strings.HasPrefix(path.Base(p), ".") || !d.Type().IsRegular() {
 				return nil // .DS_Store, .gitkeep: not content; a FIFO would block a read
 			}
-			if data, ok, err := s.readRaw(p); err != nil {
+			if data, ok, err := s.ReadRaw(p); err != nil {
 				s.unreadable(p, err, add)
 			} else if ok {
 				s.checkText(p, data, "info", add)
@@ -160,15 +162,15 @@ func (s *Store) ValidateStructure(ctx context.Context) (Structure, error) {
 		return nil
 	})
 	if err != nil {
-		return out, internal("walk project", err)
+		return out, store.Internal("walk project", err)
 	}
 	issues, err := s.SourceIssues(ctx)
-	if errors.Is(err, ErrNotRegular) {
+	if errors.Is(err, store.ErrNotRegular) {
 		// The record cannot be read: the sources go unchecked, and the
 		// file in its place is listed (the walk of .llmwiki lists a FIFO
 		// there, not a symbolic link).
 		if !slices.ContainsFunc(out.Problems, func(p Problem) bool { return p.Path == SourcesRecordFile }) {
-			add("not_regular", "error", SourcesRecordFile, PublicMessage(err), "remove it: llmwiki rebuilds the record from the audit log and the sources as they are then")
+			add("not_regular", "error", SourcesRecordFile, store.PublicMessage(err), "remove it: llmwiki rebuilds the record from the audit log and the sources as they are then")
 		}
 	} else if err != nil {
 		return out, err
@@ -218,7 +220,7 @@ func (s *Store) checkText(p string, data []byte, binarySev string, add func(kind
 
 // unreadable reports a page or source that cannot be read (permissions).
 func (s *Store) unreadable(p string, err error, add func(kind, sev, p, msg, fix string)) {
-	add("unreadable", "warning", p, p+" cannot be read ("+PublicMessage(err)+"): read_page, list_pages and search_wiki cannot show it", "check the file's permissions: the server's user must be able to read it")
+	add("unreadable", "warning", p, p+" cannot be read ("+store.PublicMessage(err)+"): read_page, list_pages and search_wiki cannot show it", "check the file's permissions: the server's user must be able to read it")
 }
 
 func (s *Store) checkStateTemps(add func(kind, sev, p, msg, fix string)) error {
@@ -233,7 +235,7 @@ func (s *Store) checkStateTemps(add func(kind, sev, p, msg, fix string)) error {
 			addNotRegular(add, p, d.Type())
 			return nil
 		}
-		if !d.IsDir() && IsTempName(p) {
+		if !d.IsDir() && store.IsTempName(p) {
 			add("temp_file", "warning", p, p+" is a temp file left by an interrupted write", "restart the server (it removes them under the lock) or delete it")
 		}
 		return nil
@@ -243,5 +245,5 @@ func (s *Store) checkStateTemps(add func(kind, sev, p, msg, fix string)) error {
 
 // addNotRegular reports p, of type bits m, as a file llmwiki will not open.
 func addNotRegular(add func(kind, sev, p, msg, fix string), p string, m fs.FileMode) {
-	add("not_regular", "error", p, NotRegularError(p, m).Msg, "remove it, or replace it with a regular file; llmwiki refuses to read or write it and search, lint and the page list skip it")
+	add("not_regular", "error", p, store.NotRegularError(p, m).Msg, "remove it, or replace it with a regular file; llmwiki refuses to read or write it and search, lint and the page list skip it")
 }

@@ -19,6 +19,16 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/llmwiki/llmwiki/wiki/changefeed"
+	"github.com/llmwiki/llmwiki/wiki/store"
+)
+
+// The sync files' folder and names, and the age past which a sync file is
+// taken for one left by a process that died (see package changefeed).
+const (
+	syncDir      = changefeed.SyncDir
+	syncPrefix   = syncDir + "/sync-"
+	syncLeftover = 24 * time.Hour
 )
 
 // eventually polls cond until it holds (a watcher event may take a moment
@@ -47,9 +57,7 @@ func patientSync(t *testing.T, s *Store) {
 	if s.feed == nil {
 		t.Skip("no file watcher on this system")
 	}
-	s.feed.smu.Lock()
-	s.feed.syncWait = 30 * time.Second
-	s.feed.smu.Unlock()
+	s.feed.Probe().SetSyncWait(30 * time.Second)
 }
 
 func titles(t *testing.T, s *Store) map[string]string {
@@ -78,7 +86,7 @@ func TestChangeFeedSeesOutsideEdits(t *testing.T) {
 	if got := titles(t, s); got["pages/a.md"] != "Alpha" || got["pages/sub/b.md"] != "Beta" {
 		t.Fatalf("start: %v", got)
 	}
-	if !s.changeFeed().isLive() {
+	if !s.changeFeed().Live() {
 		t.Skip("no file watcher on this system")
 	}
 	patientSync(t, s) // the check without polling below
@@ -163,13 +171,13 @@ func TestChangeFeedOverflowRescans(t *testing.T) {
 	mustWrite(t, dir, "pages/sub/a.md", "# Alpha\n")
 	titles(t, s)
 	f := s.changeFeed()
-	if !f.isLive() {
+	if !f.Live() {
 		t.Skip("no file watcher on this system")
 	}
 	walked := lastWalk(s)
 	// An edit the watcher does not report (its folder is no longer
 	// watched) stays unseen ...
-	if err := f.w.Remove(filepath.Join(dir, "pages", "sub")); err != nil {
+	if err := f.Probe().Watcher().Remove(filepath.Join(dir, "pages", "sub")); err != nil {
 		t.Fatal(err)
 	}
 	mustWrite(t, dir, "pages/sub/a.md", "# Alpha changed\n")
@@ -177,7 +185,7 @@ func TestChangeFeedOverflowRescans(t *testing.T) {
 		t.Fatalf("an unreported edit was seen without a rescan: %q", got)
 	}
 	// ... until the watcher reports lost events: then the catalogue walks.
-	f.w.Errors <- fsnotify.ErrEventOverflow
+	f.Probe().Watcher().Errors <- fsnotify.ErrEventOverflow
 	eventually(t, "a rescan after an overflow", func() bool { return titles(t, s)["pages/sub/a.md"] == "Alpha changed" })
 	if lastWalk(s).Equal(walked) {
 		t.Error("no full walk after the overflow")
@@ -185,12 +193,7 @@ func TestChangeFeedOverflowRescans(t *testing.T) {
 	// The safety net: a cursor whose last full walk is older than
 	// FullRescanEvery is told to walk.
 	c := s.WatchChanges()
-	c.mu.Lock()
-	c.lastFull = time.Now().Add(-FullRescanEvery)
-	c.mu.Unlock()
-	c.mu.Lock()
-	c.paths["pages/sub/a.md"] = false
-	c.mu.Unlock()
+	c.ProbeAged(time.Now().Add(-FullRescanEvery), "pages/sub/a.md")
 	if ch := c.Take(); !ch.Full || !ch.Periodic || !ch.Live || len(ch.Paths) != 1 || ch.Paths[0] != "pages/sub/a.md" {
 		t.Errorf("safety-net take (periodic, with its paths): %+v", ch)
 	}
@@ -217,9 +220,7 @@ func (l *logBuf) String() string {
 }
 
 func TestChangeFeedUnavailableFallsBack(t *testing.T) {
-	orig := newWatcher
-	newWatcher = func() (*fsnotify.Watcher, error) { return nil, errors.New("too many open files") }
-	defer func() { newWatcher = orig }()
+	defer changefeed.SetNewWatcher(func() (*fsnotify.Watcher, error) { return nil, errors.New("too many open files") })()
 	var logs logBuf
 	s, dir := newStore(t, WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))))
 	mustWrite(t, dir, "pages/a.md", "# Alpha\n")
@@ -253,7 +254,7 @@ func TestChangeFeedOffStillSeesEdits(t *testing.T) {
 // feedSkip skips a test when no file watcher runs here.
 func feedSkip(t *testing.T, s *Store) {
 	t.Helper()
-	if !s.changeFeed().isLive() {
+	if !s.changeFeed().Live() {
 		t.Skip("no file watcher on this system")
 	}
 }
@@ -306,7 +307,7 @@ func TestChangeFeedMovedFolderStaysWatched(t *testing.T) {
 			if tc.at == "" {
 				mustWrite(t, out, "deep/c.md", "# C\n")
 				titles(t, s)
-				for _, w := range s.feed.w.WatchList() {
+				for _, w := range s.feed.Probe().Watcher().WatchList() {
 					if !strings.HasPrefix(w, dir) || strings.Contains(filepath.ToSlash(w), "/pages/m") {
 						t.Errorf("still watched after the folder left the wiki: %s", w)
 					}
@@ -389,7 +390,7 @@ func syncRel(t *testing.T, s *Store) string {
 	if s.feed == nil {
 		t.Skip("no file watcher on this system")
 	}
-	return s.feed.syncRel
+	return s.feed.Probe().SyncFile()
 }
 
 // readsOwnOutsideWrites checks that an outside edit that finished before a
@@ -447,9 +448,7 @@ func TestChangeFeedSyncFileTampered(t *testing.T) {
 			if fi, err := os.Stat(filepath.Join(dir, "pages", "victim.md")); err != nil || !fi.ModTime().Equal(old) {
 				t.Errorf("the page behind the symlink was touched: %v %v", fi.ModTime(), err)
 			}
-			s.feed.smu.Lock()
-			ok := s.feed.canSync
-			s.feed.smu.Unlock()
+			ok := s.feed.Probe().CanSync()
 			if !ok {
 				t.Error("sync rounds were turned off")
 			}
@@ -500,12 +499,12 @@ func TestChangeFeedTwoStores(t *testing.T) {
 	if err := a.Audit(call, nil); err != nil {
 		t.Fatal(err)
 	}
-	audit, _ := os.ReadDir(filepath.Join(dir, filepath.FromSlash(AuditDir)))
+	audit, _ := os.ReadDir(filepath.Join(dir, filepath.FromSlash(store.AuditDir)))
 	if len(audit) == 0 {
 		t.Error("no audit log to check")
 	}
 	for _, e := range audit {
-		if data, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(AuditDir), e.Name())); strings.Contains(string(data), "sync-") {
+		if data, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(store.AuditDir), e.Name())); strings.Contains(string(data), "sync-") {
 			t.Errorf("a sync file in the audit log %s", e.Name())
 		}
 	}
@@ -557,7 +556,7 @@ func TestChangeFeedStopsWhenAFolderCannotBeWatched(t *testing.T) {
 		return w.Add(name)
 	})
 	mustWrite(t, dir, "pages/full/b.md", "# Beta\n")
-	eventually(t, "the feed stops", func() bool { titles(t, s); return !s.feed.isLive() })
+	eventually(t, "the feed stops", func() bool { titles(t, s); return !s.feed.Live() })
 	cases := []struct{ rel, title string }{
 		{"pages/full/b.md", "Beta two"}, // in the folder that is not watched
 		{"pages/full/deeper/c.md", "Gamma"},
@@ -652,13 +651,13 @@ func TestChangeFeedSharesSyncRounds(t *testing.T) {
 	before := feedRounds(f)
 	gates := map[uint64]chan struct{}{before + 1: make(chan struct{}), before + 2: make(chan struct{})}
 	entered := make(chan uint64, 4)
-	f.testHookRound = func(seq uint64) {
+	f.Probe().SetRoundHook(func(seq uint64) {
 		entered <- seq
 		if g := gates[seq]; g != nil {
 			<-g
 		}
-	}
-	defer func() { f.testHookRound = nil }()
+	})
+	defer f.Probe().SetRoundHook(nil)
 	var wg sync.WaitGroup
 	call := func() {
 		wg.Add(1)
@@ -747,7 +746,7 @@ func TestChangeFeedNewFolderSwappedForSymlink(t *testing.T) {
 	}
 	mustWrite(t, dir, "pages/after.md", "# After\n") // after the swap's events
 	eventually(t, "the events after the swap", func() bool { return titles(t, s)["pages/after.md"] == "After" })
-	for _, w := range s.feed.w.WatchList() {
+	for _, w := range s.feed.Probe().Watcher().WatchList() {
 		if !strings.HasPrefix(w, dir) || filepath.Base(w) == "swap" {
 			t.Errorf("watching %s", w)
 		}
@@ -763,9 +762,8 @@ func TestChangeFeedNewFolderSwappedForSymlink(t *testing.T) {
 // More changed paths than maxDirtyPaths (a checkout of the whole tree): the
 // consumer is told to walk everything, and every page is listed.
 func TestChangeFeedMassChangeWalks(t *testing.T) {
-	orig := maxDirtyPaths
-	maxDirtyPaths = 64 // 4096 in earnest; the same path, with fewer files to write
-	t.Cleanup(func() { maxDirtyPaths = orig })
+	const maxDirtyPaths = 64 // 4096 in earnest; the same path, with fewer files to write
+	t.Cleanup(changefeed.SetMaxDirtyPaths(maxDirtyPaths))
 	s, dir := newStore(t)
 	titles(t, s)
 	feedSkip(t, s)
@@ -808,14 +806,10 @@ func TestChangeFeedSyncResumes(t *testing.T) {
 			titles(t, s)
 			feedSkip(t, s)
 			f := s.feed
-			f.smu.Lock()
-			f.canSync, f.timeouts, f.syncWorked, f.syncOff = false, 3, worked, time.Now().Add(-FullRescanEvery)
-			before := f.rounds
-			f.smu.Unlock()
+			f.Probe().TurnSyncOff(worked, time.Now().Add(-FullRescanEvery))
+			before := f.Probe().Rounds()
 			s.syncFeed(context.Background())
-			f.smu.Lock()
-			ran, on := f.rounds-before, f.canSync
-			f.smu.Unlock()
+			ran, on := f.Probe().Rounds()-before, f.Probe().CanSync()
 			if want := map[bool]uint64{true: 1, false: 0}[worked]; ran != want || on != worked {
 				t.Errorf("rounds %d, on %v; want %d, %v", ran, on, want, worked)
 			}
@@ -852,14 +846,7 @@ func TestChangeFeedNestedFoldersMadeAtOnce(t *testing.T) {
 
 // setAddWatch makes the feeds add watches with hook until the test ends.
 func setAddWatch(t *testing.T, hook func(w *fsnotify.Watcher, name string) error) {
-	addWatchMu.Lock()
-	addWatchHook = hook
-	addWatchMu.Unlock()
-	t.Cleanup(func() {
-		addWatchMu.Lock()
-		addWatchHook = nil
-		addWatchMu.Unlock()
-	})
+	t.Cleanup(changefeed.SetAddWatch(hook))
 }
 
 // lateRounds is how many sync rounds of s timed out.
@@ -867,9 +854,7 @@ func lateRounds(s *Store) uint64 {
 	if s.feed == nil {
 		return 0
 	}
-	s.feed.smu.Lock()
-	defer s.feed.smu.Unlock()
-	return s.feed.late
+	return s.feed.Probe().LateRounds()
 }
 
 // TestWatchChangesVisit: the watcher's first walk lists every folder it
@@ -884,7 +869,7 @@ func TestWatchChangesVisit(t *testing.T) {
 	mustWrite(t, dir, "sources/s.txt", "source\n")
 	mustWrite(t, dir, "notes/n.md", "# Not covered\n")
 	seen := map[string][]string{}
-	sub, visited := s.WatchChangesVisit(func(rel string, d *Dir, ents []DirEntry) {
+	sub, visited := s.WatchChangesVisit(func(rel string, d *store.Dir, ents []store.DirEntry) {
 		var names []string
 		for _, e := range ents {
 			if e.Type.IsRegular() {
@@ -928,7 +913,7 @@ func TestWatchChangesVisit(t *testing.T) {
 		sub.Sync(context.Background())
 		return false
 	})
-	if _, visited := s.WatchChangesVisit(func(string, *Dir, []DirEntry) { t.Error("a second subscriber visited") }); visited {
+	if _, visited := s.WatchChangesVisit(func(string, *store.Dir, []store.DirEntry) { t.Error("a second subscriber visited") }); visited {
 		t.Fatal("a second subscriber should walk itself")
 	}
 }
@@ -944,7 +929,7 @@ func TestChangeFeedOneRoundPerCall(t *testing.T) {
 	feedSkip(t, s)
 	f := s.feed
 	rounds := func() uint64 { return feedRounds(f) }
-	ctx := WithCall(context.Background(), NewCall("read_page", "sess", nil))
+	ctx := store.WithCall(context.Background(), store.NewCall("read_page", "sess", nil))
 	r0 := rounds()
 	s.syncFeed(ctx)
 	if got := rounds() - r0; got != 1 {
@@ -956,7 +941,7 @@ func TestChangeFeedOneRoundPerCall(t *testing.T) {
 		t.Errorf("the call's later syncs ran %d more rounds, want none", got-1)
 	}
 	mustWrite(t, dir, "pages/late.md", "# Late\n")
-	ctx2 := WithCall(context.Background(), NewCall("read_page", "sess", nil))
+	ctx2 := store.WithCall(context.Background(), store.NewCall("read_page", "sess", nil))
 	pages, err := s.PagesShared(ctx2)
 	if err != nil {
 		t.Fatal(err)
@@ -982,14 +967,14 @@ func TestChangeFeedWaitedRoundServesCall(t *testing.T) {
 	f := s.feed
 	before := feedRounds(f)
 	gate, entered := make(chan struct{}), make(chan uint64, 4)
-	f.testHookRound = func(seq uint64) {
+	f.Probe().SetRoundHook(func(seq uint64) {
 		entered <- seq
 		if seq == before+1 {
 			<-gate
 		}
-	}
-	defer func() { f.testHookRound = nil }()
-	ctx := WithCall(context.Background(), NewCall("read_page", "sess", nil)) // begins now
+	})
+	defer f.Probe().SetRoundHook(nil)
+	ctx := store.WithCall(context.Background(), store.NewCall("read_page", "sess", nil)) // begins now
 	done := make(chan struct{}, 2)
 	go func() { s.syncFeed(context.Background()); done <- struct{}{} }() // round 1, held before its touch
 	<-entered
@@ -1004,24 +989,15 @@ func TestChangeFeedWaitedRoundServesCall(t *testing.T) {
 }
 
 // feedRounds returns how many sync rounds f has run.
-func feedRounds(f *changeFeed) uint64 {
-	f.smu.Lock()
-	defer f.smu.Unlock()
-	return f.rounds
-}
+func feedRounds(f *changefeed.Feed) uint64 { return f.Probe().Rounds() }
 
 // waitRoundWaiters polls f until n callers wait on the sync round seq (the
 // round must be running), failing after 30 s.
-func waitRoundWaiters(t *testing.T, f *changeFeed, seq uint64, n int) {
+func waitRoundWaiters(t *testing.T, f *changefeed.Feed, seq uint64, n int) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		w := -1
-		f.smu.Lock()
-		if f.round != nil && f.round.seq == seq {
-			w = f.round.waiters
-		}
-		f.smu.Unlock()
+		w := f.Probe().RoundWaiters(seq)
 		if w == n {
 			return
 		}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/llmwiki/llmwiki/internal/app"
-	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/plan"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 func runBuild(ctx context.Context, e env, args []string) error {
@@ -36,8 +36,8 @@ func runBuild(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	call := wiki.NewCall("cli:build", st.SessionID(), map[string]any{"yes": *yes, "select": *sel, "budget": *budget})
-	ctx = wiki.WithCall(ctx, call)
+	call := store.NewCall("cli:build", st.SessionID(), map[string]any{"yes": *yes, "select": *sel, "budget": *budget})
+	ctx = store.WithCall(ctx, call)
 	err = func() error {
 		fmt.Fprintf(e.stdout, "Asking %s at %s for a new context.md…\n\n", mc.Config().Model, mc.Config().Host())
 		p, err := (&plan.Proposer{Store: st, Model: mc, SourceBudget: *budget}).Build(ctx, plan.BuildInput{Note: *note})
@@ -50,7 +50,7 @@ func runBuild(ctx context.Context, e env, args []string) error {
 		return decide(ctx, e, st, app.New(st, app.Options{NoSearch: true}).Links, p, *yes, *sel, *full, interactive(e))
 	}()
 	if aerr := st.Audit(call, err); aerr != nil {
-		fmt.Fprintln(e.stderr, "llmwiki: audit line not written:", wiki.PublicMessage(aerr))
+		fmt.Fprintln(e.stderr, "llmwiki: audit line not written:", store.PublicMessage(aerr))
 	}
 	return cliError(err)
 }

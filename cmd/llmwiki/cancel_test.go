@@ -19,14 +19,14 @@ import (
 
 	"github.com/llmwiki/llmwiki/internal/app"
 	"github.com/llmwiki/llmwiki/server/stdio"
-	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
 // lastCall returns the last audit line of tool, or nil.
-func lastCall(t testing.TB, root, tool string) *wiki.AuditRecord {
+func lastCall(t testing.TB, root, tool string) *store.AuditRecord {
 	t.Helper()
-	var last *wiki.AuditRecord
+	var last *store.AuditRecord
 	for _, c := range auditLines(t, root) {
 		if c.Tool == tool {
 			last = &c
@@ -209,7 +209,7 @@ func TestCancelBeforeStartStdio(t *testing.T) {
 	for _, c := range auditLines(t, root) {
 		if c.Tool == "atomic_write_context" {
 			n++
-			if c.Code != wiki.CodeCancelled {
+			if c.Code != store.CodeCancelled {
 				t.Errorf("audit line of a cancelled call: outcome %s code %s, want code cancelled", c.Outcome, c.Code)
 			}
 		}
@@ -279,7 +279,7 @@ func TestCancelBeforeStartHTTP(t *testing.T) {
 			if got := readFile(t, filepath.Join(ts.root, "context.md")); got != before {
 				t.Errorf("a cancelled atomic_write_context replaced context.md:\n%s", got)
 			}
-			if c := lastCall(t, ts.root, "atomic_write_context"); c == nil || c.Code != wiki.CodeCancelled {
+			if c := lastCall(t, ts.root, "atomic_write_context"); c == nil || c.Code != store.CodeCancelled {
 				t.Errorf("audit line of the cancelled call: %+v, want code cancelled", c)
 			}
 		})
@@ -317,9 +317,9 @@ func TestCancelMidLint(t *testing.T) {
 	}
 	checkAudit := func(t *testing.T, root string) {
 		t.Helper()
-		var c *wiki.AuditRecord
+		var c *store.AuditRecord
 		waitFor(t, func() bool { c = lastCall(t, root, "lint_findings"); return c != nil }, "lint_findings' audit line")
-		if c.Code != wiki.CodeCancelled {
+		if c.Code != store.CodeCancelled {
 			t.Errorf("audit line of the cancelled lint: outcome %s code %s, want code cancelled", c.Outcome, c.Code)
 		}
 	}

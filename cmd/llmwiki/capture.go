@@ -17,6 +17,7 @@ import (
 	"github.com/llmwiki/llmwiki/agents/transcript"
 	"github.com/llmwiki/llmwiki/internal/redact"
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // hookInput is the part of a Claude Code hook's stdin JSON that capture
@@ -67,10 +68,10 @@ func capture(ctx context.Context, e env, rootFlag string, ifEnabled bool, sessio
 	if session == "" {
 		data, err := io.ReadAll(io.LimitReader(e.stdin, 1<<20))
 		if err != nil {
-			inputErr = wiki.Errorf(wiki.CodeInvalid, "read hook input: %v", err)
+			inputErr = store.Errorf(store.CodeInvalid, "read hook input: %v", err)
 		} else if len(strings.TrimSpace(string(data))) > 0 {
 			if err := json.Unmarshal(data, &in); err != nil {
-				inputErr = wiki.Errorf(wiki.CodeInvalid, "stdin is not Claude Code hook JSON: %v", err)
+				inputErr = store.Errorf(store.CodeInvalid, "stdin is not Claude Code hook JSON: %v", err)
 			}
 		}
 		session = in.SessionID
@@ -84,20 +85,20 @@ func capture(ctx context.Context, e env, rootFlag string, ifEnabled bool, sessio
 	}
 	if noWiki(dir) != nil {
 		if inputErr != nil {
-			return "", fmt.Errorf("%s; no wiki at %s to record it in", wiki.PublicMessage(inputErr), dir)
+			return "", fmt.Errorf("%s; no wiki at %s to record it in", store.PublicMessage(inputErr), dir)
 		}
 		return "", fmt.Errorf("no wiki at %s%s (run llmwiki init %s); nothing was captured", dir, named, dir)
 	}
 	st, err := wiki.Open(dir, wiki.WithLogger(newLogger(e)))
 	if err != nil {
-		return "", fmt.Errorf("open wiki at %s: %s", dir, wiki.PublicMessage(err))
+		return "", fmt.Errorf("open wiki at %s: %s", dir, store.PublicMessage(err))
 	}
 	defer st.Close()
 	if ifEnabled && !captureEnabled(e, st) {
 		return "", nil
 	}
-	call := wiki.NewCall("cli:capture", st.SessionID(), map[string]any{"session_id": session, "transcript": transcriptPath, "event": in.HookEventName, "reason": in.Reason})
-	ctx = wiki.WithCall(ctx, call)
+	call := store.NewCall("cli:capture", st.SessionID(), map[string]any{"session_id": session, "transcript": transcriptPath, "event": in.HookEventName, "reason": in.Reason})
+	ctx = store.WithCall(ctx, call)
 	var msg string
 	if err = inputErr; err == nil {
 		msg, err = captureInto(ctx, e, st, session, transcriptPath, in.CWD)
@@ -106,7 +107,7 @@ func capture(ctx context.Context, e env, rootFlag string, ifEnabled bool, sessio
 		msg += " in the wiki at " + dir + named
 	}
 	if aerr := st.Audit(call, err); aerr != nil {
-		fmt.Fprintf(e.stderr, "llmwiki capture: audit line not written: %s\n", wiki.PublicMessage(aerr))
+		fmt.Fprintf(e.stderr, "llmwiki capture: audit line not written: %s\n", store.PublicMessage(aerr))
 	}
 	return msg, err
 }
@@ -139,7 +140,7 @@ func captureEnabled(e env, st *wiki.Store) bool {
 
 func captureInto(ctx context.Context, e env, st *wiki.Store, session, transcriptPath, cwd string) (string, error) {
 	if !sessionIDRE().MatchString(session) {
-		return "", wiki.Errorf(wiki.CodeInvalid, "session id %q is missing or malformed; pass the hook JSON on stdin or --session", session)
+		return "", store.Errorf(store.CodeInvalid, "session id %q is missing or malformed; pass the hook JSON on stdin or --session", session)
 	}
 	file, err := findTranscript(e, session, transcriptPath)
 	if err != nil {
@@ -148,18 +149,18 @@ func captureInto(ctx context.Context, e env, st *wiki.Store, session, transcript
 	// A FIFO would block the open and a device (a link to /dev/zero)
 	// never end the read: only a regular file is read.
 	if fi, err := os.Stat(file); err == nil && !fi.Mode().IsRegular() {
-		return "", wiki.Errorf(wiki.CodeInvalid, "transcript of session %s is not a regular file (%s)", session, wiki.FileKind(fi.Mode()))
+		return "", store.Errorf(store.CodeInvalid, "transcript of session %s is not a regular file (%s)", session, store.FileKind(fi.Mode()))
 	}
 	f, err := os.Open(file)
 	if err != nil {
-		return "", wiki.Errorf(wiki.CodeNotFound, "transcript of session %s cannot be read: %v", session, errors.Unwrap(err))
+		return "", store.Errorf(store.CodeNotFound, "transcript of session %s cannot be read: %v", session, errors.Unwrap(err))
 	}
 	defer f.Close()
 	s, err := transcript.Parse(f, session)
 	if err != nil {
-		return "", wiki.Errorf(wiki.CodeInvalid, "transcript of session %s: %v", session, err)
+		return "", store.Errorf(store.CodeInvalid, "transcript of session %s: %v", session, err)
 	}
-	call := wiki.CallFrom(ctx)
+	call := store.CallFrom(ctx)
 	call.SetExtra("turns", len(s.Turns))
 	call.SetExtra("skipped_lines", s.Skipped)
 	if len(s.Turns) == 0 {
@@ -191,7 +192,7 @@ func captureInto(ctx context.Context, e env, st *wiki.Store, session, transcript
 		for {
 			doc, counts, err = transcript.Render(s, from, to, transcript.Meta{Part: part, Project: project, Captured: st.Now()})
 			if err != nil {
-				return "", wiki.Errorf(wiki.CodeInternal, "redact session %s: %v; nothing was saved", session, err)
+				return "", store.Errorf(store.CodeInternal, "redact session %s: %v; nothing was saved", session, err)
 			}
 			if len(doc) <= wiki.MaxSourceBytes || to-from == 1 {
 				break
@@ -226,7 +227,7 @@ func findTranscript(e env, session, given string) (string, error) {
 	want := session + ".jsonl"
 	if given != "" {
 		if filepath.Base(given) != want {
-			return "", wiki.Errorf(wiki.CodeInvalid, "transcript %s is not the transcript of session %s (its file is named %s)", filepath.Base(given), session, want)
+			return "", store.Errorf(store.CodeInvalid, "transcript %s is not the transcript of session %s (its file is named %s)", filepath.Base(given), session, want)
 		}
 		return given, nil
 	}
@@ -236,7 +237,7 @@ func findTranscript(e env, session, given string) (string, error) {
 		if home == "" {
 			h, err := os.UserHomeDir()
 			if err != nil {
-				return "", wiki.Errorf(wiki.CodeNotFound, "no transcript path given and the home folder is unknown")
+				return "", store.Errorf(store.CodeNotFound, "no transcript path given and the home folder is unknown")
 			}
 			home = h
 		}
@@ -245,11 +246,11 @@ func findTranscript(e env, session, given string) (string, error) {
 	matches, _ := filepath.Glob(filepath.Join(base, "projects", "*", want))
 	switch len(matches) {
 	case 0:
-		return "", wiki.Errorf(wiki.CodeNotFound, "no transcript named %s under %s", want, filepath.Join(base, "projects"))
+		return "", store.Errorf(store.CodeNotFound, "no transcript named %s under %s", want, filepath.Join(base, "projects"))
 	case 1:
 		return matches[0], nil
 	}
-	return "", wiki.Errorf(wiki.CodeConflict, "%d transcripts are named %s; pass --transcript", len(matches), want)
+	return "", store.Errorf(store.CodeConflict, "%d transcripts are named %s; pass --transcript", len(matches), want)
 }
 
 // capturedTurns reads the parts of session already saved: how many turns
@@ -305,9 +306,9 @@ func firstNonEmpty(s ...string) string {
 // cliMessage is what the command line says about err: a store error's
 // public message (no internals), else the error itself (ours to word).
 func cliMessage(err error) string {
-	var we *wiki.Error
+	var we *store.Error
 	if errors.As(err, &we) {
-		return wiki.PublicMessage(err)
+		return store.PublicMessage(err)
 	}
 	return err.Error()
 }

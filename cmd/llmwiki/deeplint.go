@@ -9,6 +9,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki/lint"
 	"github.com/llmwiki/llmwiki/wiki/model"
 	"github.com/llmwiki/llmwiki/wiki/plan"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // deepResult is what lint --deep found: the findings whose quotes the
@@ -46,7 +47,7 @@ func deepLint(ctx context.Context, st *wiki.Store, mc *model.Client, budget int)
 		f, err := v.Check(p)
 		switch {
 		case err != nil:
-			res.DroppedWhy = append(res.DroppedWhy, fmt.Sprintf("%d (%s): %s", i+1, c.Kind, wiki.PublicMessage(err)))
+			res.DroppedWhy = append(res.DroppedWhy, fmt.Sprintf("%d (%s): %s", i+1, c.Kind, store.PublicMessage(err)))
 		case !f.Verified:
 			why := f.Note
 			for _, ev := range f.Evidence {
@@ -74,7 +75,7 @@ func deepLint(ctx context.Context, st *wiki.Store, mc *model.Client, budget int)
 			}
 		}
 	}
-	call := wiki.CallFrom(ctx)
+	call := store.CallFrom(ctx)
 	call.SetExtra("deep_proposed", res.Proposed)
 	call.SetExtra("deep_verified", len(res.Findings))
 	call.SetExtra("deep_dropped", res.Dropped)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -75,14 +76,14 @@ func TestStdioEndToEnd(t *testing.T) {
 // checkWrites checks the audit lines of a flow against the disk: every
 // replaced version has its snapshot, and every file's last audited
 // sha256_after is what is on disk.
-func checkWrites(t *testing.T, root string, calls []wiki.AuditRecord) {
+func checkWrites(t *testing.T, root string, calls []store.AuditRecord) {
 	t.Helper()
 	snapshotsOf := func(rel string) map[string]bool {
 		hashes := map[string]bool{}
 		files, _ := filepath.Glob(filepath.Join(root, ".llmwiki", "snapshots", filepath.FromSlash(rel), "*"))
 		for _, f := range files {
 			b, _ := os.ReadFile(f)
-			hashes[wiki.SHA256Hex(b)] = true
+			hashes[store.SHA256Hex(b)] = true
 		}
 		return hashes
 	}
@@ -109,7 +110,7 @@ func checkWrites(t *testing.T, root string, calls []wiki.AuditRecord) {
 	}
 	for p, h := range last {
 		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
-		if err != nil || wiki.SHA256Hex(b) != h {
+		if err != nil || store.SHA256Hex(b) != h {
 			t.Errorf("%s on disk does not match its last audited sha256_after", p)
 		}
 	}

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/internal/app"
-	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/eval"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 func runEval(ctx context.Context, e env, args []string) error {
@@ -55,8 +55,8 @@ func runEval(ctx context.Context, e env, args []string) error {
 		}
 		opts.Judge, opts.JudgeMax = eval.NewModelJudge(c, *judgeChars), *judgeMax
 	}
-	call := wiki.NewCall("cli:eval", st.SessionID(), map[string]any{"since": *sinceFlag, "claude_transcripts": *transcripts, "dry_run": *dryRun})
-	ctx = wiki.WithCall(ctx, call)
+	call := store.NewCall("cli:eval", st.SessionID(), map[string]any{"since": *sinceFlag, "claude_transcripts": *transcripts, "dry_run": *dryRun})
+	ctx = store.WithCall(ctx, call)
 	rep, err := eval.Evaluate(ctx, st, app.New(st, app.Options{NoSearch: true}).Links, opts)
 	var w eval.Written
 	if err == nil && !*dryRun {
@@ -73,7 +73,7 @@ func runEval(ctx context.Context, e env, args []string) error {
 		newLogger(e).Error("audit line not written", "err", aerr)
 	}
 	if err != nil {
-		return fmt.Errorf("eval: %s", wiki.PublicMessage(err))
+		return fmt.Errorf("eval: %s", store.PublicMessage(err))
 	}
 	if *asJSON {
 		js, jerr := eval.JSON(rep)

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -88,10 +88,10 @@ func initWiki(t testing.TB, dir string) {
 }
 
 // auditLines reads and parses every audit line of the wiki at root.
-func auditLines(t testing.TB, root string) []wiki.AuditRecord {
+func auditLines(t testing.TB, root string) []store.AuditRecord {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(root, ".llmwiki", "audit", "*.jsonl"))
-	var calls []wiki.AuditRecord
+	var calls []store.AuditRecord
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -101,7 +101,7 @@ func auditLines(t testing.TB, root string) []wiki.AuditRecord {
 			if line == "" {
 				continue
 			}
-			var c wiki.AuditRecord
+			var c store.AuditRecord
 			if err := json.Unmarshal([]byte(line), &c); err != nil {
 				t.Fatalf("%s line %d does not parse: %v\n%s", filepath.Base(f), i+1, err, line)
 			}
@@ -115,7 +115,7 @@ func auditLines(t testing.TB, root string) []wiki.AuditRecord {
 func tempFiles(t testing.TB, root string) []string {
 	var out []string
 	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && wiki.IsTempName(p) {
+		if err == nil && store.IsTempName(p) {
 			out = append(out, p)
 		}
 		return nil

@@ -10,13 +10,14 @@ import (
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
 // snapshotSums maps each snapshotted path to the sha256 of its snapshots.
 func snapshotSums(t testing.TB, root string) map[string]map[string]bool {
 	out := map[string]map[string]bool{}
-	base := filepath.Join(root, filepath.FromSlash(wiki.SnapshotDir))
+	base := filepath.Join(root, filepath.FromSlash(store.SnapshotDir))
 	filepath.WalkDir(base, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
@@ -27,7 +28,7 @@ func snapshotSums(t testing.TB, root string) map[string]map[string]bool {
 		if out[rel] == nil {
 			out[rel] = map[string]bool{}
 		}
-		out[rel][wiki.SHA256Hex(b)] = true
+		out[rel][store.SHA256Hex(b)] = true
 		return nil
 	})
 	return out
@@ -181,7 +182,7 @@ func TestConcurrentServers(t *testing.T) {
 	snaps := snapshotSums(t, root)
 	lost := 0
 	for rel, versions := range acked {
-		cur := wiki.SHA256Hex([]byte(readWikiFile(t, root, rel)))
+		cur := store.SHA256Hex([]byte(readWikiFile(t, root, rel)))
 		for _, v := range versions {
 			if v != cur && !snaps[rel][v] {
 				lost++

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -286,7 +287,7 @@ func crashCheck(t *testing.T, c *rpc, root string, m *crashModel, st *crashStats
 	t.Helper()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(wiki.JournalFile))); err == nil {
+	if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(store.JournalFile))); err == nil {
 		t.Error("the journal remains after a restart")
 	}
 	// Every markdown file parses.
@@ -297,7 +298,7 @@ func crashCheck(t *testing.T, c *rpc, root string, m *crashModel, st *crashStats
 		if d.IsDir() && d.Name() == ".llmwiki" {
 			return filepath.SkipDir
 		}
-		if !d.IsDir() && strings.HasSuffix(p, ".md") && !wiki.IsTempName(p) {
+		if !d.IsDir() && strings.HasSuffix(p, ".md") && !store.IsTempName(p) {
 			data, _ := os.ReadFile(p)
 			if _, err := wiki.ParseDoc(p, data); err != nil {
 				t.Errorf("%s does not parse: %v", p, err)
@@ -382,7 +383,7 @@ func crashCheck(t *testing.T, c *rpc, root string, m *crashModel, st *crashStats
 	st.journals, st.tornLines, st.tempRepairs = 0, 0, 0
 	for _, f := range files {
 		data, _ := os.ReadFile(f)
-		recs, bad := wiki.ParseAuditLines(data)
+		recs, bad := store.ParseAuditLines(data)
 		if bad > 0 {
 			t.Errorf("%s: %d audit lines do not parse after a restart", filepath.Base(f), bad)
 		}

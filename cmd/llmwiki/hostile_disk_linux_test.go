@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -150,7 +150,7 @@ func TestRealDiskFullAndReadOnly(t *testing.T) {
 		t.Fatalf("after freeing space: %s", r.Text)
 	}
 	page = read("pages/topic.md")
-	writes[0].args["base_sha256"] = wiki.SHA256Hex([]byte(page))
+	writes[0].args["base_sha256"] = store.SHA256Hex([]byte(page))
 	writes[0].args["content"] = strings.Repeat("third version\n", 500)
 	// Linux refuses to remount a file system read-only while a process
 	// holds a file on it open for writing (the search index does), so the
@@ -164,7 +164,7 @@ func TestRealDiskFullAndReadOnly(t *testing.T) {
 	if r, err := c.tool("load_project", map[string]any{}); err != nil || r.IsError {
 		t.Errorf("load_project on a read-only wiki: %v %s", err, r.Text)
 	}
-	check("read-only", wiki.ReadOnlyMessage)
+	check("read-only", store.ReadOnlyMessage)
 	wikitest.Remount(t, mnt, false)
 	wikitest.Figure(t, "disk", map[string]any{"cases": n})
 }

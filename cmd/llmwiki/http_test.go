@@ -21,6 +21,7 @@ import (
 	"github.com/llmwiki/llmwiki/server/jsonrpc"
 	"github.com/llmwiki/llmwiki/tools"
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -188,8 +189,8 @@ func callBody(id int, tool string, args any) string {
 }
 
 // refusals returns the audit lines of refused requests.
-func (ts *testServer) refusals() []wiki.AuditRecord {
-	var out []wiki.AuditRecord
+func (ts *testServer) refusals() []store.AuditRecord {
+	var out []store.AuditRecord
 	for _, c := range auditLines(ts.t, ts.root) {
 		if c.Tool == "http:refused" {
 			out = append(out, c)
@@ -282,7 +283,7 @@ func TestHTTPRefusesBadRequests(t *testing.T) {
 			if r.status != c.status || !strings.Contains(string(r.body), c.want) {
 				t.Fatalf("status %d, want %d; body %.300s", r.status, c.status, r.body)
 			}
-			var calls []wiki.AuditRecord
+			var calls []store.AuditRecord
 			for _, a := range auditLines(t, ts.root) {
 				if a.Tool != "http:refused" {
 					calls = append(calls, a)
@@ -303,7 +304,7 @@ func TestHTTPRefusesBadRequests(t *testing.T) {
 				}
 				a := calls[0]
 				args, _ := a.Args.(map[string]any)
-				if a.Tool != c.screened || a.Outcome != "error" || a.Code != wiki.CodeInvalid || !strings.Contains(a.Error, "not valid UTF-8") ||
+				if a.Tool != c.screened || a.Outcome != "error" || a.Code != store.CodeInvalid || !strings.Contains(a.Error, "not valid UTF-8") ||
 					!strings.HasPrefix(a.Remote, "127.0.0.1:") || len(a.Writes) > 0 || args["bytes"] == nil {
 					t.Errorf("screened message's audit line: %+v", a)
 				}
@@ -326,7 +327,7 @@ func TestHTTPRefusesBadRequests(t *testing.T) {
 			}
 			a := got[n]
 			args, _ := a.Args.(map[string]any)
-			if args["reason"] != c.reason || a.Code != wiki.CodeRefused || a.Outcome != "error" || !strings.HasPrefix(a.Remote, "127.0.0.1:") {
+			if args["reason"] != c.reason || a.Code != store.CodeRefused || a.Outcome != "error" || !strings.HasPrefix(a.Remote, "127.0.0.1:") {
 				t.Errorf("audit line: %+v", a)
 			}
 			if c.status == 401 && r.header.Get("WWW-Authenticate") == "" {
@@ -458,7 +459,7 @@ func wikiFiles(t *testing.T, root string) map[string]string {
 			return nil // the audit log, and the file watcher's sync file (server bookkeeping)
 		}
 		b, _ := os.ReadFile(p)
-		out[rel] = wiki.SHA256Hex(b)
+		out[rel] = store.SHA256Hex(b)
 		return nil
 	})
 	return out
@@ -600,7 +601,7 @@ func TestHTTPDisconnectMidWrite(t *testing.T) {
 	// 1. Disconnect while waiting for the lock: nothing is written.
 	locked := make(chan struct{})
 	release := make(chan struct{})
-	go ts.st.Update(context.Background(), func(tx *wiki.Tx) error {
+	go ts.st.Update(context.Background(), func(tx *store.Tx) error {
 		close(locked)
 		<-release
 		return nil
@@ -665,7 +666,7 @@ func TestHTTPCancelledNotificationStopsHandler(t *testing.T) {
 	sid := ts.initialize()
 	locked := make(chan struct{})
 	release := make(chan struct{})
-	go ts.st.Update(context.Background(), func(tx *wiki.Tx) error {
+	go ts.st.Update(context.Background(), func(tx *store.Tx) error {
 		close(locked)
 		<-release
 		return nil
@@ -694,7 +695,7 @@ func TestHTTPCancelledNotificationStopsHandler(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ts.root, "pages", "cancelled.md")); err == nil {
 		t.Errorf("a cancelled write was written")
 	}
-	if c := lastCall(t, ts.root, "write_page"); c == nil || c.Code != wiki.CodeCancelled {
+	if c := lastCall(t, ts.root, "write_page"); c == nil || c.Code != store.CodeCancelled {
 		t.Errorf("audit line of the cancelled call: %+v, want code cancelled", c)
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/server/jsonrpc"
-	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -170,7 +170,7 @@ func (h *httpServer) readBody(w http.ResponseWriter, r *http.Request, maxBody in
 // tool a tools/call names (else "protocol"), the method and size, and who
 // sent it. Nothing reaches mcp-go, so nothing is written.
 func (h *httpServer) rejectMessage(w http.ResponseWriter, r *http.Request, body []byte, code int, msg string) {
-	jsonrpc.AuditRejected(h.st, body, msg, func(c *wiki.Call) {
+	jsonrpc.AuditRejected(h.st, body, msg, func(c *store.Call) {
 		c.Remote = r.RemoteAddr
 		claimed := r.Header.Get(server.HeaderKeySessionID)
 		if claimed != "" && r.URL.Path == "/mcp" {
@@ -200,7 +200,7 @@ func (h *httpServer) rejectMessage(w http.ResponseWriter, r *http.Request, body 
 // responses: the POST's body on /mcp, the session's event stream (and 202)
 // on legacy SSE's /message. It is audited like any refused message.
 func (h *httpServer) answerError(w http.ResponseWriter, r *http.Request, body []byte, code int, msg string) {
-	jsonrpc.AuditRejected(h.st, body, msg, func(c *wiki.Call) {
+	jsonrpc.AuditRejected(h.st, body, msg, func(c *store.Call) {
 		c.Remote = r.RemoteAddr
 		c.Session = postSession(r)
 	})
@@ -247,12 +247,12 @@ func (h *httpServer) audit(r *http.Request, reason, advice string) {
 	if ua := r.Header.Get("User-Agent"); ua != "" {
 		args["user_agent"] = jsonrpc.Truncate(ua)
 	}
-	call := wiki.NewCall("http:refused", h.st.SessionID(), args)
+	call := store.NewCall("http:refused", h.st.SessionID(), args)
 	call.Remote = r.RemoteAddr
 	if suppressed > 0 {
 		call.SetExtra("refusals_not_audited_before", suppressed)
 	}
-	if err := h.st.Audit(call, wiki.Errorf(wiki.CodeRefused, "%s: %s", reason, advice)); err != nil {
+	if err := h.st.Audit(call, store.Errorf(store.CodeRefused, "%s: %s", reason, advice)); err != nil {
 		h.log.Error("audit line not written", "tool", "http:refused", "err", err)
 	}
 	h.log.Warn("refused HTTP request", "remote", r.RemoteAddr, "method", r.Method, "path", r.URL.Path, "reason", reason)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // runIndex regenerates index.md from every page's frontmatter, as the
@@ -27,7 +28,7 @@ func runIndex(ctx context.Context, e env, args []string) error {
 	ctx = wiki.WithProgress(ctx, func(done, total int, msg string) {
 		fmt.Fprintf(e.stderr, "llmwiki index: %d/%d %s\n", done, total, msg)
 	})
-	res, err := st.RebuildIndex(wiki.WithCall(ctx, wiki.NewCall("cli:index", st.SessionID(), nil)))
+	res, err := st.RebuildIndex(store.WithCall(ctx, store.NewCall("cli:index", st.SessionID(), nil)))
 	if err != nil {
 		return fmt.Errorf("index: %s", cliMessage(err))
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/plan"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 func runIngest(ctx context.Context, e env, args []string) error {
@@ -66,11 +67,11 @@ func runIngest(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	call := wiki.NewCall("cli:ingest", st.SessionID(), map[string]any{"file": file, "as": *as, "yes": *yes, "select": *sel})
-	ctx = wiki.WithCall(ctx, call)
+	call := store.NewCall("cli:ingest", st.SessionID(), map[string]any{"file": file, "as": *as, "yes": *yes, "select": *sel})
+	ctx = store.WithCall(ctx, call)
 	err = ingest(ctx, e, st, app.New(st, app.Options{NoSearch: true}).Links, &plan.Proposer{Store: st, Model: mc, SourceBudget: *budget}, ingestArgs{file: file, data: data, as: *as, note: *note, yes: *yes, sel: *sel, full: *full})
 	if aerr := st.Audit(call, err); aerr != nil {
-		fmt.Fprintln(e.stderr, "llmwiki: audit line not written:", wiki.PublicMessage(aerr))
+		fmt.Fprintln(e.stderr, "llmwiki: audit line not written:", store.PublicMessage(aerr))
 	}
 	return cliError(err)
 }
@@ -162,7 +163,7 @@ func saveIngested(ctx context.Context, st *wiki.Store, file, as string, data []b
 		}
 		w, err := st.SaveSource(ctx, wiki.SourceInput{Path: rel, Content: string(data)})
 		if err != nil {
-			if wiki.CodeOf(err) == wiki.CodeConflict {
+			if store.CodeOf(err) == store.CodeConflict {
 				continue
 			}
 			return "", false, err
@@ -182,9 +183,9 @@ func cliError(err error) error {
 	if errors.As(err, &code) {
 		return err
 	}
-	var we *wiki.Error
+	var we *store.Error
 	if errors.As(err, &we) {
-		return errors.New(wiki.PublicMessage(err))
+		return errors.New(store.PublicMessage(err))
 	}
 	return err
 }

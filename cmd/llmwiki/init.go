@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 func runInit(_ context.Context, e env, args []string) error {
@@ -26,7 +27,7 @@ func runInit(_ context.Context, e env, args []string) error {
 	}
 	created, err := wiki.Init(dir)
 	if err != nil {
-		return fmt.Errorf("init %s: %s", dir, wiki.PublicMessage(err))
+		return fmt.Errorf("init %s: %s", dir, store.PublicMessage(err))
 	}
 	if len(created) == 0 {
 		fmt.Fprintf(e.stdout, "%s is already a wiki; nothing was changed.\n", dir)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -62,7 +62,7 @@ func TestLinksEndToEnd(t *testing.T) {
 	if len(calls) != s.Calls {
 		t.Errorf("audit has %d lines, the client made %d calls", len(calls), s.Calls)
 	}
-	var move *wiki.AuditRecord
+	var move *store.AuditRecord
 	for i := range calls {
 		if calls[i].Tool == "move_page" {
 			move = &calls[i]

@@ -17,6 +17,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki/lint"
 	"github.com/llmwiki/llmwiki/wiki/model"
 	"github.com/llmwiki/llmwiki/wiki/plan"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // lintMemoryLimit is the soft memory limit of llmwiki lint, in bytes.
@@ -101,8 +102,8 @@ func runLint(ctx context.Context, e env, args []string) error {
 	}
 	defer st.Close()
 	graph := app.New(st, app.Options{NoSearch: true}).Links
-	call := wiki.NewCall("cli:lint", st.SessionID(), map[string]any{"args": args})
-	ctx = wiki.WithCall(ctx, call)
+	call := store.NewCall("cli:lint", st.SessionID(), map[string]any{"args": args})
+	ctx = store.WithCall(ctx, call)
 	rep, err := lintRun(ctx, e, st, graph, &f)
 	var deep *deepResult
 	var deepErr error

@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/model"
 	"github.com/llmwiki/llmwiki/wiki/model/modeltest"
 	"github.com/llmwiki/llmwiki/wiki/plan"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 func runCLI(t *testing.T, stdin string, args ...string) (string, string, error) {
@@ -321,8 +321,8 @@ func TestDeepLintKeepsOnlyVerifiedClaims(t *testing.T) {
 	}
 	defer st.Close()
 	mc := testModel(t, srv)
-	call := wiki.NewCall("cli:lint", st.SessionID(), nil)
-	res, err := deepLint(wiki.WithCall(context.Background(), call), st, mc, 0)
+	call := store.NewCall("cli:lint", st.SessionID(), nil)
+	res, err := deepLint(store.WithCall(context.Background(), call), st, mc, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/model"
 	"github.com/llmwiki/llmwiki/wiki/plan"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"golang.org/x/term"
 )
 
@@ -106,7 +106,7 @@ func selection(e env, p *plan.Plan, yes bool, sel string, canAsk bool) ([]int, b
 	case sel != "":
 		s, err := plan.ParseSelection(sel, len(p.Actions))
 		if err != nil {
-			return nil, false, fmt.Errorf("--select: %s", wiki.PublicMessage(err))
+			return nil, false, fmt.Errorf("--select: %s", store.PublicMessage(err))
 		}
 		return s, true, nil
 	case !canAsk || len(p.Actions) == 0:
@@ -122,7 +122,7 @@ func selection(e env, p *plan.Plan, yes bool, sel string, canAsk bool) ([]int, b
 		if perr == nil {
 			return s, true, nil
 		}
-		fmt.Fprintln(e.stdout, wiki.PublicMessage(perr))
+		fmt.Fprintln(e.stdout, store.PublicMessage(perr))
 	}
 	return nil, false, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/agents"
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // Orientation limits: the synthesis excerpt in a session's opening context.
@@ -80,10 +81,10 @@ func orientation(ctx context.Context, e env, dir string) (string, error) {
 		return "", err
 	}
 	defer st.Close()
-	call := wiki.NewCall("cli:orient", st.SessionID(), nil)
-	p, err := st.LoadProject(wiki.WithCall(ctx, call))
+	call := store.NewCall("cli:orient", st.SessionID(), nil)
+	p, err := st.LoadProject(store.WithCall(ctx, call))
 	if aerr := st.Audit(call, err); aerr != nil {
-		fmt.Fprintf(e.stderr, "llmwiki orient: audit line not written: %s\n", wiki.PublicMessage(aerr))
+		fmt.Fprintf(e.stderr, "llmwiki orient: audit line not written: %s\n", store.PublicMessage(aerr))
 	}
 	if err != nil {
 		return "", err

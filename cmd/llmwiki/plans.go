@@ -7,8 +7,8 @@ import (
 	"fmt"
 
 	"github.com/llmwiki/llmwiki/internal/app"
-	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/plan"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 func runPlans(ctx context.Context, e env, args []string) error {
@@ -78,8 +78,8 @@ func runPlans(ctx context.Context, e env, args []string) error {
 		if !*yes && *sel == "" {
 			return fmt.Errorf("plans apply needs --yes (every action) or --select 1,3")
 		}
-		call := wiki.NewCall("cli:plans-apply", st.SessionID(), map[string]any{"plan_id": rest[0], "yes": *yes, "select": *sel})
-		ctx = wiki.WithCall(ctx, call)
+		call := store.NewCall("cli:plans-apply", st.SessionID(), map[string]any{"plan_id": rest[0], "yes": *yes, "select": *sel})
+		ctx = store.WithCall(ctx, call)
 		err := func() error {
 			p, err := book.Load(rest[0])
 			if err != nil {
@@ -88,7 +88,7 @@ func runPlans(ctx context.Context, e env, args []string) error {
 			return decide(ctx, e, st, app.New(st, app.Options{NoSearch: true}).Links, p, *yes, *sel, false, false)
 		}()
 		if aerr := st.Audit(call, err); aerr != nil {
-			fmt.Fprintln(e.stderr, "llmwiki: audit line not written:", wiki.PublicMessage(aerr))
+			fmt.Fprintln(e.stderr, "llmwiki: audit line not written:", store.PublicMessage(aerr))
 		}
 		return cliError(err)
 	}

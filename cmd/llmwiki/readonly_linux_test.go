@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -109,7 +109,7 @@ func TestReadOnlyWiki(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if want := "unavailable: " + wiki.ReadOnlyMessage; !r.IsError || r.Text != want {
+				if want := "unavailable: " + store.ReadOnlyMessage; !r.IsError || r.Text != want {
 					t.Errorf("%s on a read-only wiki: %q, want %q", name, r.Text, want)
 				}
 			}

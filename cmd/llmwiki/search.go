@@ -14,6 +14,7 @@ import (
 	"github.com/llmwiki/llmwiki/internal/app"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/search"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // runSearch is `llmwiki search "query"`: the search_wiki engine on the
@@ -74,7 +75,7 @@ exist (llmwiki init creates one).`)
 		Tag: *tag, Prefix: *prefix, Lang: *lang,
 	})
 	if err != nil {
-		return fmt.Errorf("%s", wiki.PublicMessage(err))
+		return fmt.Errorf("%s", store.PublicMessage(err))
 	}
 	if st.ReadOnly() && res.Index.Reason != "" {
 		fmt.Fprintf(e.stderr, "llmwiki: %s\n", res.Index.Reason)
@@ -151,7 +152,7 @@ func openExistingLog(dir string, log *slog.Logger) (*wiki.Store, error) {
 	}
 	st, err := wiki.Open(dir, wiki.WithLogger(log))
 	if err != nil {
-		return nil, fmt.Errorf("open wiki at %s: %s", dir, wiki.PublicMessage(err))
+		return nil, fmt.Errorf("open wiki at %s: %s", dir, store.PublicMessage(err))
 	}
 	return st, nil
 }

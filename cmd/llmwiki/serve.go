@@ -14,6 +14,7 @@ import (
 	"github.com/llmwiki/llmwiki/server/stdio"
 	"github.com/llmwiki/llmwiki/tools"
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"golang.org/x/term"
@@ -120,7 +121,7 @@ func hangTool(name string, st *wiki.Store) server.ToolHandlerMiddleware {
 			if req.Params.Name != name {
 				return next(ctx, req)
 			}
-			err := st.Update(context.WithoutCancel(ctx), func(tx *wiki.Tx) error {
+			err := st.Update(context.WithoutCancel(ctx), func(tx *store.Tx) error {
 				st.Logger().Warn(hangStarted)
 				if err := tx.Create("pages/hang.md", []byte("# Hang\n\nStaged by a call that never returns.\n")); err != nil {
 					return err
@@ -153,7 +154,7 @@ func openOrCreate(e env, dir string) (*wiki.Store, error) {
 	if _, err := os.Stat(dir + "/schema.md"); err != nil {
 		created, err := wiki.Init(dir)
 		if err != nil {
-			return nil, fmt.Errorf("create wiki at %s: %s", dir, wiki.PublicMessage(err))
+			return nil, fmt.Errorf("create wiki at %s: %s", dir, store.PublicMessage(err))
 		}
 		if len(created) > 0 {
 			fmt.Fprintf(e.stderr, "llmwiki: created a new wiki at %s (%d files and folders)\n", dir, len(created))
@@ -161,7 +162,7 @@ func openOrCreate(e env, dir string) (*wiki.Store, error) {
 	}
 	st, err := wiki.Open(dir, wiki.WithLogger(newLogger(e)))
 	if err != nil {
-		return nil, fmt.Errorf("open wiki at %s: %s", dir, wiki.PublicMessage(err))
+		return nil, fmt.Errorf("open wiki at %s: %s", dir, store.PublicMessage(err))
 	}
 	return st, nil
 }

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // runSnapshots lists, restores and prunes the stored versions of pages,
@@ -44,17 +45,17 @@ func runSnapshots(ctx context.Context, e env, args []string) error {
 		} else if _, ok := snapshotPath(rest[0]); ok {
 			in = wiki.RestoreInput{Snapshot: rest[0]}
 		}
-		call := wiki.NewCall("cli:snapshots-restore", st.SessionID(), map[string]any{"path": in.Path, "snapshot": in.Snapshot})
-		ctx = wiki.WithCall(ctx, call)
+		call := store.NewCall("cli:snapshots-restore", st.SessionID(), map[string]any{"path": in.Path, "snapshot": in.Snapshot})
+		ctx = store.WithCall(ctx, call)
 		res, err := st.RestoreSnapshot(ctx, in)
 		if err == nil && res.Changed {
 			_, lerr := st.AppendLog(ctx, wiki.LogInput{Op: "restore", Title: "Restored " + res.Path + " from " + path.Base(res.Restored), Details: "Restored with llmwiki snapshots restore. The version it replaced is kept in " + res.Snapshot + "."})
 			if lerr != nil {
-				call.AddWarning("log.md entry not written: " + wiki.PublicMessage(lerr))
+				call.AddWarning("log.md entry not written: " + store.PublicMessage(lerr))
 			}
 		}
 		if aerr := st.Audit(call, err); aerr != nil {
-			fmt.Fprintln(e.stderr, "llmwiki: audit line not written:", wiki.PublicMessage(aerr))
+			fmt.Fprintln(e.stderr, "llmwiki: audit line not written:", store.PublicMessage(aerr))
 		}
 		if err != nil {
 			return cliError(err)
@@ -72,10 +73,10 @@ func runSnapshots(ctx context.Context, e env, args []string) error {
 		if len(rest) > 0 {
 			return fmt.Errorf("snapshots prune takes no arguments")
 		}
-		call := wiki.NewCall("cli:snapshots-prune", st.SessionID(), map[string]any{"dry_run": *dryRun})
-		res, err := st.PruneSnapshots(wiki.WithCall(ctx, call), *dryRun)
+		call := store.NewCall("cli:snapshots-prune", st.SessionID(), map[string]any{"dry_run": *dryRun})
+		res, err := st.PruneSnapshots(store.WithCall(ctx, call), *dryRun)
 		if aerr := st.Audit(call, err); aerr != nil {
-			fmt.Fprintln(e.stderr, "llmwiki: audit line not written:", wiki.PublicMessage(aerr))
+			fmt.Fprintln(e.stderr, "llmwiki: audit line not written:", store.PublicMessage(aerr))
 		}
 		if err != nil {
 			return cliError(err)
@@ -99,7 +100,7 @@ func runSnapshots(ctx context.Context, e env, args []string) error {
 }
 
 func snapshotPath(s string) (string, bool) {
-	if len(s) > len(wiki.SnapshotDir)+1 && s[:len(wiki.SnapshotDir)+1] == wiki.SnapshotDir+"/" {
+	if len(s) > len(store.SnapshotDir)+1 && s[:len(store.SnapshotDir)+1] == store.SnapshotDir+"/" {
 		return s, true
 	}
 	return "", false

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // TestSnapshotsCommand: list, restore (audited, logged, undoable) and
@@ -47,7 +48,7 @@ func TestSnapshotsCommand(t *testing.T) {
 		t.Fatalf("snapshots restore: %v\n%s", err, out)
 	}
 	page, _ := os.ReadFile(filepath.Join(root, "pages", "topic.md"))
-	if wiki.SHA256Hex(page) != sums[0] {
+	if store.SHA256Hex(page) != sums[0] {
 		t.Errorf("the page is not the first version:\n%s", page)
 	}
 	log, _ := os.ReadFile(filepath.Join(root, "log.md"))
@@ -63,7 +64,7 @@ func TestSnapshotsCommand(t *testing.T) {
 	if out, _, err = runCLI(t, "", "snapshots", "restore", "topic", "--root", root); err != nil {
 		t.Fatalf("undo: %v\n%s", err, out)
 	}
-	if page, _ = os.ReadFile(filepath.Join(root, "pages", "topic.md")); wiki.SHA256Hex(page) != sums[2] {
+	if page, _ = os.ReadFile(filepath.Join(root, "pages", "topic.md")); store.SHA256Hex(page) != sums[2] {
 		t.Error("undo did not bring back the third version")
 	}
 	// Bad requests are clear errors.

@@ -15,6 +15,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki/eval"
 	"github.com/llmwiki/llmwiki/wiki/lint"
 	"github.com/llmwiki/llmwiki/wiki/search"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // wikiStatus is what llmwiki status shows; its JSON field names are stable
@@ -124,7 +125,7 @@ func collectStatus(ctx context.Context, st *wiki.Store, dir string) (*wikiStatus
 			s.SearchIndex.Stale = x.Reason
 		}
 	}
-	filepath.WalkDir(filepath.Join(dir, filepath.FromSlash(wiki.SnapshotDir)), func(_ string, d fs.DirEntry, err error) error {
+	filepath.WalkDir(filepath.Join(dir, filepath.FromSlash(store.SnapshotDir)), func(_ string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
 			if fi, err := d.Info(); err == nil {
 				s.Snapshots.Files++

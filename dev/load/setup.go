@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // buildBinary builds ./cmd/llmwiki of the repository this program is in.
@@ -104,7 +104,7 @@ func setupWiki(ctx context.Context, c config, rep *report) error {
 			return err
 		}
 		page := "pages/" + filepath.ToSlash(rel)
-		rep.corpus[page] = wiki.SHA256Hex(data)
+		rep.corpus[page] = store.SHA256Hex(data)
 		rep.corpusPaths = append(rep.corpusPaths, page)
 		bytes += int64(len(data))
 		return nil

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // ledger is what the clients were told: acknowledged, refused and
@@ -204,14 +205,14 @@ func (r *report) verify(root, when string) {
 		}
 		vs := map[string][]byte{}
 		if b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(path))); err == nil {
-			sha := wiki.SHA256Hex(b)
+			sha := store.SHA256Hex(b)
 			vs[sha] = b
 			current[path] = sha
 		}
 		snaps, _ := filepath.Glob(filepath.Join(root, ".llmwiki", "snapshots", filepath.FromSlash(path), "*"))
 		for _, s := range snaps {
 			if b, err := os.ReadFile(s); err == nil {
-				vs[wiki.SHA256Hex(b)] = b
+				vs[store.SHA256Hex(b)] = b
 			}
 		}
 		versions[path] = vs
@@ -350,7 +351,7 @@ func (r *report) verify(root, when string) {
 			if line == "" {
 				continue
 			}
-			var a wiki.AuditRecord
+			var a store.AuditRecord
 			if json.Unmarshal([]byte(line), &a) != nil {
 				torn++
 				continue
@@ -378,7 +379,7 @@ func (r *report) verify(root, when string) {
 	// No temp file anywhere, no torn page, the corpus untouched.
 	var temps []string
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && wiki.IsTempName(d.Name()) {
+		if err == nil && store.IsTempName(d.Name()) {
 			temps = append(temps, p)
 		}
 		return nil
@@ -386,7 +387,7 @@ func (r *report) verify(root, when string) {
 	changed := 0
 	for p, h := range r.corpus {
 		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
-		if err != nil || wiki.SHA256Hex(b) != h {
+		if err != nil || store.SHA256Hex(b) != h {
 			changed++
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/tools"
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -50,7 +51,7 @@ func ScreenEncoding(raw []byte) (int, string) {
 // args are the method and the size in bytes, never the content; the error
 // is CodeInvalid with msg. identify, when not nil, fills in who sent it
 // (session, remote address) before the line is written.
-func AuditRejected(st *wiki.Store, raw []byte, msg string, identify func(*wiki.Call)) {
+func AuditRejected(st *wiki.Store, raw []byte, msg string, identify func(*store.Call)) {
 	if st == nil {
 		return
 	}
@@ -65,11 +66,11 @@ func AuditRejected(st *wiki.Store, raw []byte, msg string, identify func(*wiki.C
 	if probe.Method == "tools/call" && probe.Params.Name != "" && utf8.ValidString(probe.Params.Name) && len(probe.Params.Name) < 64 {
 		tool = probe.Params.Name
 	}
-	c := wiki.NewCall(tool, st.SessionID(), map[string]any{"method": probe.Method, "bytes": len(raw)})
+	c := store.NewCall(tool, st.SessionID(), map[string]any{"method": probe.Method, "bytes": len(raw)})
 	if identify != nil {
 		identify(c)
 	}
-	st.Audit(c, wiki.Errorf(wiki.CodeInvalid, "%s", msg))
+	st.Audit(c, store.Errorf(store.CodeInvalid, "%s", msg))
 }
 
 // RPCError encodes a JSON-RPC error response (without a newline); id nil

@@ -12,4 +12,9 @@
 //
 // Sections are found with the markdown parser of wiki/links, so a "#" line
 // inside fenced code is never taken for a heading.
+//
+// Edit and Move are wiki features, but they live here rather than in
+// package wiki because they read the link graph (wiki/links: the resolver
+// for add_links, the backlinks a move rewrites), which is derived state
+// built on package wiki.
 package edit

@@ -12,6 +12,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // The operations of [Edit].
@@ -109,7 +110,7 @@ func Edit(ctx context.Context, st *wiki.Store, g *links.Graph, in Input) (Result
 		return res, err
 	}
 	if wiki.LayerOf(rel) != wiki.LayerPages {
-		return res, wiki.Errorf(wiki.CodeInvalid, "%s is not a page; edit_page changes files under pages/", rel)
+		return res, store.Errorf(store.CodeInvalid, "%s is not a page; edit_page changes files under pages/", rel)
 	}
 	ctx, finish := ensureCall(ctx, st, "edit_page", in)
 	defer func() { finish(err) }()
@@ -119,18 +120,18 @@ func Edit(ctx context.Context, st *wiki.Store, g *links.Graph, in Input) (Result
 			return res, err
 		}
 	}
-	before := len(wiki.CallFrom(ctx).SnapshotsTaken())
+	before := len(store.CallFrom(ctx).SnapshotsTaken())
 	now := st.Now().Format(time.RFC3339)
-	err = st.Update(ctx, func(tx *wiki.Tx) error {
+	err = st.Update(ctx, func(tx *store.Tx) error {
 		data, ok, err := tx.Read(rel)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return wiki.Errorf(wiki.CodeNotFound, "page %s was removed meanwhile", rel)
+			return store.Errorf(store.CodeNotFound, "page %s was removed meanwhile", rel)
 		}
-		if got := wiki.SHA256Hex(data); got != in.BaseSHA256 {
-			return wiki.Errorf(wiki.CodeConflict, "%s changed since you read it (base_sha256 %s… does not match the current %s…); read it again and redo the edit on the new version", rel, in.BaseSHA256[:12], got[:12])
+		if got := store.SHA256Hex(data); got != in.BaseSHA256 {
+			return store.Errorf(store.CodeConflict, "%s changed since you read it (base_sha256 %s… does not match the current %s…); read it again and redo the edit on the new version", rel, in.BaseSHA256[:12], got[:12])
 		}
 		out, err := apply(rel, data, in, view, now)
 		if err != nil {
@@ -139,18 +140,18 @@ func Edit(ctx context.Context, st *wiki.Store, g *links.Graph, in Input) (Result
 		res = out.Result
 		res.Path = rel
 		if !out.changed {
-			res.SHA256 = wiki.SHA256Hex(data)
+			res.SHA256 = store.SHA256Hex(data)
 			return nil
 		}
 		res.Changed = true
 		res.Updated = now
-		res.SHA256 = wiki.SHA256Hex(out.data)
+		res.SHA256 = store.SHA256Hex(out.data)
 		return tx.Replace(rel, out.data, in.BaseSHA256)
 	})
 	if err != nil {
 		return Result{}, err
 	}
-	if snaps := wiki.CallFrom(ctx).SnapshotsTaken(); len(snaps) > before {
+	if snaps := store.CallFrom(ctx).SnapshotsTaken(); len(snaps) > before {
 		for _, s := range snaps[before:] {
 			if strings.HasPrefix(s, ".llmwiki/snapshots/"+rel+"/") {
 				res.Snapshot = s
@@ -163,11 +164,11 @@ func Edit(ctx context.Context, st *wiki.Store, g *links.Graph, in Input) (Result
 // ensureCall puts a Call for tool in ctx when it has none (command-line
 // use) and returns a function that audits it.
 func ensureCall(ctx context.Context, st *wiki.Store, tool string, args any) (context.Context, func(error)) {
-	if wiki.CallFrom(ctx) != nil {
+	if store.CallFrom(ctx) != nil {
 		return ctx, func(error) {}
 	}
-	c := wiki.NewCall(tool, st.SessionID(), args)
-	return wiki.WithCall(ctx, c), func(err error) {
+	c := store.NewCall(tool, st.SessionID(), args)
+	return store.WithCall(ctx, c), func(err error) {
 		if aerr := st.Audit(c, err); aerr != nil {
 			st.Logger().Error("audit line not written", "tool", tool, "err", aerr)
 		}
@@ -180,51 +181,51 @@ func checkInput(in *Input) error {
 		known = known || in.Op == o
 	}
 	if !known {
-		return wiki.Errorf(wiki.CodeInvalid, "op %q is not an edit; use one of %s", in.Op, strings.Join(Ops, ", "))
+		return store.Errorf(store.CodeInvalid, "op %q is not an edit; use one of %s", in.Op, strings.Join(Ops, ", "))
 	}
 	in.BaseSHA256 = strings.ToLower(strings.TrimSpace(in.BaseSHA256))
 	if in.BaseSHA256 == "" {
-		return wiki.Errorf(wiki.CodeInvalid, "base_sha256 is required: read_page the page and pass its sha256, so an edit never lands on a version you have not seen")
+		return store.Errorf(store.CodeInvalid, "base_sha256 is required: read_page the page and pass its sha256, so an edit never lands on a version you have not seen")
 	}
 	if len(in.BaseSHA256) != 64 || strings.Trim(in.BaseSHA256, "0123456789abcdef") != "" {
-		return wiki.Errorf(wiki.CodeInvalid, "base_sha256 must be 64 hex digits, as read_page returns it")
+		return store.Errorf(store.CodeInvalid, "base_sha256 must be 64 hex digits, as read_page returns it")
 	}
 	for _, s := range []string{in.Page, in.Heading, in.Content, in.Find, in.Replace} {
 		if !utf8.ValidString(s) {
-			return wiki.Errorf(wiki.CodeInvalid, "arguments must be valid UTF-8 text")
+			return store.Errorf(store.CodeInvalid, "arguments must be valid UTF-8 text")
 		}
 	}
 	if len(in.Content) > wiki.MaxPageBytes || len(in.Replace) > wiki.MaxPageBytes {
-		return wiki.Errorf(wiki.CodeTooLarge, "content is over %d bytes; split the page", wiki.MaxPageBytes)
+		return store.Errorf(store.CodeTooLarge, "content is over %d bytes; split the page", wiki.MaxPageBytes)
 	}
 	switch in.Op {
 	case OpAppend, OpReplace, OpInsertBefore, OpInsertAfter:
 		if strings.TrimSpace(strings.TrimLeft(in.Heading, "#")) == "" {
-			return wiki.Errorf(wiki.CodeInvalid, "%s needs heading: the text of the section's heading, like \"Setup\" or \"## Setup\"", in.Op)
+			return store.Errorf(store.CodeInvalid, "%s needs heading: the text of the section's heading, like \"Setup\" or \"## Setup\"", in.Op)
 		}
 		if strings.ContainsAny(in.Heading, "\r\n") {
-			return wiki.Errorf(wiki.CodeInvalid, "heading must be one line")
+			return store.Errorf(store.CodeInvalid, "heading must be one line")
 		}
 		if in.Op != OpReplace && strings.TrimSpace(in.Content) == "" {
-			return wiki.Errorf(wiki.CodeInvalid, "%s needs content to add", in.Op)
+			return store.Errorf(store.CodeInvalid, "%s needs content to add", in.Op)
 		}
 	case OpAddLinks:
 		if len(in.Links) == 0 {
-			return wiki.Errorf(wiki.CodeInvalid, "add_links needs links: the pages to list under Related")
+			return store.Errorf(store.CodeInvalid, "add_links needs links: the pages to list under Related")
 		}
 		if len(in.Links) > MaxLinks {
-			return wiki.Errorf(wiki.CodeTooLarge, "add_links adds at most %d links at a time (got %d)", MaxLinks, len(in.Links))
+			return store.Errorf(store.CodeTooLarge, "add_links adds at most %d links at a time (got %d)", MaxLinks, len(in.Links))
 		}
 	case OpFindReplace:
 		if in.Find == "" {
-			return wiki.Errorf(wiki.CodeInvalid, "find_replace needs find: the exact text to replace")
+			return store.Errorf(store.CodeInvalid, "find_replace needs find: the exact text to replace")
 		}
 		if in.Count < 1 {
-			return wiki.Errorf(wiki.CodeInvalid, "find_replace needs count: how many occurrences of find you expect (at least 1); a different number is an error and nothing is written")
+			return store.Errorf(store.CodeInvalid, "find_replace needs count: how many occurrences of find you expect (at least 1); a different number is an error and nothing is written")
 		}
 	case OpFrontmatter:
 		if len(in.Frontmatter) == 0 {
-			return wiki.Errorf(wiki.CodeInvalid, "frontmatter needs at least one key to set (null removes a key)")
+			return store.Errorf(store.CodeInvalid, "frontmatter needs at least one key to set (null removes a key)")
 		}
 	}
 	return nil
@@ -241,7 +242,7 @@ func apply(rel string, data []byte, in Input, view *links.View, now string) (app
 	var out applied
 	d, err := wiki.ParseDoc(rel, data)
 	if err != nil {
-		return out, &wiki.Error{Code: wiki.CodeInvalid, Msg: wiki.PublicMessage(err) + "; the page was not changed (fix its frontmatter by hand or restore a snapshot)", Err: err}
+		return out, &store.Error{Code: store.CodeInvalid, Msg: store.PublicMessage(err) + "; the page was not changed (fix its frontmatter by hand or restore a snapshot)", Err: err}
 	}
 	bodyStart := 0
 	if bytes.HasSuffix(data, d.Body) {
@@ -265,7 +266,7 @@ func apply(rel string, data []byte, in Input, view *links.View, now string) (app
 	case OpFindReplace:
 		n := strings.Count(body, in.Find)
 		if n != in.Count {
-			return out, wiki.Errorf(wiki.CodeConflict, "find matches %d times in the body of %s, not the %d you expected; nothing was written (read the page again, or give more text so find is exact)", n, rel, in.Count)
+			return out, store.Errorf(store.CodeConflict, "find matches %d times in the body of %s, not the %d you expected; nothing was written (read the page again, or give more text so find is exact)", n, rel, in.Count)
 		}
 		newBody = strings.ReplaceAll(body, in.Find, in.Replace)
 		out.Replacements = n
@@ -277,7 +278,7 @@ func apply(rel string, data []byte, in Input, view *links.View, now string) (app
 		return out, err
 	}
 	if len(newBody) > wiki.MaxPageBytes {
-		return out, wiki.Errorf(wiki.CodeTooLarge, "the page would be %d bytes; the limit is %d. Split the topic into several pages", len(newBody), wiki.MaxPageBytes)
+		return out, store.Errorf(store.CodeTooLarge, "the page would be %d bytes; the limit is %d. Split the topic into several pages", len(newBody), wiki.MaxPageBytes)
 	}
 	fields, err := frontmatterFields(in.Frontmatter)
 	if err != nil {
@@ -306,10 +307,10 @@ func apply(rel string, data []byte, in Input, view *links.View, now string) (app
 	// The result must read back as the same kind of page.
 	d2, err := wiki.ParseDoc(rel, nd)
 	if err != nil {
-		return out, wiki.Errorf(wiki.CodeInvalid, "the edit would leave frontmatter that does not parse (%s); nothing was written", wiki.PublicMessage(err))
+		return out, store.Errorf(store.CodeInvalid, "the edit would leave frontmatter that does not parse (%s); nothing was written", store.PublicMessage(err))
 	}
 	if string(d2.Body) != newBody {
-		return out, wiki.Errorf(wiki.CodeInvalid, "the edit would make the body start like a frontmatter block; nothing was written")
+		return out, store.Errorf(store.CodeInvalid, "the edit would make the body start like a frontmatter block; nothing was written")
 	}
 	out.data, out.changed = nd, true
 	return out, nil
@@ -368,7 +369,7 @@ func headingIndex(hs []links.Heading, want string) (int, int, string, error) {
 	for _, i := range m {
 		lines = append(lines, fmt.Sprint(hs[i].Line))
 	}
-	return -1, level, t, wiki.Errorf(wiki.CodeInvalid, "heading %q appears %d times (lines %s); give its level (like \"## %s\") or use find_replace", t, len(m), strings.Join(lines, ", "), t)
+	return -1, level, t, store.Errorf(store.CodeInvalid, "heading %q appears %d times (lines %s); give its level (like \"## %s\") or use find_replace", t, len(m), strings.Join(lines, ", "), t)
 }
 
 func headingList(hs []links.Heading) string {
@@ -418,7 +419,7 @@ func sectionEdit(body string, hs []links.Heading, op, heading, content string) (
 			h := strings.Repeat("#", level) + " " + title
 			return blankBefore(body) + h + "\n\n" + content + "\n", "added the section \"" + h + "\" at the end", nil
 		}
-		return "", "", wiki.Errorf(wiki.CodeNotFound, "no heading %q in the page; %s", strings.TrimSpace(heading), headingList(hs))
+		return "", "", store.Errorf(store.CodeNotFound, "no heading %q in the page; %s", strings.TrimSpace(heading), headingList(hs))
 	}
 	h := hs[i]
 	end := sectionEnd(hs, i, len(body))
@@ -476,7 +477,7 @@ func addLinks(rel string, data []byte, bodyStart int, body string, hs []links.He
 			t, alias = strings.TrimSpace(t[:j]), strings.TrimSpace(t[j+1:])
 		}
 		if t == "" || strings.ContainsAny(t, "#^[]\r\n") || strings.ContainsAny(alias, "[]|\r\n") {
-			return "", "", nil, wiki.Errorf(wiki.CodeInvalid, "link %q is not a page name; give a slug, title or path, optionally with |shown text", w)
+			return "", "", nil, store.Errorf(store.CodeInvalid, "link %q is not a page name; give a slug, title or path, optionally with |shown text", w)
 		}
 		res := r.Resolve(rel, t)
 		if res.Path == "" {
@@ -484,7 +485,7 @@ func addLinks(rel string, data []byte, bodyStart int, body string, hs []links.He
 			continue
 		}
 		if res.Path == rel {
-			return "", "", nil, wiki.Errorf(wiki.CodeInvalid, "%q is this page itself; a page does not list itself under Related", t)
+			return "", "", nil, store.Errorf(store.CodeInvalid, "%q is this page itself; a page does not list itself under Related", t)
 		}
 		if have[res.Path] {
 			continue
@@ -502,7 +503,7 @@ func addLinks(rel string, data []byte, bodyStart int, body string, hs []links.He
 		added = append(added, link)
 	}
 	if len(missing) > 0 {
-		return "", "", nil, wiki.Errorf(wiki.CodeNotFound, "no page or file is named %s; create it first (write_page) or check the name (search_wiki, list_pages). Nothing was written", quoteList(missing))
+		return "", "", nil, store.Errorf(store.CodeNotFound, "no page or file is named %s; create it first (write_page) or check the name (search_wiki, list_pages). Nothing was written", quoteList(missing))
 	}
 	if len(lines) == 0 {
 		return body, "the Related section already links to every page given", nil, nil
@@ -543,19 +544,19 @@ func frontmatterFields(m map[string]any) ([]wiki.Field, error) {
 	for _, k := range keys {
 		v := m[k]
 		if k == "" || strings.ContainsAny(k, "\r\n:") || !utf8.ValidString(k) {
-			return nil, wiki.Errorf(wiki.CodeInvalid, "frontmatter key %q is not a plain name", k)
+			return nil, store.Errorf(store.CodeInvalid, "frontmatter key %q is not a plain name", k)
 		}
 		switch k {
 		case "created", "updated":
-			return nil, wiki.Errorf(wiki.CodeInvalid, "frontmatter %s is set by the server", k)
+			return nil, store.Errorf(store.CodeInvalid, "frontmatter %s is set by the server", k)
 		case "title":
 			s, ok := v.(string)
 			if !ok || strings.TrimSpace(s) == "" || strings.ContainsAny(s, "\r\n") || len(s) > 300 {
-				return nil, wiki.Errorf(wiki.CodeInvalid, "title must be a non-empty line of text (under 300 bytes); renaming the file is move_page's job")
+				return nil, store.Errorf(store.CodeInvalid, "title must be a non-empty line of text (under 300 bytes); renaming the file is move_page's job")
 			}
 		case "summary":
 			if s, ok := v.(string); (!ok && v != nil) || strings.ContainsAny(s, "\r\n") || len(s) > 500 {
-				return nil, wiki.Errorf(wiki.CodeInvalid, "summary must be one line of text (index.md shows it on one line), under 500 bytes")
+				return nil, store.Errorf(store.CodeInvalid, "summary must be one line of text (index.md shows it on one line), under 500 bytes")
 			}
 		case "tags", "aliases", "sources":
 			if v == nil {
@@ -563,7 +564,7 @@ func frontmatterFields(m map[string]any) ([]wiki.Field, error) {
 			}
 			list, ok := stringList(v)
 			if !ok {
-				return nil, wiki.Errorf(wiki.CodeInvalid, "%s must be a list of strings", k)
+				return nil, store.Errorf(store.CodeInvalid, "%s must be a list of strings", k)
 			}
 			for i, s := range list {
 				s = strings.TrimSpace(s)
@@ -571,11 +572,11 @@ func frontmatterFields(m map[string]any) ([]wiki.Field, error) {
 				case "tags":
 					s = strings.TrimPrefix(s, "#")
 					if s == "" || strings.ContainsAny(s, " \t\r\n,") {
-						return nil, wiki.Errorf(wiki.CodeInvalid, "tag %q must be one word without spaces or commas (use my-tag)", list[i])
+						return nil, store.Errorf(store.CodeInvalid, "tag %q must be one word without spaces or commas (use my-tag)", list[i])
 					}
 				case "aliases":
 					if s == "" || strings.ContainsAny(s, "\r\n") {
-						return nil, wiki.Errorf(wiki.CodeInvalid, "aliases must be non-empty one-line names")
+						return nil, store.Errorf(store.CodeInvalid, "aliases must be non-empty one-line names")
 					}
 				case "sources":
 					if err := checkSource(s); err != nil {
@@ -621,7 +622,7 @@ func checkSource(src string) error {
 	}
 	rel, err := wiki.CleanPath(src)
 	if err != nil || !strings.HasPrefix(rel, "sources/") {
-		return wiki.Errorf(wiki.CodeInvalid, "source %q must be a path under sources/ (like sources/notes.md) or an http(s) URL", src)
+		return store.Errorf(store.CodeInvalid, "source %q must be a path under sources/ (like sources/notes.md) or an http(s) URL", src)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 var now = time.Date(2026, 11, 2, 9, 30, 0, 0, time.UTC)
@@ -77,7 +78,7 @@ func TestEditSections(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			st, dir := newStore(t, map[string]string{"pages/guide.md": guide})
-			res, err := Edit(context.Background(), st, links.Open(st), Input{Page: "guide", BaseSHA256: wiki.SHA256Hex([]byte(guide)), Op: c.op, Heading: c.heading, Content: c.content})
+			res, err := Edit(context.Background(), st, links.Open(st), Input{Page: "guide", BaseSHA256: store.SHA256Hex([]byte(guide)), Op: c.op, Heading: c.heading, Content: c.content})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,7 +86,7 @@ func TestEditSections(t *testing.T) {
 			if got != fm+c.want {
 				t.Errorf("got:\n%s\nwant:\n%s", got, fm+c.want)
 			}
-			if !res.Changed || res.SHA256 != wiki.SHA256Hex([]byte(got)) || res.Updated != "2026-11-02T09:30:00Z" || res.Done == "" {
+			if !res.Changed || res.SHA256 != store.SHA256Hex([]byte(got)) || res.Updated != "2026-11-02T09:30:00Z" || res.Done == "" {
 				t.Errorf("result %+v", res)
 			}
 			if !strings.HasPrefix(res.Snapshot, ".llmwiki/snapshots/pages/guide.md/") {
@@ -102,34 +103,34 @@ func TestEditErrors(t *testing.T) {
 	ctx := context.Background()
 	doubled := "# T\n\n## Notes\n\na\n\n## Notes\n\nb\n"
 	st, dir := newStore(t, map[string]string{"pages/guide.md": guide, "pages/twice.md": doubled, "sources/s.md": "x"})
-	base := wiki.SHA256Hex([]byte(guide))
+	base := store.SHA256Hex([]byte(guide))
 	cases := []struct {
 		name string
 		in   Input
-		code wiki.Code
+		code store.Code
 		msg  string
 	}{
-		{"stale base", Input{Page: "guide", BaseSHA256: strings.Repeat("a", 64), Op: OpAppend, Heading: "Use", Content: "x"}, wiki.CodeConflict, "changed since you read it"},
-		{"no base", Input{Page: "guide", Op: OpAppend, Heading: "Use", Content: "x"}, wiki.CodeInvalid, "base_sha256 is required"},
-		{"unknown op", Input{Page: "guide", BaseSHA256: base, Op: "rewrite"}, wiki.CodeInvalid, "not an edit"},
-		{"missing heading", Input{Page: "guide", BaseSHA256: base, Op: OpReplace, Heading: "Nope", Content: "x"}, wiki.CodeNotFound, "## Setup"},
-		{"heading in code is not a heading", Input{Page: "guide", BaseSHA256: base, Op: OpReplace, Heading: "Not a heading", Content: "x"}, wiki.CodeNotFound, "no heading"},
-		{"ambiguous heading", Input{Page: "twice", BaseSHA256: wiki.SHA256Hex([]byte(doubled)), Op: OpAppend, Heading: "Notes", Content: "x"}, wiki.CodeInvalid, "appears 2 times (lines 3, 7)"},
-		{"count mismatch", Input{Page: "guide", BaseSHA256: base, Op: OpFindReplace, Find: "it", Replace: "IT", Count: 1}, wiki.CodeConflict, "matches 2 times"},
-		{"no count", Input{Page: "guide", BaseSHA256: base, Op: OpFindReplace, Find: "it", Replace: "IT"}, wiki.CodeInvalid, "count"},
-		{"missing page", Input{Page: "nope", BaseSHA256: base, Op: OpAppend, Heading: "x", Content: "y"}, wiki.CodeNotFound, "not found"},
-		{"not a page", Input{Page: "sources/s.md", BaseSHA256: base, Op: OpAppend, Heading: "x", Content: "y"}, wiki.CodeNotFound, ""},
-		{"server keys", Input{Page: "guide", BaseSHA256: base, Op: OpFrontmatter, Frontmatter: map[string]any{"updated": "x"}}, wiki.CodeInvalid, "set by the server"},
-		{"bad tag", Input{Page: "guide", BaseSHA256: base, Op: OpFrontmatter, Frontmatter: map[string]any{"tags": []any{"two words"}}}, wiki.CodeInvalid, "one word"},
-		{"bad source", Input{Page: "guide", BaseSHA256: base, Op: OpFrontmatter, Frontmatter: map[string]any{"sources": []any{"../etc/passwd"}}}, wiki.CodeInvalid, "under sources/"},
-		{"missing link target", Input{Page: "guide", BaseSHA256: base, Op: OpAddLinks, Links: []string{"ghost"}}, wiki.CodeNotFound, "\"ghost\""},
+		{"stale base", Input{Page: "guide", BaseSHA256: strings.Repeat("a", 64), Op: OpAppend, Heading: "Use", Content: "x"}, store.CodeConflict, "changed since you read it"},
+		{"no base", Input{Page: "guide", Op: OpAppend, Heading: "Use", Content: "x"}, store.CodeInvalid, "base_sha256 is required"},
+		{"unknown op", Input{Page: "guide", BaseSHA256: base, Op: "rewrite"}, store.CodeInvalid, "not an edit"},
+		{"missing heading", Input{Page: "guide", BaseSHA256: base, Op: OpReplace, Heading: "Nope", Content: "x"}, store.CodeNotFound, "## Setup"},
+		{"heading in code is not a heading", Input{Page: "guide", BaseSHA256: base, Op: OpReplace, Heading: "Not a heading", Content: "x"}, store.CodeNotFound, "no heading"},
+		{"ambiguous heading", Input{Page: "twice", BaseSHA256: store.SHA256Hex([]byte(doubled)), Op: OpAppend, Heading: "Notes", Content: "x"}, store.CodeInvalid, "appears 2 times (lines 3, 7)"},
+		{"count mismatch", Input{Page: "guide", BaseSHA256: base, Op: OpFindReplace, Find: "it", Replace: "IT", Count: 1}, store.CodeConflict, "matches 2 times"},
+		{"no count", Input{Page: "guide", BaseSHA256: base, Op: OpFindReplace, Find: "it", Replace: "IT"}, store.CodeInvalid, "count"},
+		{"missing page", Input{Page: "nope", BaseSHA256: base, Op: OpAppend, Heading: "x", Content: "y"}, store.CodeNotFound, "not found"},
+		{"not a page", Input{Page: "sources/s.md", BaseSHA256: base, Op: OpAppend, Heading: "x", Content: "y"}, store.CodeNotFound, ""},
+		{"server keys", Input{Page: "guide", BaseSHA256: base, Op: OpFrontmatter, Frontmatter: map[string]any{"updated": "x"}}, store.CodeInvalid, "set by the server"},
+		{"bad tag", Input{Page: "guide", BaseSHA256: base, Op: OpFrontmatter, Frontmatter: map[string]any{"tags": []any{"two words"}}}, store.CodeInvalid, "one word"},
+		{"bad source", Input{Page: "guide", BaseSHA256: base, Op: OpFrontmatter, Frontmatter: map[string]any{"sources": []any{"../etc/passwd"}}}, store.CodeInvalid, "under sources/"},
+		{"missing link target", Input{Page: "guide", BaseSHA256: base, Op: OpAddLinks, Links: []string{"ghost"}}, store.CodeNotFound, "\"ghost\""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			before := read(t, dir, "pages/guide.md")
 			_, err := Edit(ctx, st, links.Open(st), c.in)
-			if wiki.CodeOf(err) != c.code || !strings.Contains(wiki.PublicMessage(err), c.msg) {
-				t.Errorf("err = %v (%s), want %s ~%q", err, wiki.CodeOf(err), c.code, c.msg)
+			if store.CodeOf(err) != c.code || !strings.Contains(store.PublicMessage(err), c.msg) {
+				t.Errorf("err = %v (%s), want %s ~%q", err, store.CodeOf(err), c.code, c.msg)
 			}
 			if read(t, dir, "pages/guide.md") != before {
 				t.Error("the page changed")
@@ -141,7 +142,7 @@ func TestEditErrors(t *testing.T) {
 func TestEditFindReplaceAndFrontmatter(t *testing.T) {
 	ctx := context.Background()
 	st, dir := newStore(t, map[string]string{"pages/guide.md": guide})
-	res, err := Edit(ctx, st, links.Open(st), Input{Page: "pages/guide.md", BaseSHA256: wiki.SHA256Hex([]byte(guide)), Op: OpFindReplace, Find: "Run it.", Replace: "Run it twice.", Count: 1,
+	res, err := Edit(ctx, st, links.Open(st), Input{Page: "pages/guide.md", BaseSHA256: store.SHA256Hex([]byte(guide)), Op: OpFindReplace, Find: "Run it.", Replace: "Run it twice.", Count: 1,
 		Frontmatter: map[string]any{"summary": "How to, better", "sources": []any{"sources/a.md"}, "tags": nil}})
 	if err != nil {
 		t.Fatal(err)
@@ -155,13 +156,13 @@ func TestEditFindReplaceAndFrontmatter(t *testing.T) {
 	}
 	// An edit that changes nothing writes nothing.
 	cur := read(t, dir, "pages/guide.md")
-	res, err = Edit(ctx, st, links.Open(st), Input{Page: "guide", BaseSHA256: wiki.SHA256Hex([]byte(cur)), Op: OpFrontmatter, Frontmatter: map[string]any{"summary": "How to, better"}})
+	res, err = Edit(ctx, st, links.Open(st), Input{Page: "guide", BaseSHA256: store.SHA256Hex([]byte(cur)), Op: OpFrontmatter, Frontmatter: map[string]any{"summary": "How to, better"}})
 	if err != nil || res.Changed || read(t, dir, "pages/guide.md") != cur {
 		t.Errorf("no-op edit: %+v, %v", res, err)
 	}
 	// A page without frontmatter gets one.
 	writeFile(t, dir, "pages/plain.md", "# Plain\n\nText.\n")
-	if _, err := Edit(ctx, st, links.Open(st), Input{Page: "plain", BaseSHA256: wiki.SHA256Hex([]byte("# Plain\n\nText.\n")), Op: OpAppend, Heading: "More", Content: "Words."}); err != nil {
+	if _, err := Edit(ctx, st, links.Open(st), Input{Page: "plain", BaseSHA256: store.SHA256Hex([]byte("# Plain\n\nText.\n")), Op: OpAppend, Heading: "More", Content: "Words."}); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(t, dir, "pages/plain.md"); got != "---\nupdated: \"2026-11-02T09:30:00Z\"\n---\n# Plain\n\nText.\n\n## More\n\nWords.\n" {
@@ -178,7 +179,7 @@ func TestEditAddLinks(t *testing.T) {
 		"pages/en/Deep Page.md": "---\naliases: [Deep]\n---\n# Deep\n",
 		"pages/bare.md":         "# Bare\n",
 	})
-	res, err := Edit(ctx, st, links.Open(st), Input{Page: "home", BaseSHA256: wiki.SHA256Hex([]byte(page)), Op: OpAddLinks, Links: []string{"Guide", "[[Deep Page]]", "deep|the deep one", "bare"}})
+	res, err := Edit(ctx, st, links.Open(st), Input{Page: "home", BaseSHA256: store.SHA256Hex([]byte(page)), Op: OpAddLinks, Links: []string{"Guide", "[[Deep Page]]", "deep|the deep one", "bare"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,21 +191,21 @@ func TestEditAddLinks(t *testing.T) {
 		t.Errorf("added %v", res.LinksAdded)
 	}
 	// A page with no Related section gets one at the end.
-	res, err = Edit(ctx, st, links.Open(st), Input{Page: "bare", BaseSHA256: wiki.SHA256Hex([]byte("# Bare\n")), Op: OpAddLinks, Links: []string{"home|Start"}})
+	res, err = Edit(ctx, st, links.Open(st), Input{Page: "bare", BaseSHA256: store.SHA256Hex([]byte("# Bare\n")), Op: OpAddLinks, Links: []string{"home|Start"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := read(t, dir, "pages/bare.md"); !strings.HasSuffix(got, "# Bare\n\n## Related\n\n- [[home|Start]]\n") {
 		t.Errorf("bare:\n%s", got)
 	}
-	if _, err := Edit(ctx, st, links.Open(st), Input{Page: "guide", BaseSHA256: wiki.SHA256Hex([]byte("# Guide\n")), Op: OpAddLinks, Links: []string{"guide"}}); wiki.CodeOf(err) != wiki.CodeInvalid {
+	if _, err := Edit(ctx, st, links.Open(st), Input{Page: "guide", BaseSHA256: store.SHA256Hex([]byte("# Guide\n")), Op: OpAddLinks, Links: []string{"guide"}}); store.CodeOf(err) != store.CodeInvalid {
 		t.Errorf("self link: %v", err)
 	}
 }
 
 func TestEditAudited(t *testing.T) {
 	st, dir := newStore(t, map[string]string{"pages/guide.md": guide})
-	if _, err := Edit(context.Background(), st, links.Open(st), Input{Page: "guide", BaseSHA256: wiki.SHA256Hex([]byte(guide)), Op: OpAppend, Heading: "Use", Content: "x"}); err != nil {
+	if _, err := Edit(context.Background(), st, links.Open(st), Input{Page: "guide", BaseSHA256: store.SHA256Hex([]byte(guide)), Op: OpAppend, Heading: "Use", Content: "x"}); err != nil {
 		t.Fatal(err)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, ".llmwiki", "audit", "*.jsonl"))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // MoveInput names a page and its new name.
@@ -69,30 +70,30 @@ func Move(ctx context.Context, st *wiki.Store, g *links.Graph, in MoveInput) (Mo
 		return res, err
 	}
 	if wiki.LayerOf(from) != wiki.LayerPages {
-		return res, wiki.Errorf(wiki.CodeInvalid, "%s is not a page; move_page renames files under pages/", from)
+		return res, store.Errorf(store.CodeInvalid, "%s is not a page; move_page renames files under pages/", from)
 	}
 	to, err := targetPath(in.To)
 	if err != nil {
 		return res, err
 	}
 	if to == from {
-		return res, wiki.Errorf(wiki.CodeInvalid, "%s is already the page's name", to)
+		return res, store.Errorf(store.CodeInvalid, "%s is already the page's name", to)
 	}
 	base := strings.ToLower(strings.TrimSpace(in.BaseSHA256))
 	ctx, finish := ensureCall(ctx, st, "move_page", in)
 	defer func() { finish(err) }()
-	err = st.Update(ctx, func(tx *wiki.Tx) error {
+	err = st.Update(ctx, func(tx *store.Tx) error {
 		view, err := g.Fresh(tx.Context())
 		if err != nil {
 			return err
 		}
 		for _, p := range view.Pages() {
 			if p.Path != from && wiki.PageKey(p.Path) == wiki.PageKey(to) {
-				return wiki.Errorf(wiki.CodeConflict, "%s already exists (as %s); choose another name, or merge the pages first", to, p.Path)
+				return store.Errorf(store.CodeConflict, "%s already exists (as %s); choose another name, or merge the pages first", to, p.Path)
 			}
 		}
 		if _, ok, _ := tx.Read(to); ok && wiki.PageKey(to) != wiki.PageKey(from) {
-			return wiki.Errorf(wiki.CodeConflict, "%s already exists; choose another name", to)
+			return store.Errorf(store.CodeConflict, "%s already exists; choose another name", to)
 		}
 		plan, err := planMove(view, from, to)
 		if err != nil {
@@ -104,10 +105,10 @@ func Move(ctx context.Context, st *wiki.Store, g *links.Graph, in MoveInput) (Mo
 			return err
 		}
 		if !ok {
-			return wiki.Errorf(wiki.CodeNotFound, "page %s was removed meanwhile", from)
+			return store.Errorf(store.CodeNotFound, "page %s was removed meanwhile", from)
 		}
-		if base != "" && wiki.SHA256Hex(data) != base {
-			return wiki.Errorf(wiki.CodeConflict, "%s changed since you read it (base_sha256 does not match); read it again and retry", from)
+		if base != "" && store.SHA256Hex(data) != base {
+			return store.Errorf(store.CodeConflict, "%s changed since you read it (base_sha256 does not match); read it again and retry", from)
 		}
 		moved, n, err := rewriteFile(view, plan, from, to, data)
 		if err != nil {
@@ -117,13 +118,13 @@ func Move(ctx context.Context, st *wiki.Store, g *links.Graph, in MoveInput) (Mo
 			res.Rewritten = append(res.Rewritten, FileLinks{Path: to, Links: n})
 			res.LinksRewritten += n
 		}
-		if err := tx.Delete(from, wiki.SHA256Hex(data)); err != nil {
+		if err := tx.Delete(from, store.SHA256Hex(data)); err != nil {
 			return err
 		}
 		if err := tx.Create(to, moved); err != nil {
 			return err
 		}
-		res.SHA256 = wiki.SHA256Hex(moved)
+		res.SHA256 = store.SHA256Hex(moved)
 		auto := st.Config().AutoIndex
 		for _, f := range plan.files {
 			if f == from || (f == "index.md" && auto) {
@@ -134,7 +135,7 @@ func Move(ctx context.Context, st *wiki.Store, g *links.Graph, in MoveInput) (Mo
 				return err
 			}
 			if !ok {
-				return wiki.Errorf(wiki.CodeConflict, "%s was removed meanwhile; retry the move", f)
+				return store.Errorf(store.CodeConflict, "%s was removed meanwhile; retry the move", f)
 			}
 			nd, n, err := rewriteFile(view, plan, f, f, old)
 			if err != nil {
@@ -143,7 +144,7 @@ func Move(ctx context.Context, st *wiki.Store, g *links.Graph, in MoveInput) (Mo
 			if n == 0 {
 				continue
 			}
-			if err := tx.Replace(f, nd, wiki.SHA256Hex(old)); err != nil {
+			if err := tx.Replace(f, nd, store.SHA256Hex(old)); err != nil {
 				return err
 			}
 			res.Rewritten = append(res.Rewritten, FileLinks{Path: f, Links: n})
@@ -167,10 +168,10 @@ func Move(ctx context.Context, st *wiki.Store, g *links.Graph, in MoveInput) (Mo
 func targetPath(to string) (string, error) {
 	t := strings.TrimSpace(to)
 	if t == "" {
-		return "", wiki.Errorf(wiki.CodeInvalid, "to is empty; give the new slug (like \"new-name\") or a path under pages/")
+		return "", store.Errorf(store.CodeInvalid, "to is empty; give the new slug (like \"new-name\") or a path under pages/")
 	}
 	if l := wiki.OtherLayerFolder(t); l != "" {
-		return "", wiki.Errorf(wiki.CodeInvalid, "%q begins with %s/, which is not under pages/; for a page in a folder named %s, give \"pages/%s\"", to, l, l, strings.TrimPrefix(t, "./"))
+		return "", store.Errorf(store.CodeInvalid, "%q begins with %s/, which is not under pages/; for a page in a folder named %s, give \"pages/%s\"", to, l, l, strings.TrimPrefix(t, "./"))
 	}
 	if !strings.Contains(t, "/") && !strings.HasSuffix(strings.ToLower(t), ".md") {
 		slug, err := wiki.NewSlugName(t)
@@ -180,11 +181,11 @@ func targetPath(to string) (string, error) {
 		return wiki.PagePath(slug), nil
 	}
 	if strings.HasPrefix(t, "/") || strings.HasPrefix(t, "~") || strings.Contains(t, "//") || strings.Contains(t, "\\") {
-		return "", wiki.Errorf(wiki.CodeInvalid, "%q is not a page path under pages/: give the new slug (like \"new-name\") or a path like \"folder/New name.md\", with no leading '/', '~' or doubled '/'", to)
+		return "", store.Errorf(store.CodeInvalid, "%q is not a page path under pages/: give the new slug (like \"new-name\") or a path like \"folder/New name.md\", with no leading '/', '~' or doubled '/'", to)
 	}
 	t = strings.TrimPrefix(strings.TrimPrefix(t, "./"), "pages/")
 	if strings.Count(t, "/")+1 > wiki.MaxPageDepth {
-		return "", wiki.Errorf(wiki.CodeInvalid, "%q has %d folder levels; the limit is %d", to, strings.Count(t, "/")+1, wiki.MaxPageDepth)
+		return "", store.Errorf(store.CodeInvalid, "%q has %d folder levels; the limit is %d", to, strings.Count(t, "/")+1, wiki.MaxPageDepth)
 	}
 	if !strings.HasSuffix(strings.ToLower(t), ".md") {
 		t += ".md"
@@ -194,14 +195,14 @@ func targetPath(to string) (string, error) {
 		return "", err
 	}
 	if wiki.LayerOf(rel) != wiki.LayerPages || rel == "pages" {
-		return "", wiki.Errorf(wiki.CodeInvalid, "%q is not a page path under pages/", to)
+		return "", store.Errorf(store.CodeInvalid, "%q is not a page path under pages/", to)
 	}
 	for _, c := range strings.Split(rel, "/") {
 		if strings.HasPrefix(c, ".") {
-			return "", wiki.Errorf(wiki.CodeInvalid, "page names and folders may not start with a dot")
+			return "", store.Errorf(store.CodeInvalid, "page names and folders may not start with a dot")
 		}
 		if strings.ContainsAny(c, "#|^[]") {
-			return "", wiki.Errorf(wiki.CodeInvalid, "%q holds a character links cannot carry (# | ^ [ ])", c)
+			return "", store.Errorf(store.CodeInvalid, "%q holds a character links cannot carry (# | ^ [ ])", c)
 		}
 	}
 	return rel, nil
@@ -296,7 +297,7 @@ func rewriteFile(view *links.View, plan *movePlan, src, dst string, data []byte)
 			continue
 		}
 		if l.TargetStart < 0 {
-			return nil, 0, wiki.Errorf(wiki.CodeInvalid, "%s line %d links to %s with a reference-style definition (%s); change it to an inline link by hand, then move; nothing was written", src, l.Line, r.Path, l.Raw)
+			return nil, 0, store.Errorf(store.CodeInvalid, "%s line %d links to %s with a reference-style definition (%s); change it to an inline link by hand, then move; nothing was written", src, l.Line, r.Path, l.Raw)
 		}
 		t, err := newTarget(plan.after, l, r, dst, want)
 		if err != nil {
@@ -315,16 +316,16 @@ func rewriteFile(view *links.View, plan *movePlan, src, dst string, data []byte)
 	// Verify: every link that led somewhere leads to the right place.
 	np := links.Parse(dst, out)
 	if len(np.Links) != len(pg.Links) {
-		return nil, 0, wiki.Errorf(wiki.CodeInternal, "rewriting the links of %s changed how many links it has; nothing was written", src)
+		return nil, 0, store.Errorf(store.CodeInternal, "rewriting the links of %s changed how many links it has; nothing was written", src)
 	}
 	k := 0
 	for i, l := range np.Links {
 		if k < len(checks) && pg.Links[i].Start == checks[k].link.Start {
 			if got := plan.after.Resolve(dst, l.Target).Path; got != checks[k].want {
-				return nil, 0, wiki.Errorf(wiki.CodeInternal, "after rewriting, %s line %d would lead to %q instead of %s; nothing was written", src, l.Line, got, checks[k].want)
+				return nil, 0, store.Errorf(store.CodeInternal, "after rewriting, %s line %d would lead to %q instead of %s; nothing was written", src, l.Line, got, checks[k].want)
 			}
 			if l.Fragment() != pg.Links[i].Fragment() || l.Label != pg.Links[i].Label || l.Embed != pg.Links[i].Embed {
-				return nil, 0, wiki.Errorf(wiki.CodeInternal, "rewriting %s line %d would lose its heading, alias or embed; nothing was written", src, l.Line)
+				return nil, 0, store.Errorf(store.CodeInternal, "rewriting %s line %d would lose its heading, alias or embed; nothing was written", src, l.Line)
 			}
 			k++
 		}
@@ -358,5 +359,5 @@ func newTarget(after *links.Resolver, l links.Link, r links.Resolved, dst, want 
 	if after.Resolve(dst, t).Path == want {
 		return t, nil
 	}
-	return "", wiki.Errorf(wiki.CodeInvalid, "no way to write a link from %s to %s that leads only there; rename one of the files with the same name first", dst, want)
+	return "", store.Errorf(store.CodeInvalid, "no way to write a link from %s to %s that leads only there; rename one of the files with the same name first", dst, want)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -74,7 +75,7 @@ func leftovers(t *testing.T, dir string) []string {
 		}
 		rel, _ := filepath.Rel(dir, p)
 		rel = filepath.ToSlash(rel)
-		if wiki.IsTempName(rel) || rel == wiki.JournalFile {
+		if store.IsTempName(rel) || rel == store.JournalFile {
 			out = append(out, rel)
 		}
 		return nil
@@ -184,7 +185,7 @@ func TestMoveFaultAtEveryStep(t *testing.T) {
 				case err == nil && s != "new":
 					t.Errorf("the move succeeded but the wiki is %s: vs new %v", s, wikitest.DiffHashes(after, got))
 				}
-				if err != nil && !strings.Contains(wiki.PublicMessage(err), "full") {
+				if err != nil && !strings.Contains(store.PublicMessage(err), "full") {
 					t.Errorf("the error does not name the cause: %v", err)
 				}
 				if l := leftovers(t, dir); len(l) > 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -125,7 +126,7 @@ func TestMoveAllOrNothing(t *testing.T) {
 	skip := func(rel string) bool { return strings.HasPrefix(rel, ".llmwiki") }
 	before := wikitest.TreeHashes(t, dir, skip)
 	_, err = Move(ctx, st, links.Open(st), MoveInput{From: "pages/en/Old name.md", To: "renamed"})
-	if wiki.CodeOf(err) != wiki.CodeInternal {
+	if store.CodeOf(err) != store.CodeInternal {
 		t.Fatalf("err = %v", err)
 	}
 	if d := wikitest.DiffHashes(before, wikitest.TreeHashes(t, dir, skip)); len(d) > 0 {
@@ -142,29 +143,29 @@ func TestMoveErrors(t *testing.T) {
 	before := wikitest.TreeHashes(t, dir, skip)
 	cases := []struct {
 		in   MoveInput
-		code wiki.Code
+		code store.Code
 		msg  string
 	}{
-		{MoveInput{From: "Old name", To: "shared"}, wiki.CodeConflict, "already exists"},
-		{MoveInput{From: "Old name", To: "SHARED"}, wiki.CodeConflict, "already exists"},
-		{MoveInput{From: "Old name", To: "pages/en/Old name.md"}, wiki.CodeInvalid, "already the page's name"},
-		{MoveInput{From: "Old name", To: "../outside"}, wiki.CodeInvalid, ""},
-		{MoveInput{From: "Old name", To: "a#b/c"}, wiki.CodeInvalid, "cannot carry"},
+		{MoveInput{From: "Old name", To: "shared"}, store.CodeConflict, "already exists"},
+		{MoveInput{From: "Old name", To: "SHARED"}, store.CodeConflict, "already exists"},
+		{MoveInput{From: "Old name", To: "pages/en/Old name.md"}, store.CodeInvalid, "already the page's name"},
+		{MoveInput{From: "Old name", To: "../outside"}, store.CodeInvalid, ""},
+		{MoveInput{From: "Old name", To: "a#b/c"}, store.CodeInvalid, "cannot carry"},
 		// Targets no reader could name again (found by a hostile run:
 		// "~/m" made pages/~/m.md, "/tmp/x/b" made pages/tmp/x/b.md).
-		{MoveInput{From: "Old name", To: "~/m"}, wiki.CodeInvalid, "not a page path"},
-		{MoveInput{From: "Old name", To: "/tmp/hostile/canary/b"}, wiki.CodeInvalid, "not a page path"},
-		{MoveInput{From: "Old name", To: "a//b"}, wiki.CodeInvalid, "not a page path"},
-		{MoveInput{From: "Old name", To: "a/b/c/d/e/f/g/h/i"}, wiki.CodeInvalid, "folder levels"},
-		{MoveInput{From: "nope", To: "x"}, wiki.CodeNotFound, ""},
-		{MoveInput{From: "sources/notes.md", To: "x"}, wiki.CodeNotFound, ""},
-		{MoveInput{From: "Old name", To: "x", BaseSHA256: strings.Repeat("0", 64)}, wiki.CodeConflict, "changed since"},
-		{MoveInput{From: "Old name", To: "fresh-name"}, wiki.CodeInvalid, "reference-style"},
+		{MoveInput{From: "Old name", To: "~/m"}, store.CodeInvalid, "not a page path"},
+		{MoveInput{From: "Old name", To: "/tmp/hostile/canary/b"}, store.CodeInvalid, "not a page path"},
+		{MoveInput{From: "Old name", To: "a//b"}, store.CodeInvalid, "not a page path"},
+		{MoveInput{From: "Old name", To: "a/b/c/d/e/f/g/h/i"}, store.CodeInvalid, "folder levels"},
+		{MoveInput{From: "nope", To: "x"}, store.CodeNotFound, ""},
+		{MoveInput{From: "sources/notes.md", To: "x"}, store.CodeNotFound, ""},
+		{MoveInput{From: "Old name", To: "x", BaseSHA256: strings.Repeat("0", 64)}, store.CodeConflict, "changed since"},
+		{MoveInput{From: "Old name", To: "fresh-name"}, store.CodeInvalid, "reference-style"},
 	}
 	for _, c := range cases {
 		_, err := Move(ctx, st, links.Open(st), c.in)
-		if wiki.CodeOf(err) != c.code || !strings.Contains(wiki.PublicMessage(err), c.msg) {
-			t.Errorf("Move(%+v) = %v (%s), want %s ~%q", c.in, err, wiki.CodeOf(err), c.code, c.msg)
+		if store.CodeOf(err) != c.code || !strings.Contains(store.PublicMessage(err), c.msg) {
+			t.Errorf("Move(%+v) = %v (%s), want %s ~%q", c.in, err, store.CodeOf(err), c.code, c.msg)
 		}
 	}
 	if d := wikitest.DiffHashes(before, wikitest.TreeHashes(t, dir, skip)); len(d) > 0 {

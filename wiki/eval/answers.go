@@ -16,6 +16,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/lint"
 	"github.com/llmwiki/llmwiki/wiki/quote"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // Where the eval loop keeps its state (all under .llmwiki/, written with
@@ -111,7 +112,7 @@ type FileAnswerResult struct {
 // FileAnswer checks every citation of in against the files as they are now,
 // stores the answer in the eval store and returns the verdicts. It writes
 // nothing in the wiki. The answer id and citation counts are added to the
-// [wiki.Call] in ctx (audit line "extra": answer_id, citations, verified).
+// [store.Call] in ctx (audit line "extra": answer_id, citations, verified).
 //
 // Errors (CodeInvalid): empty question or answer, limits exceeded, a
 // replaces id that names no stored answer.
@@ -123,26 +124,26 @@ func FileAnswer(ctx context.Context, st *wiki.Store, in AnswerInput) (FileAnswer
 	in.Replaces = strings.TrimSpace(in.Replaces)
 	switch {
 	case in.Question == "":
-		return out, wiki.Errorf(wiki.CodeInvalid, "question is empty; give the person's question as they asked it")
+		return out, store.Errorf(store.CodeInvalid, "question is empty; give the person's question as they asked it")
 	case in.Answer == "":
-		return out, wiki.Errorf(wiki.CodeInvalid, "answer is empty; give the answer you are about to send")
+		return out, store.Errorf(store.CodeInvalid, "answer is empty; give the answer you are about to send")
 	case utf8.RuneCountInString(in.Question) > MaxQuestionChars:
-		return out, wiki.Errorf(wiki.CodeTooLarge, "question has %d characters; the limit is %d", utf8.RuneCountInString(in.Question), MaxQuestionChars)
+		return out, store.Errorf(store.CodeTooLarge, "question has %d characters; the limit is %d", utf8.RuneCountInString(in.Question), MaxQuestionChars)
 	case utf8.RuneCountInString(in.Answer) > MaxAnswerChars:
-		return out, wiki.Errorf(wiki.CodeTooLarge, "answer has %d characters; the limit is %d", utf8.RuneCountInString(in.Answer), MaxAnswerChars)
+		return out, store.Errorf(store.CodeTooLarge, "answer has %d characters; the limit is %d", utf8.RuneCountInString(in.Answer), MaxAnswerChars)
 	case utf8.RuneCountInString(in.Topic) > MaxTopicChars:
-		return out, wiki.Errorf(wiki.CodeInvalid, "topic has %d characters; name the subject in a few words (at most %d characters)", utf8.RuneCountInString(in.Topic), MaxTopicChars)
+		return out, store.Errorf(store.CodeInvalid, "topic has %d characters; name the subject in a few words (at most %d characters)", utf8.RuneCountInString(in.Topic), MaxTopicChars)
 	case len(in.Citations) > MaxCitations:
-		return out, wiki.Errorf(wiki.CodeTooLarge, "%d citations; the limit is %d (cite the passages that carry the answer)", len(in.Citations), MaxCitations)
+		return out, store.Errorf(store.CodeTooLarge, "%d citations; the limit is %d (cite the passages that carry the answer)", len(in.Citations), MaxCitations)
 	}
 	if in.Replaces != "" {
 		if !ValidAnswerID(in.Replaces) {
-			return out, wiki.Errorf(wiki.CodeInvalid, "replaces %q is not an answer id; use the answer_id an earlier file_answer returned", in.Replaces)
+			return out, store.Errorf(store.CodeInvalid, "replaces %q is not an answer id; use the answer_id an earlier file_answer returned", in.Replaces)
 		}
 		if _, ok, err := st.ReadState(answerPath(in.Replaces)); err != nil {
 			return out, err
 		} else if !ok {
-			return out, wiki.Errorf(wiki.CodeNotFound, "no stored answer has id %s; use the answer_id an earlier file_answer returned", in.Replaces)
+			return out, store.Errorf(store.CodeNotFound, "no stored answer has id %s; use the answer_id an earlier file_answer returned", in.Replaces)
 		}
 	}
 	v := newVerifier(st)
@@ -158,13 +159,13 @@ func FileAnswer(ctx context.Context, st *wiki.Store, in AnswerInput) (FileAnswer
 	}
 	now := st.Now()
 	rec := AnswerRecord{ID: newAnswerID(now), Time: now, Question: in.Question, Topic: in.Topic, Answer: in.Answer, Replaces: in.Replaces, Citations: checks}
-	call := wiki.CallFrom(ctx)
+	call := store.CallFrom(ctx)
 	if call != nil {
 		rec.Session, rec.Client = call.Session, call.Client
 	}
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
-		return out, wiki.Errorf(wiki.CodeInternal, "encode the answer record")
+		return out, store.Errorf(store.CodeInternal, "encode the answer record")
 	}
 	if err := st.WriteState(answerPath(rec.ID), append(data, '\n')); err != nil {
 		return out, err
@@ -227,7 +228,7 @@ func listAnswers(st *wiki.Store, since time.Time) (*answerIndex, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return idx, nil
 	} else if err != nil {
-		return nil, wiki.Errorf(wiki.CodeInternal, "list the eval store")
+		return nil, store.Errorf(store.CodeInternal, "list the eval store")
 	}
 	for _, d := range days {
 		day, err := time.Parse("2006-01-02", d.Name())
@@ -316,7 +317,7 @@ func (v *verifier) check(p, q string) CitationCheck {
 		sum, ok := v.sha[cc.Path]
 		if !ok {
 			if data, err := v.st.ReadFile(cc.Path); err == nil {
-				sum = wiki.SHA256Hex(data)
+				sum = store.SHA256Hex(data)
 			}
 			v.sha[cc.Path] = sum
 		}

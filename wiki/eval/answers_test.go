@@ -12,6 +12,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 func writeFile(t testing.TB, dir, rel, content string) {
@@ -31,9 +32,9 @@ func TestFileAnswerVerifiesCitations(t *testing.T) {
 	writeFile(t, dir, "sources/manual.md", "Encryption uses “AES-256” — always.\n")
 	writeFile(t, dir, "sources/blob.bin", "\x00\x01\x02binary")
 	ctx := context.Background()
-	call := wiki.NewCall("file_answer", "sess-1", nil)
+	call := store.NewCall("file_answer", "sess-1", nil)
 	call.Client = "test 1.0"
-	ctx = wiki.WithCall(ctx, call)
+	ctx = store.WithCall(ctx, call)
 	res, err := FileAnswer(ctx, st, AnswerInput{
 		Question: "  How are conflicts handled?  ",
 		Answer:   "Both versions are kept.",
@@ -124,20 +125,20 @@ func TestFileAnswerRefusesBadInput(t *testing.T) {
 	many := make([]Citation, MaxCitations+1)
 	for _, tc := range []struct {
 		in   AnswerInput
-		code wiki.Code
+		code store.Code
 		msg  string
 	}{
-		{AnswerInput{Question: " ", Answer: "a"}, wiki.CodeInvalid, "question is empty"},
-		{AnswerInput{Question: "q", Answer: "\n"}, wiki.CodeInvalid, "answer is empty"},
-		{AnswerInput{Question: strings.Repeat("q", MaxQuestionChars+1), Answer: "a"}, wiki.CodeTooLarge, "question has"},
-		{AnswerInput{Question: "q", Answer: strings.Repeat("é", MaxAnswerChars+1)}, wiki.CodeTooLarge, "answer has"},
-		{AnswerInput{Question: "q", Answer: "a", Topic: strings.Repeat("t", 121)}, wiki.CodeInvalid, "topic has"},
-		{AnswerInput{Question: "q", Answer: "a", Citations: many}, wiki.CodeTooLarge, "51 citations"},
-		{AnswerInput{Question: "q", Answer: "a", Replaces: "nope"}, wiki.CodeInvalid, "not an answer id"},
-		{AnswerInput{Question: "q", Answer: "a", Replaces: "a20261120T100005Z-00000001"}, wiki.CodeNotFound, "no stored answer"},
+		{AnswerInput{Question: " ", Answer: "a"}, store.CodeInvalid, "question is empty"},
+		{AnswerInput{Question: "q", Answer: "\n"}, store.CodeInvalid, "answer is empty"},
+		{AnswerInput{Question: strings.Repeat("q", MaxQuestionChars+1), Answer: "a"}, store.CodeTooLarge, "question has"},
+		{AnswerInput{Question: "q", Answer: strings.Repeat("é", MaxAnswerChars+1)}, store.CodeTooLarge, "answer has"},
+		{AnswerInput{Question: "q", Answer: "a", Topic: strings.Repeat("t", 121)}, store.CodeInvalid, "topic has"},
+		{AnswerInput{Question: "q", Answer: "a", Citations: many}, store.CodeTooLarge, "51 citations"},
+		{AnswerInput{Question: "q", Answer: "a", Replaces: "nope"}, store.CodeInvalid, "not an answer id"},
+		{AnswerInput{Question: "q", Answer: "a", Replaces: "a20261120T100005Z-00000001"}, store.CodeNotFound, "no stored answer"},
 	} {
 		_, err := FileAnswer(ctx, st, tc.in)
-		if wiki.CodeOf(err) != tc.code || !strings.Contains(err.Error(), tc.msg) {
+		if store.CodeOf(err) != tc.code || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%q: err = %v, want %s %q", clip(tc.in.Question, 20), err, tc.code, tc.msg)
 		}
 	}
@@ -154,8 +155,8 @@ func TestStaleAndStoredOnlyAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	call := wiki.NewCall("file_answer", "sess-9", map[string]any{"question": "conflicts?"})
-	actx := wiki.WithCall(ctx, call)
+	call := store.NewCall("file_answer", "sess-9", map[string]any{"question": "conflicts?"})
+	actx := store.WithCall(ctx, call)
 	res, err := FileAnswer(actx, st, AnswerInput{Question: "How are conflicts handled?", Answer: "Both kept.",
 		Citations: []Citation{{Path: w.Path, Quote: "keeping both versions"}}})
 	if err != nil || !res.AllVerified {
@@ -165,7 +166,7 @@ func TestStaleAndStoredOnlyAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A second answer is stored but its audit line is lost.
-	if _, err := FileAnswer(wiki.WithCall(ctx, wiki.NewCall("file_answer", "sess-10", nil)), st, AnswerInput{Question: "Lost line?", Answer: "Yes.",
+	if _, err := FileAnswer(store.WithCall(ctx, store.NewCall("file_answer", "sess-10", nil)), st, AnswerInput{Question: "Lost line?", Answer: "Yes.",
 		Citations: []Citation{{Path: w.Path, Quote: "keeping both versions"}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -270,8 +271,8 @@ func TestRecordReadOnlyWhenNeeded(t *testing.T) {
 	}
 	file := func(q, path, quote string) string {
 		args := map[string]any{"question": q, "answer": "An answer.", "citations": []any{map[string]any{"path": path, "quote": quote}}}
-		call := wiki.NewCall("file_answer", "sess", args)
-		res, err := FileAnswer(wiki.WithCall(ctx, call), st, AnswerInput{Question: q, Answer: "An answer.", Citations: []Citation{{Path: path, Quote: quote}}})
+		call := store.NewCall("file_answer", "sess", args)
+		res, err := FileAnswer(store.WithCall(ctx, call), st, AnswerInput{Question: q, Answer: "An answer.", Citations: []Citation{{Path: path, Quote: quote}}})
 		if err != nil || !res.AllVerified {
 			t.Fatal(res, err)
 		}

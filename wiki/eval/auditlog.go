@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // LogStats describes what was read from the audit log.
@@ -35,7 +36,7 @@ type LogStats struct {
 	BadCount int      `json:"bad_count"`
 }
 
-// AuditLine is the part of a [wiki.AuditRecord] eval reads. Args and Extra
+// AuditLine is the part of a [store.AuditRecord] eval reads. Args and Extra
 // stay raw JSON, decoded only for the few tools whose arguments matter, so
 // a large log is read quickly.
 type AuditLine struct {
@@ -56,11 +57,11 @@ type AuditLine struct {
 // skipped. Any other line that does not parse is counted in Bad and skipped.
 func ReadAudit(st *wiki.Store, since time.Time, fn func(*AuditLine)) (LogStats, error) {
 	var stats LogStats
-	entries, err := st.ReadDir(wiki.AuditDir)
+	entries, err := st.ReadDir(store.AuditDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return stats, nil
 	} else if err != nil {
-		return stats, wiki.Errorf(wiki.CodeInternal, "list the audit log")
+		return stats, store.Errorf(store.CodeInternal, "list the audit log")
 	}
 	var names []string
 	for _, e := range entries {
@@ -94,9 +95,9 @@ func ReadAudit(st *wiki.Store, since time.Time, fn func(*AuditLine)) (LogStats, 
 		go func(w int) {
 			defer wg.Done()
 			for i := w; i < len(names); i += workers {
-				f, err := st.OpenFile(path.Join(wiki.AuditDir, names[i]))
+				f, err := st.OpenFile(path.Join(store.AuditDir, names[i]))
 				if err != nil {
-					out[i].err = wiki.Errorf(wiki.CodeInternal, "open audit file %s", names[i])
+					out[i].err = store.Errorf(store.CodeInternal, "open audit file %s", names[i])
 					continue
 				}
 				out[i].err = readAuditFile(f, names[i], since, &out[i].stats, func(l *AuditLine) { out[i].lines = append(out[i].lines, l) })
@@ -135,7 +136,7 @@ func readAuditFile(r io.Reader, name string, since time.Time, stats *LogStats, f
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
-			return wiki.Errorf(wiki.CodeInternal, "read audit file %s", name)
+			return store.Errorf(store.CodeInternal, "read audit file %s", name)
 		}
 		lineNo++
 		complete := line[len(line)-1] == '\n'

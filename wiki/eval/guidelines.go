@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // GuidelinesFile is the file whose "## Eval Insights" section eval rewrites.
@@ -231,7 +232,7 @@ func upsert(doc []byte, title string, section []byte, crlf bool) ([]byte, string
 		}
 	}
 	if open {
-		return nil, "", wiki.Errorf(wiki.CodeInvalid, "guidelines.md ends inside an unclosed code fence or HTML comment and has no \"## \" section to insert before; close the block so eval can add its section")
+		return nil, "", store.Errorf(store.CodeInvalid, "guidelines.md ends inside an unclosed code fence or HTML comment and has no \"## \" section to insert before; close the block so eval can add its section")
 	}
 	out := append(append([]byte{}, doc...), nl...)
 	return append(out, section...), "appended", nil
@@ -245,14 +246,14 @@ func upsert(doc []byte, title string, section []byte, crlf bool) ([]byte, string
 // "created" or "unchanged".
 func UpdateGuidelines(ctx context.Context, st *wiki.Store, section []byte) (string, error) {
 	how := ""
-	err := st.Update(ctx, func(tx *wiki.Tx) error {
+	err := st.Update(ctx, func(tx *store.Tx) error {
 		cur, exists, err := tx.Read(GuidelinesFile)
 		if err != nil {
 			return err
 		}
 		base := ""
 		if exists {
-			base = wiki.SHA256Hex(cur)
+			base = store.SHA256Hex(cur)
 		} else {
 			if cur, err = wiki.Template(GuidelinesFile); err != nil {
 				return err

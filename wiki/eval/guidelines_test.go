@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 const newSection = "## Eval Insights (auto-generated 2026-11-22)\n\n### Wiki Gaps\n\n- publish pricing\n"
@@ -208,7 +209,7 @@ func TestGuidelinesUnclosedBlockWithoutSection(t *testing.T) {
 	p := filepath.Join(dir, "guidelines.md")
 	doc := []byte("# Guidelines\n\n```\nunclosed\n")
 	os.WriteFile(p, doc, 0o644)
-	if _, err := UpdateGuidelines(context.Background(), st, []byte(newSection)); wiki.CodeOf(err) != wiki.CodeInvalid || !strings.Contains(err.Error(), "unclosed code fence") {
+	if _, err := UpdateGuidelines(context.Background(), st, []byte(newSection)); store.CodeOf(err) != store.CodeInvalid || !strings.Contains(err.Error(), "unclosed code fence") {
 		t.Fatalf("err = %v", err)
 	}
 	got, _ := os.ReadFile(p)
@@ -224,10 +225,10 @@ func TestWriterRefusesMyRulesChange(t *testing.T) {
 	p := filepath.Join(dir, "guidelines.md")
 	doc := []byte("## Eval Insights\n\nold\n\n## My Rules\n\n- mine\n")
 	os.WriteFile(p, doc, 0o644)
-	err := st.Update(context.Background(), func(tx *wiki.Tx) error {
+	err := st.Update(context.Background(), func(tx *store.Tx) error {
 		return tx.Replace("guidelines.md", []byte("## Eval Insights\n\nnew\n\n## My Rules\n\n- changed\n"), "")
 	})
-	if wiki.CodeOf(err) != wiki.CodeInvalid {
+	if store.CodeOf(err) != store.CodeInvalid {
 		t.Fatalf("err = %v", err)
 	}
 	got, _ := os.ReadFile(p)

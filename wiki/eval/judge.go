@@ -10,6 +10,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/model"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // Judge checks an answered question against the files its agent read. It is
@@ -125,7 +126,7 @@ func runJudge(ctx context.Context, st *wiki.Store, opts Options, rep *Report, sa
 			js.Failures++
 			inARow++
 			if js.Failure == "" {
-				js.Failure = wiki.PublicMessage(err)
+				js.Failure = store.PublicMessage(err)
 			}
 			if inARow == 3 {
 				js.Failure += " (stopped after 3 failures in a row)"
@@ -279,7 +280,7 @@ func (m *ModelJudge) Judge(ctx context.Context, in JudgeInput) ([]JudgeFinding, 
 			func(reply []byte) error {
 				fs, perr := parseFindings(string(reply))
 				if perr != nil {
-					return wiki.Errorf(wiki.CodeInvalid, "%v", perr)
+					return store.Errorf(store.CodeInvalid, "%v", perr)
 				}
 				found = fs
 				return nil

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/model"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // fakeAsker answers every Ask with the next reply, after recording the
@@ -26,7 +26,7 @@ func (f *fakeAsker) Ask(ctx context.Context, req model.Request, check func([]byt
 		u.Completions++
 		u.PromptTokens += len(req.User) / 4
 		if len(f.replies) == 0 {
-			return nil, u, wiki.Errorf(wiki.CodeInvalid, "no scripted reply left")
+			return nil, u, store.Errorf(store.CodeInvalid, "no scripted reply left")
 		}
 		r := f.replies[0]
 		f.replies = f.replies[1:]

@@ -13,6 +13,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/quote"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // Options configure [Evaluate].
@@ -402,7 +403,7 @@ func snapshotWith(st *wiki.Store, rel, sum, q string) string {
 			continue
 		}
 		data, ok, err := st.ReadState(s.Path)
-		if err != nil || !ok || wiki.SHA256Hex(data) != sum {
+		if err != nil || !ok || store.SHA256Hex(data) != sum {
 			continue
 		}
 		if _, found := checkText(q, string(data)); found {

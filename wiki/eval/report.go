@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // MaxReportQueries is how many questions eval-report.md lists (the newest);
@@ -377,7 +378,7 @@ func loadRuns(st *wiki.Store) ([]RunSummary, error) {
 	}
 	var out []RunSummary
 	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") || wiki.IsTempName(e.Name()) {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") || store.IsTempName(e.Name()) {
 			continue
 		}
 		data, ok, err := st.ReadState(path.Join(RunsDir, e.Name()))

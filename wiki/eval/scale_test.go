@@ -14,6 +14,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // writeLargeLog writes a synthetic audit log of n lines over 20 days to the
@@ -35,7 +36,7 @@ func writeLargeLog(t testing.TB, dir string, n int) int {
 	var f *os.File
 	var w *bufio.Writer
 	answers := 0
-	enc := func(r wiki.AuditRecord) {
+	enc := func(r store.AuditRecord) {
 		b, _ := json.Marshal(r)
 		w.Write(b)
 		w.WriteByte('\n')
@@ -62,7 +63,7 @@ func writeLargeLog(t testing.TB, dir string, n int) int {
 		page := fmt.Sprintf("pages/topic-%03d.md", s%200)
 		other := fmt.Sprintf("pages/topic-%03d.md", (s*7)%200)
 		src := fmt.Sprintf("sources/doc-%02d.md", s%50)
-		calls := []wiki.AuditRecord{
+		calls := []store.AuditRecord{
 			{Time: at(0), Session: sess, Client: client, Tool: "load_project", Args: map[string]any{}, Outcome: "ok", Reads: []string{"schema.md", "guidelines.md", "context.md"}, DurationMS: 3.2},
 			{Time: at(1), Session: sess, Client: client, Tool: "search_wiki", Args: map[string]any{"query": fmt.Sprintf("topic %d details", s%200)}, Outcome: "ok", Reads: []string{page, other}, DurationMS: 4.1},
 			{Time: at(2), Session: sess, Client: client, Tool: "read_page", Args: map[string]any{"path": page}, Outcome: "ok", Reads: []string{page}, DurationMS: 1.3},
@@ -70,19 +71,19 @@ func writeLargeLog(t testing.TB, dir string, n int) int {
 		}
 		quote := fmt.Sprintf("Topic %d is explained here in full detail", s%200)
 		if s%3 == 0 {
-			calls = append(calls, wiki.AuditRecord{Time: at(4), Session: sess, Client: client, Tool: "read_page", Args: map[string]any{"path": src}, Outcome: "ok", Reads: []string{src}, DurationMS: 1.1})
+			calls = append(calls, store.AuditRecord{Time: at(4), Session: sess, Client: client, Tool: "read_page", Args: map[string]any{"path": src}, Outcome: "ok", Reads: []string{src}, DurationMS: 1.1})
 		}
 		if s%10 == 0 {
 			quote = "a quote that is in no file at all"
 		}
 		if s%5 == 0 {
-			calls = append(calls, wiki.AuditRecord{Time: at(5), Session: sess, Client: client, Tool: "write_page", Args: map[string]any{"title": "x", "body": map[string]any{"len": 2000, "sha256": "00"}}, Outcome: "ok",
-				Writes: []wiki.WriteRecord{{Path: page, Before: "aa", After: "bb"}}, DurationMS: 9})
+			calls = append(calls, store.AuditRecord{Time: at(5), Session: sess, Client: client, Tool: "write_page", Args: map[string]any{"title": "x", "body": map[string]any{"len": 2000, "sha256": "00"}}, Outcome: "ok",
+				Writes: []store.WriteRecord{{Path: page, Before: "aa", After: "bb"}}, DurationMS: 9})
 		}
 		answers++
 		id := fmt.Sprintf("a%s-%08x", at(6).Format("20060102T150405Z"), s)
 		question := fmt.Sprintf("What is topic %d about, question %d?", s%200, s)
-		calls = append(calls, wiki.AuditRecord{Time: at(6), Session: sess, Client: client, Tool: AnswerTool,
+		calls = append(calls, store.AuditRecord{Time: at(6), Session: sess, Client: client, Tool: AnswerTool,
 			Args: map[string]any{"question": question, "answer": "It is explained in the page.", "topic": fmt.Sprintf("topic %d", s%200),
 				"citations": []any{map[string]any{"path": page, "quote": quote}}},
 			Outcome: "ok", Extra: map[string]any{"answer_id": id, "citations": 1, "verified": boolInt(s%10 != 0)}, DurationMS: 2})

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // Claude Code session transcripts
@@ -118,7 +119,7 @@ func ReadTranscripts(dir string, st *wiki.Store, since time.Time) ([]*Question, 
 	var files []string
 	fi, err := os.Stat(dir)
 	if err != nil {
-		return nil, stats, wiki.Errorf(wiki.CodeNotFound, "transcripts folder %s cannot be read", filepath.Base(dir))
+		return nil, stats, store.Errorf(store.CodeNotFound, "transcripts folder %s cannot be read", filepath.Base(dir))
 	}
 	if fi.IsDir() {
 		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // Written says where [Write] put the outputs.
@@ -27,7 +28,7 @@ func Write(ctx context.Context, st *wiki.Store, rep *Report) (Written, error) {
 	out := Written{Report: ReportMD, JSON: ReportJSON, Guidelines: GuidelinesFile}
 	js, err := JSON(rep)
 	if err != nil {
-		return out, wiki.Errorf(wiki.CodeInternal, "encode the eval report")
+		return out, store.Errorf(store.CodeInternal, "encode the eval report")
 	}
 	if err := st.WriteState(ReportJSON, js); err != nil {
 		return out, err

@@ -24,7 +24,7 @@
 // ambiguous when two are equally near.
 //
 // [Graph] keeps the parsed files of a [wiki.Store] in step with the disk: its
-// opener ([Open]) registers it as [wiki.Derived], so every audited write
+// opener ([Open]) registers it as [store.Derived], so every audited write
 // updates it, and
 // edits made outside the server (Obsidian, git) are picked up from the
 // store's change feed (the paths the file watcher reported), else by a walk

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // MaxParseBytes is the largest markdown file whose links and headings are
@@ -56,7 +57,7 @@ func inUniverse(rel string) bool {
 	switch wiki.LayerOf(rel) {
 	case wiki.LayerPages, wiki.LayerSources, wiki.LayerResearch,
 		wiki.LayerIndex, wiki.LayerContext, wiki.LayerGuidelines, wiki.LayerLog, wiki.LayerSchema:
-		return !wiki.IsTempName(rel)
+		return !store.IsTempName(rel)
 	}
 	return false
 }
@@ -153,10 +154,10 @@ func Open(st *wiki.Store) *Graph {
 	return &Graph{st: st, entries: map[string]*entry{}}
 }
 
-// Name implements [wiki.Derived].
+// Name implements [store.Derived].
 func (g *Graph) Name() string { return "links" }
 
-// Close implements [wiki.Derived]: it waits for a background walk and
+// Close implements [store.Derived]: it waits for a background walk and
 // forgets what it read.
 func (g *Graph) Close() error {
 	g.mu.Lock()
@@ -170,9 +171,9 @@ func (g *Graph) Close() error {
 	return nil
 }
 
-// Apply implements [wiki.Derived]: committed changes update the graph
+// Apply implements [store.Derived]: committed changes update the graph
 // without a walk.
-func (g *Graph) Apply(_ context.Context, changes []wiki.Change) error {
+func (g *Graph) Apply(_ context.Context, changes []store.Change) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if !g.walked {
@@ -186,7 +187,7 @@ func (g *Graph) Apply(_ context.Context, changes []wiki.Change) error {
 			continue
 		}
 		old, existed := g.entries[c.Path]
-		if c.Op == wiki.OpDelete {
+		if c.Op == store.OpDelete {
 			if existed {
 				delete(g.entries, c.Path)
 				delete(changed, c.Path)
@@ -339,7 +340,7 @@ func (g *Graph) view0(ctx context.Context, force bool) (*View, error) {
 
 // walk reconciles the entries with the disk by size and modification time,
 // parsing new and changed markdown files in parallel. Folders are listed
-// without a stat per file; each worker opens one folder ([wiki.Dir], inside
+// without a stat per file; each worker opens one folder ([store.Dir], inside
 // the store's root) and stats or reads its files by name: a file new to the
 // graph costs an open, a stat and a read, a known one a stat.
 func (g *Graph) walk(ctx context.Context) error {
@@ -364,7 +365,7 @@ func (g *Graph) walk(ctx context.Context) error {
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return wiki.Errorf(wiki.CodeCancelled, "cancelled while reading links")
+		return store.Errorf(store.CodeCancelled, "cancelled while reading links")
 	}
 	if len(tasks) > 0 {
 		results := make([][]walkResult, len(tasks))
@@ -403,7 +404,7 @@ func (g *Graph) walk(ctx context.Context) error {
 			}
 		}
 		if err := ctx.Err(); err != nil {
-			return wiki.Errorf(wiki.CodeCancelled, "cancelled while reading links")
+			return store.Errorf(store.CodeCancelled, "cancelled while reading links")
 		}
 	}
 	if !g.walked {
@@ -473,13 +474,13 @@ func changedSince(root *os.Root, known map[string]stamp) []string {
 	tasks, seen := listTree(root, len(known))
 	var out []string
 	for _, t := range tasks {
-		var d *wiki.Dir
+		var d *store.Dir
 		r, err := root, error(nil)
 		if t.dir != "" {
-			r, err = wiki.OpenRootDir(root, t.dir)
+			r, err = store.OpenRootDir(root, t.dir)
 		}
 		if err == nil {
-			if d, err = wiki.OpenDir(r); err != nil {
+			if d, err = store.OpenDir(r); err != nil {
 				d = nil
 			}
 		}
@@ -536,7 +537,7 @@ func listTree(root *os.Root, hint int) (tasks []*walkTask, seen map[string]bool)
 	}
 	var list func(r *os.Root, dir string)
 	list = func(r *os.Root, dir string) {
-		d, err := wiki.OpenDir(r)
+		d, err := store.OpenDir(r)
 		if err != nil {
 			return
 		}
@@ -549,7 +550,7 @@ func listTree(root *os.Root, hint int) (tasks []*walkTask, seen map[string]bool)
 				if strings.HasPrefix(e.Name, ".") {
 					continue
 				}
-				if sub, err := wiki.OpenRootDir(r, e.Name); err == nil {
+				if sub, err := store.OpenRootDir(r, e.Name); err == nil {
 					list(sub, dir+"/"+e.Name)
 					sub.Close()
 				}
@@ -559,7 +560,7 @@ func listTree(root *os.Root, hint int) (tasks []*walkTask, seen map[string]bool)
 		}
 	}
 	for _, dir := range []string{"pages", "sources"} {
-		if sub, err := wiki.OpenRootDir(root, dir); err == nil {
+		if sub, err := store.OpenRootDir(root, dir); err == nil {
 			list(sub, dir)
 			sub.Close()
 		}
@@ -633,7 +634,7 @@ func (g *Graph) walkPaths(ctx context.Context, paths []string) error {
 	defer func() { g.advance(changed, removed, aliases) }()
 	for _, t := range tasks {
 		if err := ctx.Err(); err != nil {
-			return wiki.Errorf(wiki.CodeCancelled, "cancelled while reading links")
+			return store.Errorf(store.CodeCancelled, "cancelled while reading links")
 		}
 		results := g.readTask(root, t)
 		for k, name := range t.names {
@@ -675,14 +676,14 @@ type walkResult struct {
 func (g *Graph) readTask(root *os.Root, t *walkTask) []walkResult {
 	r := root
 	if t.dir != "" {
-		sub, err := wiki.OpenRootDir(root, t.dir)
+		sub, err := store.OpenRootDir(root, t.dir)
 		if err != nil {
 			return nil
 		}
 		defer sub.Close()
 		r = sub
 	}
-	d, err := wiki.OpenDir(r)
+	d, err := store.OpenDir(r)
 	if err != nil {
 		return nil
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
@@ -122,7 +123,7 @@ func TestViewUpdate(t *testing.T) {
 	for _, e := range edits {
 		rel := "pages/" + e.slug + ".md"
 		data, _ := st.Root().ReadFile(rel)
-		if err := st.Update(ctx, func(tx *wiki.Tx) error { return tx.Replace(rel, []byte(e.body), wiki.SHA256Hex(data)) }); err != nil {
+		if err := st.Update(ctx, func(tx *store.Tx) error { return tx.Replace(rel, []byte(e.body), store.SHA256Hex(data)) }); err != nil {
 			t.Fatal(err)
 		}
 		g.mu.Lock()
@@ -218,29 +219,29 @@ func TestViewUpdateFiles(t *testing.T) {
 			t.Errorf("%s: %s", label, d)
 		}
 	}
-	tx := func(label string, fn func(*wiki.Tx) error) {
+	tx := func(label string, fn func(*store.Tx) error) {
 		t.Helper()
 		if err := st.Update(ctx, fn); err != nil {
 			t.Fatalf("%s: %v", label, err)
 		}
 		check(label, true)
 	}
-	tx("create pages/new.md", func(tx *wiki.Tx) error {
+	tx("create pages/new.md", func(tx *store.Tx) error {
 		return tx.Create("pages/new.md", []byte("# New\n\n[[a#One]] [[b]]\n"))
 	})
-	tx("create pages/sub/new.md", func(tx *wiki.Tx) error {
+	tx("create pages/sub/new.md", func(tx *store.Tx) error {
 		return tx.Create("pages/sub/new.md", []byte("# Top\n\n[[new]]\n"))
 	})
-	tx("delete pages/gone.md", func(tx *wiki.Tx) error {
+	tx("delete pages/gone.md", func(tx *store.Tx) error {
 		data, _, _ := tx.Read("pages/gone.md")
-		return tx.Delete("pages/gone.md", wiki.SHA256Hex(data))
+		return tx.Delete("pages/gone.md", store.SHA256Hex(data))
 	})
-	tx("create and change in one", func(tx *wiki.Tx) error {
+	tx("create and change in one", func(tx *store.Tx) error {
 		if err := tx.Create("pages/gone.md", []byte("# Back\n")); err != nil {
 			return err
 		}
 		data, _, _ := tx.Read("pages/b.md")
-		return tx.Replace("pages/b.md", []byte("# B\n\n[[gone#Back]] [[x/new]]\n"), wiki.SHA256Hex(data))
+		return tx.Replace("pages/b.md", []byte("# B\n\n[[gone#Back]] [[x/new]]\n"), store.SHA256Hex(data))
 	})
 	// Outside the store: the walk finds them.
 	wikitest.WriteFile(t, dir, "pages/pic.png", "png")
@@ -255,7 +256,7 @@ func TestViewUpdateFiles(t *testing.T) {
 	}
 	check("walk: create pages/y/new.md, delete pages/x/new.md", true)
 	// Aliases coming or going: a full build.
-	if err := st.Update(ctx, func(tx *wiki.Tx) error {
+	if err := st.Update(ctx, func(tx *store.Tx) error {
 		return tx.Create("pages/e.md", []byte("---\naliases: [Gone]\n---\n# E\n"))
 	}); err != nil {
 		t.Fatal(err)
@@ -420,15 +421,15 @@ func TestGraphConcurrent(t *testing.T) {
 	}
 	for i := range 60 {
 		rel := fmt.Sprintf("pages/p%d.md", i%7)
-		err := st.Update(ctx, func(tx *wiki.Tx) error {
+		err := st.Update(ctx, func(tx *store.Tx) error {
 			data, ok, err := tx.Read(rel)
 			switch {
 			case err != nil:
 				return err
 			case ok && i%5 == 0:
-				return tx.Delete(rel, wiki.SHA256Hex(data))
+				return tx.Delete(rel, store.SHA256Hex(data))
 			case ok:
-				return tx.Replace(rel, fmt.Appendf(nil, "# P\n\n## One\n\n[[a]] [[p%d]] v%d\n", (i+1)%7, i), wiki.SHA256Hex(data))
+				return tx.Replace(rel, fmt.Appendf(nil, "# P\n\n## One\n\n[[a]] [[p%d]] v%d\n", (i+1)%7, i), store.SHA256Hex(data))
 			default:
 				return tx.Create(rel, fmt.Appendf(nil, "# P\n\n[[b#Nope]] [[p%d]]\n", (i+2)%7))
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/shingle"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
@@ -266,7 +267,7 @@ func Parse(rel string, data []byte) *Page {
 		pg.Info = &info
 	}
 	if err != nil {
-		pg.FrontmatterError = wiki.PublicMessage(err)
+		pg.FrontmatterError = store.PublicMessage(err)
 	} else if d.Format != wiki.FormatNone && bytes.HasSuffix(data, d.Body) {
 		pg.BodyStart = len(data) - len(d.Body)
 		body = data[pg.BodyStart:]

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // TargetEdit replaces the target of one link: Link is the link as [Parse]
@@ -28,17 +28,17 @@ func Rewrite(data []byte, edits []TargetEdit) ([]byte, error) {
 	for _, e := range es {
 		l := e.Link
 		if l.TargetStart < 0 || l.TargetEnd < l.TargetStart || l.TargetEnd > len(data) {
-			return nil, wiki.Errorf(wiki.CodeInvalid, "the link %s on line %d cannot be rewritten in place (a reference-style link); change its definition by hand", l.Raw, l.Line)
+			return nil, store.Errorf(store.CodeInvalid, "the link %s on line %d cannot be rewritten in place (a reference-style link); change its definition by hand", l.Raw, l.Line)
 		}
 		if l.TargetStart < prev {
-			return nil, wiki.Errorf(wiki.CodeInvalid, "two edits of the link on line %d overlap", l.Line)
+			return nil, store.Errorf(store.CodeInvalid, "two edits of the link on line %d overlap", l.Line)
 		}
 		prev = l.TargetEnd
 		if l.Kind == KindWiki && (strings.ContainsAny(e.Target, "|#^\r\n") || strings.Contains(e.Target, "]]")) {
-			return nil, wiki.Errorf(wiki.CodeInvalid, "%q cannot be written inside a [[wikilink]] (it holds | # ^ ]] or a line break)", e.Target)
+			return nil, store.Errorf(store.CodeInvalid, "%q cannot be written inside a [[wikilink]] (it holds | # ^ ]] or a line break)", e.Target)
 		}
 		if strings.TrimSpace(e.Target) == "" {
-			return nil, wiki.Errorf(wiki.CodeInvalid, "a link target cannot be empty")
+			return nil, store.Errorf(store.CodeInvalid, "a link target cannot be empty")
 		}
 	}
 	var b strings.Builder

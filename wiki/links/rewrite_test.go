@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 func TestRewrite(t *testing.T) {
@@ -53,12 +53,12 @@ func TestRewriteErrors(t *testing.T) {
 		{pg.Links[1], "New.md"}, // a reference link
 	} {
 		_, err := Rewrite([]byte(src), []TargetEdit{{Link: c.l, Target: c.target}})
-		if wiki.CodeOf(err) != wiki.CodeInvalid {
+		if store.CodeOf(err) != store.CodeInvalid {
 			t.Errorf("Rewrite %s -> %q: err %v, want invalid", c.l.Raw, c.target, err)
 		}
 	}
 	_, err := Rewrite([]byte(src), []TargetEdit{{Link: pg.Links[0], Target: "A"}, {Link: pg.Links[0], Target: "B"}})
-	if wiki.CodeOf(err) != wiki.CodeInvalid {
+	if store.CodeOf(err) != store.CodeInvalid {
 		t.Errorf("overlapping edits: %v", err)
 	}
 }

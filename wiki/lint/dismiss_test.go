@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmwiki/llmwiki/wiki"
-	"github.com/llmwiki/llmwiki/wiki/wikitest"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/store"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
 // TestRunLintDisabled: a category schema.md turns off is not run, the
@@ -181,7 +181,7 @@ func TestRunWritesNothingDismissNeedsNoRun(t *testing.T) {
 			t.Errorf("Run wrote %s/%s", StateDir, e.Name())
 		}
 	}
-	if _, err := Dismiss(ctx, st, links.Open(st), []string{"000000000000"}, "", "person"); wiki.CodeOf(err) != wiki.CodeNotFound {
+	if _, err := Dismiss(ctx, st, links.Open(st), []string{"000000000000"}, "", "person"); store.CodeOf(err) != store.CodeNotFound {
 		t.Errorf("unknown id: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, dismissedFile)); !os.IsNotExist(err) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
@@ -97,7 +98,7 @@ func TestRetentionKeepsCitedVersion(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		left[wiki.SHA256Hex(b)] = true
+		left[store.SHA256Hex(b)] = true
 	}
 	if len(left) != 2 || !left[sums[0]] || !left[sums[2]] {
 		t.Errorf("snapshots left %v; want v1 %s and v3 %s", left, sums[0], sums[2])

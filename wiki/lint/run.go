@@ -18,6 +18,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/shingle"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // Options select what [Run] reports.
@@ -83,7 +84,7 @@ func Run(ctx context.Context, st *wiki.Store, g *links.Graph, opts Options) (*Re
 		for _, k := range opts.Categories {
 			k = strings.TrimSpace(k)
 			if !isKind(k) {
-				return nil, wiki.Errorf(wiki.CodeInvalid, "unknown lint category %q; the categories are %s", k, strings.Join(Categories(), ", "))
+				return nil, store.Errorf(store.CodeInvalid, "unknown lint category %q; the categories are %s", k, strings.Join(Categories(), ", "))
 			}
 			want[k] = true
 		}
@@ -121,7 +122,7 @@ func Run(ctx context.Context, st *wiki.Store, g *links.Graph, opts Options) (*Re
 			if err != nil {
 				g = f
 				g.Verified = false
-				g.Note = wiki.PublicMessage(err)
+				g.Note = store.PublicMessage(err)
 			}
 			g.Source, g.SubmittedBy, g.SubmittedAt = f.Source, f.SubmittedBy, f.SubmittedAt
 			all = append(all, g)
@@ -258,7 +259,7 @@ func (c *checker) run(ctx context.Context) error {
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return wiki.Errorf(wiki.CodeCancelled, "lint cancelled")
+		return store.Errorf(store.CodeCancelled, "lint cancelled")
 	}
 	size := 0
 	for _, o := range outs {
@@ -638,7 +639,7 @@ func (c *checker) checkIndex() {
 	if len(parts) == 0 {
 		parts = append(parts, "titles, summaries or groups differ from the pages' frontmatter")
 	}
-	c.add(newFinding(KindIndexDrift, "index.md", 0, "", wiki.SHA256Hex(data)+wiki.SHA256Hex(want),
+	c.add(newFinding(KindIndexDrift, "index.md", 0, "", store.SHA256Hex(data)+store.SHA256Hex(want),
 		"index.md is out of step with the pages: "+strings.Join(parts, "; "),
 		"run rebuild_index (it regenerates index.md from the pages' frontmatter)"))
 }
@@ -655,7 +656,7 @@ func (c *checker) checkContext() {
 		}
 		d, err := wiki.ParseDoc(rel, b)
 		if err != nil {
-			c.add(newFinding(KindBadFrontmatter, rel, 1, "", wiki.PublicMessage(err), wiki.PublicMessage(err), "fix the frontmatter by hand, or restore a snapshot"))
+			c.add(newFinding(KindBadFrontmatter, rel, 1, "", store.PublicMessage(err), store.PublicMessage(err), "fix the frontmatter by hand, or restore a snapshot"))
 			continue
 		}
 		if rel != "context.md" {
@@ -747,7 +748,7 @@ func (c *checker) checkMerge(ctx context.Context) error {
 			lo = hi
 		}
 		if ctx.Err() != nil {
-			return wiki.Errorf(wiki.CodeCancelled, "lint cancelled")
+			return store.Errorf(store.CodeCancelled, "lint cancelled")
 		}
 	}
 	slices.Sort(cand)
@@ -783,7 +784,7 @@ func (c *checker) checkMerge(ctx context.Context) error {
 				sha := ""
 				if err == nil && docs[i].start <= len(data) {
 					s = shingle.Set(data[docs[i].start:])
-					sha = wiki.SHA256Hex(data)
+					sha = store.SHA256Hex(data)
 				}
 				if len(s) < MinShingles {
 					s = nil
@@ -800,7 +801,7 @@ func (c *checker) checkMerge(ctx context.Context) error {
 	close(next)
 	wg.Wait()
 	if ctx.Err() != nil {
-		return wiki.Errorf(wiki.CodeCancelled, "lint cancelled")
+		return store.Errorf(store.CodeCancelled, "lint cancelled")
 	}
 	uf := newUnionFind(len(docs))
 	type edge struct {
@@ -898,7 +899,7 @@ func uniq32(s []int32) []int32 {
 // they were first seen ([wiki.Store.SourceIssues]).
 func (c *checker) checkSources(ctx context.Context) error {
 	issues, err := c.st.SourceIssues(ctx)
-	if errors.Is(err, wiki.ErrNotRegular) {
+	if errors.Is(err, store.ErrNotRegular) {
 		return nil // the record cannot be read; validate_structure lists it
 	}
 	if err != nil {

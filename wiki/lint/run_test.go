@@ -12,8 +12,9 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
-	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/store"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
 // essay returns n sentences of distinct words (seeded), for near-duplicate
@@ -136,7 +137,7 @@ func TestRunCategories(t *testing.T) {
 	if k := kindsOf(rep3); len(k) != 2 || len(k[KindOrphanPage]) != 2 {
 		t.Errorf("filtered run: %v", k)
 	}
-	if _, err := Run(ctx, st, links.Open(st), Options{Categories: []string{"bogus"}}); wiki.CodeOf(err) != wiki.CodeInvalid {
+	if _, err := Run(ctx, st, links.Open(st), Options{Categories: []string{"bogus"}}); store.CodeOf(err) != store.CodeInvalid {
 		t.Errorf("unknown category: %v", err)
 	}
 	// A filtered run keeps the other categories' findings for dismissal.

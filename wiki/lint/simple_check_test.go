@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmwiki/llmwiki/wiki/wikitest"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
 // TestSimpleMethodSmall: the simple method's merge candidates and index

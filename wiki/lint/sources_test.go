@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki"
-	"github.com/llmwiki/llmwiki/wiki/wikitest"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
 // TestLintSourceChangedOutside: a source edited by hand after it was first

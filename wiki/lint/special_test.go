@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -29,7 +30,7 @@ func TestSpecialFilesSkippedByLint(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rep.Pages != 1 || rep.Skipped[wiki.SkipNotRegular] != 1 || !slices.Equal(rep.SkippedExamples[wiki.SkipNotRegular], []string{"pages/x.md"}) {
+			if rep.Pages != 1 || rep.Skipped[store.SkipNotRegular] != 1 || !slices.Equal(rep.SkippedExamples[store.SkipNotRegular], []string{"pages/x.md"}) {
 				t.Errorf("lint pages=%d skipped=%v %v, want 1 page, 1 skipped: pages/x.md", rep.Pages, rep.Skipped, rep.SkippedExamples)
 			}
 			v, err := wikitest.Within(t, "link graph", func() (*links.View, error) { return links.Open(st).Fresh(ctx) })

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // StateDir is where findings are kept: derived state, not the wiki.
@@ -78,7 +79,7 @@ func loadAgent(st *wiki.Store) ([]Finding, error) {
 // stored too, with Verified false: they are claims, never facts.
 func Submit(ctx context.Context, st *wiki.Store, source, by string, ps []Proposal) ([]Finding, error) {
 	if len(ps) > MaxProposals {
-		return nil, wiki.Errorf(wiki.CodeTooLarge, "at most %d findings per submission (got %d)", MaxProposals, len(ps))
+		return nil, store.Errorf(store.CodeTooLarge, "at most %d findings per submission (got %d)", MaxProposals, len(ps))
 	}
 	v := NewVerifier(st)
 	now := st.Now().Format("2006-01-02T15:04:05Z07:00")
@@ -87,7 +88,7 @@ func Submit(ctx context.Context, st *wiki.Store, source, by string, ps []Proposa
 		f, err := v.Check(p)
 		if err != nil {
 			if len(ps) > 1 {
-				return nil, &wiki.Error{Code: wiki.CodeOf(err), Msg: "finding " + strconv.Itoa(i+1) + ": " + wiki.PublicMessage(err) + "; nothing was stored", Err: err}
+				return nil, &store.Error{Code: store.CodeOf(err), Msg: "finding " + strconv.Itoa(i+1) + ": " + store.PublicMessage(err) + "; nothing was stored", Err: err}
 			}
 			return nil, err
 		}
@@ -133,7 +134,7 @@ func Submit(ctx context.Context, st *wiki.Store, source, by string, ps []Proposa
 // It returns the findings dismissed.
 func Dismiss(ctx context.Context, st *wiki.Store, g *links.Graph, ids []string, reason, by string) ([]Finding, error) {
 	if len(ids) == 0 {
-		return nil, wiki.Errorf(wiki.CodeInvalid, "name the ids of the findings to dismiss")
+		return nil, store.Errorf(store.CodeInvalid, "name the ids of the findings to dismiss")
 	}
 	known, err := knownFindings(ctx, st, g)
 	if err != nil {
@@ -150,7 +151,7 @@ func Dismiss(ctx context.Context, st *wiki.Store, g *links.Graph, ids []string, 
 		}
 	}
 	if len(missing) > 0 {
-		return nil, wiki.Errorf(wiki.CodeNotFound, "no finding has the id %s; run lint_findings (or llmwiki lint) again and use the ids it reports", strings.Join(missing, ", "))
+		return nil, store.Errorf(store.CodeNotFound, "no finding has the id %s; run lint_findings (or llmwiki lint) again and use the ids it reports", strings.Join(missing, ", "))
 	}
 	now := st.Now().Format("2006-01-02T15:04:05Z07:00")
 	err = st.UpdateState(ctx, dismissedFile, func(old []byte, _ bool) ([]byte, error) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/quote"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // Limits on submitted findings.
@@ -132,7 +133,7 @@ func (v *Verifier) load(name string) (string, *verText) {
 func (v *Verifier) read(name string) (string, *verText) {
 	rel, err := wiki.CleanPath(name)
 	if err != nil {
-		return name, &verText{reason: wiki.PublicMessage(err)}
+		return name, &verText{reason: store.PublicMessage(err)}
 	}
 	if wiki.LayerOf(rel) == wiki.LayerState {
 		return rel, &verText{reason: rel + " is the server's own state, not part of the wiki; quote pages, sources or context.md"}
@@ -150,10 +151,10 @@ func (v *Verifier) read(name string) (string, *verText) {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return rel, &verText{reason: rel + " does not exist; quote a file of the wiki (list_pages, gather_sources)"}
-		case wiki.CodeOf(err) != wiki.CodeInternal:
+		case store.CodeOf(err) != store.CodeInternal:
 			// Outside the root, a folder, not a regular file: the
 			// message says which.
-			return rel, &verText{reason: wiki.PublicMessage(err)}
+			return rel, &verText{reason: store.PublicMessage(err)}
 		}
 		return rel, &verText{reason: rel + " cannot be read"}
 	}
@@ -161,7 +162,7 @@ func (v *Verifier) read(name string) (string, *verText) {
 	if dec.Binary {
 		return rel, &verText{reason: rel + " is a binary file; quote a text file"}
 	}
-	return rel, &verText{text: quote.Prepare(string(dec.Text)), sum: wiki.SHA256Hex(data)}
+	return rel, &verText{text: quote.Prepare(string(dec.Text)), sum: store.SHA256Hex(data)}
 }
 
 // Check verifies a proposal and returns it as a finding (not stored). The
@@ -170,29 +171,29 @@ func (v *Verifier) read(name string) (string, *verText) {
 // (different files, or different lines of one file, with different
 // words); otherwise Verified is false and Note says why.
 //
-// A malformed proposal is an error (wiki.CodeInvalid, or CodeTooLarge for
+// A malformed proposal is an error (store.CodeInvalid, or CodeTooLarge for
 // more than [MaxEvidence] pieces of evidence): an unknown kind, an empty
 // message, no evidence.
 func (v *Verifier) Check(p Proposal) (Finding, error) {
 	var f Finding
 	if !isAgentKind(p.Kind) {
-		return f, wiki.Errorf(wiki.CodeInvalid, "kind %q cannot be submitted; use one of %s", p.Kind, strings.Join(AgentCategories(), ", "))
+		return f, store.Errorf(store.CodeInvalid, "kind %q cannot be submitted; use one of %s", p.Kind, strings.Join(AgentCategories(), ", "))
 	}
 	msg := strings.TrimSpace(p.Message)
 	if msg == "" {
-		return f, wiki.Errorf(wiki.CodeInvalid, "a %s finding needs a message that states it", p.Kind)
+		return f, store.Errorf(store.CodeInvalid, "a %s finding needs a message that states it", p.Kind)
 	}
 	if !utf8.ValidString(msg) || !utf8.ValidString(p.Action) {
-		return f, wiki.Errorf(wiki.CodeInvalid, "message and action must be valid UTF-8")
+		return f, store.Errorf(store.CodeInvalid, "message and action must be valid UTF-8")
 	}
 	if utf8.RuneCountInString(msg) > MaxMessage || utf8.RuneCountInString(p.Action) > MaxMessage {
-		return f, wiki.Errorf(wiki.CodeTooLarge, "message and action are limited to %d characters each", MaxMessage)
+		return f, store.Errorf(store.CodeTooLarge, "message and action are limited to %d characters each", MaxMessage)
 	}
 	if len(p.Evidence) == 0 {
-		return f, wiki.Errorf(wiki.CodeInvalid, "a %s finding needs evidence: at least one {file, quote} copied verbatim from the wiki", p.Kind)
+		return f, store.Errorf(store.CodeInvalid, "a %s finding needs evidence: at least one {file, quote} copied verbatim from the wiki", p.Kind)
 	}
 	if len(p.Evidence) > MaxEvidence {
-		return f, wiki.Errorf(wiki.CodeTooLarge, "a finding may carry at most %d pieces of evidence (this one names %d); submit the strongest quotes, or split it into several findings", MaxEvidence, len(p.Evidence))
+		return f, store.Errorf(store.CodeTooLarge, "a finding may carry at most %d pieces of evidence (this one names %d); submit the strongest quotes, or split it into several findings", MaxEvidence, len(p.Evidence))
 	}
 	f = Finding{Kind: p.Kind, Severity: SeverityOf(p.Kind), Message: msg, Action: strings.TrimSpace(p.Action)}
 	if f.Action == "" {

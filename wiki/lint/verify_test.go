@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmwiki/llmwiki/wiki"
-	"github.com/llmwiki/llmwiki/wiki/wikitest"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/store"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
 const ipcPage = "---\ntitle: Electron IPC\nsources: [sources/ipc.md]\n---\n# Electron IPC\n\nThe renderer **must never** call Node APIs directly;\nit sends messages to the main process over `ipcRenderer.invoke`.\n\nContext isolation is “on” by default since Electron 12 — keep it on.\n"
@@ -114,24 +114,24 @@ func TestCheckProposal(t *testing.T) {
 	}
 	bad := []struct {
 		p    Proposal
-		code wiki.Code
+		code store.Code
 	}{
-		{Proposal{Kind: "orphan_page", Message: "m", Evidence: []Quote{q1}}, wiki.CodeInvalid},
-		{Proposal{Kind: "rumour", Message: "m", Evidence: []Quote{q1}}, wiki.CodeInvalid},
-		{Proposal{Kind: KindGap, Message: "  ", Evidence: []Quote{q1}}, wiki.CodeInvalid},
-		{Proposal{Kind: KindGap, Message: "m"}, wiki.CodeInvalid},
-		{Proposal{Kind: KindGap, Message: "m", Evidence: many}, wiki.CodeTooLarge},
-		{Proposal{Kind: KindGap, Message: strings.Repeat("m", MaxMessage+1), Evidence: []Quote{q1}}, wiki.CodeTooLarge},
+		{Proposal{Kind: "orphan_page", Message: "m", Evidence: []Quote{q1}}, store.CodeInvalid},
+		{Proposal{Kind: "rumour", Message: "m", Evidence: []Quote{q1}}, store.CodeInvalid},
+		{Proposal{Kind: KindGap, Message: "  ", Evidence: []Quote{q1}}, store.CodeInvalid},
+		{Proposal{Kind: KindGap, Message: "m"}, store.CodeInvalid},
+		{Proposal{Kind: KindGap, Message: "m", Evidence: many}, store.CodeTooLarge},
+		{Proposal{Kind: KindGap, Message: strings.Repeat("m", MaxMessage+1), Evidence: []Quote{q1}}, store.CodeTooLarge},
 	}
 	for _, b := range bad {
-		if _, err := v.Check(b.p); wiki.CodeOf(err) != b.code {
+		if _, err := v.Check(b.p); store.CodeOf(err) != b.code {
 			t.Errorf("Check(kind %q, %d quotes) err = %v, want %s", b.p.Kind, len(b.p.Evidence), err, b.code)
 		}
 	}
 	// Submitted, the finding naming 1,000 files is refused whole: the
 	// message says how many it names, and nothing is stored.
 	_, err := Submit(context.Background(), st, "agent", "test", []Proposal{{Kind: KindGap, Message: "m", Evidence: many}})
-	if wiki.CodeOf(err) != wiki.CodeTooLarge || !strings.Contains(wiki.PublicMessage(err), "names 1000") {
+	if store.CodeOf(err) != store.CodeTooLarge || !strings.Contains(store.PublicMessage(err), "names 1000") {
 		t.Errorf("Submit with 1,000 files: %v", err)
 	}
 	if _, ok, _ := st.ReadState(agentFile); ok {
@@ -155,7 +155,7 @@ func TestSubmitAndDismiss(t *testing.T) {
 		t.Fatalf("verified = %v, %v", fs[0].Verified, fs[1].Verified)
 	}
 	// A submission with one malformed finding stores nothing.
-	if _, err := Submit(ctx, st, "agent", "test", []Proposal{{Kind: KindGap, Message: "ok", Evidence: []Quote{q1}}, {Kind: KindGap, Message: "bad"}}); wiki.CodeOf(err) != wiki.CodeInvalid || !strings.Contains(wiki.PublicMessage(err), "finding 2") {
+	if _, err := Submit(ctx, st, "agent", "test", []Proposal{{Kind: KindGap, Message: "ok", Evidence: []Quote{q1}}, {Kind: KindGap, Message: "bad"}}); store.CodeOf(err) != store.CodeInvalid || !strings.Contains(store.PublicMessage(err), "finding 2") {
 		t.Errorf("err = %v", err)
 	}
 	only := Options{Categories: AgentCategories()}
@@ -190,13 +190,13 @@ func TestSubmitAndDismiss(t *testing.T) {
 	if got == nil || got.Verified || rep.Dismissed != 0 {
 		t.Fatalf("changed evidence: finding %+v, dismissed %d", got, rep.Dismissed)
 	}
-	if _, err := Dismiss(ctx, st, links.Open(st), []string{"nonexistent"}, "", ""); wiki.CodeOf(err) != wiki.CodeNotFound {
+	if _, err := Dismiss(ctx, st, links.Open(st), []string{"nonexistent"}, "", ""); store.CodeOf(err) != store.CodeNotFound {
 		t.Errorf("unknown id: %v", err)
 	}
 	if n, err := Undismiss(ctx, st, []string{fs[0].ID}); err != nil || n != 1 {
 		t.Errorf("undismiss = %d, %v", n, err)
 	}
-	if _, err := Submit(ctx, st, "agent", "t", make([]Proposal, MaxProposals+1)); wiki.CodeOf(err) != wiki.CodeTooLarge {
+	if _, err := Submit(ctx, st, "agent", "t", make([]Proposal, MaxProposals+1)); store.CodeOf(err) != store.CodeTooLarge {
 		t.Errorf("too many proposals: %v", err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -74,13 +74,13 @@ func (e *RejectedError) Error() string {
 	return fmt.Sprintf("the model's reply was rejected twice, so nothing was proposed or written. First reply: %s. Retry: %s", reason(e.First), reason(e.Second))
 }
 
-func reason(err error) string { return strings.TrimSuffix(wiki.PublicMessage(err), ".") }
+func reason(err error) string { return strings.TrimSuffix(store.PublicMessage(err), ".") }
 
 // Ask runs one JSON completion and passes the reply (code fences and a
 // leading <think> block removed) to check. When check fails, it asks exactly
 // once more with the rejected reply and the error appended ("Respond again
 // with ONLY the corrected JSON"); if that fails too the result is a
-// [*RejectedError] wrapped in a *wiki.Error (CodeInvalid) whose message shows
+// [*RejectedError] wrapped in a *store.Error (CodeInvalid) whose message shows
 // both errors. Endpoint errors are returned as they are, without a retry.
 //
 // While a completion runs, progress is reported as [Client.Complete] does,
@@ -90,7 +90,7 @@ func reason(err error) string { return strings.TrimSuffix(wiki.PublicMessage(err
 // extra.model, also on failure.
 func (c *Client) Ask(ctx context.Context, req Request, check func(reply []byte) error) ([]byte, Usage, error) {
 	u := Usage{Endpoint: c.cfg.Host(), Model: c.cfg.Model}
-	record := func() { wiki.CallFrom(ctx).SetExtra("model", u) }
+	record := func() { store.CallFrom(ctx).SetExtra("model", u) }
 	defer record()
 
 	wait := &waiting{}
@@ -109,7 +109,7 @@ func (c *Client) Ask(ctx context.Context, req Request, check func(reply []byte) 
 	u.Retried, u.FirstError = true, reason(first)
 	history := []openai.ChatCompletionMessage{
 		{Role: openai.ChatMessageRoleAssistant, Content: clip(comp.Content, 20000)},
-		{Role: openai.ChatMessageRoleUser, Content: "Your reply was rejected: " + wiki.PublicMessage(first) + "\nRespond again with ONLY the corrected JSON document: no prose, no code fences."},
+		{Role: openai.ChatMessageRoleUser, Content: "Your reply was rejected: " + store.PublicMessage(first) + "\nRespond again with ONLY the corrected JSON document: no prose, no code fences."},
 	}
 	wait.retry = true
 	comp, err = c.complete(ctx, req, history, wait)
@@ -124,7 +124,7 @@ func (c *Client) Ask(ctx context.Context, req Request, check func(reply []byte) 
 	}
 	second = truncatedHint(second, comp)
 	rej := &RejectedError{First: first, Second: second}
-	return nil, u, &wiki.Error{Code: wiki.CodeInvalid, Msg: rej.Error(), Err: rej}
+	return nil, u, &store.Error{Code: store.CodeInvalid, Msg: rej.Error(), Err: rej}
 }
 
 // truncationWarning compares the prompt's size with the tokens the endpoint
@@ -141,7 +141,7 @@ func truncationWarning(promptBytes, promptTokens int) string {
 
 func truncatedHint(err error, c Completion) error {
 	if c.FinishReason == "length" {
-		return wiki.Errorf(wiki.CodeInvalid, "%s (the reply was cut off at the token limit: propose fewer or shorter actions)", wiki.PublicMessage(err))
+		return store.Errorf(store.CodeInvalid, "%s (the reply was cut off at the token limit: propose fewer or shorter actions)", store.PublicMessage(err))
 	}
 	return err
 }
@@ -179,16 +179,16 @@ func CleanReply(s string) []byte {
 // input and invalid UTF-8 are errors that say where the problem is.
 func DecodeJSON(data []byte) (any, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, wiki.Errorf(wiki.CodeInvalid, "the reply is empty; it must be one JSON object")
+		return nil, store.Errorf(store.CodeInvalid, "the reply is empty; it must be one JSON object")
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, wiki.Errorf(wiki.CodeInvalid, "the reply is not valid JSON: %s", jsonErr(data, err, dec.InputOffset()))
+		return nil, store.Errorf(store.CodeInvalid, "the reply is not valid JSON: %s", jsonErr(data, err, dec.InputOffset()))
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, wiki.Errorf(wiki.CodeInvalid, "the reply has text after the JSON object (at byte %d); send only the JSON object", dec.InputOffset())
+		return nil, store.Errorf(store.CodeInvalid, "the reply has text after the JSON object (at byte %d); send only the JSON object", dec.InputOffset())
 	}
 	return v, nil
 }

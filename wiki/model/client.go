@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -130,7 +131,7 @@ type Completion struct {
 }
 
 // Complete runs one chat completion with the given messages. The call is
-// bounded by the configured timeout. Errors are *wiki.Error values whose
+// bounded by the configured timeout. Errors are *store.Error values whose
 // message says what to do (start Ollama, pull the model, check the key).
 //
 // While the endpoint has not answered, Complete reports progress to the
@@ -231,7 +232,7 @@ func (c *Client) complete(ctx context.Context, req Request, history []openai.Cha
 	}
 	out.PromptTokens, out.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
 	if len(resp.Choices) == 0 {
-		return out, wiki.Errorf(wiki.CodeInternal, "the model endpoint %s returned no choices for model %s", c.cfg.Host(), c.cfg.Model)
+		return out, store.Errorf(store.CodeInternal, "the model endpoint %s returned no choices for model %s", c.cfg.Host(), c.cfg.Model)
 	}
 	out.Content = resp.Choices[0].Message.Content
 	out.FinishReason = string(resp.Choices[0].FinishReason)
@@ -258,9 +259,9 @@ func (c *Client) explain(ctx context.Context, err error) error {
 	var re *openai.RequestError
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) || isTimeout(err):
-		return &wiki.Error{Code: wiki.CodeInternal, Err: err, Msg: fmt.Sprintf("the model endpoint %s did not answer within %s; use a smaller or already-loaded model, or raise --timeout / $%s", host, c.cfg.Timeout, EnvTimeout)}
+		return &store.Error{Code: store.CodeInternal, Err: err, Msg: fmt.Sprintf("the model endpoint %s did not answer within %s; use a smaller or already-loaded model, or raise --timeout / $%s", host, c.cfg.Timeout, EnvTimeout)}
 	case errors.Is(err, context.Canceled):
-		return &wiki.Error{Code: wiki.CodeCancelled, Err: err, Msg: "cancelled while waiting for the model; nothing was written"}
+		return &store.Error{Code: store.CodeCancelled, Err: err, Msg: "cancelled while waiting for the model; nothing was written"}
 	case errors.As(err, &ae):
 		return c.explainStatus(ae.HTTPStatusCode, ae.Message, err)
 	case errors.As(err, &re):
@@ -270,17 +271,17 @@ func (c *Client) explain(ctx context.Context, err error) error {
 		if c.cfg.IsLocal() {
 			hint = "start Ollama (ollama serve) or point --base-url / $" + EnvBaseURL + " at a running endpoint"
 		}
-		return &wiki.Error{Code: wiki.CodeUnavailable, Err: err, Msg: fmt.Sprintf("cannot reach the model endpoint %s (connection refused): %s; llmwiki doctor checks the setup", endpoint, hint)}
+		return &store.Error{Code: store.CodeUnavailable, Err: err, Msg: fmt.Sprintf("cannot reach the model endpoint %s (connection refused): %s; llmwiki doctor checks the setup", endpoint, hint)}
 	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) {
-		return &wiki.Error{Code: wiki.CodeUnavailable, Err: err, Msg: fmt.Sprintf("cannot resolve the host of the model endpoint %s; check --base-url / $%s", endpoint, EnvBaseURL)}
+		return &store.Error{Code: store.CodeUnavailable, Err: err, Msg: fmt.Sprintf("cannot resolve the host of the model endpoint %s; check --base-url / $%s", endpoint, EnvBaseURL)}
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return &wiki.Error{Code: wiki.CodeUnavailable, Err: err, Msg: fmt.Sprintf("cannot talk to the model endpoint %s: %s; llmwiki doctor checks the setup", endpoint, oneLine(ue.Err.Error(), 200))}
+		return &store.Error{Code: store.CodeUnavailable, Err: err, Msg: fmt.Sprintf("cannot talk to the model endpoint %s: %s; llmwiki doctor checks the setup", endpoint, oneLine(ue.Err.Error(), 200))}
 	}
-	return &wiki.Error{Code: wiki.CodeInternal, Err: err, Msg: fmt.Sprintf("the model endpoint %s failed: %s", host, oneLine(err.Error(), 300))}
+	return &store.Error{Code: store.CodeInternal, Err: err, Msg: fmt.Sprintf("the model endpoint %s failed: %s", host, oneLine(err.Error(), 300))}
 }
 
 func (c *Client) explainStatus(status int, msg string, err error) error {
@@ -292,17 +293,17 @@ func (c *Client) explainStatus(status int, msg string, err error) error {
 		if c.cfg.APIKey != "" {
 			hint = "check the key from " + c.cfg.KeySource
 		}
-		return &wiki.Error{Code: wiki.CodeInternal, Err: err, Msg: fmt.Sprintf("the model endpoint %s refused the request (HTTP %d: %s); %s", host, status, msg, hint)}
+		return &store.Error{Code: store.CodeInternal, Err: err, Msg: fmt.Sprintf("the model endpoint %s refused the request (HTTP %d: %s); %s", host, status, msg, hint)}
 	case status == http.StatusNotFound:
 		hint := "check --model / $" + EnvModel
 		if c.cfg.IsLocal() {
 			hint = "pull it with: ollama pull " + c.cfg.Model + " (or choose another with --model / $" + EnvModel + ")"
 		}
-		return &wiki.Error{Code: wiki.CodeNotFound, Err: err, Msg: fmt.Sprintf("the model endpoint %s does not know model %q or the path (HTTP 404: %s); %s", host, c.cfg.Model, msg, hint)}
+		return &store.Error{Code: store.CodeNotFound, Err: err, Msg: fmt.Sprintf("the model endpoint %s does not know model %q or the path (HTTP 404: %s); %s", host, c.cfg.Model, msg, hint)}
 	case status == http.StatusTooManyRequests:
-		return &wiki.Error{Code: wiki.CodeConflict, Err: err, Msg: fmt.Sprintf("the model endpoint %s is rate-limiting (HTTP 429: %s); wait and retry", host, msg)}
+		return &store.Error{Code: store.CodeConflict, Err: err, Msg: fmt.Sprintf("the model endpoint %s is rate-limiting (HTTP 429: %s); wait and retry", host, msg)}
 	}
-	return &wiki.Error{Code: wiki.CodeInternal, Err: err, Msg: fmt.Sprintf("the model endpoint %s answered HTTP %d: %s", host, status, msg)}
+	return &store.Error{Code: store.CodeInternal, Err: err, Msg: fmt.Sprintf("the model endpoint %s answered HTTP %d: %s", host, status, msg)}
 }
 
 func isTimeout(err error) bool {

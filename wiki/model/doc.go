@@ -16,5 +16,5 @@
 // origin and refuses redirects to any other, so a key is never sent to a host
 // it was not configured for. Token usage and the duration of each completion
 // are recorded in the audit line of the call in the context
-// (wiki.CallFrom(ctx).SetExtra("model", ...)).
+// (store.CallFrom(ctx).SetExtra("model", ...)).
 package model

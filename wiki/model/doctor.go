@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // Check is one line of a [Diagnosis].
@@ -44,7 +44,7 @@ func (c *Client) Doctor(ctx context.Context) Diagnosis {
 		if c.cfg.IsLocal() {
 			fix = "install Ollama (https://ollama.com), run `ollama serve`, then `ollama pull " + c.cfg.Model + "`; or set --base-url / $" + EnvBaseURL + " to another OpenAI-compatible endpoint"
 		}
-		d.Checks = append(d.Checks, Check{Name: "endpoint", Detail: wiki.PublicMessage(err), Fix: fix})
+		d.Checks = append(d.Checks, Check{Name: "endpoint", Detail: store.PublicMessage(err), Fix: fix})
 		return d
 	}
 	d.Checks = append(d.Checks, Check{Name: "endpoint", OK: true, Detail: fmt.Sprintf("%s answers; it offers %d model(s)", c.cfg.Host(), len(models))})
@@ -74,7 +74,7 @@ func (c *Client) Doctor(ctx context.Context) Diagnosis {
 		MaxTokens: 50,
 	}, nil)
 	if err != nil {
-		d.Checks = append(d.Checks, Check{Name: "completion", Detail: wiki.PublicMessage(err), Fix: "see the message; `ollama ps` shows loaded models"})
+		d.Checks = append(d.Checks, Check{Name: "completion", Detail: store.PublicMessage(err), Fix: "see the message; `ollama ps` shows loaded models"})
 		return d
 	}
 	v, perr := DecodeJSON(CleanReply(comp.Content))

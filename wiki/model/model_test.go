@@ -14,6 +14,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/model"
 	"github.com/llmwiki/llmwiki/wiki/model/modeltest"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -130,7 +131,7 @@ func TestRedirectToAnotherHostIsRefused(t *testing.T) {
 	defer redir.Close()
 	cfg, _ := model.Resolve(envOf(nil), model.Flags{BaseURL: redir.URL + "/v1", APIKey: "secret-key"})
 	_, err := client(t, cfg).Complete(context.Background(), model.Request{System: "s", User: "u"}, nil)
-	if err == nil || !strings.Contains(wiki.PublicMessage(err), "redirected to another host") {
+	if err == nil || !strings.Contains(store.PublicMessage(err), "redirected to another host") {
 		t.Fatalf("err = %v", err)
 	}
 	if len(gotAuth) != 0 {
@@ -147,10 +148,10 @@ func TestEndpointDown(t *testing.T) {
 	l.Close()
 	cfg, _ := model.Resolve(envOf(nil), model.Flags{BaseURL: "http://" + addr + "/v1", APIKey: "secret-key"})
 	_, err = client(t, cfg).Complete(context.Background(), model.Request{System: "s", User: "u"}, nil)
-	if code := wiki.CodeOf(err); code != wiki.CodeUnavailable {
-		t.Errorf("code %q, want %q", code, wiki.CodeUnavailable)
+	if code := store.CodeOf(err); code != store.CodeUnavailable {
+		t.Errorf("code %q, want %q", code, store.CodeUnavailable)
 	}
-	msg := wiki.PublicMessage(err)
+	msg := store.PublicMessage(err)
 	for _, want := range []string{"cannot reach the model endpoint http://" + addr + "/v1", "connection refused", "ollama serve", "llmwiki doctor"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q lacks %q", msg, want)
@@ -170,7 +171,7 @@ func TestSlowEndpointTimesOut(t *testing.T) {
 	if time.Since(start) > 20*time.Second {
 		t.Errorf("the timeout did not cut the call short (%v)", time.Since(start))
 	}
-	if msg := wiki.PublicMessage(err); !strings.Contains(msg, "did not answer within 150ms") || !strings.Contains(msg, "--timeout") {
+	if msg := store.PublicMessage(err); !strings.Contains(msg, "did not answer within 150ms") || !strings.Contains(msg, "--timeout") {
 		t.Errorf("message %q", msg)
 	}
 }
@@ -208,15 +209,15 @@ func TestAskRetriesOnceThenShowsBothErrors(t *testing.T) {
 	srv := modeltest.New(t, "not json", `{"n": 2}`, `{"n": 3}`)
 	cfg, _ := model.Resolve(envOf(nil), model.Flags{BaseURL: srv.BaseURL()})
 	c := client(t, cfg)
-	call := wiki.NewCall("test", "s", nil)
-	ctx := wiki.WithCall(context.Background(), call)
+	call := store.NewCall("test", "s", nil)
+	ctx := store.WithCall(context.Background(), call)
 	check := func(b []byte) error {
 		v, err := model.DecodeJSON(b)
 		if err != nil {
 			return err
 		}
 		if v.(map[string]any)["n"].(interface{ String() string }).String() != "3" {
-			return wiki.Errorf(wiki.CodeInvalid, "n must be 3")
+			return store.Errorf(store.CodeInvalid, "n must be 3")
 		}
 		return nil
 	}
@@ -225,7 +226,7 @@ func TestAskRetriesOnceThenShowsBothErrors(t *testing.T) {
 	if !errors.As(err, &rej) {
 		t.Fatalf("err = %v", err)
 	}
-	msg := wiki.PublicMessage(err)
+	msg := store.PublicMessage(err)
 	if !strings.Contains(msg, "the reply is not valid JSON") || !strings.Contains(msg, "n must be 3") {
 		t.Errorf("message does not show both errors: %q", msg)
 	}
@@ -269,7 +270,7 @@ func TestDecodeJSON(t *testing.T) {
 		"{\n\"a\": x}":  "line 2",
 	} {
 		_, err := model.DecodeJSON([]byte(in))
-		if err == nil || !strings.Contains(wiki.PublicMessage(err), want) {
+		if err == nil || !strings.Contains(store.PublicMessage(err), want) {
 			t.Errorf("DecodeJSON(%q) = %v, want %q", in, err, want)
 		}
 	}
@@ -414,7 +415,7 @@ func TestProgressWhileWaiting(t *testing.T) {
 	start = time.Now()
 	_, err = client(t, cfg).Complete(wiki.WithProgress(context.Background(), elog.fn), model.Request{System: "s", User: "u"}, nil)
 	took = time.Since(start)
-	if !strings.Contains(wiki.PublicMessage(err), "did not answer within 1s") {
+	if !strings.Contains(store.PublicMessage(err), "did not answer within 1s") {
 		t.Fatalf("err = %v", err)
 	}
 	got, _ := elog.snapshot()

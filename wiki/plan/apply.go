@@ -11,6 +11,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/edit"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // ParseSelection reads action numbers as a person types them: "1,3",
@@ -33,12 +34,12 @@ func ParseSelection(s string, n int) ([]int, error) {
 		lo, hi, isRange := strings.Cut(f, "-")
 		var a, b int
 		if _, err := fmt.Sscanf(lo, "%d", &a); err != nil || fmt.Sprint(a) != lo {
-			return nil, wiki.Errorf(wiki.CodeInvalid, "%q is not an action number; give numbers like 1,3 or 2-4, \"all\" or \"none\"", f)
+			return nil, store.Errorf(store.CodeInvalid, "%q is not an action number; give numbers like 1,3 or 2-4, \"all\" or \"none\"", f)
 		}
 		b = a
 		if isRange {
 			if _, err := fmt.Sscanf(hi, "%d", &b); err != nil || fmt.Sprint(b) != hi || b < a {
-				return nil, wiki.Errorf(wiki.CodeInvalid, "%q is not a range of action numbers like 2-4", f)
+				return nil, store.Errorf(store.CodeInvalid, "%q is not a range of action numbers like 2-4", f)
 			}
 		}
 		for i := a; i <= b; i++ {
@@ -53,12 +54,12 @@ func checkSelection(sel []int, n int) error {
 	for _, i := range sel {
 		if i < 1 || i > n {
 			if n == 0 {
-				return wiki.Errorf(wiki.CodeInvalid, "action %d does not exist: the plan has no actions", i)
+				return store.Errorf(store.CodeInvalid, "action %d does not exist: the plan has no actions", i)
 			}
-			return wiki.Errorf(wiki.CodeInvalid, "action %d does not exist: the plan's actions are numbered 1 to %d", i, n)
+			return store.Errorf(store.CodeInvalid, "action %d does not exist: the plan's actions are numbered 1 to %d", i, n)
 		}
 		if seen[i] {
-			return wiki.Errorf(wiki.CodeInvalid, "action %d is selected twice", i)
+			return store.Errorf(store.CodeInvalid, "action %d is selected twice", i)
 		}
 		seen[i] = true
 	}
@@ -88,9 +89,9 @@ func Apply(ctx context.Context, s *wiki.Store, g *links.Graph, id string, select
 		now := s.Now()
 		switch {
 		case p.Status != StatusPending:
-			return wiki.Errorf(wiki.CodeConflict, "plan %s is %s, not pending; it cannot be applied again", id, p.Status)
+			return store.Errorf(store.CodeConflict, "plan %s is %s, not pending; it cannot be applied again", id, p.Status)
 		case p.Expired(now):
-			return wiki.Errorf(wiki.CodeConflict, "plan %s expired at %s UTC (plans can be approved for %s); nothing was written: propose a new one", id, p.Expires.Format("2006-01-02 15:04:05"), TTL)
+			return store.Errorf(store.CodeConflict, "plan %s expired at %s UTC (plans can be approved for %s); nothing was written: propose a new one", id, p.Expires.Format("2006-01-02 15:04:05"), TTL)
 		}
 		if err := checkSelection(selected, len(p.Actions)); err != nil {
 			return err
@@ -120,7 +121,7 @@ func Apply(ctx context.Context, s *wiki.Store, g *links.Graph, id string, select
 	// Re-validate: the plan file is state on disk, so treat it as input.
 	raw, _ := json.Marshal(Proposal{Takeaways: p.Takeaways, Actions: p.Actions})
 	if _, err := Parse(raw); err != nil {
-		return fail(wiki.Errorf(wiki.CodeInvalid, "plan %s no longer validates, so nothing was written: %s", id, wiki.PublicMessage(err)))
+		return fail(store.Errorf(store.CodeInvalid, "plan %s no longer validates, so nothing was written: %s", id, store.PublicMessage(err)))
 	}
 	w, err := LoadWorld(s, b.Reserved(id))
 	if err != nil {
@@ -131,7 +132,7 @@ func Apply(ctx context.Context, s *wiki.Store, g *links.Graph, id string, select
 		selIdx[n-1] = true
 	}
 	if err := Check(&Proposal{Actions: p.Actions}, w, CheckOptions{Except: id, Selected: selIdx}); err != nil {
-		return fail(&wiki.Error{Code: wiki.CodeOf(err), Msg: "nothing was written: " + wiki.PublicMessage(err) + " (the wiki changed since the plan was proposed: propose a new one)", Err: err})
+		return fail(&store.Error{Code: store.CodeOf(err), Msg: "nothing was written: " + store.PublicMessage(err) + " (the wiki changed since the plan was proposed: propose a new one)", Err: err})
 	}
 	var firstErr error
 	for _, n := range p.Selected {
@@ -148,7 +149,7 @@ func Apply(ctx context.Context, s *wiki.Store, g *links.Graph, id string, select
 			r.Target = rel // the file as it is spelled on disk (a nested vault's "en/Plugins/Graph view.md")
 		}
 		if err != nil {
-			r.Status, r.Error = "failed", wiki.PublicMessage(err)
+			r.Status, r.Error = "failed", store.PublicMessage(err)
 			firstErr = err
 		}
 		p.Results = append(p.Results, r)
@@ -169,7 +170,7 @@ func Apply(ctx context.Context, s *wiki.Store, g *links.Graph, id string, select
 				ran++
 			}
 		}
-		return p, &wiki.Error{Code: wiki.CodeOf(firstErr), Err: firstErr, Msg: fmt.Sprintf("action %d failed after %d action(s) ran: %s", failedN(p), ran, wiki.PublicMessage(firstErr))}
+		return p, &store.Error{Code: store.CodeOf(firstErr), Err: firstErr, Msg: fmt.Sprintf("action %d failed after %d action(s) ran: %s", failedN(p), ran, store.PublicMessage(firstErr))}
 	}
 	return p, nil
 }
@@ -187,7 +188,7 @@ func failedN(p *Plan) int {
 // sha256 and path of the file written.
 func execute(ctx context.Context, s *wiki.Store, g *links.Graph, p *Plan, a Action) (sha, rel string, notes []string, err error) {
 	if !slices.Contains(Kinds, a.Kind) {
-		return "", "", nil, wiki.Errorf(wiki.CodeInvalid, "%q is not an action", a.Kind)
+		return "", "", nil, store.Errorf(store.CodeInvalid, "%q is not an action", a.Kind)
 	}
 	if a.Kind != KindUpdateContext && a.Kind != KindAppendContextSection {
 		// Belt and braces: the schema and Check said so; say it again here.
@@ -195,7 +196,7 @@ func execute(ctx context.Context, s *wiki.Store, g *links.Graph, p *Plan, a Acti
 			return "", "", nil, err
 		}
 		if wiki.LayerOf(wiki.PagePath(a.Slug)) != wiki.LayerPages {
-			return "", "", nil, wiki.Errorf(wiki.CodeInvalid, "%s is not a page", a.Slug)
+			return "", "", nil, store.Errorf(store.CodeInvalid, "%s is not a page", a.Slug)
 		}
 	}
 	var sources []string
@@ -262,13 +263,13 @@ func execute(ctx context.Context, s *wiki.Store, g *links.Graph, p *Plan, a Acti
 		data, _ := s.ReadFile("context.md")
 		base := ""
 		if data != nil {
-			base = wiki.SHA256Hex(data)
+			base = store.SHA256Hex(data)
 		}
 		body := appendSection(string(contextBody(data)), a.Heading, a.Markdown)
 		w, err := s.WriteContext(ctx, wiki.ContextInput{Content: body, FoldedSources: p.Folded, BaseSHA256: base, BuiltBy: builtBy(p), Logged: true})
 		return w.SHA256, "", nil, err
 	}
-	return "", "", nil, wiki.Errorf(wiki.CodeInvalid, "%q is not an action", a.Kind)
+	return "", "", nil, store.Errorf(store.CodeInvalid, "%q is not an action", a.Kind)
 }
 
 func builtBy(p *Plan) string {
@@ -292,17 +293,17 @@ func readPage(s *wiki.Store, slug string) (pageNow, error) {
 	}
 	info, ok := w.page(slug)
 	if !ok {
-		return pageNow{}, wiki.Errorf(wiki.CodeNotFound, "page %s does not exist", wiki.PagePath(slug))
+		return pageNow{}, store.Errorf(store.CodeNotFound, "page %s does not exist", wiki.PagePath(slug))
 	}
 	data, err := s.ReadFile(info.Path)
 	if err != nil {
-		return pageNow{}, wiki.Errorf(wiki.CodeNotFound, "page %s cannot be read", info.Path)
+		return pageNow{}, store.Errorf(store.CodeNotFound, "page %s cannot be read", info.Path)
 	}
 	d, err := wiki.ParseDoc(info.Path, data)
 	if err != nil {
-		return pageNow{}, &wiki.Error{Code: wiki.CodeInvalid, Msg: wiki.PublicMessage(err) + "; the page was not changed", Err: err}
+		return pageNow{}, &store.Error{Code: store.CodeInvalid, Msg: store.PublicMessage(err) + "; the page was not changed", Err: err}
 	}
-	return pageNow{info: info, body: string(d.Body), sha: wiki.SHA256Hex(data)}, nil
+	return pageNow{info: info, body: string(d.Body), sha: store.SHA256Hex(data)}, nil
 }
 
 func mergeSources(have, add []string) []string {
@@ -348,6 +349,6 @@ func logOutcome(ctx context.Context, s *wiki.Store, p *Plan) {
 		title += " for " + p.Source
 	}
 	if _, err := s.AppendLog(ctx, wiki.LogInput{Op: op, Title: title, Details: strings.Join(details, "\n")}); err != nil {
-		wiki.CallFrom(ctx).AddWarning("log.md entry not written: " + wiki.PublicMessage(err))
+		store.CallFrom(ctx).AddWarning("log.md entry not written: " + store.PublicMessage(err))
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/model"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // Dir is where plans are kept: one <id>.json file each.
@@ -121,21 +122,21 @@ func NewBook(s *wiki.Store) *Book { return &Book{s: s} }
 func (b *Book) Load(id string) (*Plan, error) {
 	id = strings.TrimSpace(id)
 	if !ValidID(id) {
-		return nil, wiki.Errorf(wiki.CodeInvalid, "plan id %q is not of the form p-YYYYMMDD-HHMMSS-xxxxxx; llmwiki plans lists the plans", id)
+		return nil, store.Errorf(store.CodeInvalid, "plan id %q is not of the form p-YYYYMMDD-HHMMSS-xxxxxx; llmwiki plans lists the plans", id)
 	}
 	data, ok, err := b.s.ReadState(planPath(id))
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return nil, wiki.Errorf(wiki.CodeNotFound, "plan %s does not exist (finished plans are removed after a week); propose a new one", id)
+		return nil, store.Errorf(store.CodeNotFound, "plan %s does not exist (finished plans are removed after a week); propose a new one", id)
 	}
 	var p Plan
 	if err := json.Unmarshal(data, &p); err != nil {
-		return nil, wiki.Errorf(wiki.CodeInvalid, "plan %s is damaged and cannot be read; propose a new one", id)
+		return nil, store.Errorf(store.CodeInvalid, "plan %s is damaged and cannot be read; propose a new one", id)
 	}
 	if p.ID != id {
-		return nil, wiki.Errorf(wiki.CodeInvalid, "plan file %s names another plan (%s); propose a new one", id, p.ID)
+		return nil, store.Errorf(store.CodeInvalid, "plan file %s names another plan (%s); propose a new one", id, p.ID)
 	}
 	return &p, nil
 }
@@ -143,7 +144,7 @@ func (b *Book) Load(id string) (*Plan, error) {
 func (b *Book) write(p *Plan) error {
 	data, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
-		return wiki.Errorf(wiki.CodeInternal, "encode plan: %v", err)
+		return store.Errorf(store.CodeInternal, "encode plan: %v", err)
 	}
 	return b.s.WriteState(planPath(p.ID), append(data, '\n'))
 }
@@ -211,7 +212,7 @@ func (b *Book) Save(ctx context.Context, p *Plan) error {
 		held := b.Reserved(p.ID)
 		for _, s := range p.Reserved {
 			if other, ok := held[s]; ok {
-				return wiki.Errorf(wiki.CodeConflict, "page %s is reserved by pending plan %s; apply or let it expire (at most %s) first", s, other, TTL)
+				return store.Errorf(store.CodeConflict, "page %s is reserved by pending plan %s; apply or let it expire (at most %s) first", s, other, TTL)
 			}
 		}
 		b.prune(now)

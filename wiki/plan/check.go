@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // World is the wiki as a proposal is checked against it: its pages, the
@@ -43,7 +44,7 @@ func LoadWorld(s *wiki.Store, reserved map[string]string) (*World, error) {
 		}
 	}
 	if data, err := s.ReadFile("context.md"); err == nil {
-		w.ContextSHA256 = wiki.SHA256Hex(data)
+		w.ContextSHA256 = store.SHA256Hex(data)
 		w.ContextLines = lines(string(contextBody(data)))
 	}
 	return w, nil
@@ -75,7 +76,7 @@ func (w *World) PageSHA256(slug string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	return wiki.SHA256Hex(data), true
+	return store.SHA256Hex(data), true
 }
 
 // linksOf returns the link targets in the current body of a page.
@@ -136,14 +137,14 @@ func canonicalSlug(s string) error {
 		return err
 	}
 	if n != s || !wiki.ValidPageName(s) {
-		return wiki.Errorf(wiki.CodeInvalid, "%q is not a slug: use lowercase words joined by '-', like %q (a page in a folder: folder/name, as the page list shows it)", s, n)
+		return store.Errorf(store.CodeInvalid, "%q is not a slug: use lowercase words joined by '-', like %q (a page in a folder: folder/name, as the page list shows it)", s, n)
 	}
 	if first, _, nested := strings.Cut(s, "/"); nested && (first == "sources" || first == "pages") {
-		return wiki.Errorf(wiki.CodeInvalid, "%q is not a slug of a page: it starts with %q, but a slug names a page under pages/ without that prefix, and sources cannot be written", s, first+"/")
+		return store.Errorf(store.CodeInvalid, "%q is not a slug of a page: it starts with %q, but a slug names a page under pages/ without that prefix, and sources cannot be written", s, first+"/")
 	}
 	rel, err := wiki.CleanPath(wiki.PagePath(s))
 	if err != nil || wiki.LayerOf(rel) != wiki.LayerPages || rel != wiki.PagePath(s) {
-		return wiki.Errorf(wiki.CodeInvalid, "%q does not name a page under pages/", s)
+		return store.Errorf(store.CodeInvalid, "%q does not name a page under pages/", s)
 	}
 	return nil
 }
@@ -175,7 +176,7 @@ func Check(p *Proposal, w *World, opt CheckOptions) error {
 		errs = append(errs, fmt.Sprintf("actions[%d] (%s): %s", i, a.Kind, fmt.Sprintf(format, args...)))
 	}
 	if len(p.Actions) > MaxActions {
-		return wiki.Errorf(wiki.CodeInvalid, "the plan has %d actions; the limit is %d: propose the %d most important", len(p.Actions), MaxActions, MaxActions)
+		return store.Errorf(store.CodeInvalid, "the plan has %d actions; the limit is %d: propose the %d most important", len(p.Actions), MaxActions, MaxActions)
 	}
 	sel := func(i int) bool { return opt.Selected == nil || opt.Selected[i] }
 	// planned: every page the plan creates. Links may name any of them;
@@ -206,7 +207,7 @@ func Check(p *Proposal, w *World, opt CheckOptions) error {
 		pageKind := a.Kind != KindUpdateContext && a.Kind != KindAppendContextSection
 		if pageKind {
 			if err := canonicalSlug(a.Slug); err != nil {
-				bad(i, a, "%s (files under sources/, schema.md and .llmwiki/ cannot be written)", wiki.PublicMessage(err))
+				bad(i, a, "%s (files under sources/, schema.md and .llmwiki/ cannot be written)", store.PublicMessage(err))
 				continue
 			}
 		} else if a.Slug != "" || len(a.Links) > 0 || a.BaseSHA256 != "" {
@@ -291,7 +292,7 @@ func Check(p *Proposal, w *World, opt CheckOptions) error {
 			}
 			for _, l := range a.Links {
 				if err := canonicalSlug(l); err != nil {
-					bad(i, a, "link %s", wiki.PublicMessage(err))
+					bad(i, a, "link %s", store.PublicMessage(err))
 				} else if l == a.Slug {
 					bad(i, a, "a page does not link to itself")
 				} else if !w.resolves(l, planned) {
@@ -317,9 +318,9 @@ func Check(p *Proposal, w *World, opt CheckOptions) error {
 		more = fmt.Sprintf("; and %d more", len(errs)-8)
 		errs = errs[:8]
 	}
-	code := wiki.CodeInvalid
+	code := store.CodeInvalid
 	if conflict && len(errs) == 1 {
-		code = wiki.CodeConflict
+		code = store.CodeConflict
 	}
-	return wiki.Errorf(code, "the plan was rejected: %s%s", strings.Join(errs, "; "), more)
+	return store.Errorf(code, "the plan was rejected: %s%s", strings.Join(errs, "; "), more)
 }

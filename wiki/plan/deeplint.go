@@ -10,8 +10,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/model"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -68,7 +68,7 @@ func ParseClaims(reply []byte) ([]Claim, error) {
 	dec := json.NewDecoder(bytes.NewReader(reply))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&out); err != nil {
-		return nil, wiki.Errorf(wiki.CodeInvalid, "the reply does not decode as findings: %s", strings.TrimPrefix(err.Error(), "json: "))
+		return nil, store.Errorf(store.CodeInvalid, "the reply does not decode as findings: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	if out.Findings == nil {
 		out.Findings = []Claim{}
@@ -82,7 +82,7 @@ func ParseClaims(reply []byte) ([]Claim, error) {
 // quotes. It writes nothing.
 func (pr *Proposer) DeepLint(ctx context.Context, budget int) (*LintReview, error) {
 	if pr.Model == nil {
-		return nil, wiki.Errorf(wiki.CodeInvalid, "no model endpoint is configured; pass --base-url and --model (llmwiki doctor checks them)")
+		return nil, store.Errorf(store.CodeInvalid, "no model endpoint is configured; pass --base-url and --model (llmwiki doctor checks them)")
 	}
 	if budget <= 0 {
 		budget = DefaultLintBudget
@@ -99,7 +99,7 @@ func (pr *Proposer) DeepLint(ctx context.Context, budget int) (*LintReview, erro
 		body, _ := clipChars(string(contextBody(data)), left/4)
 		left -= chars(body)
 		fmt.Fprintf(&u, "\n<<<FILE context.md\n%s\n>>>FILE\n", body)
-		wiki.CallFrom(ctx).AddRead("context.md")
+		store.CallFrom(ctx).AddRead("context.md")
 	}
 	shown := 0
 	for _, p := range pages {
@@ -113,7 +113,7 @@ func (pr *Proposer) DeepLint(ctx context.Context, budget int) (*LintReview, erro
 		}
 		left -= chars(body)
 		shown++
-		wiki.CallFrom(ctx).AddRead(p.Path)
+		store.CallFrom(ctx).AddRead(p.Path)
 		fmt.Fprintf(&u, "\n<<<FILE %s (title %q, updated %s)\n%s\n>>>FILE\n", p.Path, p.Title, p.Updated, body)
 	}
 	fmt.Fprintf(&u, "\nTASK: Audit these %d of %d pages. Report contradictions (two passages that cannot both be true) and stale claims (a passage that a newer passage shows to be out of date). Each finding quotes its evidence verbatim: 8 to 300 characters copied exactly from the file named, a contradiction with two quotes from two places. Quotes are checked against the files and findings whose quotes are not found are dropped, so never paraphrase. Report nothing you are unsure of; an empty list is a fine answer.\n", shown, len(pages))

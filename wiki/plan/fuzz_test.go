@@ -7,6 +7,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/plan"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // FuzzParse feeds arbitrary replies to the plan parser. Whatever it accepts
@@ -46,8 +47,8 @@ func FuzzParse(f *testing.F) {
 			if p != nil {
 				t.Fatal("a plan and an error")
 			}
-			if wiki.CodeOf(err) != wiki.CodeInvalid {
-				t.Fatalf("code %s: %v", wiki.CodeOf(err), err)
+			if store.CodeOf(err) != store.CodeInvalid {
+				t.Fatalf("code %s: %v", store.CodeOf(err), err)
 			}
 			return
 		}

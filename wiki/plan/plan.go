@@ -13,6 +13,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/model"
 	"github.com/llmwiki/llmwiki/wiki/schemacheck"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -145,7 +146,7 @@ func Parse(reply []byte) (*Proposal, error) {
 	dec.DisallowUnknownFields()
 	var p Proposal
 	if err := dec.Decode(&p); err != nil {
-		return nil, wiki.Errorf(wiki.CodeInvalid, "the reply does not decode as a plan: %s", strings.TrimPrefix(err.Error(), "json: "))
+		return nil, store.Errorf(store.CodeInvalid, "the reply does not decode as a plan: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	if p.Actions == nil {
 		p.Actions = []Action{}
@@ -155,12 +156,12 @@ func Parse(reply []byte) (*Proposal, error) {
 	for i, a := range p.Actions {
 		if a.Slug != "" {
 			if err := canonicalSlug(a.Slug); err != nil {
-				return nil, wiki.Errorf(wiki.CodeInvalid, "the plan does not match the schema: actions[%d].slug: %s", i, wiki.PublicMessage(err))
+				return nil, store.Errorf(store.CodeInvalid, "the plan does not match the schema: actions[%d].slug: %s", i, store.PublicMessage(err))
 			}
 		}
 		for j, l := range a.Links {
 			if err := canonicalSlug(l); err != nil {
-				return nil, wiki.Errorf(wiki.CodeInvalid, "the plan does not match the schema: actions[%d].links[%d]: %s", i, j, wiki.PublicMessage(err))
+				return nil, store.Errorf(store.CodeInvalid, "the plan does not match the schema: actions[%d].links[%d]: %s", i, j, store.PublicMessage(err))
 			}
 		}
 	}
@@ -171,7 +172,7 @@ func Parse(reply []byte) (*Proposal, error) {
 func schemaError(doc any, err error) error {
 	vs, ok := schemacheck.Violations(err)
 	if !ok {
-		return wiki.Errorf(wiki.CodeInvalid, "the reply does not match the plan schema")
+		return store.Errorf(store.CodeInvalid, "the reply does not match the plan schema")
 	}
 	seen := map[string]bool{}
 	var msgs []string
@@ -188,7 +189,7 @@ func schemaError(doc any, err error) error {
 		more = fmt.Sprintf("; and %d more", len(msgs)-6)
 		msgs = msgs[:6]
 	}
-	return wiki.Errorf(wiki.CodeInvalid, "the plan does not match the schema: %s%s", strings.Join(msgs, "; "), more)
+	return store.Errorf(store.CodeInvalid, "the plan does not match the schema: %s%s", strings.Join(msgs, "; "), more)
 }
 
 func describeViolation(doc any, v schemacheck.Violation) string {

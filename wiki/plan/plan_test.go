@@ -16,6 +16,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki/model"
 	"github.com/llmwiki/llmwiki/wiki/model/modeltest"
 	"github.com/llmwiki/llmwiki/wiki/plan"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -81,7 +82,7 @@ func (f *fixture) pageSHA(t *testing.T, slug string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return wiki.SHA256Hex(data)
+	return store.SHA256Hex(data)
 }
 
 func (f *fixture) ingest(t *testing.T) (*plan.Plan, error) {
@@ -222,7 +223,7 @@ func TestInvalidTwiceFailsWithBothErrorsNothingWritten(t *testing.T) {
 	if err == nil {
 		t.Fatal("accepted")
 	}
-	msg := wiki.PublicMessage(err)
+	msg := store.PublicMessage(err)
 	for _, want := range []string{"rejected twice", "First reply: the reply is not valid JSON", "Retry: the plan does not match the schema", "missing properties"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("%q lacks %q", msg, want)
@@ -256,8 +257,8 @@ func TestActionNamingAPathIsRejected(t *testing.T) {
 			if err == nil {
 				t.Fatal("accepted")
 			}
-			if !strings.Contains(wiki.PublicMessage(err), "not a slug") {
-				t.Errorf("message %q", wiki.PublicMessage(err))
+			if !strings.Contains(store.PublicMessage(err), "not a slug") {
+				t.Errorf("message %q", store.PublicMessage(err))
 			}
 			if d := wikitest.DiffHashes(before, f.hashes(t)); len(d) != 0 {
 				t.Errorf("wrote: %v", d)
@@ -282,7 +283,7 @@ func TestTamperedPlanIsRejectedByExecutor(t *testing.T) {
 		}
 		before := f.hashes(t)
 		_, err = plan.Apply(context.Background(), f.store, links.Open(f.store), p.ID, all(p))
-		if err == nil || !strings.Contains(wiki.PublicMessage(err), "not a slug") {
+		if err == nil || !strings.Contains(store.PublicMessage(err), "not a slug") {
 			t.Errorf("%s: %v", slug, err)
 		}
 		if d := wikitest.DiffHashes(before, f.hashes(t)); len(d) != 0 {
@@ -296,7 +297,7 @@ func TestUnknownActionKindRejectsWholePlan(t *testing.T) {
 	f := newFixture(t, bad, bad)
 	before := f.hashes(t)
 	_, err := f.ingest(t)
-	msg := wiki.PublicMessage(err)
+	msg := store.PublicMessage(err)
 	if err == nil || !strings.Contains(msg, `actions[1].kind is "delete_page", which is not an action; the only kinds are create_page, update_page`) {
 		t.Fatalf("err = %v", msg)
 	}
@@ -313,7 +314,7 @@ func Test21ActionsRejected(t *testing.T) {
 	bad := doc(tk, acts...)
 	f := newFixture(t, bad, bad)
 	_, err := f.ingest(t)
-	if err == nil || !strings.Contains(wiki.PublicMessage(err), "more than 20 actions") {
+	if err == nil || !strings.Contains(store.PublicMessage(err), "more than 20 actions") {
 		t.Fatalf("err = %v", err)
 	}
 	// 20 is fine.
@@ -401,7 +402,7 @@ func TestExpiredPlanCannotBeApplied(t *testing.T) {
 	f.clock.add(10*time.Minute + time.Second)
 	before := f.hashes(t)
 	_, err = plan.Apply(context.Background(), f.store, links.Open(f.store), p.ID, all(p))
-	if err == nil || wiki.CodeOf(err) != wiki.CodeConflict || !strings.Contains(err.Error(), "expired at 2026-11-29 10:10:00 UTC") {
+	if err == nil || store.CodeOf(err) != store.CodeConflict || !strings.Contains(err.Error(), "expired at 2026-11-29 10:10:00 UTC") {
 		t.Fatalf("err = %v", err)
 	}
 	if d := wikitest.DiffHashes(before, f.hashes(t)); len(d) != 0 {
@@ -459,7 +460,7 @@ func TestSaveRefusesAReservedSlug(t *testing.T) {
 	for _, err := range errs {
 		if err == nil {
 			ok++
-		} else if wiki.CodeOf(err) != wiki.CodeConflict {
+		} else if store.CodeOf(err) != store.CodeConflict {
 			t.Errorf("err = %v", err)
 		}
 	}
@@ -488,7 +489,7 @@ func TestUpdatePageNeedsTheShownSHA(t *testing.T) {
 	}
 	// The page changes between proposal and approval: conflict, nothing written.
 	cur, _ := os.ReadFile(filepath.Join(f.dir, "pages", "electron.md"))
-	if _, err := f.store.WritePage(context.Background(), wiki.PageInput{Title: "Electron", Slug: "electron", Body: "Changed by a person.\n", BaseSHA256: wiki.SHA256Hex(cur)}); err != nil {
+	if _, err := f.store.WritePage(context.Background(), wiki.PageInput{Title: "Electron", Slug: "electron", Body: "Changed by a person.\n", BaseSHA256: store.SHA256Hex(cur)}); err != nil {
 		t.Fatal(err)
 	}
 	before := f.hashes(t)
@@ -506,7 +507,7 @@ func TestLinksOnlyToExistingOrPlannedPages(t *testing.T) {
 	badLinks := doc(tk, map[string]any{"kind": "add_links", "slug": "electron", "links": []string{"missing-page"}})
 	f := newFixture(t, bad, badLinks)
 	_, err := f.ingest(t)
-	msg := wiki.PublicMessage(err)
+	msg := store.PublicMessage(err)
 	if err == nil || !strings.Contains(msg, "links to [[nowhere]]") || strings.Contains(msg, "in code") || !strings.Contains(msg, "link [[missing-page]] names no existing page") {
 		t.Errorf("err = %v", msg)
 	}
@@ -544,7 +545,7 @@ func TestBuildProposesContext(t *testing.T) {
 	// Over the cap: rejected with the count.
 	long := doc(tk, map[string]any{"kind": "update_context", "markdown": strings.Repeat("line\n", 401)})
 	f2 := newFixture(t, long, long)
-	if _, err := f2.pr.Build(context.Background(), plan.BuildInput{}); err == nil || !strings.Contains(wiki.PublicMessage(err), "capped at 400 lines and this has 401") {
+	if _, err := f2.pr.Build(context.Background(), plan.BuildInput{}); err == nil || !strings.Contains(store.PublicMessage(err), "capped at 400 lines and this has 401") {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -554,7 +555,7 @@ func TestEndpointDownAndSlow(t *testing.T) {
 	f.srv.Close()
 	before := f.hashes(t)
 	_, err := f.ingest(t)
-	if err == nil || !strings.Contains(wiki.PublicMessage(err), "cannot reach the model endpoint") {
+	if err == nil || !strings.Contains(store.PublicMessage(err), "cannot reach the model endpoint") {
 		t.Errorf("down: %v", err)
 	}
 	if d := wikitest.DiffHashes(before, f.hashes(t)); len(d) != 0 {
@@ -569,15 +570,15 @@ func TestEndpointDownAndSlow(t *testing.T) {
 	slow.pr.Model = mc
 	start := time.Now()
 	_, err = slow.ingest(t)
-	if err == nil || !strings.Contains(wiki.PublicMessage(err), "did not answer within 200ms") || time.Since(start) > 20*time.Second {
+	if err == nil || !strings.Contains(store.PublicMessage(err), "did not answer within 200ms") || time.Since(start) > 20*time.Second {
 		t.Errorf("slow: %v after %v", err, time.Since(start))
 	}
 }
 
 func TestAuditLineCarriesUsage(t *testing.T) {
 	f := newFixture(t, validPlan())
-	call := wiki.NewCall("cli:ingest", f.store.SessionID(), nil)
-	ctx := wiki.WithCall(context.Background(), call)
+	call := store.NewCall("cli:ingest", f.store.SessionID(), nil)
+	ctx := store.WithCall(context.Background(), call)
 	p, err := f.pr.Ingest(ctx, plan.IngestInput{Source: "sources/ipc.md"})
 	if err != nil {
 		t.Fatal(err)
@@ -709,7 +710,7 @@ func TestPlanOnNestedPages(t *testing.T) {
 	if _, err := f.store.SaveSource(ctx, wiki.SourceInput{Path: "sources/graph.md", Content: "# Local graph\n\nThe local graph view shows the links of one note; its depth setting limits the graph.\n"}); err != nil {
 		t.Fatal(err)
 	}
-	sha := wiki.SHA256Hex([]byte(raw))
+	sha := store.SHA256Hex([]byte(raw))
 	f.srv.Push(doc(tk,
 		create("en/plugins/local-graph", "Local graph", "The local graph shows one note's links; see [[en/plugins/graph-view]].\n"),
 		map[string]any{"kind": "update_page", "slug": "en/plugins/graph-view", "base_sha256": sha, "markdown": "The graph view shows notes as nodes and links as edges. A local graph shows one note.\n"},
@@ -801,7 +802,7 @@ func TestHostileNestedSlugsAreRefused(t *testing.T) {
 				if err == nil {
 					t.Fatal("accepted")
 				}
-				if msg := wiki.PublicMessage(err); !strings.Contains(msg, "rejected twice") {
+				if msg := store.PublicMessage(err); !strings.Contains(msg, "rejected twice") {
 					t.Errorf("message %q", msg)
 				}
 				if d := wikitest.DiffHashes(before, f.hashes(t)); len(d) != 0 {
@@ -834,7 +835,7 @@ func TestIngestLegacyEncodedSource(t *testing.T) {
 		t.Fatalf("the model was not sent the decoded text")
 	}
 	_, err := f.pr.Ingest(context.Background(), plan.IngestInput{Source: "sources/blob.md"})
-	if wiki.CodeOf(err) != wiki.CodeInvalid || !strings.Contains(err.Error(), "binary") {
+	if store.CodeOf(err) != store.CodeInvalid || !strings.Contains(err.Error(), "binary") {
 		t.Fatalf("ingest of a binary source: %v, want invalid: binary", err)
 	}
 }

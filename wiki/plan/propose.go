@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/model"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // Budgets of what one prompt shows the model, in characters.
@@ -50,18 +51,18 @@ func (pr *Proposer) Ingest(ctx context.Context, in IngestInput) (*Plan, error) {
 		return nil, err
 	}
 	if l := wiki.LayerOf(src); l != wiki.LayerSources && l != wiki.LayerResearch {
-		return nil, wiki.Errorf(wiki.CodeInvalid, "%s is not under sources/; save the document with save_source first", src)
+		return nil, store.Errorf(store.CodeInvalid, "%s is not under sources/; save the document with save_source first", src)
 	}
 	data, err := pr.Store.ReadFile(src)
 	if err != nil {
-		return nil, wiki.Errorf(wiki.CodeNotFound, "source %s does not exist; save it with save_source (or llmwiki ingest FILE) first", src)
+		return nil, store.Errorf(store.CodeNotFound, "source %s does not exist; save it with save_source (or llmwiki ingest FILE) first", src)
 	}
 	dec := wiki.Decode(data) // the text read_page shows (Latin-1, UTF-16 decoded)
 	if dec.Binary {
-		return nil, wiki.Errorf(wiki.CodeInvalid, "source %s is a binary file (%s); only text can be ingested", src, wiki.MediaType(src, data))
+		return nil, store.Errorf(store.CodeInvalid, "source %s is a binary file (%s); only text can be ingested", src, wiki.MediaType(src, data))
 	}
 	body := string(dec.Text)
-	wiki.CallFrom(ctx).AddRead(src)
+	store.CallFrom(ctx).AddRead(src)
 	book := NewBook(pr.Store)
 	w, err := LoadWorld(pr.Store, book.Reserved(""))
 	if err != nil {
@@ -83,7 +84,7 @@ func (pr *Proposer) Ingest(ctx context.Context, in IngestInput) (*Plan, error) {
 	base := Plan{Op: "ingest", Source: src, Folded: []string{src}}
 	return pr.propose(ctx, req, base, func(p *Proposal) error {
 		if len(p.Takeaways) == 0 {
-			return wiki.Errorf(wiki.CodeInvalid, "\"takeaways\" is empty; give the source's key points, one sentence each")
+			return store.Errorf(store.CodeInvalid, "\"takeaways\" is empty; give the source's key points, one sentence each")
 		}
 		return nil
 	})
@@ -116,7 +117,7 @@ func (pr *Proposer) Build(ctx context.Context, in BuildInput) (*Plan, error) {
 	cur := ""
 	if data, err := pr.Store.ReadFile("context.md"); err == nil {
 		cur = string(contextBody(data))
-		wiki.CallFrom(ctx).AddRead("context.md")
+		store.CallFrom(ctx).AddRead("context.md")
 	}
 	fmt.Fprintf(&u, "\nCURRENT context.md (%d lines; cap %d lines):\n<<<CONTEXT\n%s\n>>>CONTEXT\n", w.ContextLines, w.Cap, cur)
 	var folded []string
@@ -148,7 +149,7 @@ func (pr *Proposer) Build(ctx context.Context, in BuildInput) (*Plan, error) {
 			}
 		}
 		if n != 1 {
-			return wiki.Errorf(wiki.CodeInvalid, "a build plan needs exactly one update_context action (it has %d)", n)
+			return store.Errorf(store.CodeInvalid, "a build plan needs exactly one update_context action (it has %d)", n)
 		}
 		return nil
 	})
@@ -157,7 +158,7 @@ func (pr *Proposer) Build(ctx context.Context, in BuildInput) (*Plan, error) {
 // propose runs the completion (one retry) and saves the plan.
 func (pr *Proposer) propose(ctx context.Context, req model.Request, base Plan, extra func(*Proposal) error) (*Plan, error) {
 	if pr.Model == nil {
-		return nil, wiki.Errorf(wiki.CodeInvalid, "no model endpoint is configured; start llmwiki with --base-url and --model (llmwiki doctor checks them)")
+		return nil, store.Errorf(store.CodeInvalid, "no model endpoint is configured; start llmwiki with --base-url and --model (llmwiki doctor checks them)")
 	}
 	book := NewBook(pr.Store)
 	var got *Proposal
@@ -192,8 +193,8 @@ func (pr *Proposer) propose(ctx context.Context, req model.Request, base Plan, e
 	if err := book.Save(ctx, &p); err != nil {
 		return nil, err
 	}
-	wiki.CallFrom(ctx).SetExtra("plan_id", p.ID)
-	wiki.CallFrom(ctx).SetExtra("actions", len(p.Actions))
+	store.CallFrom(ctx).SetExtra("plan_id", p.ID)
+	store.CallFrom(ctx).SetExtra("actions", len(p.Actions))
 	return &p, nil
 }
 
@@ -308,8 +309,8 @@ func (pr *Proposer) writeRelated(ctx context.Context, u *strings.Builder, w *Wor
 			u.WriteString("\nRELATED PAGES IN FULL (you may update_page these, with the sha256 given):\n")
 		}
 		shown++
-		wiki.CallFrom(ctx).AddRead(c.p.Path)
-		fmt.Fprintf(u, "<<<PAGE slug=%s sha256=%s title=%q\n%s\n>>>PAGE\n", strings.TrimPrefix(wiki.PageKey(c.p.Path), "pages/"), wiki.SHA256Hex(data), c.p.Title, body)
+		store.CallFrom(ctx).AddRead(c.p.Path)
+		fmt.Fprintf(u, "<<<PAGE slug=%s sha256=%s title=%q\n%s\n>>>PAGE\n", strings.TrimPrefix(wiki.PageKey(c.p.Path), "pages/"), store.SHA256Hex(data), c.p.Title, body)
 	}
 }
 
@@ -338,7 +339,7 @@ func (pr *Proposer) writePageBodies(ctx context.Context, u *strings.Builder, w *
 			u.WriteString("\nPAGES (most recently updated first):\n")
 		}
 		shown++
-		wiki.CallFrom(ctx).AddRead(p.Path)
+		store.CallFrom(ctx).AddRead(p.Path)
 		fmt.Fprintf(u, "<<<PAGE %s (%q)\n%s\n>>>PAGE\n", strings.TrimPrefix(wiki.PageKey(p.Path), "pages/"), p.Title, body)
 	}
 }

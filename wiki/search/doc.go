@@ -4,7 +4,7 @@
 //
 // # Keeping in step
 //
-// [Index] implements [wiki.Derived]: registered with [wiki.Store.AddDerived],
+// [Index] implements [store.Derived]: registered with [wiki.Store.AddDerived],
 // it indexes the files of every committed write inside that write's call. A
 // failed update marks the index stale in the store (load_project and every
 // search result say so) and the next search reconciles at once, which

@@ -21,6 +21,7 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/gofrs/flock"
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // StateDir is the folder of the search index's state, inside the project.
@@ -63,8 +64,8 @@ type Status struct {
 	Reason string `json:"reason,omitempty" jsonschema:"why the state is not ready; or what the last repair did"`
 	// Skipped counts the files where pages and sources go that the index
 	// does not hold, by reason (wiki.SkipBinary, wiki.SkipUnservableName,
-	// wiki.SkipUnreadable, wiki.SkipNotRegular);
-	// SkippedExamples names up to [wiki.SkipExamples] of each, first by path.
+	// wiki.SkipUnreadable, store.SkipNotRegular);
+	// SkippedExamples names up to [store.SkipExamples] of each, first by path.
 	// validate_structure names every one of them.
 	Skipped         map[string]int      `json:"skipped,omitempty" jsonschema:"files under pages/ and sources/ that search does not cover, counted by reason (binary: not text; unservable name: a name the tools cannot use, or a hidden .md file; unreadable: reading failed; not a regular file: a FIFO, socket or device, never opened); validate_structure lists each"`
 	SkippedExamples map[string][]string `json:"skipped_examples,omitempty" jsonschema:"a few paths of each skipped reason"`
@@ -114,7 +115,7 @@ type manifest struct {
 }
 
 // Index is the search index of one project, kept in step with its files. It
-// implements [wiki.Derived]: register it with [wiki.Store.AddDerived] so every
+// implements [store.Derived]: register it with [wiki.Store.AddDerived] so every
 // audited write updates it in the same call. Open it with [Open], then
 // [Index.Start]; searches wait for the first build.
 type Index struct {
@@ -146,7 +147,7 @@ type Index struct {
 	// pages and sources go to the reason (wiki.SkipBinary, ...), for
 	// [Status].Skipped: binary files as the manifest records them, names
 	// llmwiki will not serve as the last walk or reported change saw them.
-	skips wiki.Skips
+	skips store.Skips
 
 	opMu     sync.Mutex // serialises changes to the index and manifest
 	man      manifest
@@ -744,7 +745,7 @@ type fileStat struct {
 // walk lists every indexable file with its size and mtime: pages/**.md,
 // sources/** and context.md. Hidden files and folders, writer temp files and
 // symlinks are skipped. Each folder is listed without a stat per entry and
-// each file stated by name in its folder ([wiki.Dir]): one system call per
+// each file stated by name in its folder ([store.Dir]): one system call per
 // file, not the two an os.Root's ReadDir and Info make (see listing.go).
 func (x *Index) walk() *listing {
 	return x.walkFrom(nil)
@@ -760,7 +761,7 @@ func (x *Index) walkFrom(l *lister) *listing {
 			if fi, err := root.Lstat(top); err != nil || !fi.IsDir() {
 				continue
 			}
-			r, err := wiki.OpenRootDir(root, top)
+			r, err := store.OpenRootDir(root, top)
 			if err != nil {
 				continue
 			}
@@ -770,7 +771,7 @@ func (x *Index) walkFrom(l *lister) *listing {
 	}
 	if fi, err := root.Lstat("context.md"); err == nil && fi.Mode().IsRegular() {
 		l.addStat("", "context.md", fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano()})
-	} else if err == nil && wiki.IsSpecial(fi.Mode()) {
+	} else if err == nil && store.IsSpecial(fi.Mode()) {
 		l.special = append(l.special, "context.md")
 	}
 	return l.finish()
@@ -780,7 +781,7 @@ func (x *Index) walkFrom(l *lister) *listing {
 // a kind of file it indexes, not hidden, not a writer's temp file. Every walk
 // of the index (the start walk, a reported folder) uses it.
 func indexable(rel string) bool {
-	return !strings.HasPrefix(path.Base(rel), ".") && !wiki.IsTempName(rel) && kindOf(rel) != "" && wiki.UnservableName(rel) == ""
+	return !strings.HasPrefix(path.Base(rel), ".") && !store.IsTempName(rel) && kindOf(rel) != "" && wiki.UnservableName(rel) == ""
 }
 
 // skipReason is the reason a file the manifest records is not indexed, ""
@@ -860,7 +861,7 @@ func (x *Index) reconcileWalk(progress bool, w walkResult) error {
 	// Unreadable files are not in the manifest, so the walk's todo
 	// holds every one still there and reading it records it again.
 	x.resetSkipsLocked(wiki.SkipUnreadable, nil)
-	x.resetSkipsLocked(wiki.SkipNotRegular, w.files.special)
+	x.resetSkipsLocked(store.SkipNotRegular, w.files.special)
 	x.mu.Unlock()
 	todo, gone := x.compareWalk(w.files)
 	sort.Slice(todo, func(i, j int) bool { return todo[i].path < todo[j].path })
@@ -993,8 +994,8 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 				changed++
 			}
 			reason := "" // gone, or a folder or link: nothing to count
-			if err == nil && wiki.IsSpecial(fi.Mode()) && indexable(p) {
-				reason = wiki.SkipNotRegular // a FIFO or device: never opened
+			if err == nil && store.IsSpecial(fi.Mode()) && indexable(p) {
+				reason = store.SkipNotRegular // a FIFO or device: never opened
 			}
 			x.setSkip(p, reason)
 			continue
@@ -1021,7 +1022,7 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 			x.setSkip(p, wiki.SkipUnreadable)
 			continue
 		}
-		sum := wiki.SHA256Hex(data)
+		sum := store.SHA256Hex(data)
 		if had && rec.SHA == sum {
 			rec.Size, rec.MTime = st.size, st.mtime
 			x.man.Files[p] = rec
@@ -1111,11 +1112,11 @@ func (x *Index) safeBatch(idx bleve.Index, g *guard, b *bleve.Batch) error {
 	return err
 }
 
-// Apply indexes the committed changes of one audited write (wiki.Derived).
+// Apply indexes the committed changes of one audited write (store.Derived).
 // It runs inside the write, under the project lock; an error makes the store
 // mark the index stale and say so in the call's warnings.
-func (x *Index) Apply(ctx context.Context, changes []wiki.Change) (err error) {
-	var todo []wiki.Change
+func (x *Index) Apply(ctx context.Context, changes []store.Change) (err error) {
+	var todo []store.Change
 	for _, c := range changes {
 		if kindOf(c.Path) == "" {
 			continue
@@ -1125,7 +1126,7 @@ func (x *Index) Apply(ctx context.Context, changes []wiki.Change) (err error) {
 			// (a hidden .md source): counted, never indexed, as the walk
 			// would have it.
 			reason := wiki.SkipUnservableName
-			if c.Op == wiki.OpDelete {
+			if c.Op == store.OpDelete {
 				reason = ""
 			}
 			x.setSkip(c.Path, reason)
@@ -1150,13 +1151,13 @@ func (x *Index) Apply(ctx context.Context, changes []wiki.Change) (err error) {
 	x.mu.RUnlock()
 	if idx == nil {
 		if state == StateFailed {
-			return wiki.Errorf(wiki.CodeInternal, "the search index is unavailable (%s); the next search rebuilds it from the files, this change included", reason)
+			return store.Errorf(store.CodeInternal, "the search index is unavailable (%s); the next search rebuilds it from the files, this change included", reason)
 		}
-		return wiki.Errorf(wiki.CodeInternal, "the search index is being built; the build picks up this change")
+		return store.Errorf(store.CodeInternal, "the search index is being built; the build picks up this change")
 	}
 	if err := g.check(idx); err != nil {
 		damaged = err
-		return wiki.Errorf(wiki.CodeInternal, "the search index was found damaged (%s) and is being rebuilt from the files, this change included", shortErr(err))
+		return store.Errorf(store.CodeInternal, "the search index was found damaged (%s) and is being rebuilt from the files, this change included", shortErr(err))
 	}
 	// forget makes the manifest forget these files, so that the next
 	// reconciliation (at once, since the store marks the index stale)
@@ -1171,14 +1172,14 @@ func (x *Index) Apply(ctx context.Context, changes []wiki.Change) (err error) {
 	b := idx.NewBatch()
 	recs := map[string]fileRec{}
 	for _, c := range todo {
-		if c.Op == wiki.OpDelete {
+		if c.Op == store.OpDelete {
 			b.Delete(c.Path)
 			continue
 		}
 		fi, err := x.st.Root().Lstat(c.Path)
 		if err != nil {
 			forget()
-			return wiki.Errorf(wiki.CodeInternal, "search index: %s vanished after it was written; the next search reconciles the index with the files", c.Path)
+			return store.Errorf(store.CodeInternal, "search index: %s vanished after it was written; the next search reconciles the index with the files", c.Path)
 		}
 		dec := wiki.Decode(c.Data)
 		skipped := dec.Binary
@@ -1187,21 +1188,21 @@ func (x *Index) Apply(ctx context.Context, changes []wiki.Change) (err error) {
 			doc, _ := buildDoc(c.Path, dec.Text, lang)
 			if err := b.Index(c.Path, doc); err != nil {
 				forget()
-				return &wiki.Error{Code: wiki.CodeInternal, Msg: "search index: " + c.Path + " could not be indexed; the next search tries again", Err: err}
+				return &store.Error{Code: store.CodeInternal, Msg: "search index: " + c.Path + " could not be indexed; the next search tries again", Err: err}
 			}
 			lens = lensOf(doc)
 		} else if rec, ok := x.man.Files[c.Path]; ok && !rec.Skipped {
 			b.Delete(c.Path)
 		}
-		recs[c.Path] = fileRec{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), SHA: wiki.SHA256Hex(c.Data), Skipped: skipped, Len: lens}
+		recs[c.Path] = fileRec{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), SHA: store.SHA256Hex(c.Data), Skipped: skipped, Len: lens}
 	}
 	if err := x.safeBatch(idx, g, b); err != nil {
 		forget()
 		damaged = err
-		return &wiki.Error{Code: wiki.CodeInternal, Msg: "the search index failed while indexing this change and is being rebuilt from the files, this change included", Err: err}
+		return &store.Error{Code: store.CodeInternal, Msg: "the search index failed while indexing this change and is being rebuilt from the files, this change included", Err: err}
 	}
 	for _, c := range todo {
-		if c.Op == wiki.OpDelete {
+		if c.Op == store.OpDelete {
 			delete(x.man.Files, c.Path)
 			x.setSkip(c.Path, "")
 		} else {
@@ -1390,7 +1391,7 @@ func (x *Index) Wait(ctx context.Context) error {
 	return ctx.Err()
 }
 
-var _ wiki.Derived = (*Index)(nil)
+var _ store.Derived = (*Index)(nil)
 
 // relPath is used in error messages; it never names a host path.
 func relPath(p string) string { return path.Clean(p) }

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // A walk of the files, as the start of a server and a full reconciliation
@@ -17,7 +18,7 @@ import (
 // index too) and one stat per file. So:
 //
 //   - a folder's files are stated by a pool of GOMAXPROCS goroutines, each
-//     on its own duplicate of the folder's descriptor ([wiki.Dir.Dup]),
+//     on its own duplicate of the folder's descriptor ([store.Dir.Dup]),
 //     while the walk goes on listing and watching the next folders;
 //   - the walk keeps each folder's names and stats as the folder listed
 //     them, never a map of 44k paths: the reconciliation looks each file up
@@ -107,7 +108,7 @@ type statTask struct {
 
 // sharedDir is a folder handle shared by the chunks of one folder.
 type sharedDir struct {
-	d    *wiki.Dir
+	d    *store.Dir
 	mu   sync.Mutex
 	left int
 }
@@ -146,12 +147,12 @@ func newLister() *lister {
 // rel, under pages/ or sources/) and queues their stats. d may be closed
 // once add returns. A folder whose handle cannot be duplicated is stated
 // at once.
-func (l *lister) add(d *wiki.Dir, rel string, ents []wiki.DirEntry) {
+func (l *lister) add(d *store.Dir, rel string, ents []store.DirEntry) {
 	pages := wiki.LayerOf(rel) == wiki.LayerPages
 	dirOK := wiki.UnservableName(rel+"/x") == ""
 	var names []string
 	for _, e := range ents {
-		if wiki.IsSpecial(e.Type) && indexableIn(pages, e.Name) {
+		if store.IsSpecial(e.Type) && indexableIn(pages, e.Name) {
 			l.special = append(l.special, rel+"/"+e.Name)
 			continue
 		}
@@ -214,7 +215,7 @@ func (l *lister) finish() *listing {
 // walkDir lists the indexable files under the folder r (at rel) into l.
 // Unreadable folders and files are left out, as a walk's errors are.
 func walkDir(r *os.Root, rel string, l *lister) {
-	d, err := wiki.OpenDir(r)
+	d, err := store.OpenDir(r)
 	if err != nil {
 		return
 	}
@@ -225,7 +226,7 @@ func walkDir(r *os.Root, rel string, l *lister) {
 		if strings.HasPrefix(e.Name, ".") || !e.Type.IsDir() {
 			continue
 		}
-		if sub, err := wiki.OpenRootDir(r, e.Name); err == nil {
+		if sub, err := store.OpenRootDir(r, e.Name); err == nil {
 			walkDir(sub, rel+"/"+e.Name, l)
 			sub.Close()
 		}
@@ -236,7 +237,7 @@ func walkDir(r *os.Root, rel string, l *lister) {
 // folder dir under pages/ (pages true) or sources/, without building the
 // path: under pages/ only .md files are indexed, under sources/ every file.
 func indexableIn(pages bool, name string) bool {
-	if strings.HasPrefix(name, ".") || wiki.IsTempName(name) {
+	if strings.HasPrefix(name, ".") || store.IsTempName(name) {
 		return false
 	}
 	return !pages || strings.EqualFold(path.Ext(name), ".md")

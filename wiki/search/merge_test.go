@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -56,7 +57,7 @@ func BenchmarkWriteChurn(b *testing.B) {
 		cpu0 := cpuTime()
 		for k := 0; k < writes; k++ {
 			data := fmt.Appendf(nil, "# Churn %d\n\nUpdate %d of this page mentions qwxz%d and tar archives.\n", k, k, k)
-			if err := x.Apply(ctx, []wiki.Change{{Path: pages[k%len(pages)], Op: wiki.OpReplace, Data: data}}); err != nil {
+			if err := x.Apply(ctx, []store.Change{{Path: pages[k%len(pages)], Op: store.OpReplace, Data: data}}); err != nil {
 				b.Fatal(err)
 			}
 			time.Sleep(75 * time.Millisecond)
@@ -116,7 +117,7 @@ func TestBigBuildEndsCompacted(t *testing.T) {
 	ctx := context.Background()
 	for k := 0; k < 30; k++ {
 		data := fmt.Appendf(nil, "# Page %d\n\nRewritten %d.\n", k, k)
-		if err := x.Apply(ctx, []wiki.Change{{Path: fmt.Sprintf("pages/p%04d.md", k), Op: wiki.OpReplace, Data: data}}); err != nil {
+		if err := x.Apply(ctx, []store.Change{{Path: fmt.Sprintf("pages/p%04d.md", k), Op: store.OpReplace, Data: data}}); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(20 * time.Millisecond)

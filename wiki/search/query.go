@@ -15,7 +15,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
-	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // Limits of a search.
@@ -152,7 +152,7 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 	res.QueryNotes = append(res.QueryNotes, notes...)
 	if len(groups) == 0 {
 		res.Index = x.Status()
-		return res, wiki.Errorf(wiki.CodeInvalid, "the query %q has no words to search for (punctuation and symbols alone are not indexed); search for words, names or numbers", clip(q.Text, 60))
+		return res, store.Errorf(store.CodeInvalid, "the query %q has no words to search for (punctuation and symbols alone are not indexed); search for words, names or numbers", clip(q.Text, 60))
 	}
 	bq := buildQuery(groups, q.Match, codeAsk)
 	if f := filterQuery(q); f != nil {
@@ -164,9 +164,9 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 	if idx == nil {
 		res.Index = x.Status()
 		if state == StateFailed {
-			return res, wiki.Errorf(wiki.CodeInternal, "the search index is unavailable: %s; it is rebuilt at the next search, or delete %s and retry", reason, StateDir)
+			return res, store.Errorf(store.CodeInternal, "the search index is unavailable: %s; it is rebuilt at the next search, or delete %s and retry", reason, StateDir)
 		}
-		return res, wiki.Errorf(wiki.CodeConflict, "the search index is being rebuilt (%s); retry in a moment", reason)
+		return res, store.Errorf(store.CodeConflict, "the search index is being rebuilt (%s); retry in a moment", reason)
 	}
 	// The first rerankDepth hits are re-ranked (see rerank); a page within
 	// them needs all of them, a page past them does not.
@@ -193,12 +193,12 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return res, wiki.Errorf(wiki.CodeCancelled, "the search was cancelled")
+			return res, store.Errorf(store.CodeCancelled, "the search was cancelled")
 		}
 		x.log.Error("search failed; rebuilding the index", "err", err)
 		x.restart("rebuilt: a search failed to read the index (" + shortErr(err) + ")")
 		res.Index = x.Status()
-		return res, wiki.Errorf(wiki.CodeInternal, "the search index could not be read and is being rebuilt; retry in a moment")
+		return res, store.Errorf(store.CodeInternal, "the search index could not be read and is being rebuilt; retry in a moment")
 	}
 	res.Total = int(sr.Total)
 	if res.Total == 0 && q.Scope == ScopePages {
@@ -355,10 +355,10 @@ func clip(s string, n int) string {
 // normalise checks and fills in the defaults of q.
 func normalise(q *Query, res *Result) error {
 	if !utf8.ValidString(q.Text) {
-		return wiki.Errorf(wiki.CodeInvalid, "the query is not valid UTF-8 text")
+		return store.Errorf(store.CodeInvalid, "the query is not valid UTF-8 text")
 	}
 	if strings.TrimSpace(q.Text) == "" {
-		return wiki.Errorf(wiki.CodeInvalid, "the query is empty; give the words to search for")
+		return store.Errorf(store.CodeInvalid, "the query is empty; give the words to search for")
 	}
 	if len(q.Text) > MaxQueryBytes {
 		cut := MaxQueryBytes
@@ -374,7 +374,7 @@ func normalise(q *Query, res *Result) error {
 	case MatchAll, MatchAny, MatchPhrase:
 		q.Match = strings.ToLower(q.Match)
 	default:
-		return wiki.Errorf(wiki.CodeInvalid, "match %q is not one of all, any, phrase (or best, the default)", q.Match)
+		return store.Errorf(store.CodeInvalid, "match %q is not one of all, any, phrase (or best, the default)", q.Match)
 	}
 	switch strings.ToLower(q.Scope) {
 	case "", ScopePages:
@@ -382,10 +382,10 @@ func normalise(q *Query, res *Result) error {
 	case ScopeSources, ScopeContext, ScopeAll:
 		q.Scope = strings.ToLower(q.Scope)
 	default:
-		return wiki.Errorf(wiki.CodeInvalid, "scope %q is not one of pages, sources, context, all", q.Scope)
+		return store.Errorf(store.CodeInvalid, "scope %q is not one of pages, sources, context, all", q.Scope)
 	}
 	if q.Limit < 0 || q.Offset < 0 {
-		return wiki.Errorf(wiki.CodeInvalid, "limit and offset must not be negative")
+		return store.Errorf(store.CodeInvalid, "limit and offset must not be negative")
 	}
 	if q.Limit == 0 {
 		q.Limit = DefaultLimit
@@ -395,12 +395,12 @@ func normalise(q *Query, res *Result) error {
 		q.Limit = MaxLimit
 	}
 	if q.Offset > MaxOffset {
-		return wiki.Errorf(wiki.CodeInvalid, "offset %d is past the last page of results that can be read (%d); narrow the query instead", q.Offset, MaxOffset)
+		return store.Errorf(store.CodeInvalid, "offset %d is past the last page of results that can be read (%d); narrow the query instead", q.Offset, MaxOffset)
 	}
 	if q.Lang != "" {
 		l := normLang(q.Lang)
 		if l == "" {
-			return wiki.Errorf(wiki.CodeInvalid, "lang %q is not a language code like en, de, ja or pt-br", q.Lang)
+			return store.Errorf(store.CodeInvalid, "lang %q is not a language code like en, de, ja or pt-br", q.Lang)
 		}
 		q.Lang = l
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -106,8 +107,8 @@ func TestReadOnlyWikiSearches(t *testing.T) {
 
 func checkReadOnly(t *testing.T, what string, err error) {
 	t.Helper()
-	if wiki.CodeOf(err) != wiki.CodeUnavailable || wiki.PublicMessage(err) != wiki.ReadOnlyMessage {
-		t.Errorf("%s on a read-only wiki: %v (code %q), want %q", what, err, wiki.CodeOf(err), wiki.ReadOnlyMessage)
+	if store.CodeOf(err) != store.CodeUnavailable || store.PublicMessage(err) != store.ReadOnlyMessage {
+		t.Errorf("%s on a read-only wiki: %v (code %q), want %q", what, err, store.CodeOf(err), store.ReadOnlyMessage)
 	}
 }
 

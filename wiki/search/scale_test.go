@@ -17,6 +17,7 @@ import (
 	"unicode"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -98,7 +99,7 @@ func BenchmarkScale(b *testing.B) {
 			last = w
 			data, _ := st.Root().ReadFile(w.Path)
 			t1 := time.Now()
-			if err := x.Apply(ctx, []wiki.Change{{Path: w.Path, Op: wiki.OpReplace, Data: data}}); err != nil {
+			if err := x.Apply(ctx, []store.Change{{Path: w.Path, Op: store.OpReplace, Data: data}}); err != nil {
 				b.Fatal(err)
 			}
 			applies = append(applies, time.Since(t1))

@@ -13,6 +13,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki/edit"
 	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/plan"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
@@ -180,7 +181,7 @@ func TestLiteralQueries(t *testing.T) {
 	_, x, _ := testWiki(t, fixture)
 	for _, q := range []string{`POL-358`, `don't`, `--dry-run`, `a:b`, `title:hamlet`, `(`, `*`, `C++`, `"quoted`, `+fox -quick`, `fox~2`, `/regex.*/`, `AND OR NOT`, `\`, `{{x}}`} {
 		res, err := x.Search(context.Background(), Query{Text: q})
-		if err != nil && wiki.CodeOf(err) != wiki.CodeInvalid {
+		if err != nil && store.CodeOf(err) != store.CodeInvalid {
 			t.Errorf("query %q: %v", q, err)
 		}
 		if err == nil && res.Index.State != StateReady {
@@ -229,7 +230,7 @@ func TestMatchModesAndFilters(t *testing.T) {
 		t.Errorf("paging: all %v (%d), p1 %v next %d, p2 %v next %d", paths(all), all.Total, paths(p1), p1.NextOffset, paths(p2), p2.NextOffset)
 	}
 	for _, bad := range []Query{{Text: "x", Match: "fuzzy"}, {Text: "x", Scope: "web"}, {Text: "x", Limit: -1}, {Text: "x", Lang: "klingon"}, {Text: "x", Offset: MaxOffset + 1}} {
-		if _, err := x.Search(context.Background(), bad); wiki.CodeOf(err) != wiki.CodeInvalid {
+		if _, err := x.Search(context.Background(), bad); store.CodeOf(err) != store.CodeInvalid {
 			t.Errorf("%+v: err %v, want invalid", bad, err)
 		}
 	}
@@ -328,12 +329,12 @@ func TestBadInput(t *testing.T) {
 	if err != nil || !strings.Contains(strings.Join(res.QueryNotes, " "), "only the first") {
 		t.Errorf("10,000 characters of distinct words: %v notes %v", err, res.QueryNotes)
 	}
-	if _, err := x.Search(ctx, Query{Text: "caf\xe9 \xff"}); wiki.CodeOf(err) != wiki.CodeInvalid {
+	if _, err := x.Search(ctx, Query{Text: "caf\xe9 \xff"}); store.CodeOf(err) != store.CodeInvalid {
 		t.Errorf("invalid UTF-8: %v", err)
 	}
 	for _, q := range []string{"", "   \n\t", "?!... ---", "(((", "***"} {
 		_, err := x.Search(ctx, Query{Text: q})
-		if wiki.CodeOf(err) != wiki.CodeInvalid {
+		if store.CodeOf(err) != store.CodeInvalid {
 			t.Errorf("query %q: err %v, want invalid", q, err)
 		}
 	}
@@ -393,7 +394,7 @@ func TestWritesAreIndexedInTheSameCall(t *testing.T) {
 	if err != nil || len(snaps) == 0 {
 		t.Fatalf("snapshots: %v %v", snaps, err)
 	}
-	var oldest wiki.Snapshot
+	var oldest store.Snapshot
 	for _, sn := range snaps {
 		if oldest.Path == "" || sn.Time.Before(oldest.Time) {
 			oldest = sn
@@ -555,7 +556,7 @@ func TestFailedUpdateMarksStale(t *testing.T) {
 	// and says the index is stale.
 	os.RemoveAll(filepath.Join(dir, ".llmwiki", "search"))
 	os.WriteFile(filepath.Join(dir, ".llmwiki", "search"), []byte("a file where the folder was"), 0o644)
-	ctx := wiki.WithCall(context.Background(), wiki.NewCall("write_page", "s", nil))
+	ctx := store.WithCall(context.Background(), store.NewCall("write_page", "s", nil))
 	if _, err := st.WritePage(ctx, wiki.PageInput{Title: "Kiwi", Body: "kiwi bird\n"}); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -47,7 +48,7 @@ func TestSpecialFilesSkippedAndCounted(t *testing.T) {
 				t.Errorf("hits %q, want pages/real.md", got)
 			}
 			s := res.Index
-			if s.State != StateReady || s.Skipped[wiki.SkipNotRegular] != 2 || strings.Join(s.SkippedExamples[wiki.SkipNotRegular], ",") != "pages/x.md,sources/y.md" {
+			if s.State != StateReady || s.Skipped[store.SkipNotRegular] != 2 || strings.Join(s.SkippedExamples[store.SkipNotRegular], ",") != "pages/x.md,sources/y.md" {
 				t.Errorf("index state %+v, want ready with 2 skipped as not a regular file: pages/x.md, sources/y.md", s)
 			}
 
@@ -62,7 +63,7 @@ func TestSpecialFilesSkippedAndCounted(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s := res.Index; s.Skipped[wiki.SkipNotRegular] != 2 || strings.Join(s.SkippedExamples[wiki.SkipNotRegular], ",") != "sources/y.md,sources/z.txt" {
+			if s := res.Index; s.Skipped[store.SkipNotRegular] != 2 || strings.Join(s.SkippedExamples[store.SkipNotRegular], ",") != "sources/y.md,sources/z.txt" {
 				t.Errorf("index state after changes %+v, want 2 skipped: sources/y.md, sources/z.txt", s)
 			}
 		})

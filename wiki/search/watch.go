@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // feedState is the index's cursor on the store's change feed
@@ -43,7 +44,7 @@ func (x *Index) subscribeWalk() *lister {
 	var files *lister
 	x.feed.once.Do(func() {
 		files = newLister()
-		sub, ok := x.st.WatchChangesVisit(func(rel string, d *wiki.Dir, ents []wiki.DirEntry) {
+		sub, ok := x.st.WatchChangesVisit(func(rel string, d *store.Dir, ents []store.DirEntry) {
 			if rel == "pages" || rel == "sources" || strings.HasPrefix(rel, "pages/") || strings.HasPrefix(rel, "sources/") {
 				files.add(d, rel, ents)
 			}
@@ -138,7 +139,7 @@ func (x *Index) reconcilePaths(paths, gone []string) error {
 				}
 				return nil
 			}
-			if (d.Type().IsRegular() || wiki.IsSpecial(d.Type())) && indexable(q) {
+			if (d.Type().IsRegular() || store.IsSpecial(d.Type())) && indexable(q) {
 				todo[q] = true // a FIFO or device: counted as skipped
 			}
 			return nil

@@ -1,4 +1,4 @@
-package wiki
+package store
 
 import (
 	"bytes"
@@ -56,7 +56,8 @@ type Tx struct {
 }
 
 // Update runs fn with a transaction while holding the project lock, then
-// commits what fn staged: every invariant of the writer (see the package doc) holds for each file.
+// commits what fn staged: every invariant of the store (see the package doc)
+// holds for each file.
 // If fn returns an error nothing is written. If a step of the commit fails,
 // files already renamed are put back and the error is returned; the old
 // content is byte-identical and no temp file is left.
@@ -80,10 +81,10 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 	return err
 }
 
-// withOwnCall returns ctx carrying a Call: the caller's, or a new
+// WithOwnCall returns ctx carrying a Call: the caller's, or a new
 // "internal" one that done audits (so a store method can report what it
 // wrote, such as the snapshot it made, whoever called it).
-func (s *Store) withOwnCall(ctx context.Context) (context.Context, *Call, func(error)) {
+func (s *Store) WithOwnCall(ctx context.Context) (context.Context, *Call, func(error)) {
 	if c := CallFrom(ctx); c != nil {
 		return ctx, c, func(error) {}
 	}
@@ -111,7 +112,7 @@ func (s *Store) update(ctx context.Context, call *Call, fn func(*Tx) error) erro
 	if err := fn(tx); err != nil {
 		return err
 	}
-	if err := s.autoIndex(tx); err != nil {
+	if err := s.policy.beforeCommit(tx); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
@@ -122,12 +123,8 @@ func (s *Store) update(ctx context.Context, call *Call, fn func(*Tx) error) erro
 		return err
 	}
 	call.addWrites(records, snaps)
-	if len(snaps) > 0 {
-		s.autoPrune(call)
-	}
+	s.policy.committed(ctx, call, committed, snaps)
 	if len(committed) > 0 {
-		s.recordSourceWrites(call, committed)
-		s.noteCommitted(committed)
 		s.applyDerived(ctx, call, committed)
 	}
 	return nil
@@ -142,7 +139,7 @@ func (tx *Tx) Store() *Store { return tx.s }
 // Read returns the current content of rel as this transaction sees it (staged
 // changes included). exists is false when the file does not exist.
 func (tx *Tx) Read(rel string) (data []byte, exists bool, err error) {
-	rel, err = CleanPath(rel)
+	rel, err = tx.s.cleanPath(rel)
 	if err != nil {
 		return nil, false, err
 	}
@@ -152,7 +149,25 @@ func (tx *Tx) Read(rel string) (data []byte, exists bool, err error) {
 		}
 		return c.data, true, nil
 	}
-	return tx.s.readRaw(rel)
+	return tx.s.ReadRaw(rel)
+}
+
+// StagedChange is a change staged in a [Tx], with what it replaces.
+type StagedChange struct {
+	Change
+	// Old is the file's content before the transaction; Existed is false
+	// when there was none.
+	Old     []byte
+	Existed bool
+}
+
+// Changes returns the changes staged so far, in order.
+func (tx *Tx) Changes() []StagedChange {
+	out := make([]StagedChange, len(tx.changes))
+	for i, c := range tx.changes {
+		out[i] = StagedChange{Change: Change{Path: c.rel, Op: c.op, Data: c.data}, Old: c.old, Existed: c.existed}
+	}
+	return out
 }
 
 // Staged reports the paths staged so far, in order.
@@ -190,12 +205,15 @@ func (tx *Tx) Delete(rel string, baseSHA256 string) error {
 }
 
 func (tx *Tx) stage(rel string, op Op, data []byte, base string) error {
-	rel, err := CleanPath(rel)
+	rel, err := tx.s.cleanPath(rel)
 	if err != nil {
 		return err
 	}
-	if err := checkLayer(rel, op); err != nil {
+	if err := tx.s.policy.check(rel, op); err != nil {
 		return err
+	}
+	if IsStatePath(rel) {
+		return Errorf(CodeInvalid, "%s is the store's own state; a transaction does not write it", rel)
 	}
 	if IsTempName(rel) {
 		return Errorf(CodeInvalid, "%s is a reserved temp-file name", rel)
@@ -227,11 +245,11 @@ func (tx *Tx) stage(rel string, op Op, data []byte, base string) error {
 			return Errorf(CodeConflict, "%s already exists; it is never overwritten by a create", rel)
 		}
 	case OpReplace:
-		if !exists && LayerOf(rel) != LayerIndex && LayerOf(rel) != LayerContext && LayerOf(rel) != LayerGuidelines {
+		if !exists && !tx.s.policy.replaceMissing(rel) {
 			return Errorf(CodeNotFound, "%s does not exist; create it instead", rel)
 		}
-		if LayerOf(rel) == LayerGuidelines && exists {
-			if err := checkMyRulesKept(cur, data); err != nil {
+		if exists {
+			if err := tx.s.policy.checkReplace(rel, cur, data); err != nil {
 				return err
 			}
 		}
@@ -279,9 +297,9 @@ func foldName(name string) string {
 // checkNewName refuses a new file whose name is a variant of an existing
 // one: on disk, a sibling whose name differs only by case or Unicode normal
 // form (on macOS and Windows the two are one file, so the write would
-// replace it; on Linux there would be two files that sync to one); under
-// pages/, any page with the same identity key ([PageKey]). Files staged in
-// the same transaction count, except pages it deletes.
+// replace it; on Linux there would be two files that sync to one). The
+// store's policy may refuse more (see [Policy.CheckNewName]). Files
+// staged in the same transaction count, except files it deletes.
 func (tx *Tx) checkNewName(rel string) error {
 	s := tx.s
 	for _, c := range tx.changes {
@@ -295,7 +313,7 @@ func (tx *Tx) checkNewName(rel string) error {
 		if _, err := s.root.Lstat(p); err == nil {
 			continue
 		} else if !errors.Is(err, fs.ErrNotExist) {
-			return internal("inspect "+p, err)
+			return Internal("inspect "+p, err)
 		}
 		entries, err := readDir(s.root, path.Dir(p))
 		if err != nil {
@@ -313,32 +331,13 @@ func (tx *Tx) checkNewName(rel string) error {
 		}
 		break
 	}
-	if LayerOf(rel) == LayerPages {
-		key := PageKey(rel)
-		for _, c := range tx.changes {
-			if c.rel != rel && c.op != OpDelete && LayerOf(c.rel) == LayerPages && PageKey(c.rel) == key {
-				return Errorf(CodeConflict, "%s and %s would be one page (names differing only by case, separators or accents are the same page)", rel, c.rel)
-			}
-		}
-		existing, ok, err := s.pageByKey(key)
-		if err != nil {
-			return err
-		}
-		var pages []PageInfo
-		if ok {
-			pages = []PageInfo{existing}
-		}
-		for _, p := range pages {
-			if p.Path == rel || PageKey(p.Path) != key {
-				continue
-			}
-			if c, ok := tx.byPath[p.Path]; ok && c.op == OpDelete {
-				continue
-			}
-			return Errorf(CodeConflict, "page %s already exists under the name %s (names differing only by case, separators or accents are the same page); update it there", rel, p.Path)
-		}
-	}
-	return nil
+	return tx.s.policy.checkNewName(tx, rel)
+}
+
+// Deleted reports whether the transaction stages the removal of rel.
+func (tx *Tx) Deleted(rel string) bool {
+	c, ok := tx.byPath[rel]
+	return ok && c.op == OpDelete
 }
 
 func short(sha string) string {
@@ -346,50 +345,6 @@ func short(sha string) string {
 		return sha[:12]
 	}
 	return sha
-}
-
-// checkLayer enforces the layer rules: schema.md is the person's, nothing
-// under sources/ is rewritten or deleted, research notes only grow.
-func checkLayer(rel string, op Op) error {
-	switch LayerOf(rel) {
-	case LayerSchema:
-		return Errorf(CodeInvalid, "schema.md belongs to the person who owns the wiki; no tool writes it")
-	case LayerSources:
-		if op != OpCreate {
-			return Errorf(CodeInvalid, "%s is a raw source: sources are never rewritten, appended to or deleted (save a new file instead)", rel)
-		}
-	case LayerResearch:
-		if op != OpCreate && op != OpAppend {
-			return Errorf(CodeInvalid, "%s is a research note: it only grows by appending (research_save)", rel)
-		}
-	case LayerPages:
-		if !strings.HasSuffix(strings.ToLower(rel), ".md") {
-			return Errorf(CodeInvalid, "%s: pages are markdown files ending in .md", rel)
-		}
-	case LayerContext, LayerIndex, LayerGuidelines:
-		if op == OpDelete || op == OpAppend {
-			return Errorf(CodeInvalid, "%s can only be replaced as a whole", rel)
-		}
-	case LayerLog:
-		if op != OpAppend {
-			return Errorf(CodeInvalid, "log.md is append-only: existing entries are never rewritten")
-		}
-	case LayerState:
-		return Errorf(CodeInvalid, "%s is the server's own state; tools do not write it", rel)
-	default:
-		return Errorf(CodeInvalid, "%s is outside the wiki layout; pages go under pages/, raw documents under sources/", rel)
-	}
-	return nil
-}
-
-// snapshotted reports whether replaced versions of rel are kept as snapshots.
-// index.md is derived from the pages (rebuild_index regenerates it), and an
-// append keeps every old byte as a prefix, so neither needs one.
-func snapshotted(rel string, op Op) bool {
-	if op == OpAppend || op == OpCreate {
-		return false
-	}
-	return LayerOf(rel) != LayerIndex
 }
 
 // checkNoLinks refuses a target that is, or lies under, a symbolic link: the
@@ -407,7 +362,7 @@ func (s *Store) checkNoLinks(rel string) error {
 			if isEscape(err) {
 				return Errorf(CodeInvalid, "%s resolves outside the wiki root", rel)
 			}
-			return internal("inspect "+rel, err)
+			return Internal("inspect "+rel, err)
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			return Errorf(CodeInvalid, "%s goes through a symbolic link (%s); llmwiki never writes through links", rel, p)
@@ -429,9 +384,9 @@ func isEscape(err error) bool {
 	return err != nil && (strings.Contains(err.Error(), "escapes from parent") || strings.Contains(err.Error(), "path escapes"))
 }
 
-// readRaw reads rel through the root ([openRegular]: a FIFO, socket or
+// ReadRaw reads rel through the root ([openRegular]: a FIFO, socket or
 // device is refused without blocking). A missing file is (nil, false, nil).
-func (s *Store) readRaw(rel string) ([]byte, bool, error) {
+func (s *Store) ReadRaw(rel string) ([]byte, bool, error) {
 	b, err := readRegular(s.root, rel)
 	if err == nil {
 		return b, true, nil
@@ -455,7 +410,7 @@ func (s *Store) readError(rel string, err error) error {
 	if errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "is a directory") {
 		return Errorf(CodeInvalid, "%s is a folder, not a file", rel)
 	}
-	return internal("read "+rel, err)
+	return Internal("read "+rel, err)
 }
 
 // ReadFile reads the file rel of the wiki (slash-separated, relative to
@@ -529,7 +484,7 @@ func (s *Store) commit(tx *Tx) ([]Change, []WriteRecord, []string, error) {
 		}
 	}
 	for _, c := range todo {
-		if c.existed && snapshotted(c.rel, c.op) {
+		if c.existed && s.policy.snapshotted(c.rel, c.op) {
 			name, err := s.snapshot(c.rel, c.old)
 			if err != nil {
 				dropSnaps()
@@ -590,7 +545,7 @@ func (s *Store) commit(tx *Tx) ([]Change, []WriteRecord, []string, error) {
 			if err := s.root.Remove(JournalFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				s.log.Error("could not remove the write journal", "err", err)
 			}
-			_ = s.syncDir(".llmwiki")
+			_ = s.SyncDir(".llmwiki")
 		}
 	}
 	// 4. Rename each into place; on failure put back what was done.
@@ -612,10 +567,10 @@ func (s *Store) commit(tx *Tx) ([]Change, []WriteRecord, []string, error) {
 			failed := s.rollback(todo[:i])
 			dropJournal()
 			if len(failed) > 0 {
-				return nil, nil, nil, internal(fmt.Sprintf("write %s failed part-way and %s could not be put back; their old versions are in .llmwiki/snapshots/", c.rel, strings.Join(failed, ", ")), err)
+				return nil, nil, nil, Internal(fmt.Sprintf("write %s failed part-way and %s could not be put back; their old versions are in .llmwiki/snapshots/", c.rel, strings.Join(failed, ", ")), err)
 			}
 			dropSnaps()
-			return nil, nil, nil, internal("write "+c.rel+" (nothing was changed)", err)
+			return nil, nil, nil, Internal("write "+c.rel+" (nothing was changed)", err)
 		}
 	}
 	// 5. Make the renames durable, then retire the journal.
@@ -624,7 +579,7 @@ func (s *Store) commit(tx *Tx) ([]Change, []WriteRecord, []string, error) {
 		dirs[path.Dir(c.rel)] = true
 	}
 	for d := range dirs {
-		if err := s.syncDir(d); err != nil {
+		if err := s.SyncDir(d); err != nil {
 			s.log.Warn("fsync of folder failed", "dir", d, "err", err)
 		}
 	}
@@ -680,7 +635,7 @@ func (s *Store) rollback(done []*change) []string {
 // place (its content is checked against the journal), every delete is
 // done, and the journal is removed. Called under both locks by Open.
 func (s *Store) recoverJournal(call *Call) {
-	data, ok, err := s.readRaw(JournalFile)
+	data, ok, err := s.ReadRaw(JournalFile)
 	if err != nil || !ok {
 		return
 	}
@@ -695,11 +650,11 @@ func (s *Store) recoverJournal(call *Call) {
 	var done []string
 	var recs []WriteRecord
 	for _, e := range j.Entries {
-		rel, err := CleanPath(e.Path)
-		if err != nil || LayerOf(rel) == LayerState || LayerOf(rel) == LayerOther {
+		rel, err := s.cleanPath(e.Path)
+		if err != nil || IsStatePath(rel) || s.policy.check(rel, e.Op) != nil {
 			continue
 		}
-		cur, exists, _ := s.readRaw(rel)
+		cur, exists, _ := s.ReadRaw(rel)
 		before := ""
 		if exists {
 			before = SHA256Hex(cur)
@@ -716,7 +671,7 @@ func (s *Store) recoverJournal(call *Call) {
 		if e.Temp == "" || !IsTempName(e.Temp) || path.Dir(e.Temp) != path.Dir(rel) {
 			continue
 		}
-		tmp, ok, _ := s.readRaw(e.Temp)
+		tmp, ok, _ := s.ReadRaw(e.Temp)
 		if !ok {
 			continue // already renamed before the crash
 		}
@@ -725,7 +680,7 @@ func (s *Store) recoverJournal(call *Call) {
 			continue
 		}
 		if err := s.root.Rename(e.Temp, rel); err != nil {
-			call.AddWarning(fmt.Sprintf("the interrupted write of %s could not be completed (%s); %s was left as it was", rel, PublicMessage(internal("rename", err)), rel))
+			call.AddWarning(fmt.Sprintf("the interrupted write of %s could not be completed (%s); %s was left as it was", rel, PublicMessage(Internal("rename", err)), rel))
 			continue
 		}
 		done = append(done, rel)
@@ -736,10 +691,10 @@ func (s *Store) recoverJournal(call *Call) {
 		dirs[path.Dir(d)] = true
 	}
 	for d := range dirs {
-		_ = s.syncDir(d)
+		_ = s.SyncDir(d)
 	}
 	_ = s.root.Remove(JournalFile)
-	_ = s.syncDir(".llmwiki")
+	_ = s.SyncDir(".llmwiki")
 	call.addWrites(recs, nil)
 	if len(done) > 0 {
 		call.AddWarning(fmt.Sprintf("completed a write that a crash interrupted (session %s at %s): %s", j.Session, j.Time.Format(time.RFC3339), strings.Join(done, ", ")))
@@ -761,25 +716,25 @@ func (s *Store) writeTemp(rel string, data []byte, mode fs.FileMode) (string, er
 		if isEscape(err) {
 			return "", Errorf(CodeInvalid, "%s resolves outside the wiki root", rel)
 		}
-		return "", internal("create folder for "+rel, err)
+		return "", Internal("create folder for "+rel, err)
 	}
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
-	tmp := path.Join(dir, "."+path.Base(rel)+tempMarker+hex.EncodeToString(rnd[:]))
+	tmp := path.Join(dir, "."+path.Base(rel)+TempMarker+hex.EncodeToString(rnd[:]))
 	if len(path.Base(tmp)) > 255 {
-		tmp = path.Join(dir, tempMarker+hex.EncodeToString(rnd[:]))
+		tmp = path.Join(dir, TempMarker+hex.EncodeToString(rnd[:]))
 	}
 	if err := s.step("create", rel); err != nil {
-		return "", internal("create temp file for "+rel, err)
+		return "", Internal("create temp file for "+rel, err)
 	}
 	f, err := s.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
-		return "", internal("create temp file for "+rel, err)
+		return "", Internal("create temp file for "+rel, err)
 	}
 	fail := func(what string, err error) (string, error) {
 		f.Close()
 		_ = s.root.Remove(tmp)
-		return "", internal(what+" "+rel, err)
+		return "", Internal(what+" "+rel, err)
 	}
 	if err := s.step("write", rel); err != nil {
 		return fail("write", err)
@@ -795,7 +750,7 @@ func (s *Store) writeTemp(rel string, data []byte, mode fs.FileMode) (string, er
 	}
 	if err := f.Close(); err != nil {
 		_ = s.root.Remove(tmp)
-		return "", internal("close "+rel, err)
+		return "", Internal("close "+rel, err)
 	}
 	return tmp, nil
 }
@@ -807,7 +762,9 @@ func (s *Store) renameInto(tmp, rel string) error {
 	return s.root.Rename(tmp, rel)
 }
 
-func (s *Store) syncDir(dir string) error {
+// SyncDir fsyncs the folder dir so the renames and removals in it are
+// durable (through the fault seam, step "syncdir").
+func (s *Store) SyncDir(dir string) error {
 	if err := s.step("syncdir", dir); err != nil {
 		return err
 	}
@@ -823,7 +780,7 @@ func (s *Store) syncDir(dir string) error {
 // findings, plans, eval results). It takes no snapshot and no audit line of
 // its own; callers hold whatever lock their state needs.
 func (s *Store) writeState(rel string, data []byte) error {
-	if LayerOf(rel) != LayerState {
+	if !IsStatePath(rel) {
 		return Errorf(CodeInvalid, "%s is not server state", rel)
 	}
 	if err := s.CheckWritable(); err != nil {
@@ -850,10 +807,10 @@ func (s *Store) writeStateLocked(rel string, data []byte) error {
 	}
 	if err := s.renameInto(t, rel); err != nil {
 		_ = s.root.Remove(t)
-		return internal("write "+rel, err)
+		return Internal("write "+rel, err)
 	}
-	if err := s.syncDir(path.Dir(rel)); err != nil {
-		return internal("write "+rel, err)
+	if err := s.SyncDir(path.Dir(rel)); err != nil {
+		return Internal("write "+rel, err)
 	}
 	return nil
 }
@@ -862,7 +819,7 @@ func (s *Store) writeStateLocked(rel string, data []byte) error {
 // with ".llmwiki/"). It is for state the server owns (lint findings, plans,
 // eval results); it is not snapshotted.
 func (s *Store) WriteState(rel string, data []byte) error {
-	rel, err := CleanPath(rel)
+	rel, err := s.cleanPath(rel)
 	if err != nil {
 		return err
 	}
@@ -871,14 +828,14 @@ func (s *Store) WriteState(rel string, data []byte) error {
 
 // ReadState reads a file under .llmwiki/. A missing file is (nil, false, nil).
 func (s *Store) ReadState(rel string) ([]byte, bool, error) {
-	rel, err := CleanPath(rel)
+	rel, err := s.cleanPath(rel)
 	if err != nil {
 		return nil, false, err
 	}
-	if LayerOf(rel) != LayerState {
+	if !IsStatePath(rel) {
 		return nil, false, Errorf(CodeInvalid, "%s is not server state", rel)
 	}
-	return s.readRaw(rel)
+	return s.ReadRaw(rel)
 }
 
 // UpdateState is a read-modify-write of one state file under .llmwiki/,
@@ -889,11 +846,11 @@ func (s *Store) ReadState(rel string) ([]byte, bool, error) {
 // The write is atomic, not snapshotted and not audited (the caller's own
 // audit line covers it).
 func (s *Store) UpdateState(ctx context.Context, rel string, fn func(old []byte, exists bool) ([]byte, error)) error {
-	rel, err := CleanPath(rel)
+	rel, err := s.cleanPath(rel)
 	if err != nil {
 		return err
 	}
-	if LayerOf(rel) != LayerState {
+	if !IsStatePath(rel) {
 		return Errorf(CodeInvalid, "%s is not server state", rel)
 	}
 	if err := s.CheckWritable(); err != nil {
@@ -904,7 +861,7 @@ func (s *Store) UpdateState(ctx context.Context, rel string, fn func(old []byte,
 		return err
 	}
 	defer unlock()
-	old, ok, err := s.readRaw(rel)
+	old, ok, err := s.ReadRaw(rel)
 	if err != nil {
 		return err
 	}
@@ -913,121 +870,6 @@ func (s *Store) UpdateState(ctx context.Context, rel string, fn func(old []byte,
 		return err
 	}
 	return s.writeState(rel, data)
-}
-
-// checkMyRulesKept refuses a new guidelines.md whose "## My Rules" section
-// differs from the old one's.
-func checkMyRulesKept(old, new []byte) error {
-	o, _ := sectionBytes(old, "My Rules")
-	n, _ := sectionBytes(new, "My Rules")
-	if !bytes.Equal(o, n) {
-		return Errorf(CodeInvalid, "guidelines.md: the \"## My Rules\" section belongs to the person and must stay byte-identical")
-	}
-	return nil
-}
-
-// sectionBytes returns the bytes of the level-2 section titled title (its
-// heading line through the line before the next level-1 or level-2 heading),
-// skipping headings inside fenced code.
-func sectionBytes(doc []byte, title string) ([]byte, bool) {
-	start, end := SectionRange(doc, title)
-	if start < 0 {
-		return nil, false
-	}
-	return doc[start:end], true
-}
-
-// SectionRange returns the byte range [start, end) of the level-2 section
-// titled title in doc: from its "## title" line to the next "# " or "## "
-// heading outside fenced code and HTML comments, or the end. start is -1
-// when there is none. Headings are matched after trimming; a heading like
-// "## Eval Insights (auto-generated ...)" matches the title "Eval Insights".
-func SectionRange(doc []byte, title string) (int, int) {
-	hs, _ := Headings(doc)
-	for _, h := range hs {
-		if h.Level == 2 && (h.Title == title || strings.HasPrefix(h.Title, title+" ")) {
-			return h.Start, h.End
-		}
-	}
-	return -1, -1
-}
-
-// Heading is a level-1 ("# ") or level-2 ("## ") heading line of a markdown
-// document, found by [Headings].
-type Heading struct {
-	// Level is 1 or 2.
-	Level int
-	// Title is the heading text, trimmed.
-	Title string
-	// Start is the byte offset of the heading line; End is where its
-	// section ends: the start of the next level-1 or level-2 heading, or
-	// len(doc).
-	Start, End int
-}
-
-// Headings lists the level-1 and level-2 headings of doc that start a line
-// ("# " or "## " in column 0; "\r\n" line ends are fine) and are not inside
-// fenced code (``` or ~~~, closed by a fence of the same character at least
-// as long) or an HTML comment block (a line starting with "<!--" up to the
-// line holding "-->"). open reports whether doc ends inside such a block,
-// where anything appended would not be seen as a heading.
-func Headings(doc []byte) (hs []Heading, open bool) {
-	fence := ""
-	comment := false
-	off := 0
-	for off < len(doc) {
-		end := bytes.IndexByte(doc[off:], '\n')
-		next := len(doc)
-		if end >= 0 {
-			next = off + end + 1
-		}
-		line := strings.TrimRight(string(doc[off:next]), "\r\n")
-		t := strings.TrimLeft(line, " ")
-		indent := len(line) - len(t)
-		switch {
-		case comment:
-			if strings.Contains(line, "-->") {
-				comment = false
-			}
-		case fence != "":
-			if strings.HasPrefix(t, fence) && strings.TrimSpace(strings.TrimLeft(t, fence[:1])) == "" {
-				fence = ""
-			}
-		case indent < 4 && fenceOpen(t) != "":
-			fence = fenceOpen(t)
-		case indent < 4 && strings.HasPrefix(t, "<!--"):
-			comment = !strings.Contains(t[4:], "-->")
-		case strings.HasPrefix(line, "# ") || strings.HasPrefix(line, "## "):
-			if n := len(hs); n > 0 {
-				hs[n-1].End = off
-			}
-			level := 1
-			if strings.HasPrefix(line, "## ") {
-				level = 2
-			}
-			hs = append(hs, Heading{Level: level, Title: strings.TrimSpace(line[level+1:]), Start: off, End: len(doc)})
-		}
-		off = next
-	}
-	return hs, fence != "" || comment
-}
-
-// fenceOpen returns the fence ("```" or "~~~", at its full length) that line
-// opens, or "".
-func fenceOpen(line string) string {
-	for _, ch := range []string{"`", "~"} {
-		n := 0
-		for n < len(line) && line[n] == ch[0] {
-			n++
-		}
-		if n >= 3 {
-			if ch == "`" && strings.Contains(line[n:], "`") {
-				return ""
-			}
-			return line[:n]
-		}
-	}
-	return ""
 }
 
 // Locked runs fn while holding the project lock (the in-process mutex and
@@ -1051,11 +893,11 @@ func (s *Store) Locked(ctx context.Context, fn func() error) error {
 // ".llmwiki/"), such as a plan that is no longer needed. A missing file is not
 // an error. Audit lines and snapshots are history and cannot be removed.
 func (s *Store) RemoveState(rel string) error {
-	rel, err := CleanPath(rel)
+	rel, err := s.cleanPath(rel)
 	if err != nil {
 		return err
 	}
-	if LayerOf(rel) != LayerState {
+	if !IsStatePath(rel) {
 		return Errorf(CodeInvalid, "%s is not server state", rel)
 	}
 	if strings.HasPrefix(rel, AuditDir+"/") || strings.HasPrefix(rel, SnapshotDir+"/") || rel == LockFile || rel == StateLockFile || rel == AuditLockFile || rel == JournalFile {
@@ -1065,7 +907,7 @@ func (s *Store) RemoveState(rel string) error {
 		return err
 	}
 	if err := s.root.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return internal("remove "+rel, err)
+		return Internal("remove "+rel, err)
 	}
 	return nil
 }

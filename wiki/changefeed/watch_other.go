@@ -1,6 +1,6 @@
 //go:build !unix
 
-package wiki
+package changefeed
 
 import "io/fs"
 

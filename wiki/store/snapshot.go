@@ -1,4 +1,4 @@
-package wiki
+package store
 
 import (
 	"errors"
@@ -48,7 +48,7 @@ type Snapshot struct {
 
 // Snapshots lists the stored versions of rel, newest first.
 func (s *Store) Snapshots(rel string) ([]Snapshot, error) {
-	rel, err := CleanPath(rel)
+	rel, err := s.cleanPath(rel)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func (s *Store) Snapshots(rel string) ([]Snapshot, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
-		return nil, internal("list snapshots of "+rel, err)
+		return nil, Internal("list snapshots of "+rel, err)
 	}
 	var out []Snapshot
 	for _, e := range entries {
@@ -82,4 +82,26 @@ func (s *Store) Snapshots(rel string) ([]Snapshot, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path > out[j].Path })
 	return out, nil
+}
+
+// ParseSnapshotPath reads a snapshot's project-relative path
+// ("<SnapshotDir>/<of>/<stamp>-<sha prefix><ext>").
+func ParseSnapshotPath(p string) (Snapshot, bool) {
+	if !strings.HasPrefix(p, SnapshotDir+"/") {
+		return Snapshot{}, false
+	}
+	of := path.Dir(strings.TrimPrefix(p, SnapshotDir+"/"))
+	if of == "." {
+		return Snapshot{}, false
+	}
+	name := strings.TrimSuffix(path.Base(p), path.Ext(of))
+	i := strings.LastIndexByte(name, '-')
+	if i < 0 || len(name)-i-1 != 16 {
+		return Snapshot{}, false
+	}
+	t, err := time.Parse(snapshotStamp, name[:i])
+	if err != nil {
+		return Snapshot{}, false
+	}
+	return Snapshot{Path: p, Of: of, Time: t, SHA256Prefix: name[i+1:]}, true
 }

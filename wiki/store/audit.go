@@ -1,4 +1,4 @@
-package wiki
+package store
 
 import (
 	"bytes"
@@ -182,7 +182,11 @@ func (c *Call) addWrites(w []WriteRecord, snaps []string) {
 	c.mu.Unlock()
 }
 
-func (c *Call) addPruned(p []WriteRecord) {
+// Begun is when the call started, with the monotonic clock.
+func (c *Call) Begun() time.Time { return c.begun }
+
+// AddPruned records snapshots deleted by the retention, with their sha256.
+func (c *Call) AddPruned(p []WriteRecord) {
 	if c == nil || len(p) == 0 {
 		return
 	}
@@ -282,19 +286,19 @@ func (s *Store) auditLocked(c *Call, err error) error {
 	line, merr := json.Marshal(c.AuditRecord)
 	c.mu.Unlock()
 	if merr != nil {
-		return internal("encode audit line", merr)
+		return Internal("encode audit line", merr)
 	}
 	line = append(line, '\n')
 	name := AuditDir + "/" + c.Time.Format("2006-01-02") + ".jsonl"
 	if err := s.root.MkdirAll(AuditDir, 0o755); err != nil {
-		return internal("create audit folder", err)
+		return Internal("create audit folder", err)
 	}
 	f, _, err := openRegularFlag(s.root, name, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		if errors.Is(err, ErrNotRegular) {
 			return err
 		}
-		return internal("open audit log", err)
+		return Internal("open audit log", err)
 	}
 	if msg, rerr := s.repairAuditTail(f, name); rerr != nil {
 		// The torn bytes stay; start this line on a line of its own.
@@ -310,10 +314,10 @@ func (s *Store) auditLocked(c *Call, err error) error {
 	_, werr := f.Write(line)
 	cerr := f.Close()
 	if werr != nil {
-		return internal("append audit line", werr)
+		return Internal("append audit line", werr)
 	}
 	if cerr != nil {
-		return internal("close audit log", cerr)
+		return Internal("close audit log", cerr)
 	}
 	return nil
 }

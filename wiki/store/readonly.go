@@ -1,4 +1,4 @@
-package wiki
+package store
 
 import (
 	"crypto/rand"
@@ -35,7 +35,7 @@ func probeReadOnly(root *os.Root) bool {
 	}
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
-	name := ".llmwiki/.probe" + tempMarker + hex.EncodeToString(rnd[:])
+	name := ".llmwiki/.probe" + TempMarker + hex.EncodeToString(rnd[:])
 	f, err := root.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return isReadOnlyErr(err)

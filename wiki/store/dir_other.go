@@ -1,6 +1,6 @@
 //go:build !linux
 
-package wiki
+package store
 
 import (
 	"errors"

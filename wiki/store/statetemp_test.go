@@ -1,4 +1,4 @@
-package wiki
+package store
 
 import (
 	"os"
@@ -13,13 +13,10 @@ import (
 // A WriteState in progress in another Store is therefore never disturbed:
 // Open waits for it.
 func TestOpenSparesLiveStateWrites(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := Init(dir); err != nil {
-		t.Fatal(err)
-	}
-	young := filepath.Join(dir, ".llmwiki", "eval", ".eval-report.json"+tempMarker+"aa")
-	old := filepath.Join(dir, ".llmwiki", "eval", ".old.json"+tempMarker+"bb")
-	page := filepath.Join(dir, "pages", ".x.md"+tempMarker+"cc")
+	dir := newDir(t)
+	young := filepath.Join(dir, ".llmwiki", "eval", ".eval-report.json"+TempMarker+"aa")
+	old := filepath.Join(dir, ".llmwiki", "eval", ".old.json"+TempMarker+"bb")
+	page := filepath.Join(dir, "pages", ".x.md"+TempMarker+"cc")
 	for _, p := range []string{young, old, page} {
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {

@@ -1,4 +1,4 @@
-package wiki
+package store
 
 import (
 	"context"
@@ -37,8 +37,9 @@ const AuditLockFile = lockDir + "/audit.lock"
 // lockDir holds the locks added after the first layout (see AuditLockFile).
 const lockDir = ".llmwiki/locks"
 
-// Store is one wiki project on disk. All access goes through an [os.Root]
-// opened on the project directory. A Store is safe for concurrent use, and
+// Store is a transactional file store over one directory. All access goes
+// through an [os.Root] opened on the directory; what may be written is the
+// owner's [Policy]. A Store is safe for concurrent use, and
 // several processes may open Stores on one directory: writes are serialised
 // by an in-process mutex plus a file lock on [LockFile].
 type Store struct {
@@ -57,18 +58,16 @@ type Store struct {
 	repairMu sync.Mutex
 	repairs  []string
 
-	pruneMu   sync.Mutex
-	lastPrune time.Time // when a write last applied the snapshot retention
 	log       *slog.Logger
 	now       func() time.Time
 	session   string
 	bg        sync.WaitGroup // background work started by Open
-	sweepGo   chan struct{}  // closed when the temp-file sweep may start (startSweep)
+	sweepGo   chan struct{}  // closed when the temp-file sweep may start (StartSweep)
 	sweepOnce sync.Once
 	hintMu    sync.Mutex
-	hint      *sweepHint // the watcher's first walk, for the sweep; nil when none or used
+	hint      *SweepHint // the watcher's first walk, for the sweep; nil when none or used
 	swept     bool       // the sweep has taken its hint (or gone without)
-	// sweepListed counts the folders the sweep listed itself (tests).
+	// sweepListed counts the folders the sweep listed itself ([Store.WaitSweep]).
 	sweepListed int
 
 	// fault, when set (tests only), is called before each step of an atomic
@@ -79,24 +78,8 @@ type Store struct {
 	derived   []Derived
 	stale     map[string]string // derived name -> reason
 
-	cfgCache configCache
-
-	srcMu   sync.Mutex
-	srcRec  map[string]sourceRec // SourcesRecordFile as parsed; shared, never changed in place
-	srcStat fs.FileInfo          // the file when parsed (see sameVersion)
-
-	catMu     sync.Mutex
-	cat       map[string]PageInfo // page path -> metadata; nil until first scan
-	catSorted []PageInfo          // cat sorted by path; nil when it must be rebuilt
-	catAt     time.Time           // when the last scan of pages/ started
-	catCost   time.Duration       // how long the last scan took
-	catSub    *ChangeSub          // the catalogue's cursor on the change feed
-	catSkips  Skips               // pages/ files left out of the catalogue ([Store.PagesSkipped])
-
-	feedOnce sync.Once   // starts feed (watch.go)
-	feed     *changeFeed // nil until first use, or when no watcher runs
-	noWatch  bool        // WithoutWatcher
-	viewOnly bool        // ViewOnly
+	viewOnly bool   // ViewOnly
+	policy   Policy // the owner's rules for what may be written (policy.go)
 
 	readOnly  bool      // the wiki cannot be written (readonly.go)
 	auditWarn sync.Once // the one warning that audit lines are skipped
@@ -113,6 +96,15 @@ func WithLogger(l *slog.Logger) Option { return func(s *Store) { s.log = l } }
 // log entries. Tests use it for deterministic output. Default: time.Now.
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 
+// ViewOnly opens the store as a read-only one (see [Store.ReadOnly])
+// without probing it: nothing is created, repaired or swept, and every
+// write is refused.
+func ViewOnly() Option { return func(s *Store) { s.viewOnly = true } }
+
+// WithPolicy installs the rules the store enforces on every write (see
+// [Policy]). Without one, any clean path may be written.
+func WithPolicy(p Policy) Option { return func(s *Store) { s.policy = p } }
+
 // WithFaults installs a fault-injection seam for tests: fn is called before
 // each step of every atomic write and a non-nil error fails that step.
 func WithFaults(fn func(step, rel string) error) Option { return func(s *Store) { s.fault = fn } }
@@ -122,25 +114,25 @@ func WithFaults(fn func(step, rel string) error) Option { return func(s *Store) 
 // interrupted, and removes temp files left by a crashed writer in the
 // background (under both locks; once the file watcher's first walk has listed
 // most folders for it, or after two seconds, or at [Store.Close]). It does not
-// create the rest of the layout: see [Init].
+// create anything else: the owner lays out its files.
 func Open(dir string, opts ...Option) (*Store, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, internal("resolve project directory", err)
+		return nil, Internal("resolve project directory", err)
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, Errorf(CodeNotFound, "project directory does not exist")
 		}
-		return nil, internal("stat project directory", err)
+		return nil, Internal("stat project directory", err)
 	}
 	if !st.IsDir() {
 		return nil, Errorf(CodeInvalid, "project root is a file, not a directory")
 	}
 	root, err := os.OpenRoot(abs)
 	if err != nil {
-		return nil, internal("open project root", err)
+		return nil, Internal("open project root", err)
 	}
 	s := &Store{dir: abs, root: root, log: slog.Default(), now: time.Now, stale: map[string]string{},
 		sem: make(chan struct{}, 1), stateSem: make(chan struct{}, 1), auditSem: make(chan struct{}, 1)}
@@ -159,7 +151,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		}
 		if err := root.MkdirAll(d, 0o755); err != nil {
 			root.Close()
-			return nil, internal("create "+d, err)
+			return nil, Internal("create "+d, err)
 		}
 	}
 	if fi, err := root.Lstat(lockDir); err == nil && !fi.IsDir() {
@@ -168,7 +160,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	} else if err != nil {
 		if err := root.Mkdir(lockDir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			root.Close()
-			return nil, internal("create "+lockDir, err)
+			return nil, Internal("create "+lockDir, err)
 		}
 	}
 	if h, err := root.OpenFile(lockDir+"/.gitignore", os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); err == nil {
@@ -183,7 +175,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 			return nil, err
 		} else if _, serr := root.Stat(lf); serr != nil {
 			root.Close()
-			return nil, internal("create lock file", err)
+			return nil, Internal("create lock file", err)
 		}
 	}
 	s.flock = flock.New(filepath.Join(abs, filepath.FromSlash(LockFile)))
@@ -195,7 +187,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	// Temp files of a crashed writer are removed in the background, under
 	// both locks, so opening a large wiki stays fast; the sweep waits for
 	// the file watcher's first walk, which lists most folders for it (see
-	// sweepHint), or sweepWait, or Close.
+	// SweepHint), or sweepWait, or Close.
 	s.sweepGo = make(chan struct{})
 	s.bg.Add(1)
 	go func() {
@@ -226,7 +218,7 @@ func (s *Store) openReadOnly() (*Store, error) {
 	s.flock = flock.New(filepath.Join(s.dir, filepath.FromSlash(LockFile)))
 	s.sflock = flock.New(filepath.Join(s.dir, filepath.FromSlash(StateLockFile)))
 	s.aflock = flock.New(filepath.Join(s.dir, filepath.FromSlash(AuditLockFile)))
-	if _, ok, _ := s.readRaw(JournalFile); ok {
+	if _, ok, _ := s.ReadRaw(JournalFile); ok {
 		s.addRepair("a write that a crash interrupted is recorded in " + JournalFile + "; the wiki is read-only, so it is completed when the wiki is next opened writable (until then, the files it names may be half written)")
 	}
 	s.sweepOnce.Do(func() {}) // no sweep: nothing can be removed
@@ -239,8 +231,16 @@ func (s *Store) openReadOnly() (*Store, error) {
 // before it lists every folder itself.
 const sweepWait = 2 * time.Second
 
-// startSweep lets the temp-file sweep run now.
-func (s *Store) startSweep() { s.sweepOnce.Do(func() { close(s.sweepGo) }) }
+// StartSweep lets the temp-file sweep run now.
+func (s *Store) StartSweep() { s.sweepOnce.Do(func() { close(s.sweepGo) }) }
+
+// WaitSweep waits until the temp-file sweep Open started has run (it does
+// not start it: see [Store.StartSweep]) and returns how many folders the
+// sweep listed itself, beyond those the watcher's first walk had listed.
+func (s *Store) WaitSweep() int {
+	s.bg.Wait()
+	return s.sweepListed
+}
 
 // recover runs under all locks when a store opens, before it serves
 // anything: it completes a multi-file write a crash interrupted (the
@@ -314,10 +314,10 @@ func (s *Store) addRepair(msg string) {
 	s.log.Warn("repaired after a crash", "what", msg)
 }
 
-// addRebuilt is [Store.addRepair] for state rebuilt because it was not
+// AddRebuilt is [Store.addRepair] for state rebuilt because it was not
 // there (deleted, or kept only by a later version of llmwiki): reported
 // once by load_project like a repair, logged as what it is.
-func (s *Store) addRebuilt(msg string) {
+func (s *Store) AddRebuilt(msg string) {
 	s.repairMu.Lock()
 	s.repairs = append(s.repairs, msg)
 	s.repairMu.Unlock()
@@ -327,9 +327,7 @@ func (s *Store) addRebuilt(msg string) {
 // Close waits for background work, then releases the root and the lock
 // file handles.
 func (s *Store) Close() error {
-	s.feedOnce.Do(func() {}) // no watcher starts after Close
-	s.feed.close()
-	s.startSweep()
+	s.StartSweep()
 	s.bg.Wait()
 	s.closeDerived()
 	if s.flock != nil {
@@ -397,7 +395,7 @@ func takeLock(ctx context.Context, sem chan struct{}, fl *flock.Flock, what stri
 		if errors.Is(err, context.Canceled) {
 			return nil, Errorf(CodeCancelled, "cancelled while waiting for the lock on %s", what)
 		}
-		return nil, internal("take the lock on "+what, err)
+		return nil, Internal("take the lock on "+what, err)
 	}
 	return func() {
 		_ = fl.Unlock()
@@ -405,11 +403,12 @@ func takeLock(ctx context.Context, sem chan struct{}, fl *flock.Flock, what stri
 	}, nil
 }
 
-// tempMarker is part of the name of every temp file the writer creates.
-const tempMarker = ".llmwiki-tmp-"
+// TempMarker is part of the name of every temp file the writer creates
+// (see [IsTempName]).
+const TempMarker = ".llmwiki-tmp-"
 
 // IsTempName reports whether a file name is one of the writer's temp files.
-func IsTempName(name string) bool { return strings.Contains(filepath.Base(name), tempMarker) }
+func IsTempName(name string) bool { return strings.Contains(filepath.Base(name), TempMarker) }
 
 // removeStaleTemps deletes writer temp files. Temp files are only created
 // under the project lock (wiki files), the state lock (files under
@@ -486,16 +485,19 @@ func (s *Store) removeStaleTemps(call *Call) {
 	}
 }
 
-// sweepHint is what the file watcher's first walk saw that the temp-file
+// SweepHint is what the file watcher's first walk saw that the temp-file
 // sweep needs (see [Store.removeStaleTemps]).
-type sweepHint struct {
+type SweepHint struct {
 	listed   map[string]bool // folders the walk listed in full
 	temps    []string        // writer temp names (not folders) in them
 	unlisted []string        // folders below them the walk did not list (hidden ones; ones it could not read)
 }
 
-// note records the folder rel's listing (err: it failed).
-func (h *sweepHint) note(rel string, ents []DirEntry, err error) {
+// NewSweepHint returns an empty hint for a first walk to fill.
+func NewSweepHint() *SweepHint { return &SweepHint{listed: map[string]bool{}} }
+
+// Note records the folder rel's listing (err: it failed).
+func (h *SweepHint) Note(rel string, ents []DirEntry, err error) {
 	if err != nil {
 		h.unlisted = append(h.unlisted, rel)
 		return
@@ -513,9 +515,9 @@ func (h *sweepHint) note(rel string, ents []DirEntry, err error) {
 	}
 }
 
-// setSweepHint hands the watcher's first walk to the sweep, unless the
+// SetSweepHint hands the watcher's first walk to the sweep, unless the
 // sweep has started without it.
-func (s *Store) setSweepHint(h *sweepHint) {
+func (s *Store) SetSweepHint(h *SweepHint) {
 	s.hintMu.Lock()
 	if !s.swept {
 		s.hint = h
@@ -525,7 +527,7 @@ func (s *Store) setSweepHint(h *sweepHint) {
 
 // takeSweepHint returns the watcher's first walk, once, when the sweep
 // starts; nil when there was none (yet).
-func (s *Store) takeSweepHint() *sweepHint {
+func (s *Store) takeSweepHint() *SweepHint {
 	s.hintMu.Lock()
 	defer s.hintMu.Unlock()
 	h := s.hint

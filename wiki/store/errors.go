@@ -1,4 +1,4 @@
-package wiki
+package store
 
 import (
 	"errors"
@@ -73,10 +73,10 @@ func Errorf(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
 }
 
-// internal wraps cause as a CodeInternal error whose public message is msg,
+// Internal wraps cause as a CodeInternal error whose public message is msg,
 // followed by the reason in plain words when cause is one a person can act
 // on (a full or read-only disk, a permission).
-func internal(msg string, cause error) *Error {
+func Internal(msg string, cause error) *Error {
 	if why := ioReason(cause); why != "" && !strings.HasSuffix(msg, why) {
 		msg += ": " + why
 	}

@@ -1,4 +1,4 @@
-package wiki
+package changefeed
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"slices"
 	"sort"
@@ -40,14 +39,14 @@ import (
 // watched (Linux's inotify limits, too many open files for kqueue), a warning
 // is logged once and the feed says it is not Live: consumers fall back to
 // rescanning when their last walk is older than ten times its cost, capped
-// at [MaxCatalogueAge].
+// at [Config.MaxAge].
 //
 // Read-your-outside-writes: before a consumer takes its paths, the feed
 // touches its own sync file (.llmwiki/watch/sync-<random>, see syncDir) and
 // waits for the watcher to report that touch. On Linux one inotify queue
 // carries all events in order, so every edit that finished before the call
 // has been collected by then; concurrent callers share these round trips,
-// and a call (a [Call] in the context) pays for one at most: once a round
+// and a call (see [Config.Begun]) pays for one at most: once a round
 // that touched the sync file after the call began has ended, its later
 // syncs return at once.
 // Elsewhere events may arrive a moment later.
@@ -58,7 +57,7 @@ const FullRescanEvery = 60 * time.Second
 
 // syncDir holds the sync files: each store (each llmwiki process on the
 // wiki) touches its own, sync-<random>, made when its watcher starts and
-// removed by [Store.Close]. A shared file would let another process's
+// removed by [Feed.Close]. A shared file would let another process's
 // touch, queued before an edit, end this one's round before the edit's event
 // was read. Files left by a process that died are removed by the next start
 // once a day old (a live one that idle makes its file again). The folder's
@@ -81,7 +80,7 @@ var maxDirtyPaths = 4096
 // syncTimeout bounds the wait for the sync file's event.
 const syncTimeout = 250 * time.Millisecond
 
-// Changes is what a consumer takes from the change feed ([ChangeSub.Take]).
+// Changes is what a consumer takes from the change feed ([Sub.Take]).
 type Changes struct {
 	// Live is false when no watcher runs (it could not be started, or it
 	// failed): the consumer must find outside edits itself (by walking when
@@ -105,15 +104,15 @@ type Changes struct {
 	Gone []string
 }
 
-// ChangeSub is one consumer's cursor on the store's change feed. Get one
-// with [Store.WatchChanges]; it is safe for concurrent use.
-type ChangeSub struct {
-	f        *changeFeed
+// Sub is one consumer's cursor on a change feed. Get one
+// with [Feed.Subscribe]; it is safe for concurrent use.
+type Sub struct {
+	f        *Feed
 	mu       sync.Mutex
 	paths    map[string]bool // path → a watched folder that went (Changes.Gone)
 	full     bool
 	lastFull time.Time
-	wake     chan struct{} // see [ChangeSub.Notify]; nil until asked for
+	wake     chan struct{} // see [Sub.Notify]; nil until asked for
 }
 
 // Notify returns a channel that receives (without blocking the watcher;
@@ -121,7 +120,7 @@ type ChangeSub struct {
 // changes to Take, for a consumer that follows the feed instead of taking
 // at its own calls (the MCP resources' notifications). It is closed by
 // nothing: stop waiting on it when done.
-func (c *ChangeSub) Notify() <-chan struct{} {
+func (c *Sub) Notify() <-chan struct{} {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.wake == nil {
@@ -130,8 +129,8 @@ func (c *ChangeSub) Notify() <-chan struct{} {
 	return c.wake
 }
 
-// wakeLocked signals [ChangeSub.Notify]'s channel, if any.
-func (c *ChangeSub) wakeLocked() {
+// wakeLocked signals [Sub.Notify]'s channel, if any.
+func (c *Sub) wakeLocked() {
 	if c.wake != nil {
 		select {
 		case c.wake <- struct{}{}:
@@ -141,26 +140,26 @@ func (c *ChangeSub) wakeLocked() {
 }
 
 // Sync waits until the watcher has delivered the events of every edit that
-// finished before the call (on Linux; see the notes at the top of watch.go),
-// so that a [ChangeSub.Take] after it sees them. Concurrent callers share
+// finished before the call (on Linux; see the notes at the top of feed.go),
+// so that a [Sub.Take] after it sees them. Concurrent callers share
 // the round trip; it gives up after a quarter of a second, or when ctx ends.
-func (c *ChangeSub) Sync(ctx context.Context) {
+func (c *Sub) Sync(ctx context.Context) {
 	if c != nil && c.f.isLive() {
 		c.f.sync(ctx)
 	}
 }
 
-// Take returns the changes since the last Take; call [ChangeSub.Sync] first
+// Take returns the changes since the last Take; call [Sub.Sync] first
 // to include edits that finished a moment ago. A consumer that cannot finish
-// the walk or the refresh Take asked for calls [ChangeSub.Redo] so the next
+// the walk or the refresh Take asked for calls [Sub.Redo] so the next
 // Take asks again. A consumer that applies the changes while other callers
 // may read its state holds its own lock from Take until they are applied.
-func (c *ChangeSub) Take() Changes { return c.take() }
+func (c *Sub) Take() Changes { return c.take() }
 
 // Live reports whether the feed runs (see [Changes.Live]).
-func (c *ChangeSub) Live() bool { return c != nil && c.f.isLive() }
+func (c *Sub) Live() bool { return c != nil && c.f.isLive() }
 
-func (c *ChangeSub) take() Changes {
+func (c *Sub) take() Changes {
 	if c == nil || !c.f.isLive() {
 		return Changes{}
 	}
@@ -194,7 +193,7 @@ func (c *ChangeSub) take() Changes {
 
 // Redo puts changes a consumer took but could not apply back, so the next
 // Take returns them again (a Full one as Full).
-func (c *ChangeSub) Redo(ch Changes) {
+func (c *Sub) Redo(ch Changes) {
 	if c == nil || !ch.Live {
 		return
 	}
@@ -213,7 +212,7 @@ func (c *ChangeSub) Redo(ch Changes) {
 }
 
 // addLocked records p (gone: a watched folder renamed or removed).
-func (c *ChangeSub) addLocked(p string, gone bool) {
+func (c *Sub) addLocked(p string, gone bool) {
 	if c.full {
 		return
 	}
@@ -224,93 +223,10 @@ func (c *ChangeSub) addLocked(p string, gone bool) {
 	c.paths[p] = c.paths[p] || gone
 }
 
-// WatchChanges returns a new cursor on the store's change feed, starting the
-// watcher on first use. Changes made after WatchChanges returns are reported
-// by the cursor's Take; the consumer walks the files once itself to start.
-// When no watcher can run, Take always reports Live false.
-func (s *Store) WatchChanges() *ChangeSub {
-	f := s.changeFeed()
-	c := &ChangeSub{f: f, paths: map[string]bool{}, lastFull: time.Now()}
-	if f != nil {
-		f.mu.Lock()
-		f.subs = append(f.subs, c)
-		f.mu.Unlock()
-	}
-	return c
-}
-
-// WatchChangesVisit is [Store.WatchChanges] for a consumer that walks the
-// folders the feed covers (pages/ and sources/ and every non-hidden folder
-// below them) to start: when this call starts the watcher, the watcher's
-// own walk calls visit for each such folder, once the folder is watched,
-// with the folder open for stats ([Dir]; valid only during the call) and
-// its entries, and visited is true. The folder's path is project-relative
-// and slash-separated. So the tree is listed once at start, not once for
-// the watches and once more for the consumer. When visited is false (the
-// watcher already ran, or none can run, or its walk failed part way), the
-// consumer walks the files itself as after WatchChanges; visit may have
-// been called for some folders then. visit must not call back into the
-// store's change feed.
-func (s *Store) WatchChangesVisit(visit func(rel string, d *Dir, ents []DirEntry)) (c *ChangeSub, visited bool) {
-	c = &ChangeSub{paths: map[string]bool{}, lastFull: time.Now()}
-	started := false
-	f := s.startFeedOnce(func() *changeFeed {
-		started = true
-		return startFeed(s, c, visit)
-	})
-	if f == nil {
-		return c, false
-	}
-	if started {
-		return c, true // c was subscribed before the walk (startFeed)
-	}
-	c.f = f
-	f.mu.Lock()
-	f.subs = append(f.subs, c)
-	f.mu.Unlock()
-	return c, false
-}
-
-// changeFeed starts the store's watcher on first use; nil when none runs.
-func (s *Store) changeFeed() *changeFeed {
-	return s.startFeedOnce(func() *changeFeed { return startFeed(s, nil, nil) })
-}
-
-// startFeedOnce runs start to make the store's feed on first use (unless
-// watching is off) and returns the feed; nil when none runs.
-func (s *Store) startFeedOnce(start func() *changeFeed) *changeFeed {
-	s.feedOnce.Do(func() {
-		if s.noWatch {
-			s.log.Info("file watching is off; edits made outside llmwiki are found by rescanning the wiki at most every " + MaxCatalogueAge.String())
-			return
-		}
-		s.feed = start()
-		s.startSweep() // with the watcher's first walk, if one ran (sweepHint)
-	})
-	return s.feed
-}
-
-// syncFeed waits for the watcher to deliver the events of edits that
-// finished before the call (see [ChangeSub.Take]).
-func (s *Store) syncFeed(ctx context.Context) {
-	if f := s.changeFeed(); f != nil && f.isLive() {
-		f.sync(ctx)
-	}
-}
-
-// ViewOnly opens the wiki as a read-only one (see [Store.ReadOnly]) without
-// probing it: nothing is created, repaired or swept, and every write is
-// refused. llmwiki status opens the wiki this way.
-func ViewOnly() Option { return func(s *Store) { s.viewOnly = true; s.noWatch = true } }
-
-// WithoutWatcher turns the change feed off: outside edits are found by the
-// time-window rescans alone (see [MaxCatalogueAge]). For tests and for file
-// systems where watching misbehaves.
-func WithoutWatcher() Option { return func(s *Store) { s.noWatch = true } }
-
-// changeFeed is the store's watcher and its consumers.
-type changeFeed struct {
-	s       *Store
+// Feed is a watcher on one project folder and its consumers. Start one
+// with [Start]; a nil *Feed is a feed that does not run.
+type Feed struct {
+	s       *env
 	w       *fsnotify.Watcher
 	done    chan struct{} // closed by close
 	stopped chan struct{} // closed when loop returns
@@ -318,7 +234,7 @@ type changeFeed struct {
 	mu        sync.Mutex
 	live      bool
 	closeOnce sync.Once
-	subs      []*ChangeSub
+	subs      []*Sub
 	warns     int
 
 	// dirs are the folders watched (project-relative), so that the watches
@@ -333,12 +249,9 @@ type changeFeed struct {
 	byID map[fileID]string
 	// winOp orders the watch changes that run off the loop on Windows.
 	winOp chan struct{}
-	// visit is called for each folder of the first walk (startFeed), before
-	// the loop runs; nil after.
-	visit func(rel string, d *Dir, ents []DirEntry)
-	// hint records the first walk for the temp-file sweep (sweepHint);
-	// nil after.
-	hint *sweepHint
+	// first is true during the first walk ([Start]), before the loop
+	// runs: folders are listed with [Config.List]'s first set.
+	first bool
 
 	// sync rounds: one at a time; a caller rides a round that started
 	// after it arrived.
@@ -393,34 +306,31 @@ func addWatch(w *fsnotify.Watcher, name string) error {
 	return w.Add(name)
 }
 
-// startFeed starts the store's watcher. A first subscriber (nil for none)
-// is subscribed before the watcher's walk, which calls visit for each folder
-// once it is watched (see [Store.WatchChangesVisit]).
-func startFeed(s *Store, first *ChangeSub, visit func(rel string, d *Dir, ents []DirEntry)) *changeFeed {
+// Start starts a watcher on cfg's folder; nil when none can run (a warning
+// is logged). A first subscriber (nil for none; see [NewSub]) is subscribed
+// before the watcher's walk, which lists each folder with [Config.List]'s
+// first set once the folder is watched.
+func Start(cfg Config, first *Sub) *Feed {
+	s := newEnv(cfg)
 	w, err := newWatcher()
 	if err != nil {
-		s.log.Warn("cannot watch the wiki for outside edits; rescanning it at most every "+MaxCatalogueAge.String()+" instead", "err", err)
+		s.log.Warn("cannot watch the wiki for outside edits; rescanning it at most every "+s.maxAge.String()+" instead", "err", err)
 		return nil
 	}
-	f := &changeFeed{s: s, w: w, done: make(chan struct{}), stopped: make(chan struct{}), live: true, synced: make(chan struct{}, 1), syncWait: syncTimeout, dirs: map[string]fileID{}, byID: map[fileID]string{}}
+	f := &Feed{s: s, w: w, done: make(chan struct{}), stopped: make(chan struct{}), live: true, synced: make(chan struct{}, 1), syncWait: syncTimeout, dirs: map[string]fileID{}, byID: map[fileID]string{}}
 	if first != nil {
 		first.f = f
 		f.subs = append(f.subs, first)
 	}
-	f.visit = visit
-	f.hint = &sweepHint{listed: map[string]bool{}}
+	f.first = true
 	err = f.watchTree(".")
-	f.visit = nil // the loop's later walks (folders created) visit nothing
-	if err == nil {
-		s.setSweepHint(f.hint)
-	}
-	f.hint = nil
+	f.first = false // the loop's later walks (folders created) are not the first
 	if err != nil {
 		if first != nil {
 			first.f = nil
 		}
 		w.Close()
-		s.log.Warn("cannot watch the wiki for outside edits; rescanning it at most every "+MaxCatalogueAge.String()+" instead", "err", err)
+		s.log.Warn("cannot watch the wiki for outside edits; rescanning it at most every "+s.maxAge.String()+" instead", "err", err)
 		return nil
 	}
 	f.syncRel = syncPrefix + randomHex(6)
@@ -444,7 +354,7 @@ func startFeed(s *Store, first *ChangeSub, visit func(rel string, d *Dir, ents [
 // watchTree adds watches for rel and the folders under it that the feed
 // covers: the root itself (not recursively), pages/ and sources/ and every
 // non-hidden folder below them.
-func (f *changeFeed) watchTree(rel string) error {
+func (f *Feed) watchTree(rel string) error {
 	if rel == "." {
 		if err := f.w.Add(f.s.dir); err != nil {
 			return err
@@ -456,15 +366,14 @@ func (f *changeFeed) watchTree(rel string) error {
 		}
 		return nil
 	}
-	// Each folder is listed without a stat per entry ([Dir]; a walk of an
-	// os.Root's FS stats every file, 44k of them in a large wiki, where
-	// only the folders matter); each folder is stated once for its
-	// identity.
+	// Each folder is listed without a stat per entry ([Config.List]; a
+	// walk of an os.Root's FS stats every file, where only the folders
+	// matter); each folder is stated once for its identity.
 	fi, err := f.s.root.Lstat(rel)
 	if err != nil || !fi.IsDir() {
 		return nil // gone, or not a folder: nothing to watch
 	}
-	r, err := OpenRootDir(f.s.root, rel)
+	r, err := f.s.openDir(f.s.root, rel)
 	if err != nil {
 		return nil
 	}
@@ -475,7 +384,7 @@ func (f *changeFeed) watchTree(rel string) error {
 // watchDir adds watches for the folder r (at rel, whose identity is id) and
 // the non-hidden folders under it. Unreadable folders are skipped; a watch
 // that cannot be added is an error.
-func (f *changeFeed) watchDir(r *os.Root, rel string, id fileID) error {
+func (f *Feed) watchDir(r *os.Root, rel string, id fileID) error {
 	if id != (fileID{}) {
 		// The same folder already watched under another path (moved
 		// before the move was reported): fsnotify would keep the old
@@ -499,21 +408,7 @@ func (f *changeFeed) watchDir(r *os.Root, rel string, id fileID) error {
 		f.byID[id] = rel
 	}
 	f.dmu.Unlock()
-	d, err := OpenDir(r)
-	if err != nil {
-		if f.hint != nil {
-			f.hint.note(rel, nil, err)
-		}
-		return nil
-	}
-	ents, err := d.Entries()
-	if f.hint != nil {
-		f.hint.note(rel, ents, err)
-	}
-	if f.visit != nil {
-		f.visit(rel, d, ents)
-	}
-	d.Close()
+	ents := f.s.list(r, rel, f.first)
 	var subs []string
 	for _, e := range ents {
 		if e.Type.IsDir() && !strings.HasPrefix(e.Name, ".") {
@@ -529,10 +424,10 @@ func (f *changeFeed) watchDir(r *os.Root, rel string, id fileID) error {
 			}
 			sid = idOf(fi)
 		}
-		sub, err := OpenRootDir(r, name)
+		sub, err := f.s.openDir(r, name)
 		if err != nil {
-			if f.hint != nil {
-				f.hint.unlisted = append(f.hint.unlisted, rel+"/"+name) // the sweep tries
+			if f.first && f.s.unlisted != nil {
+				f.s.unlisted(rel+"/"+name, err)
 			}
 			continue
 		}
@@ -551,7 +446,7 @@ func (f *changeFeed) watchDir(r *os.Root, rel string, id fileID) error {
 // its existing watch and path, then drops that watch when the kernel
 // reports the move), so edits in it would go unseen until the next full
 // walk; and a folder moved out of the root would still be watched there.
-func (f *changeFeed) unwatchTree(rel string) {
+func (f *Feed) unwatchTree(rel string) {
 	f.dmu.Lock()
 	if _, ok := f.dirs[rel]; !ok {
 		f.dmu.Unlock()
@@ -576,7 +471,7 @@ func (f *changeFeed) unwatchTree(rel string) {
 // offLoop runs op after the previous one, off the event loop (Windows:
 // fsnotify's Add and Remove wait for the goroutine that delivers events to
 // the loop, so calling them inline could deadlock). Called by the loop only.
-func (f *changeFeed) offLoop(op func()) {
+func (f *Feed) offLoop(op func()) {
 	prev := f.winOp
 	done := make(chan struct{})
 	f.winOp = done
@@ -589,7 +484,7 @@ func (f *changeFeed) offLoop(op func()) {
 	}()
 }
 
-func (f *changeFeed) isLive() bool {
+func (f *Feed) isLive() bool {
 	if f == nil {
 		return false
 	}
@@ -599,19 +494,19 @@ func (f *changeFeed) isLive() bool {
 }
 
 // stop turns the feed off for good: consumers fall back to time windows.
-func (f *changeFeed) stop(why string, err error) {
+func (f *Feed) stop(why string, err error) {
 	f.mu.Lock()
 	was := f.live
 	f.live = false
 	f.mu.Unlock()
 	if was {
-		f.s.log.Warn("stopped watching the wiki for outside edits ("+why+"); rescanning it at most every "+MaxCatalogueAge.String()+" instead", "err", err)
+		f.s.log.Warn("stopped watching the wiki for outside edits ("+why+"); rescanning it at most every "+f.s.maxAge.String()+" instead", "err", err)
 		go f.w.Close()
 	}
 }
 
-// close stops the watcher (Store.Close).
-func (f *changeFeed) close() {
+// close stops the watcher ([Feed.Close]).
+func (f *Feed) close() {
 	if f == nil {
 		return
 	}
@@ -628,8 +523,8 @@ func (f *changeFeed) close() {
 
 // sweepSyncFiles removes the sync files of stores whose process died (see
 // syncPrefix): older than syncLeftover, never a folder.
-func sweepSyncFiles(s *Store) {
-	des, err := readDir(s.root, syncDir)
+func sweepSyncFiles(s *env) {
+	des, err := s.readDir(syncDir)
 	if err != nil {
 		return
 	}
@@ -647,7 +542,7 @@ func sweepSyncFiles(s *Store) {
 // makeSyncFile makes the store's sync file, and syncDir (with a .gitignore
 // that keeps it out of git) when missing, and watches syncDir; neither
 // folder may be a symlink.
-func (f *changeFeed) makeSyncFile() error {
+func (f *Feed) makeSyncFile() error {
 	root := f.s.root
 	for _, d := range []string{".llmwiki", syncDir} {
 		fi, err := root.Lstat(d)
@@ -686,7 +581,7 @@ func randomHex(n int) string {
 }
 
 // loop reads the watcher's events until it is closed.
-func (f *changeFeed) loop() {
+func (f *Feed) loop() {
 	for {
 		select {
 		case ev, ok := <-f.w.Events:
@@ -718,7 +613,7 @@ func (f *changeFeed) loop() {
 }
 
 // event records one watcher event for every consumer.
-func (f *changeFeed) event(ev fsnotify.Event) {
+func (f *Feed) event(ev fsnotify.Event) {
 	rel, err := filepath.Rel(f.s.dir, ev.Name)
 	if err != nil {
 		return
@@ -738,7 +633,7 @@ func (f *changeFeed) event(ev fsnotify.Event) {
 		}
 		return
 	}
-	if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || IsTempName(rel) {
+	if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || f.s.ignore(rel) {
 		return
 	}
 	for _, seg := range strings.Split(rel, "/") {
@@ -794,7 +689,7 @@ func (f *changeFeed) event(ev fsnotify.Event) {
 // three rounds in a row time out (a platform that does not report the sync
 // file's changes; when rounds had worked before, the machine was only busy
 // and rounds resume after FullRescanEvery).
-func (f *changeFeed) sync(ctx context.Context) {
+func (f *Feed) sync(ctx context.Context) {
 	f.smu.Lock()
 	if !f.canSync && f.syncWorked && !f.syncOff.IsZero() && time.Since(f.syncOff) >= FullRescanEvery {
 		// Rounds timed out after they had worked: the machine was busy, not
@@ -886,9 +781,9 @@ func (f *changeFeed) sync(ctx context.Context) {
 // twice, through the page catalogue and the link graph say, or that began
 // before a round it then waited for, pays for no second round). Call with
 // smu held.
-func (f *changeFeed) seenSinceLocked(ctx context.Context) bool {
-	c := CallFrom(ctx)
-	return c != nil && !c.begun.IsZero() && !f.doneTouch.IsZero() && !f.doneTouch.Before(c.begun)
+func (f *Feed) seenSinceLocked(ctx context.Context) bool {
+	begun := f.s.begun(ctx)
+	return !begun.IsZero() && !f.doneTouch.IsZero() && !f.doneTouch.Before(begun)
 }
 
 // touchSync changes the sync file's times so the watcher reports it. It
@@ -897,7 +792,7 @@ func (f *changeFeed) seenSinceLocked(ctx context.Context) bool {
 // A sync file removed while serving (git clean -x, a tidy-up of .llmwiki/)
 // is made again, then touched. When it cannot be made, why says so and sync
 // rounds stop for good.
-func (f *changeFeed) touchSync() (touched bool, why string) {
+func (f *Feed) touchSync() (touched bool, why string) {
 	root := f.s.root
 	fi, err := root.Lstat(f.syncRel)
 	switch {
@@ -924,129 +819,4 @@ func (f *changeFeed) touchSync() (touched bool, why string) {
 	}
 	now := time.Now()
 	return root.Chtimes(f.syncRel, now, now) == nil, ""
-}
-
-// refreshPagesLocked applies changed paths to the page catalogue: reported
-// files are re-read; a folder that appeared is walked; entries under a path
-// that is no longer a folder, or under a folder in gone (one that went, even
-// if a file took its name), are checked. Call with catMu held and the
-// catalogue loaded.
-func (s *Store) refreshPagesLocked(paths, gone []string) {
-	var prefixes map[string]bool
-	changed := false
-	for _, p := range gone { // a folder that went, even if a file took its name
-		if prefixes == nil {
-			prefixes = map[string]bool{}
-		}
-		prefixes[p] = true
-		s.catSkips.ClearUnder(p)
-	}
-	for _, p := range paths {
-		if p != "pages" && !strings.HasPrefix(p, "pages/") {
-			continue
-		}
-		fi, err := s.root.Lstat(p)
-		s.catSkips.ClearUnder(p) // what is still there is found again below
-		if err == nil && fi.Mode().IsRegular() {
-			changed = s.refreshPageLocked(p, fi, true) || changed
-			continue
-		}
-		if err == nil && IsSpecial(fi.Mode()) && catalogued(p) {
-			s.catSkips.Set(p, SkipNotRegular)
-		}
-		if prefixes == nil {
-			prefixes = map[string]bool{}
-		}
-		prefixes[p] = true
-		if _, ok := s.cat[p]; ok {
-			delete(s.cat, p)
-			changed = true
-		}
-		if err != nil || !fi.IsDir() || (p != "pages" && !addressable(p)) {
-			continue
-		}
-		_ = fs.WalkDir(s.root.FS(), p, func(q string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			if d.IsDir() {
-				if q != p && (strings.HasPrefix(d.Name(), ".") || !addressable(q)) {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if info, err := d.Info(); err == nil && info.Mode().IsRegular() {
-				changed = s.refreshPageLocked(q, info, false) || changed
-			} else if IsSpecial(d.Type()) && catalogued(q) {
-				s.catSkips.Set(q, SkipNotRegular)
-			}
-			return nil
-		})
-	}
-	if len(prefixes) > 0 {
-		for k := range s.cat {
-			for d := path.Dir(k); d != "."; d = path.Dir(d) {
-				if prefixes[d] {
-					if fi, err := s.root.Lstat(k); err != nil || !fi.Mode().IsRegular() {
-						delete(s.cat, k)
-						changed = true
-					}
-					break
-				}
-			}
-		}
-	}
-	if changed {
-		s.catSorted = nil
-	}
-}
-
-// refreshPageLocked brings the catalogue entry of the regular file p (stat
-// fi) in step; it reports whether the catalogue changed. A file the watcher
-// reported (reported) is read again even when its size and mtime are
-// unchanged: an edit of the same length within the file system's timestamp
-// granularity (a save by rename, a script, git) keeps both, and the event
-// is the only sign of it. Our own writes are read once more that way.
-func (s *Store) refreshPageLocked(p string, fi fs.FileInfo, reported bool) bool {
-	prev, had := s.cat[p]
-	if !isCataloguePage(p) {
-		if had {
-			delete(s.cat, p)
-		}
-		return had
-	}
-	if had && !reported && prev.size == fi.Size() && prev.mtime.Equal(fi.ModTime()) {
-		return false
-	}
-	data, ok, err := s.readRaw(p)
-	if err != nil || !ok {
-		if had {
-			delete(s.cat, p)
-		}
-		return had
-	}
-	pi := pageInfoFrom(p, data)
-	pi.size, pi.mtime, pi.key = fi.Size(), fi.ModTime(), PageKey(p)
-	s.cat[p] = pi
-	return !had || !reflect.DeepEqual(prev, pi) // unchanged: the sorted list stands
-}
-
-// isCataloguePage reports whether the scan of pages/ lists the file p: a
-// .md file, no hidden folder or name on the way, not a writer temp file,
-// and a path the store can address.
-func isCataloguePage(p string) bool {
-	if !strings.HasPrefix(p, "pages/") || !strings.EqualFold(path.Ext(p), ".md") || IsTempName(p) || !addressable(p) {
-		return false
-	}
-	for _, seg := range strings.Split(p, "/") {
-		if strings.HasPrefix(seg, ".") {
-			return false
-		}
-	}
-	for d := path.Dir(p); d != "pages"; d = path.Dir(d) {
-		if !addressable(d) {
-			return false
-		}
-	}
-	return true
 }

@@ -1,0 +1,138 @@
+package wiki
+
+import (
+	"io/fs"
+	"path"
+	"reflect"
+	"strings"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
+)
+
+// The page catalogue's side of the change feed: applying the paths the
+// watcher reported (see [Store.WatchChanges]).
+
+// refreshPagesLocked applies changed paths to the page catalogue: reported
+// files are re-read; a folder that appeared is walked; entries under a path
+// that is no longer a folder, or under a folder in gone (one that went, even
+// if a file took its name), are checked. Call with catMu held and the
+// catalogue loaded.
+func (s *Store) refreshPagesLocked(paths, gone []string) {
+	var prefixes map[string]bool
+	changed := false
+	for _, p := range gone { // a folder that went, even if a file took its name
+		if prefixes == nil {
+			prefixes = map[string]bool{}
+		}
+		prefixes[p] = true
+		s.catSkips.ClearUnder(p)
+	}
+	for _, p := range paths {
+		if p != "pages" && !strings.HasPrefix(p, "pages/") {
+			continue
+		}
+		fi, err := s.root.Lstat(p)
+		s.catSkips.ClearUnder(p) // what is still there is found again below
+		if err == nil && fi.Mode().IsRegular() {
+			changed = s.refreshPageLocked(p, fi, true) || changed
+			continue
+		}
+		if err == nil && store.IsSpecial(fi.Mode()) && catalogued(p) {
+			s.catSkips.Set(p, store.SkipNotRegular)
+		}
+		if prefixes == nil {
+			prefixes = map[string]bool{}
+		}
+		prefixes[p] = true
+		if _, ok := s.cat[p]; ok {
+			delete(s.cat, p)
+			changed = true
+		}
+		if err != nil || !fi.IsDir() || (p != "pages" && !addressable(p)) {
+			continue
+		}
+		_ = fs.WalkDir(s.root.FS(), p, func(q string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() {
+				if q != p && (strings.HasPrefix(d.Name(), ".") || !addressable(q)) {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if info, err := d.Info(); err == nil && info.Mode().IsRegular() {
+				changed = s.refreshPageLocked(q, info, false) || changed
+			} else if store.IsSpecial(d.Type()) && catalogued(q) {
+				s.catSkips.Set(q, store.SkipNotRegular)
+			}
+			return nil
+		})
+	}
+	if len(prefixes) > 0 {
+		for k := range s.cat {
+			for d := path.Dir(k); d != "."; d = path.Dir(d) {
+				if prefixes[d] {
+					if fi, err := s.root.Lstat(k); err != nil || !fi.Mode().IsRegular() {
+						delete(s.cat, k)
+						changed = true
+					}
+					break
+				}
+			}
+		}
+	}
+	if changed {
+		s.catSorted = nil
+	}
+}
+
+// refreshPageLocked brings the catalogue entry of the regular file p (stat
+// fi) in step; it reports whether the catalogue changed. A file the watcher
+// reported (reported) is read again even when its size and mtime are
+// unchanged: an edit of the same length within the file system's timestamp
+// granularity (a save by rename, a script, git) keeps both, and the event
+// is the only sign of it. Our own writes are read once more that way.
+func (s *Store) refreshPageLocked(p string, fi fs.FileInfo, reported bool) bool {
+	prev, had := s.cat[p]
+	if !isCataloguePage(p) {
+		if had {
+			delete(s.cat, p)
+		}
+		return had
+	}
+	if had && !reported && prev.size == fi.Size() && prev.mtime.Equal(fi.ModTime()) {
+		return false
+	}
+	data, ok, err := s.ReadRaw(p)
+	if err != nil || !ok {
+		if had {
+			delete(s.cat, p)
+		}
+		return had
+	}
+	pi := pageInfoFrom(p, data)
+	pi.size, pi.mtime, pi.key = fi.Size(), fi.ModTime(), PageKey(p)
+	s.cat[p] = pi
+	return !had || !reflect.DeepEqual(prev, pi) // unchanged: the sorted list stands
+}
+
+// isCataloguePage reports whether the scan of pages/ lists the file p: a
+// .md file, no hidden folder or name on the way, not a writer temp file,
+// and a path the store can address.
+func isCataloguePage(p string) bool {
+	if !strings.HasPrefix(p, "pages/") || !strings.EqualFold(path.Ext(p), ".md") || store.IsTempName(p) || !addressable(p) {
+		return false
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if strings.HasPrefix(seg, ".") {
+			return false
+		}
+	}
+	for d := path.Dir(p); d != "pages"; d = path.Dir(d) {
+		if !addressable(d) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,110 @@
+package wiki
+
+import (
+	"bytes"
+	"strings"
+)
+
+// sectionBytes returns the bytes of the level-2 section titled title (its
+// heading line through the line before the next level-1 or level-2 heading),
+// skipping headings inside fenced code.
+func sectionBytes(doc []byte, title string) ([]byte, bool) {
+	start, end := SectionRange(doc, title)
+	if start < 0 {
+		return nil, false
+	}
+	return doc[start:end], true
+}
+
+// SectionRange returns the byte range [start, end) of the level-2 section
+// titled title in doc: from its "## title" line to the next "# " or "## "
+// heading outside fenced code and HTML comments, or the end. start is -1
+// when there is none. Headings are matched after trimming; a heading like
+// "## Eval Insights (auto-generated ...)" matches the title "Eval Insights".
+func SectionRange(doc []byte, title string) (int, int) {
+	hs, _ := Headings(doc)
+	for _, h := range hs {
+		if h.Level == 2 && (h.Title == title || strings.HasPrefix(h.Title, title+" ")) {
+			return h.Start, h.End
+		}
+	}
+	return -1, -1
+}
+
+// Heading is a level-1 ("# ") or level-2 ("## ") heading line of a markdown
+// document, found by [Headings].
+type Heading struct {
+	// Level is 1 or 2.
+	Level int
+	// Title is the heading text, trimmed.
+	Title string
+	// Start is the byte offset of the heading line; End is where its
+	// section ends: the start of the next level-1 or level-2 heading, or
+	// len(doc).
+	Start, End int
+}
+
+// Headings lists the level-1 and level-2 headings of doc that start a line
+// ("# " or "## " in column 0; "\r\n" line ends are fine) and are not inside
+// fenced code (``` or ~~~, closed by a fence of the same character at least
+// as long) or an HTML comment block (a line starting with "<!--" up to the
+// line holding "-->"). open reports whether doc ends inside such a block,
+// where anything appended would not be seen as a heading.
+func Headings(doc []byte) (hs []Heading, open bool) {
+	fence := ""
+	comment := false
+	off := 0
+	for off < len(doc) {
+		end := bytes.IndexByte(doc[off:], '\n')
+		next := len(doc)
+		if end >= 0 {
+			next = off + end + 1
+		}
+		line := strings.TrimRight(string(doc[off:next]), "\r\n")
+		t := strings.TrimLeft(line, " ")
+		indent := len(line) - len(t)
+		switch {
+		case comment:
+			if strings.Contains(line, "-->") {
+				comment = false
+			}
+		case fence != "":
+			if strings.HasPrefix(t, fence) && strings.TrimSpace(strings.TrimLeft(t, fence[:1])) == "" {
+				fence = ""
+			}
+		case indent < 4 && fenceOpen(t) != "":
+			fence = fenceOpen(t)
+		case indent < 4 && strings.HasPrefix(t, "<!--"):
+			comment = !strings.Contains(t[4:], "-->")
+		case strings.HasPrefix(line, "# ") || strings.HasPrefix(line, "## "):
+			if n := len(hs); n > 0 {
+				hs[n-1].End = off
+			}
+			level := 1
+			if strings.HasPrefix(line, "## ") {
+				level = 2
+			}
+			hs = append(hs, Heading{Level: level, Title: strings.TrimSpace(line[level+1:]), Start: off, End: len(doc)})
+		}
+		off = next
+	}
+	return hs, fence != "" || comment
+}
+
+// fenceOpen returns the fence ("```" or "~~~", at its full length) that line
+// opens, or "".
+func fenceOpen(line string) string {
+	for _, ch := range []string{"`", "~"} {
+		n := 0
+		for n < len(line) && line[n] == ch[0] {
+			n++
+		}
+		if n >= 3 {
+			if ch == "`" && strings.Contains(line[n:], "`") {
+				return ""
+			}
+			return line[:n]
+		}
+	}
+	return ""
+}
