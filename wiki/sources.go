@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 )
 
 // Gather budgets, in characters of content.
@@ -477,21 +479,13 @@ func (s *Store) ResearchSave(ctx context.Context, in ResearchInput) (ResearchWri
 // a log entry.
 func escapeHeadings(s string) string {
 	lines := strings.Split(s, "\n")
-	fence := ""
+	var fences mdoc.Fences
 	for i, l := range lines {
-		t := strings.TrimLeft(l, " ")
-		if fence != "" {
-			if strings.HasPrefix(t, fence) {
-				fence = ""
-			}
+		if fences.Line(l) != mdoc.Heading {
 			continue
 		}
-		if f := fenceOpen(t); f != "" && len(l)-len(t) < 4 {
-			fence = f
-			continue
-		}
-		if len(l)-len(t) < 4 && (strings.HasPrefix(t, "# ") || strings.HasPrefix(t, "## ") || t == "#" || t == "##") {
-			lines[i] = "###" + strings.TrimLeft(t, "#")
+		if lvl, _ := mdoc.ATX(l); lvl <= 2 {
+			lines[i] = "###" + strings.TrimLeft(strings.TrimLeft(l, " "), "#")
 		}
 	}
 	return strings.Join(lines, "\n")
