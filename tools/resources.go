@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -437,7 +438,7 @@ func (r *resources) readText(rel string) (string, error) {
 	if err != nil {
 		return "", wiki.Errorf(wiki.CodeNotFound, "%s could not be read; list_pages shows the pages", rel)
 	}
-	dec := wiki.Decode(data) // the text read_page shows
+	dec := mdoc.Decode(data) // the text read_page shows
 	if dec.Binary {
 		return "", wiki.Errorf(wiki.CodeInvalid, "%s is not text; read_page describes it", rel)
 	}

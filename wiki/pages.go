@@ -58,10 +58,10 @@ func (p PageInfo) ModTime() time.Time { return p.mtime }
 func PageInfoFrom(rel string, data []byte) PageInfo { return pageInfoFrom(rel, data) }
 
 // pageInfoFrom builds the catalogue entry of rel from its content, as
-// [Decode] reads it (a Windows-1252 title is shown decoded, as read_page
+// [mdoc.Decode] reads it (a Windows-1252 title is shown decoded, as read_page
 // shows the page).
 func pageInfoFrom(rel string, data []byte) PageInfo {
-	if dec := Decode(data); !dec.Binary {
+	if dec := mdoc.Decode(data); !dec.Binary {
 		data = dec.Text
 	}
 	d, err := ParseDoc(rel, data)

@@ -44,7 +44,7 @@ type SourceInfo struct {
 	// MediaType is set for binary files.
 	MediaType string `json:"media_type,omitempty"`
 	// Encoding names the encoding Content was decoded from when the file
-	// is not UTF-8 ("utf-16le", "windows-1252"; see [DecodeText]).
+	// is not UTF-8 ("utf-16le", "windows-1252"; see [mdoc.DecodeText]).
 	Encoding string `json:"encoding,omitempty"`
 	// EncodingUncertain is set when the encoding could not be determined:
 	// Encoding is a guess and Content may be garbled (Note says so).
@@ -244,7 +244,7 @@ func (s *Store) GatherSources(ctx context.Context, in GatherInput) (GatherResult
 		if err != nil || !ok {
 			continue // removed meanwhile
 		}
-		dec := Decode(data)
+		dec := mdoc.Decode(data)
 		if dec.Binary {
 			si.Binary, si.MediaType = true, MediaType(si.Path, data)
 			res.Sources = append(res.Sources, si)

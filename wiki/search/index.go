@@ -21,6 +21,7 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/gofrs/flock"
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 )
 
 // StateDir is the folder of the search index's state, inside the project.
@@ -1024,8 +1025,8 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 			x.dirty = true
 			continue
 		}
-		// The text read_page shows is the text indexed (wiki.Decode).
-		dec := wiki.Decode(data)
+		// The text read_page shows is the text indexed (mdoc.Decode).
+		dec := mdoc.Decode(data)
 		skipped := dec.Binary
 		var lens fieldLens
 		if skipped {
@@ -1176,7 +1177,7 @@ func (x *Index) Apply(ctx context.Context, changes []wiki.Change) (err error) {
 			forget()
 			return wiki.Errorf(wiki.CodeInternal, "search index: %s vanished after it was written; the next search reconciles the index with the files", c.Path)
 		}
-		dec := wiki.Decode(c.Data)
+		dec := mdoc.Decode(c.Data)
 		skipped := dec.Binary
 		var lens fieldLens
 		if !skipped {

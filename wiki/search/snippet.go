@@ -38,7 +38,7 @@ func (x *Index) fillSnippet(h *Hit, groups []group, codeAsk bool) {
 	if err != nil {
 		return
 	}
-	dec := wiki.Decode(raw) // the text indexed, as read_page shows it
+	dec := mdoc.Decode(raw) // the text indexed, as read_page shows it
 	if dec.Binary {
 		return
 	}
