@@ -14,6 +14,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/store"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -438,7 +439,7 @@ func (r *resources) readText(rel string) (string, error) {
 	if err != nil {
 		return "", store.Errorf(store.CodeNotFound, "%s could not be read; list_pages shows the pages", rel)
 	}
-	dec := wiki.Decode(data) // the text read_page shows
+	dec := mdoc.Decode(data) // the text read_page shows
 	if dec.Binary {
 		return "", store.Errorf(store.CodeInvalid, "%s is not text; read_page describes it", rel)
 	}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/llmwiki/llmwiki/wiki/store"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 )
 
 // ContextInput is a new context.md for [Store.WriteContext].
@@ -285,26 +286,20 @@ func (s *Store) WriteContext(ctx context.Context, in ContextInput) (out ContextW
 // fenced code block (the cut moves back to the fence's opening line).
 func spillCut(lines []string, keep int) int {
 	fenceStart := -1
-	fence := ""
+	var fences mdoc.Fences
 	lastHeading := -1
 	for i := 0; i < keep && i < len(lines); i++ {
-		t := strings.TrimSpace(lines[i])
-		if fence != "" {
-			if strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
-				fence = ""
+		switch fences.Line(lines[i]) {
+		case mdoc.Open:
+			fenceStart = i
+		case mdoc.Heading:
+			if i >= keep/2 {
+				lastHeading = i
 			}
-			continue
-		}
-		if f := fenceOpen(t); f != "" {
-			fence, fenceStart = f, i
-			continue
-		}
-		if strings.HasPrefix(t, "#") && i >= keep/2 {
-			lastHeading = i
 		}
 	}
 	cut := keep
-	if fence != "" && fenceStart > 0 {
+	if fences.Open() && fenceStart > 0 {
 		cut = fenceStart
 	}
 	if lastHeading > 0 && lastHeading < cut {

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/llmwiki/llmwiki/wiki/store"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -67,13 +68,13 @@ func TestHostileContent(t *testing.T) {
 		{"utf8.md", []byte(text), "", text, ""},
 		{"utf8-bom.txt", append([]byte("\xef\xbb\xbf"), text...), "", "\ufeff" + text, ""},
 		{"utf8-bom.md", append([]byte("\xef\xbb\xbf"), text...), "", text, ""},
-		{"utf16le-bom.txt", utf16le(text, true), EncodingUTF16LE, text, ""},
-		{"utf16be-bom.txt", swap16(utf16le(text, true)), EncodingUTF16BE, text, ""},
-		{"utf16le-nobom.txt", utf16le("plain ascii text\r\nfrom a Windows tool\r\n", false), EncodingUTF16LE, "plain ascii text\r\nfrom a Windows tool\r\n", ""},
-		{"utf32le.txt", append([]byte{0xFF, 0xFE, 0, 0}, []byte{'h', 0, 0, 0, 'i', 0, 0, 0}...), EncodingUTF32LE, "hi", ""},
-		{"latin1.txt", []byte("caf\xe9 cr\xe8me br\xfbl\xe9e\n"), EncodingWindows1252, "café crème brûlée\n", ""},
-		{"cp1252.txt", []byte("\x93smart quotes\x94 and \x85 ellipsis\n"), EncodingWindows1252, "“smart quotes” and … ellipsis\n", ""},
-		{"late-invalid.md", append([]byte(strings.Repeat("a", 9000)+"\n"), "tail \xff\n"...), EncodingWindows1252, "", "tail ÿ"},
+		{"utf16le-bom.txt", utf16le(text, true), mdoc.EncodingUTF16LE, text, ""},
+		{"utf16be-bom.txt", swap16(utf16le(text, true)), mdoc.EncodingUTF16BE, text, ""},
+		{"utf16le-nobom.txt", utf16le("plain ascii text\r\nfrom a Windows tool\r\n", false), mdoc.EncodingUTF16LE, "plain ascii text\r\nfrom a Windows tool\r\n", ""},
+		{"utf32le.txt", append([]byte{0xFF, 0xFE, 0, 0}, []byte{'h', 0, 0, 0, 'i', 0, 0, 0}...), mdoc.EncodingUTF32LE, "hi", ""},
+		{"latin1.txt", []byte("caf\xe9 cr\xe8me br\xfbl\xe9e\n"), mdoc.EncodingWindows1252, "café crème brûlée\n", ""},
+		{"cp1252.txt", []byte("\x93smart quotes\x94 and \x85 ellipsis\n"), mdoc.EncodingWindows1252, "“smart quotes” and … ellipsis\n", ""},
+		{"late-invalid.md", append([]byte(strings.Repeat("a", 9000)+"\n"), "tail \xff\n"...), mdoc.EncodingWindows1252, "", "tail ÿ"},
 		{"nul-byte.txt", []byte("text with a \x00 NUL byte\n"), "binary", "", ""},
 		{"late-nul.txt", append([]byte(strings.Repeat("b", 20000)), 0), "binary", "", ""},
 		{"png.png", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), "binary", "", ""},

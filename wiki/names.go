@@ -378,7 +378,7 @@ func addressable(p string) bool {
 // Reasons a file where pages or sources go is left out of the search index,
 // as its state counts them (search.Status.Skipped).
 const (
-	SkipBinary         = "binary"          // not text (see [Decode]): described by read_page, never indexed
+	SkipBinary         = "binary"          // not text (see [mdoc.Decode]): described by read_page, never indexed
 	SkipUnservableName = "unservable name" // see [UnservableName]
 	SkipUnreadable     = "unreadable"      // reading it failed (permissions); retried at every walk
 )

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/llmwiki/llmwiki/wiki/store"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 )
 
 // MaxPageBytes is the largest page body write_page accepts, in bytes.
@@ -58,10 +59,10 @@ func (p PageInfo) ModTime() time.Time { return p.mtime }
 func PageInfoFrom(rel string, data []byte) PageInfo { return pageInfoFrom(rel, data) }
 
 // pageInfoFrom builds the catalogue entry of rel from its content, as
-// [Decode] reads it (a Windows-1252 title is shown decoded, as read_page
+// [mdoc.Decode] reads it (a Windows-1252 title is shown decoded, as read_page
 // shows the page).
 func pageInfoFrom(rel string, data []byte) PageInfo {
-	if dec := Decode(data); !dec.Binary {
+	if dec := mdoc.Decode(data); !dec.Binary {
 		data = dec.Text
 	}
 	d, err := ParseDoc(rel, data)
@@ -98,11 +99,11 @@ func PageInfoOf(rel string, d *Doc, err error) PageInfo {
 	return pi
 }
 
-// firstHeading returns the text of the first "# " heading outside fenced
-// code in the first 200 lines of body, or "". It works on the bytes (every
-// page is read this way) and copies only the title.
+// firstHeading returns the text of the first level-1 ATX heading outside
+// fenced code in the first 200 lines of body, or "". It works on the bytes
+// (every page is read this way) and copies only the title.
 func firstHeading(body []byte) string {
-	fence := ""
+	var fences mdoc.Fences
 	rest := body
 	for n := 0; n < 200 && len(rest) > 0; n++ {
 		line := rest
@@ -111,22 +112,10 @@ func firstHeading(body []byte) string {
 		} else {
 			rest = nil
 		}
-		t := bytes.TrimRight(line, "\r")
-		trimmed := bytes.TrimSpace(t)
-		if fence != "" {
-			if bytes.HasPrefix(trimmed, []byte(fence)) {
-				fence = ""
+		if fences.LineBytes(line) == mdoc.Heading {
+			if lvl, text := mdoc.ATXBytes(line); lvl == 1 {
+				return string(text)
 			}
-			continue
-		}
-		if len(trimmed) >= 3 && (trimmed[0] == '`' || trimmed[0] == '~') {
-			if f := fenceOpen(string(trimmed)); f != "" {
-				fence = f
-				continue
-			}
-		}
-		if bytes.HasPrefix(t, []byte("# ")) {
-			return string(bytes.TrimSpace(t[2:]))
 		}
 	}
 	return ""

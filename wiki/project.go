@@ -64,6 +64,9 @@ func (s *Store) LoadProject(ctx context.Context) (Project, error) {
 	if cfg.Err != "" {
 		p.Problems = append(p.Problems, "schema.md settings: "+cfg.Err+" (defaults are in force)")
 	}
+	for _, pr := range cfg.Problems {
+		p.Problems = append(p.Problems, "schema.md settings: "+pr)
+	}
 	call := store.CallFrom(ctx)
 	read := func(name string) string {
 		data, ok, err := s.ReadRaw(name)

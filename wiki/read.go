@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/llmwiki/llmwiki/wiki/store"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 )
 
 // DefaultReadChars is how many characters read_page returns when the caller
@@ -61,7 +62,7 @@ type FileContent struct {
 	// NextFromLine.
 	Truncated    bool `json:"truncated,omitempty"`
 	NextFromLine int  `json:"next_from_line,omitempty"`
-	// Binary is true for files that are not text (see [DecodeText]): they
+	// Binary is true for files that are not text (see [mdoc.DecodeText]): they
 	// are described (size, media type), never shown.
 	Binary    bool   `json:"binary,omitempty"`
 	MediaType string `json:"media_type,omitempty"`
@@ -69,7 +70,7 @@ type FileContent struct {
 	// UTF-8 ("utf-16le", "windows-1252"); Body is then the decoded text.
 	Encoding string `json:"encoding,omitempty"`
 	// EncodingUncertain is set when the encoding could not be determined
-	// (see [Decoded].Uncertain): Encoding is a guess and Body may be
+	// (see [mdoc.Decoded].Uncertain): Encoding is a guess and Body may be
 	// garbled; Note says so.
 	EncodingUncertain bool `json:"encoding_uncertain,omitempty"`
 	// Note says what was done to the file to show it (decoded, a line cut).
@@ -98,7 +99,7 @@ func (s *Store) Read(ctx context.Context, in ReadInput) (FileContent, error) {
 	}
 	store.CallFrom(ctx).AddRead(rel)
 	out = FileContent{Path: rel, Layer: LayerOf(rel), SHA256: store.SHA256Hex(data), Size: int64(len(data))}
-	dec := Decode(data)
+	dec := mdoc.Decode(data)
 	if dec.Binary {
 		out.Binary = true
 		out.MediaType = MediaType(rel, data)

@@ -3,6 +3,8 @@ package wiki
 import (
 	"bytes"
 	"strings"
+
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 )
 
 // sectionBytes returns the bytes of the level-2 section titled title (its
@@ -44,14 +46,13 @@ type Heading struct {
 	Start, End int
 }
 
-// Headings lists the level-1 and level-2 headings of doc that start a line
-// ("# " or "## " in column 0; "\r\n" line ends are fine) and are not inside
-// fenced code (``` or ~~~, closed by a fence of the same character at least
-// as long) or an HTML comment block (a line starting with "<!--" up to the
-// line holding "-->"). open reports whether doc ends inside such a block,
-// where anything appended would not be seen as a heading.
+// Headings lists the level-1 and level-2 ATX headings of doc ([mdoc.ATX];
+// "\r\n" line ends are fine) that are not inside fenced code ([mdoc.Fences])
+// or an HTML comment block (a line starting with "<!--" up to the line
+// holding "-->"). open reports whether doc ends inside such a block, where
+// anything appended would not be seen as a heading.
 func Headings(doc []byte) (hs []Heading, open bool) {
-	fence := ""
+	var fences mdoc.Fences
 	comment := false
 	off := 0
 	for off < len(doc) {
@@ -68,43 +69,20 @@ func Headings(doc []byte) (hs []Heading, open bool) {
 			if strings.Contains(line, "-->") {
 				comment = false
 			}
-		case fence != "":
-			if strings.HasPrefix(t, fence) && strings.TrimSpace(strings.TrimLeft(t, fence[:1])) == "" {
-				fence = ""
-			}
-		case indent < 4 && fenceOpen(t) != "":
-			fence = fenceOpen(t)
+		case fences.Line(line).InCode():
 		case indent < 4 && strings.HasPrefix(t, "<!--"):
 			comment = !strings.Contains(t[4:], "-->")
-		case strings.HasPrefix(line, "# ") || strings.HasPrefix(line, "## "):
+		default:
+			level, title := mdoc.ATX(line)
+			if level != 1 && level != 2 {
+				break
+			}
 			if n := len(hs); n > 0 {
 				hs[n-1].End = off
 			}
-			level := 1
-			if strings.HasPrefix(line, "## ") {
-				level = 2
-			}
-			hs = append(hs, Heading{Level: level, Title: strings.TrimSpace(line[level+1:]), Start: off, End: len(doc)})
+			hs = append(hs, Heading{Level: level, Title: title, Start: off, End: len(doc)})
 		}
 		off = next
 	}
-	return hs, fence != "" || comment
-}
-
-// fenceOpen returns the fence ("```" or "~~~", at its full length) that line
-// opens, or "".
-func fenceOpen(line string) string {
-	for _, ch := range []string{"`", "~"} {
-		n := 0
-		for n < len(line) && line[n] == ch[0] {
-			n++
-		}
-		if n >= 3 {
-			if ch == "`" && strings.Contains(line[n:], "`") {
-				return ""
-			}
-			return line[:n]
-		}
-	}
-	return ""
+	return hs, fences.Open() || comment
 }

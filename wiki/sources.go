@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/llmwiki/llmwiki/wiki/store"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 )
 
 // Gather budgets, in characters of content.
@@ -44,7 +45,7 @@ type SourceInfo struct {
 	// MediaType is set for binary files.
 	MediaType string `json:"media_type,omitempty"`
 	// Encoding names the encoding Content was decoded from when the file
-	// is not UTF-8 ("utf-16le", "windows-1252"; see [DecodeText]).
+	// is not UTF-8 ("utf-16le", "windows-1252"; see [mdoc.DecodeText]).
 	Encoding string `json:"encoding,omitempty"`
 	// EncodingUncertain is set when the encoding could not be determined:
 	// Encoding is a guess and Content may be garbled (Note says so).
@@ -244,7 +245,7 @@ func (s *Store) GatherSources(ctx context.Context, in GatherInput) (GatherResult
 		if err != nil || !ok {
 			continue // removed meanwhile
 		}
-		dec := Decode(data)
+		dec := mdoc.Decode(data)
 		if dec.Binary {
 			si.Binary, si.MediaType = true, MediaType(si.Path, data)
 			res.Sources = append(res.Sources, si)
@@ -479,21 +480,13 @@ func (s *Store) ResearchSave(ctx context.Context, in ResearchInput) (ResearchWri
 // a log entry.
 func escapeHeadings(s string) string {
 	lines := strings.Split(s, "\n")
-	fence := ""
+	var fences mdoc.Fences
 	for i, l := range lines {
-		t := strings.TrimLeft(l, " ")
-		if fence != "" {
-			if strings.HasPrefix(t, fence) {
-				fence = ""
-			}
+		if fences.Line(l) != mdoc.Heading {
 			continue
 		}
-		if f := fenceOpen(t); f != "" && len(l)-len(t) < 4 {
-			fence = f
-			continue
-		}
-		if len(l)-len(t) < 4 && (strings.HasPrefix(t, "# ") || strings.HasPrefix(t, "## ") || t == "#" || t == "##") {
-			lines[i] = "###" + strings.TrimLeft(t, "#")
+		if lvl, _ := mdoc.ATX(l); lvl <= 2 {
+			lines[i] = "###" + strings.TrimLeft(strings.TrimLeft(l, " "), "#")
 		}
 	}
 	return strings.Join(lines, "\n")

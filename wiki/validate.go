@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/llmwiki/llmwiki/wiki/store"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 )
 
 // Problem is one finding of [Store.ValidateStructure].
@@ -48,7 +49,7 @@ type Structure struct {
 // changed or deleted outside llmwiki ([Store.SourceIssues]), and every
 // page or source llmwiki cannot serve in full: names it will not serve
 // ([UnservableName]), binary files (search does not index them) and text
-// whose encoding could not be determined ([Decoded].Uncertain).
+// whose encoding could not be determined ([mdoc.Decoded].Uncertain).
 func (s *Store) ValidateStructure(ctx context.Context) (Structure, error) {
 	var out Structure
 	add := func(kind, sev, p, msg, fix string) {
@@ -206,9 +207,9 @@ func (s *Store) ValidateStructure(ctx context.Context) (Structure, error) {
 // checkText reports a page or source that is not text (binarySev: a
 // warning for a page, info for a source, where PDFs and images are
 // expected) or whose encoding could not be determined, and returns the
-// file as [Decode] reads it.
-func (s *Store) checkText(p string, data []byte, binarySev string, add func(kind, sev, p, msg, fix string)) Decoded {
-	dec := Decode(data)
+// file as [mdoc.Decode] reads it.
+func (s *Store) checkText(p string, data []byte, binarySev string, add func(kind, sev, p, msg, fix string)) mdoc.Decoded {
+	dec := mdoc.Decode(data)
 	switch {
 	case dec.Binary:
 		add("binary_file", binarySev, p, p+" is not text ("+MediaType(p, data)+"): read_page describes it without its content and search_wiki does not index it", "nothing to do for an image or PDF; if it should be text, save it again as UTF-8")

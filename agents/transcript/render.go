@@ -8,6 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/llmwiki/llmwiki/internal/redact"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 )
 
 // Meta is what the rendering's frontmatter records besides the session.
@@ -135,22 +136,13 @@ func plural(n int, one, many string) string {
 // question or answer cannot fake a turn heading or the title.
 func demote(s string) string {
 	lines := strings.Split(s, "\n")
-	fence := ""
+	var fences mdoc.Fences
 	for i, l := range lines {
-		t := strings.TrimLeft(l, " ")
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			if fence == "" {
-				fence = t[:3]
-			} else if strings.HasPrefix(t, fence) {
-				fence = ""
-			}
+		if fences.Line(l) != mdoc.Heading {
 			continue
 		}
-		if fence != "" || len(l)-len(t) >= 4 {
-			continue
-		}
-		if strings.HasPrefix(t, "# ") || strings.HasPrefix(t, "## ") || t == "#" || t == "##" {
-			lines[i] = "###" + strings.TrimLeft(t, "#")
+		if lvl, _ := mdoc.ATX(l); lvl <= 2 {
+			lines[i] = "###" + strings.TrimLeft(strings.TrimLeft(l, " "), "#")
 		}
 	}
 	return strings.Join(lines, "\n")

@@ -173,3 +173,14 @@ func jsonString(s string) string {
 }
 
 func isUTF8(b []byte) bool { return strings.ToValidUTF8(string(b), "") == string(b) }
+
+// demote leaves fenced code as it is by the rules of the one markdown
+// scanner: a "````" block is not closed by "```", nor a "```" block by
+// "```bash".
+func TestDemoteKeepsCode(t *testing.T) {
+	in := "# A\n````\n```\n# code 1\n````\n```\n```bash\n# code 2\n```\n## B"
+	want := "### A\n````\n```\n# code 1\n````\n```\n```bash\n# code 2\n```\n### B"
+	if got := demote(in); got != want {
+		t.Errorf("demote:\n%s\nwant:\n%s", got, want)
+	}
+}

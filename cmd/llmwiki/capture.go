@@ -134,8 +134,7 @@ func captureEnabled(e env, st *wiki.Store) bool {
 	case "1", "true", "yes", "on":
 		return true
 	}
-	v, ok := st.Config().Raw["capture_sessions"].(bool)
-	return ok && v
+	return st.Config().CaptureSessions
 }
 
 func captureInto(ctx context.Context, e env, st *wiki.Store, session, transcriptPath, cwd string) (string, error) {

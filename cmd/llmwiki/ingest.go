@@ -14,6 +14,7 @@ import (
 	"github.com/llmwiki/llmwiki/internal/app"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/plan"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
@@ -55,7 +56,7 @@ func runIngest(ctx context.Context, e env, args []string) error {
 	if len(data) > wiki.MaxSourceBytes {
 		return fmt.Errorf("%s is larger than %d bytes; split it", file, wiki.MaxSourceBytes)
 	}
-	if wiki.Decode(data).Binary { // text in a legacy encoding is ingested as read_page reads it
+	if mdoc.Decode(data).Binary { // text in a legacy encoding is ingested as read_page reads it
 		return fmt.Errorf("%s is a binary file; ingest takes text (convert PDFs and documents to markdown first)", file)
 	}
 	mc, err := mf.client(e)

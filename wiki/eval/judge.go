@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/model"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
@@ -105,7 +106,7 @@ func runJudge(ctx context.Context, st *wiki.Store, opts Options, rep *Report, sa
 			if err != nil {
 				continue
 			}
-			dec := wiki.Decode(data) // the text the agent read
+			dec := mdoc.Decode(data) // the text the agent read
 			if dec.Binary {
 				continue
 			}

@@ -181,13 +181,13 @@ func ids(rep *Report) []string {
 }
 
 func TestSettings(t *testing.T) {
-	s := SettingsFrom(wiki.Config{Raw: map[string]any{
+	s := SettingsFrom(wiki.ParseConfig(map[string]any{
 		"lint_disabled":        []any{"orphan_page", "merge_candidate", "nope"},
 		"orphan_exempt":        []any{"home", "journal/*", "pages/en/Start.md"},
 		"stale_after_days":     "soon",
 		"required_frontmatter": []any{"title"},
 		"merge_similarity":     0.3,
-	}})
+	}))
 	if !s.Disabled[KindOrphanPage] || !s.Disabled[KindMergeCandidate] || len(s.Disabled) != 2 {
 		t.Errorf("disabled %v", s.Disabled)
 	}
@@ -208,7 +208,7 @@ func TestSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s = SettingsFrom(wiki.Config{Raw: d.Meta})
+	s = SettingsFrom(wiki.ParseConfig(d.Meta))
 	if len(s.Problems) != 0 || s.StaleAfterDays != 180 || !reflect.DeepEqual(s.Required, []string{"title", "summary"}) {
 		t.Errorf("template settings: %+v", s)
 	}

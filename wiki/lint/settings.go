@@ -9,15 +9,15 @@ import (
 	"github.com/llmwiki/llmwiki/wiki"
 )
 
-// Defaults of the settings schema.md may change.
+// Defaults of the settings schema.md may change ([wiki.Config] holds them).
 const (
-	DefaultStaleAfterDays  = 180
-	DefaultMergeSimilarity = 0.8
+	DefaultStaleAfterDays  = wiki.DefaultStaleAfterDays
+	DefaultMergeSimilarity = wiki.DefaultMergeSimilarity
 )
 
 // DefaultRequired are the frontmatter keys a page must have when schema.md
 // names none (required_frontmatter).
-var DefaultRequired = []string{"title", "summary"}
+var DefaultRequired = wiki.DefaultRequiredFrontmatter
 
 // Settings are lint's settings, read from schema.md's frontmatter:
 //
@@ -46,41 +46,24 @@ type Settings struct {
 	Problems []string
 }
 
-// SettingsFrom reads lint's settings from the project's config. Bad values
-// keep the default and are listed in Problems.
+// SettingsFrom takes lint's settings from the project's config, which
+// parsed them ([wiki.ParseConfig]). Problems are every setting the config
+// refused, and each lint_disabled name that is not a lint category.
 func SettingsFrom(cfg wiki.Config) Settings {
 	s := Settings{
 		Disabled:        map[string]bool{},
-		StaleAfterDays:  DefaultStaleAfterDays,
-		Required:        append([]string(nil), DefaultRequired...),
-		MergeSimilarity: DefaultMergeSimilarity,
+		OrphanExempt:    cfg.OrphanExempt,
+		StaleAfterDays:  cfg.StaleAfterDays,
+		Required:        cfg.RequiredFrontmatter,
+		MergeSimilarity: cfg.MergeSimilarity,
+		Problems:        append([]string(nil), cfg.Problems...),
 	}
-	raw := cfg.Raw
-	for _, k := range wiki.MetaList(raw, "lint_disabled") {
+	for _, k := range cfg.LintDisabled {
 		if !isKind(k) {
 			s.Problems = append(s.Problems, fmt.Sprintf("lint_disabled names %q, which is not a lint category (known: %s)", k, strings.Join(Categories(), ", ")))
 			continue
 		}
 		s.Disabled[k] = true
-	}
-	s.OrphanExempt = wiki.MetaList(raw, "orphan_exempt")
-	if v, ok := raw["stale_after_days"]; ok {
-		if n, ok := toInt(v); ok && n >= 0 {
-			s.StaleAfterDays = n
-		} else {
-			s.Problems = append(s.Problems, fmt.Sprintf("stale_after_days must be a whole number of days, 0 or more (got %v); using %d", v, DefaultStaleAfterDays))
-		}
-	}
-	if _, ok := raw["required_frontmatter"]; ok {
-		s.Required = wiki.MetaList(raw, "required_frontmatter")
-	}
-	if v, ok := raw["merge_similarity"]; ok {
-		f, ok := toFloat(v)
-		if ok && f >= 0.5 && f <= 1 {
-			s.MergeSimilarity = f
-		} else {
-			s.Problems = append(s.Problems, fmt.Sprintf("merge_similarity must be a number from 0.5 to 1 (got %v); using %.2f", v, DefaultMergeSimilarity))
-		}
 	}
 	sort.Strings(s.Problems)
 	return s
@@ -110,34 +93,4 @@ func (s Settings) exempt(rel string) bool {
 		}
 	}
 	return false
-}
-
-func toInt(v any) (int, bool) {
-	switch x := v.(type) {
-	case int:
-		return x, true
-	case int64:
-		return int(x), true
-	case uint64:
-		return int(x), true
-	case float64:
-		if x == float64(int(x)) {
-			return int(x), true
-		}
-	}
-	return 0, false
-}
-
-func toFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case uint64:
-		return float64(x), true
-	case float64:
-		return x, true
-	}
-	return 0, false
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/quote"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
@@ -158,7 +159,7 @@ func (v *Verifier) read(name string) (string, *verText) {
 		}
 		return rel, &verText{reason: rel + " cannot be read"}
 	}
-	dec := wiki.Decode(data) // quotes are checked against the text read_page shows
+	dec := mdoc.Decode(data) // quotes are checked against the text read_page shows
 	if dec.Binary {
 		return rel, &verText{reason: rel + " is a binary file; quote a text file"}
 	}

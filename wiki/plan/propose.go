@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/model"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
@@ -57,7 +58,7 @@ func (pr *Proposer) Ingest(ctx context.Context, in IngestInput) (*Plan, error) {
 	if err != nil {
 		return nil, store.Errorf(store.CodeNotFound, "source %s does not exist; save it with save_source (or llmwiki ingest FILE) first", src)
 	}
-	dec := wiki.Decode(data) // the text read_page shows (Latin-1, UTF-16 decoded)
+	dec := mdoc.Decode(data) // the text read_page shows (Latin-1, UTF-16 decoded)
 	if dec.Binary {
 		return nil, store.Errorf(store.CodeInvalid, "source %s is a binary file (%s); only text can be ingested", src, wiki.MediaType(src, data))
 	}

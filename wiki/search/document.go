@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 )
 
 // Kinds of indexed files, matched by the scopes of [Options].
@@ -335,7 +336,7 @@ type block struct {
 // paragraphs, in order.
 func scanMarkdown(src string, fn func(block)) {
 	off := 0
-	fence := ""
+	var fences mdoc.Fences
 	codeStart, paraStart := -1, -1
 	var code, para strings.Builder
 	// A paragraph's text is its lines, each without its "\r\n" and with
@@ -360,30 +361,33 @@ func scanMarkdown(src string, fn func(block)) {
 			next = off + nl + 1
 		}
 		line := strings.TrimRight(src[off:next], "\r\n")
+		// Fences and headings inside a block quote are read without
+		// its markers.
+		q := mdoc.TrimQuote(line)
+		kind := fences.Line(q)
+		switch kind {
+		case mdoc.Close:
+			fn(block{kind: blockCode, text: code.String(), start: codeStart, end: next})
+			code.Reset()
+			off = next
+			continue
+		case mdoc.Code:
+			code.WriteString(line)
+			code.WriteByte('\n')
+			off = next
+			continue
+		case mdoc.Open:
+			flushPara(off)
+			codeStart = off
+			off = next
+			continue
+		}
 		t := strings.TrimLeft(line, " \t>")
-		if fence != "" {
-			if strings.HasPrefix(strings.TrimSpace(t), fence) && strings.Trim(strings.TrimSpace(t), fence[:1]) == "" {
-				fn(block{kind: blockCode, text: code.String(), start: codeStart, end: next})
-				code.Reset()
-				fence = ""
-			} else {
-				code.WriteString(line)
-				code.WriteByte('\n')
-			}
-			off = next
-			continue
-		}
-		if f := fenceOf(t); f != "" {
-			flushPara(off)
-			fence, codeStart = f, off
-			off = next
-			continue
-		}
 		switch {
-		case strings.HasPrefix(t, "#") && headingLevel(t) > 0:
+		case kind == mdoc.Heading:
 			flushPara(off)
-			lvl := headingLevel(t)
-			fn(block{kind: blockHeading, level: lvl, text: strings.TrimSpace(strings.TrimRight(t[lvl:], "# ")), start: off, end: next})
+			lvl, text := mdoc.ATX(q)
+			fn(block{kind: blockHeading, level: lvl, text: text, start: off, end: next})
 		case isCodeLine(t):
 			flushPara(off)
 			fn(block{kind: blockCode, text: strings.TrimSpace(t)[1 : len(strings.TrimSpace(t))-1], start: off, end: next})
@@ -404,38 +408,10 @@ func scanMarkdown(src string, fn func(block)) {
 		}
 		off = next
 	}
-	if fence != "" {
+	if fences.Open() {
 		fn(block{kind: blockCode, text: code.String(), start: codeStart, end: len(src)})
 	}
 	flushPara(len(src))
-}
-
-func fenceOf(t string) string {
-	t = strings.TrimSpace(t)
-	for _, ch := range []byte{'`', '~'} {
-		n := 0
-		for n < len(t) && t[n] == ch {
-			n++
-		}
-		if n >= 3 {
-			if ch == '`' && strings.Contains(t[n:], "`") {
-				return ""
-			}
-			return t[:n]
-		}
-	}
-	return ""
-}
-
-func headingLevel(t string) int {
-	n := 0
-	for n < len(t) && n < 7 && t[n] == '#' {
-		n++
-	}
-	if n == 0 || n > 6 || (n < len(t) && t[n] != ' ' && t[n] != '\t') {
-		return 0
-	}
-	return n
 }
 
 // isCodeLine reports a line that is one inline code span: `like this`.

@@ -22,6 +22,7 @@ import (
 	"github.com/gofrs/flock"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/store"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 )
 
 // StateDir is the folder of the search index's state, inside the project.
@@ -237,7 +238,7 @@ func countKind(idx bleve.Index, kind string) int {
 
 // defaultLang is the language of files that name none.
 func (x *Index) defaultLang() string {
-	if l := normLang(wiki.MetaString(x.st.Config().Raw, "lang")); l != "" {
+	if l := normLang(x.st.Config().Lang); l != "" {
 		return l
 	}
 	if l := normLang(x.opt.DefaultLang); l != "" {
@@ -1029,8 +1030,8 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 			x.dirty = true
 			continue
 		}
-		// The text read_page shows is the text indexed (wiki.Decode).
-		dec := wiki.Decode(data)
+		// The text read_page shows is the text indexed (mdoc.Decode).
+		dec := mdoc.Decode(data)
 		skipped := dec.Binary
 		var lens fieldLens
 		if skipped {
@@ -1181,7 +1182,7 @@ func (x *Index) Apply(ctx context.Context, changes []store.Change) (err error) {
 			forget()
 			return store.Errorf(store.CodeInternal, "search index: %s vanished after it was written; the next search reconciles the index with the files", c.Path)
 		}
-		dec := wiki.Decode(c.Data)
+		dec := mdoc.Decode(c.Data)
 		skipped := dec.Binary
 		var lens fieldLens
 		if !skipped {

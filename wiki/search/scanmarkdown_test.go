@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -60,5 +61,53 @@ func TestScanMarkdownProse(t *testing.T) {
 			checkProse(t, p+" (CRLF)", strings.ReplaceAll(string(data), "\n", "\r\n"))
 			return nil
 		})
+	}
+}
+
+// BenchmarkScanMarkdown cuts every English tldr page and every English
+// Obsidian Help page into blocks, as the index does for each page it builds.
+func BenchmarkScanMarkdown(b *testing.B) {
+	var pages []string
+	size := 0
+	for _, rel := range []string{"tldr/pages", "obsidian-help/en"} {
+		root := wikitest.Corpus(b, rel)
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+				if data, err := os.ReadFile(p); err == nil {
+					pages = append(pages, string(data))
+					size += len(data)
+				}
+			}
+			return nil
+		})
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		for _, p := range pages {
+			scanMarkdown(p, func(block) { n++ })
+		}
+	}
+}
+
+// Headings and fences follow the one markdown scanner (wiki/mdoc): a
+// closing "#" run is dropped but "C#" keeps its "#", a fence line with an
+// info string inside a block does not close it, and fences and headings in
+// a block quote count.
+func TestScanMarkdownHeadings(t *testing.T) {
+	src := "# C#\n## Setup ##\n```\n```bash\n# comment\n```\n> ~~~\n> # quoted code\n> ~~~\n> ## Quoted\n"
+	var got []string
+	scanMarkdown(src, func(b block) {
+		switch b.kind {
+		case blockHeading:
+			got = append(got, "h"+strconv.Itoa(b.level)+":"+b.text)
+		case blockCode:
+			got = append(got, "code:"+b.text)
+		}
+	})
+	want := []string{"h1:C#", "h2:Setup", "code:```bash\n# comment\n", "code:> # quoted code\n", "h2:Quoted"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("blocks %q, want %q", got, want)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 )
 
 // Snippet sizes, in characters.
@@ -37,7 +38,7 @@ func (x *Index) fillSnippet(h *Hit, groups []group, codeAsk bool) {
 	if err != nil {
 		return
 	}
-	dec := wiki.Decode(raw) // the text indexed, as read_page shows it
+	dec := mdoc.Decode(raw) // the text indexed, as read_page shows it
 	if dec.Binary {
 		return
 	}
@@ -507,9 +508,8 @@ func headingBefore(s string) string {
 	floor := max(0, len(s)-1<<20)
 	for end := len(s); end > floor; {
 		start := strings.LastIndexByte(s[:end], '\n') + 1
-		line := strings.TrimLeft(s[start:end], " \t>")
-		if lvl := headingLevel(line); lvl > 0 {
-			return strings.TrimSpace(strings.TrimRight(line[lvl:], "# \r"))
+		if lvl, text := mdoc.ATX(mdoc.TrimQuote(s[start:end])); lvl > 0 {
+			return text
 		}
 		end = start - 1
 	}

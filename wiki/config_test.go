@@ -1,0 +1,84 @@
+package wiki
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// Every setting of schema.md follows one rule: a decimal given to a
+// whole-number setting, a string given to a number or a boolean, a word
+// that is not one of its words, or a value out of range is refused, the
+// default stays, and a problem names the key. Before, context_max_lines:
+// 2.5 was silently truncated to 2 while lint refused stale_after_days: 2.5.
+func TestConfigOneRule(t *testing.T) {
+	s, dir := newTestStore(t)
+	mustWrite(t, dir, "schema.md", `---
+context_max_lines: 2.5
+snapshot_keep_days: 7.5
+snapshot_keep_last: 3.0
+stale_after_days: 2.5
+merge_similarity: "high"
+index: Manual
+capture_sessions: "yes"
+lint_disabled: 3
+lang: de
+title: kept, not read
+---
+# Schema
+`)
+	cfg := s.Config()
+	if cfg.ContextMaxLines != DefaultContextMaxLines || cfg.Retention.KeepDays != 0 || cfg.Retention.KeepLast != 3 ||
+		cfg.StaleAfterDays != DefaultStaleAfterDays || cfg.MergeSimilarity != DefaultMergeSimilarity ||
+		!cfg.AutoIndex || cfg.CaptureSessions || cfg.LintDisabled != nil || cfg.Lang != "de" {
+		t.Errorf("refused values did not keep their defaults: %+v", cfg)
+	}
+	var keys []string
+	for _, p := range cfg.Problems {
+		keys = append(keys, p[:strings.IndexByte(p, ' ')])
+	}
+	want := []string{"capture_sessions", "context_max_lines", "index", "lint_disabled", "merge_similarity", "snapshot_keep_days", "stale_after_days"}
+	if !reflect.DeepEqual(keys, want) {
+		t.Errorf("problems name %q, want %q:\n%s", keys, want, strings.Join(cfg.Problems, "\n"))
+	}
+	if p := cfg.Problems[1]; p != "context_max_lines must be a whole number, 1 or more (got 2.5); using 400" {
+		t.Errorf("problem %q", p)
+	}
+	proj, err := s.LoadProject(t.Context())
+	if err != nil || proj.ContextCap != DefaultContextMaxLines || !strings.Contains(strings.Join(proj.Problems, "\n"), "schema.md settings: context_max_lines must be") {
+		t.Errorf("load_project: cap %d, problems %q, %v", proj.ContextCap, proj.Problems, err)
+	}
+}
+
+func TestParseConfig(t *testing.T) {
+	for _, c := range []struct {
+		meta map[string]any
+		ok   func(Config) bool
+	}{
+		{map[string]any{"context_max_lines": 120}, func(c Config) bool { return c.ContextMaxLines == 120 }},
+		{map[string]any{"context_max_lines": 120.0}, func(c Config) bool { return c.ContextMaxLines == 120 }},
+		{map[string]any{"context_max_lines": 0}, func(c Config) bool { return c.ContextMaxLines == DefaultContextMaxLines && len(c.Problems) == 1 }},
+		{map[string]any{"stale_after_days": 0}, func(c Config) bool { return c.StaleAfterDays == 0 && len(c.Problems) == 0 }},
+		{map[string]any{"merge_similarity": 1}, func(c Config) bool { return c.MergeSimilarity == 1 }},
+		{map[string]any{"merge_similarity": 0.3}, func(c Config) bool { return c.MergeSimilarity == DefaultMergeSimilarity && len(c.Problems) == 1 }},
+		{map[string]any{"index": "manual"}, func(c Config) bool { return !c.AutoIndex }},
+		{map[string]any{"capture_sessions": true}, func(c Config) bool { return c.CaptureSessions }},
+		{map[string]any{"orphan_exempt": "home, journal/*"}, func(c Config) bool { return reflect.DeepEqual(c.OrphanExempt, []string{"home", "journal/*"}) }},
+		{map[string]any{"required_frontmatter": []any{}}, func(c Config) bool { return len(c.RequiredFrontmatter) == 0 && len(c.Problems) == 0 }},
+		{map[string]any{"unknown_key": 2.5, "context_max_lines": nil}, func(c Config) bool {
+			return len(c.Problems) == 0 && c.ContextMaxLines == DefaultContextMaxLines && reflect.DeepEqual(c.RequiredFrontmatter, DefaultRequiredFrontmatter)
+		}},
+	} {
+		if cfg := ParseConfig(c.meta); !c.ok(cfg) {
+			t.Errorf("ParseConfig(%v) = %+v", c.meta, cfg)
+		}
+	}
+	tmpl, _ := Template("schema.md")
+	d, err := ParseDoc("schema.md", tmpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg := ParseConfig(d.Meta); len(cfg.Problems) != 0 || cfg.Retention.KeepLast != 20 {
+		t.Errorf("the starting schema.md: %+v", cfg)
+	}
+}
