@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
-	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/mdoc"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )

@@ -1,13 +1,14 @@
 package wiki
 
 import (
-	"github.com/llmwiki/llmwiki/wiki/store"
 	"fmt"
 	"math"
 	"os"
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // Defaults of the settings schema.md may change.

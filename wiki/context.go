@@ -9,8 +9,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/mdoc"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // ContextInput is a new context.md for [Store.WriteContext].

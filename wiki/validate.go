@@ -10,8 +10,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/mdoc"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // Problem is one finding of [Store.ValidateStructure].

@@ -21,8 +21,8 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/gofrs/flock"
 	"github.com/llmwiki/llmwiki/wiki"
-	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/mdoc"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // StateDir is the folder of the search index's state, inside the project.

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"golang.org/x/text/unicode/norm"
-
 )
 
 // Op is the kind of a staged change in a [Tx].
