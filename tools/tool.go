@@ -14,10 +14,10 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/llmwiki/llmwiki/internal/schemacheck"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/model"
-	"github.com/llmwiki/llmwiki/wiki/schemacheck"
 	"github.com/llmwiki/llmwiki/wiki/search"
 	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/mark3labs/mcp-go/mcp"

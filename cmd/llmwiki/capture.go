@@ -14,10 +14,10 @@ import (
 	"sync"
 
 	"github.com/llmwiki/llmwiki/agents/install"
-	"github.com/llmwiki/llmwiki/agents/transcript"
 	"github.com/llmwiki/llmwiki/internal/redact"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/store"
+	"github.com/llmwiki/llmwiki/wiki/transcript"
 )
 
 // hookInput is the part of a Claude Code hook's stdin JSON that capture

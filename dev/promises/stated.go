@@ -44,7 +44,7 @@ var statedPromises = []stated{
 		[]string{"wiki.TestSourceChangedOutsideIsAnError", "tools.TestSourceEditedByHandThroughTools", "wiki/lint.TestLintSourceChangedOutside", "wiki.TestSourcesRecordRebuilt", "tools.TestSourcesNameNeverReachesAPage"}},
 	{"A captured session stores no secret.",
 		"`llmwiki capture` replaces every value gitleaks' rules (its published list, pinned) or llmwiki's five extra rules match with `[REDACTED:<rule>]` before anything is written or cut; the source and the audit line count the values by kind, never hold one; the session goes into the wiki its project's `.mcp.json` names.",
-		[]string{"cmd/llmwiki.TestCaptureRedactsSecrets", "agents/transcript.TestParseRedactsBeforeCutting", "internal/redact.TestRulesCatchTranscriptSecrets", "internal/redact.TestRulesAreGitleaks", "cmd/llmwiki.TestCaptureIntoProjectWiki"}},
+		[]string{"cmd/llmwiki.TestCaptureRedactsSecrets", "wiki/transcript.TestParseRedactsBeforeCutting", "internal/redact.TestRulesCatchTranscriptSecrets", "internal/redact.TestRulesAreGitleaks", "cmd/llmwiki.TestCaptureIntoProjectWiki"}},
 	{"Smaller promises kept.",
 		"`atomic_write_context` logs its own `build` entry in the same write; values YAML 1.1 reads as booleans, null or numbers (`yes`, `off`, `~`) are written quoted; a CRLF file keeps CRLF on every line; a slug over 80 characters is refused with a shorter one to use, never cut; eval counts answers from nothing apart from wiki hits, and a transcript's reads as wasted only when the answer cites none of them.",
 		[]string{"wiki.TestWriteContextLogsBuild", "wiki.TestFrontmatterQuotesYAML11Specials", "tools.TestCRLFPageKeepsCRLF", "tools.TestLongSlugRefusedNeverCut", "wiki/eval.TestHitsFromNothingAndTranscriptWaste"}},

@@ -13,9 +13,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/llmwiki/llmwiki/internal/quote"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/lint"
-	"github.com/llmwiki/llmwiki/wiki/quote"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 

@@ -8,7 +8,7 @@
 //   - answers.go: the eval store. The file_answer tool records a question,
 //     its answer and its citations (path + verbatim quote) under
 //     .llmwiki/eval/answers/ and checks every quote at once with
-//     [github.com/llmwiki/llmwiki/wiki/quote].
+//     [github.com/llmwiki/llmwiki/internal/quote].
 //   - auditlog.go: a tolerant reader of .llmwiki/audit/*.jsonl (a torn last
 //     line or a bad line is counted and skipped, never fatal).
 //   - questions.go: groups the audit log by session and question: the calls

@@ -10,9 +10,9 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/llmwiki/llmwiki/internal/quote"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
-	"github.com/llmwiki/llmwiki/wiki/quote"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmwiki/llmwiki/internal/quote"
 	"github.com/llmwiki/llmwiki/wiki"
-	"github.com/llmwiki/llmwiki/wiki/quote"
 )
 
 // AnswerTool is the tool whose calls close a question.

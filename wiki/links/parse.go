@@ -7,8 +7,8 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/llmwiki/llmwiki/internal/shingle"
 	"github.com/llmwiki/llmwiki/wiki"
-	"github.com/llmwiki/llmwiki/wiki/shingle"
 	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"

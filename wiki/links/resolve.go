@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/llmwiki/llmwiki/wiki/quote"
+	"github.com/llmwiki/llmwiki/internal/quote"
 	"golang.org/x/text/unicode/norm"
 )
 

@@ -16,7 +16,7 @@
 // ([Submit]): contradiction, stale_claim, unsupported_claim and gap. Each
 // names evidence, a file and a verbatim quote of 8 to 300 characters, and
 // the server re-reads the file and looks for the quote under the
-// normalisation of package wiki/quote ([Verifier]). A paraphrase fails. A
+// normalisation of package internal/quote ([Verifier]). A paraphrase fails. A
 // finding is verified only when every piece of its evidence is, and a
 // contradiction needs verified quotes from two different places; anything
 // else is stored with verified=false and is never presented as fact.

@@ -186,7 +186,7 @@ type Evidence struct {
 	// Quote is the passage as submitted.
 	Quote string `json:"quote"`
 	// Verified is true when the quote occurs in the file under the
-	// normalisation of package wiki/quote.
+	// normalisation of package internal/quote.
 	Verified bool `json:"verified"`
 	// Line is the 1-based line where the quote starts in the file (0 when
 	// not verified).

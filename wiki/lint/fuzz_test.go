@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmwiki/llmwiki/wiki/quote"
+	"github.com/llmwiki/llmwiki/internal/quote"
 )
 
 // FuzzVerify: any file name and quote give an answer without a panic; a

@@ -15,9 +15,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmwiki/llmwiki/internal/shingle"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
-	"github.com/llmwiki/llmwiki/wiki/shingle"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
@@ -675,7 +675,7 @@ func (c *checker) checkContext() {
 	}
 }
 
-// Merge candidates: pages whose shingle sets (wiki/shingle) have Jaccard
+// Merge candidates: pages whose shingle sets (internal/shingle) have Jaccard
 // similarity at or above merge_similarity. The link graph keeps a MinHash
 // sketch of every page; pages sharing an LSH band are candidates; a
 // candidate pair whose sketches agree on at least mergeMargin less than

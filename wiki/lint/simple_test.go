@@ -595,7 +595,7 @@ func sUniq(ss []string) []string {
 	return out
 }
 
-// sTokens splits text into words the simple way, as package wiki/shingle
+// sTokens splits text into words the simple way, as package internal/shingle
 // documents its tokens (without using it): runs of letters, digits and
 // combining marks, lower-cased; in scripts written without spaces (Han,
 // kana, Thai, Lao, Khmer, Myanmar, Tibetan) each character is a word.

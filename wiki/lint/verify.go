@@ -9,9 +9,9 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/llmwiki/llmwiki/internal/quote"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/mdoc"
-	"github.com/llmwiki/llmwiki/wiki/quote"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
@@ -79,7 +79,7 @@ func NewVerifier(st *wiki.Store) *Verifier {
 }
 
 // Verify checks that q.Quote occurs in q.File under the normalisation of
-// package wiki/quote (NFKC, case fold, quote and dash variants, no-break
+// package internal/quote (NFKC, case fold, quote and dash variants, no-break
 // spaces, emphasis markers, whitespace runs and line wraps). It never
 // fails: the result's Verified is false and Reason says why when the quote
 // is too short (under 8 characters), too long (over 300), only whitespace,

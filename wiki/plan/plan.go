@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmwiki/llmwiki/internal/schemacheck"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/model"
-	"github.com/llmwiki/llmwiki/wiki/schemacheck"
 	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )

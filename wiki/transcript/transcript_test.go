@@ -79,7 +79,7 @@ func TestRenderGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("rendering differs from %s (go test ./agents/transcript -update)\n%s", path, got)
+		t.Errorf("rendering differs from %s (go test ./wiki/transcript -update)\n%s", path, got)
 	}
 	// A heading inside an answer cannot fake a turn; inside code it is kept.
 	if strings.Contains(string(got), "\n# Cause") || !strings.Contains(string(got), "### Cause") || !strings.Contains(string(got), "\n# not a heading inside code") {
