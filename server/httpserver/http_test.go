@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -40,10 +41,10 @@ type testServer struct {
 	client *http.Client
 }
 
-// newTestServer serves a fresh wiki on a loopback port; zero fields of cfg
-// take serve --http's defaults. opts are passed to wiki.Open (fault
-// injection).
-func newTestServer(t *testing.T, cfg Config, opts ...wiki.Option) *testServer {
+// newTransport builds the transport over a fresh wiki; zero fields of cfg
+// take serve --http's defaults (Addr: 127.0.0.1 on an unnamed port). opts
+// are passed to wiki.Open (fault injection).
+func newTransport(t *testing.T, cfg Config, opts ...wiki.Option) (*Server, *wiki.Store, string) {
 	t.Helper()
 	log := teststore.Quiet()
 	if testing.Verbose() {
@@ -55,12 +56,8 @@ func newTestServer(t *testing.T, cfg Config, opts ...wiki.Option) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	if cfg.Addr == "" {
-		cfg.Addr = ln.Addr().String()
+		cfg.Addr = "127.0.0.1:0"
 	}
 	if cfg.MaxBodyMiB == 0 {
 		cfg.MaxBodyMiB = 8
@@ -72,6 +69,18 @@ func newTestServer(t *testing.T, cfg Config, opts ...wiki.Option) *testServer {
 		cfg.ShutdownTimeout = 10 * time.Second
 	}
 	h, err := New(cfg, st, srv, log, cancelled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, st, root
+}
+
+// newTestServer serves [newTransport] on a loopback port through
+// [Server.Serve], so that shutdown is the real one.
+func newTestServer(t *testing.T, cfg Config, opts ...wiki.Option) *testServer {
+	t.Helper()
+	h, st, root := newTransport(t, cfg, opts...)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -845,5 +854,28 @@ func TestHTTPModernClientGetsASession(t *testing.T) {
 	lines := auditLines(t, ts.root)
 	if len(lines) != 1 || !strings.HasPrefix(lines[0].Session, "mcp-session-") || lines[0].Client != "mcp-go-default 1" {
 		t.Fatalf("audit: %+v", lines)
+	}
+}
+
+// TestHandlerWithoutServe: [Server.Handler] mounted on a server of the
+// caller's (httptest here) serves a session whose audit lines name it and
+// its remote address, and still refuses a foreign Host.
+func TestHandlerWithoutServe(t *testing.T) {
+	h, _, root := newTransport(t, Config{})
+	hs := httptest.NewServer(h.Handler())
+	defer hs.Close()
+	ts := &testServer{t: t, root: root, base: hs.URL, client: hs.Client()}
+	sid := ts.initialize()
+	if r := ts.post(sid, callBody(2, "list_pages", map[string]any{})); r.status != http.StatusOK || r.result() == nil {
+		t.Fatalf("list_pages: %d %s", r.status, r.body)
+	}
+	lines := auditLines(t, root)
+	if len(lines) != 1 || lines[0].Tool != "list_pages" || lines[0].Session != sid || !strings.HasPrefix(lines[0].Remote, "127.0.0.1:") {
+		t.Fatalf("audit: %+v", lines)
+	}
+	req := newReq("POST", hs.URL+"/mcp", initBody)
+	req.Host = "evil.example"
+	if r := ts.do(req, ""); r.status != http.StatusForbidden {
+		t.Fatalf("foreign Host: %d %s", r.status, r.body)
 	}
 }
