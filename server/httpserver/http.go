@@ -209,7 +209,7 @@ func (h *Server) Handler() http.Handler { return h.handler }
 // close (the guard), while tool calls in flight run to the end (their writes
 // are committed and answered) for up to cfg.ShutdownTimeout. Closing: the
 // listener and idle connections close, responses still queued for SSE
-// streams are let out, the streams end, and serve returns.
+// streams are let out, the streams end, and Serve returns.
 func (h *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
 		Handler:           h.handler,
