@@ -65,25 +65,6 @@ func TestProtocolLeniencyStdio(t *testing.T) {
 	}
 }
 
-// TestProtocolLeniencyHTTP is [TestProtocolLeniencyStdio] over streamable
-// HTTP and legacy SSE.
-func TestProtocolLeniencyHTTP(t *testing.T) {
-	ts := newTestServer(t, httpConfig{})
-	sid := ts.initialize()
-	sse := ts.openSSE()
-	sse.post(initBody)
-	if m := sse.next(); m["id"] != 1.0 {
-		t.Fatalf("SSE initialize: %v", m)
-	}
-	sse.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	for i, tc := range leniencyCases {
-		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 100 + i, "method": tc.method, "params": tc.params})
-		checkLeniency(t, "streamable: "+tc.name, tc.code, ts.post(sid, string(b)).message)
-		sse.post(string(b))
-		checkLeniency(t, "sse: "+tc.name, tc.code, sse.next())
-	}
-}
-
 // FuzzScreenParams feeds arbitrary messages to the params screen: it never
 // panics, answers only with -32602 and only for the two methods it knows.
 func FuzzScreenParams(f *testing.F) {

@@ -1,4 +1,4 @@
-package main
+package httpserver
 
 import (
 	"bytes"
@@ -52,9 +52,9 @@ var queryTokenNames = map[string]bool{
 //
 // Refusals 2–5 and 7 are audited as tool "http:refused" with code "refused"
 // (rate-limited, see refusalLimiter). Nothing here writes the wiki.
-func (h *httpServer) guard(next http.Handler) http.Handler {
-	tokenSum := sha256.Sum256([]byte(h.cfg.token))
-	maxBody := int64(h.cfg.maxBodyMiB) << 20
+func (h *Server) guard(next http.Handler) http.Handler {
+	tokenSum := sha256.Sum256([]byte(h.cfg.Token))
+	maxBody := int64(h.cfg.MaxBodyMiB) << 20
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if h.draining.Load() {
 			w.Header().Set("Connection", "close")
@@ -62,7 +62,7 @@ func (h *httpServer) guard(next http.Handler) http.Handler {
 			http.Error(w, "llmwiki is shutting down", http.StatusServiceUnavailable)
 			return
 		}
-		if name := credentialInQuery(r.URL, h.cfg.token); name != "" {
+		if name := credentialInQuery(r.URL, h.cfg.Token); name != "" {
 			h.refuse(w, r, http.StatusBadRequest, "credential in the URL query ("+name+")",
 				"tokens in URLs leak into logs; send it as an Authorization: Bearer header")
 			return
@@ -76,7 +76,7 @@ func (h *httpServer) guard(next http.Handler) http.Handler {
 			h.refuse(w, r, http.StatusForbidden, "Origin not allowed", "Origin "+quoteShort(origin)+" may not call this server; see --allow-origin")
 			return
 		}
-		if h.cfg.token != "" {
+		if h.cfg.Token != "" {
 			got, ok := bearer(r.Header.Get("Authorization"))
 			sum := sha256.Sum256([]byte(got))
 			if !ok || subtle.ConstantTimeCompare(sum[:], tokenSum[:]) != 1 {
@@ -144,10 +144,10 @@ func postSession(r *http.Request) string {
 // limit, declared (Content-Length) or found while reading (chunked), is
 // refused with 413 and audited; a body the client stopped sending gets 400.
 // ok is false when the request has been answered.
-func (h *httpServer) readBody(w http.ResponseWriter, r *http.Request, maxBody int64) (body []byte, ok bool) {
+func (h *Server) readBody(w http.ResponseWriter, r *http.Request, maxBody int64) (body []byte, ok bool) {
 	if r.ContentLength > maxBody {
 		h.refuse(w, r, http.StatusRequestEntityTooLarge, "body too large",
-			fmt.Sprintf("the request body is %d bytes; the limit is %d MiB (--max-body-mb)", r.ContentLength, h.cfg.maxBodyMiB))
+			fmt.Sprintf("the request body is %d bytes; the limit is %d MiB (--max-body-mb)", r.ContentLength, h.cfg.MaxBodyMiB))
 		return nil, false
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
@@ -155,7 +155,7 @@ func (h *httpServer) readBody(w http.ResponseWriter, r *http.Request, maxBody in
 	switch {
 	case errors.As(err, &mbe):
 		h.refuse(w, r, http.StatusRequestEntityTooLarge, "body too large",
-			fmt.Sprintf("the request body is over the %d MiB limit (--max-body-mb)", h.cfg.maxBodyMiB))
+			fmt.Sprintf("the request body is over the %d MiB limit (--max-body-mb)", h.cfg.MaxBodyMiB))
 		return nil, false
 	case err != nil:
 		http.Error(w, "Bad Request: the request body could not be read", http.StatusBadRequest)
@@ -169,7 +169,7 @@ func (h *httpServer) readBody(w http.ResponseWriter, r *http.Request, maxBody in
 // message cannot be trusted to carry one), and audits it as stdio does: the
 // tool a tools/call names (else "protocol"), the method and size, and who
 // sent it. Nothing reaches mcp-go, so nothing is written.
-func (h *httpServer) rejectMessage(w http.ResponseWriter, r *http.Request, body []byte, code int, msg string) {
+func (h *Server) rejectMessage(w http.ResponseWriter, r *http.Request, body []byte, code int, msg string) {
 	jsonrpc.AuditRejected(h.st, body, msg, func(c *store.Call) {
 		c.Remote = r.RemoteAddr
 		claimed := r.Header.Get(server.HeaderKeySessionID)
@@ -199,7 +199,7 @@ func (h *httpServer) rejectMessage(w http.ResponseWriter, r *http.Request, body 
 // [jsonrpc.ScreenParams]) with its JSON-RPC error, where the transport carries
 // responses: the POST's body on /mcp, the session's event stream (and 202)
 // on legacy SSE's /message. It is audited like any refused message.
-func (h *httpServer) answerError(w http.ResponseWriter, r *http.Request, body []byte, code int, msg string) {
+func (h *Server) answerError(w http.ResponseWriter, r *http.Request, body []byte, code int, msg string) {
 	jsonrpc.AuditRejected(h.st, body, msg, func(c *store.Call) {
 		c.Remote = r.RemoteAddr
 		c.Session = postSession(r)
@@ -219,7 +219,7 @@ func (h *httpServer) answerError(w http.ResponseWriter, r *http.Request, body []
 }
 
 // refuse answers a refused request and audits it.
-func (h *httpServer) refuse(w http.ResponseWriter, r *http.Request, status int, reason, advice string) {
+func (h *Server) refuse(w http.ResponseWriter, r *http.Request, status int, reason, advice string) {
 	h.audit(r, reason, advice)
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -229,7 +229,7 @@ func (h *httpServer) refuse(w http.ResponseWriter, r *http.Request, status int, 
 
 // audit writes the audit line of a refused request: tool "http:refused",
 // the remote address, the session it claimed (unverified), never the token.
-func (h *httpServer) audit(r *http.Request, reason, advice string) {
+func (h *Server) audit(r *http.Request, reason, advice string) {
 	suppressed, ok := h.refusals.allow(time.Now())
 	if !ok {
 		return
@@ -334,8 +334,8 @@ func hostOnly(hostport string) string {
 
 // originAllowed reports whether a browser Origin may call: its own origin
 // (same host and port as the Host header) or an --allow-origin entry.
-func (h *httpServer) originAllowed(origin, host string) bool {
-	o, err := parseOrigin(origin)
+func (h *Server) originAllowed(origin, host string) bool {
+	o, err := ParseOrigin(origin)
 	if err != nil {
 		return false
 	}
@@ -346,9 +346,9 @@ func (h *httpServer) originAllowed(origin, host string) bool {
 	return strings.EqualFold(u.Host, host) || strings.EqualFold(hostOnly(u.Host), hostOnly(host)) && portOf(u) == portOfHost(host, u.Scheme)
 }
 
-// parseOrigin normalises an origin ("https://Example.com:443" ->
+// ParseOrigin normalises an origin ("https://Example.com:443" ->
 // "https://example.com").
-func parseOrigin(s string) (string, error) {
+func ParseOrigin(s string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
 		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {

@@ -1,4 +1,4 @@
-package main
+package httpserver
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -22,69 +23,72 @@ import (
 	"github.com/llmwiki/llmwiki/tools"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/store"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// testServer is an in-process serve --http on a fresh wiki.
+// testServer is the HTTP transport serving a fresh wiki in-process on a
+// loopback port, through [Server.Serve] (so shutdown is the real one).
 type testServer struct {
 	t      *testing.T
 	root   string
 	st     *wiki.Store
-	h      *httpServer
+	h      *Server
 	base   string
 	cancel context.CancelFunc
 	done   chan error
 	client *http.Client
 }
 
-// newTestServer starts serve --http in-process on a loopback port. token
-// may be ""; opts are passed to wiki.Open (fault injection).
-func newTestServer(t *testing.T, cfg httpConfig, opts ...wiki.Option) *testServer {
+// newTransport builds the transport over a fresh wiki; zero fields of cfg
+// take serve --http's defaults (Addr: 127.0.0.1 on an unnamed port). opts
+// are passed to wiki.Open (fault injection).
+func newTransport(t *testing.T, cfg Config, opts ...wiki.Option) (*Server, *wiki.Store, string) {
 	t.Helper()
-	root := filepath.Join(t.TempDir(), "wiki")
-	initWiki(t, root)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := teststore.Quiet()
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	st, err := wiki.Open(root, append([]wiki.Option{wiki.WithLogger(log)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, root := teststore.New(t, nil, append([]wiki.Option{wiki.WithLogger(log)}, opts...)...)
 	cancelled := jsonrpc.NewCancelledIDs()
 	srv, _, err := tools.NewServer(app.New(st, app.Options{Log: log, NoSearch: true}).Deps(), tools.Options{Cancelled: cancelled.Refuses})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.addr == "" {
-		cfg.addr = "127.0.0.1:0"
+	if cfg.Addr == "" {
+		cfg.Addr = "127.0.0.1:0"
 	}
-	if cfg.maxBodyMiB == 0 {
-		cfg.maxBodyMiB = defaultMaxBodyMiB
+	if cfg.MaxBodyMiB == 0 {
+		cfg.MaxBodyMiB = 8
 	}
-	if cfg.sessionIdle == 0 {
-		cfg.sessionIdle = time.Hour
+	if cfg.SessionIdle == 0 {
+		cfg.SessionIdle = time.Hour
 	}
-	if cfg.shutdownTimeout == 0 {
-		cfg.shutdownTimeout = 10 * time.Second
+	if cfg.ShutdownTimeout == 0 {
+		cfg.ShutdownTimeout = 10 * time.Second
 	}
-	h, err := newHTTPServer(cfg, st, srv, log, cancelled)
+	h, err := New(cfg, st, srv, log, cancelled)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", cfg.addr)
+	return h, st, root
+}
+
+// newTestServer serves [newTransport] on a loopback port through
+// [Server.Serve], so that shutdown is the real one.
+func newTestServer(t *testing.T, cfg Config, opts ...wiki.Option) *testServer {
+	t.Helper()
+	h, st, root := newTransport(t, cfg, opts...)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	ts := &testServer{t: t, root: root, st: st, h: h, base: "http://" + ln.Addr().String(), cancel: cancel, done: make(chan error, 1),
 		client: &http.Client{Timeout: 30 * time.Second}}
-	go func() { ts.done <- h.serve(ctx, ln) }()
-	t.Cleanup(func() {
-		ts.stop()
-		st.Close()
-	})
+	go func() { ts.done <- h.Serve(ctx, ln) }()
+	t.Cleanup(func() { ts.stop() })
 	return ts
 }
 
@@ -204,7 +208,7 @@ func (ts *testServer) refusals() []store.AuditRecord {
 // audit line is written, and that the token never reaches the audit log.
 func TestHTTPRefusesBadRequests(t *testing.T) {
 	const token = "s3cret-token-0123456789"
-	ts := newTestServer(t, httpConfig{token: token})
+	ts := newTestServer(t, Config{Token: token})
 	auth := "Authorization: Bearer " + token
 	before := wikiFiles(t, ts.root)
 	sid := ts.initialize(auth)
@@ -480,47 +484,11 @@ func diffFiles(a, b map[string]string) []string {
 	return d
 }
 
-func TestHTTPConfig(t *testing.T) {
-	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	tokFile := filepath.Join(t.TempDir(), "token")
-	os.WriteFile(tokFile, []byte("file-token-0123456789abcdef\n"), 0o600)
-	short := filepath.Join(t.TempDir(), "short")
-	os.WriteFile(short, []byte("abc"), 0o600)
-	cases := []struct {
-		addr, tokenFile string
-		env             map[string]string
-		wantAddr        string
-		wantToken       string
-		err             string
-	}{
-		{addr: "8080", wantAddr: "127.0.0.1:8080"},
-		{addr: ":8080", wantAddr: "127.0.0.1:8080"},
-		{addr: "localhost:9000", wantAddr: "localhost:9000"},
-		{addr: "[::1]:9000", wantAddr: "[::1]:9000"},
-		{addr: "0.0.0.0:8080", err: "refusing to serve on 0.0.0.0:8080 without a token"},
-		{addr: "192.168.1.5:8080", err: "without a token"},
-		{addr: "wiki.example:8080", err: "without a token"},
-		{addr: "0.0.0.0:8080", env: map[string]string{"LLMWIKI_TOKEN": "env-token-0123456789abcdef"}, wantAddr: "0.0.0.0:8080", wantToken: "env-token-0123456789abcdef"},
-		{addr: "0.0.0.0:8080", tokenFile: tokFile, wantAddr: "0.0.0.0:8080", wantToken: "file-token-0123456789abcdef"},
-		{addr: "8080", tokenFile: tokFile, env: map[string]string{"LLMWIKI_TOKEN": "x"}, err: "use one"},
-		{addr: "8080", tokenFile: short, err: "at least 16"},
-		{addr: "8080", tokenFile: filepath.Join(t.TempDir(), "missing"), err: "read --token-file"},
-		{addr: "8080", env: map[string]string{"LLMWIKI_TOKEN": "has space 0123456789"}, err: "spaces"},
-		{addr: "nonsense:port:x", err: "--http"},
-	}
-	for _, c := range cases {
-		cfg := httpConfig{addr: c.addr, tokenFile: c.tokenFile, maxBodyMiB: 8, sessionIdle: time.Hour}
-		err := cfg.resolve(env(c.env))
-		if c.err != "" {
-			if err == nil || !strings.Contains(err.Error(), c.err) {
-				t.Errorf("%s: err %v, want %q", c.addr, err, c.err)
-			}
-			continue
-		}
-		if err != nil || cfg.addr != c.wantAddr || cfg.token != c.wantToken {
-			t.Errorf("%s: got %q %q %v", c.addr, cfg.addr, cfg.token, err)
-		}
-	}
+// TestAllowedHostsAndOrigins: bound to every interface, the Host
+// allow-list holds the loopback names, this machine's addresses and the
+// extra names (ports and brackets stripped), never 0.0.0.0; origins are
+// normalised and anything that is not a plain origin is refused.
+func TestAllowedHostsAndOrigins(t *testing.T) {
 	hosts := allowedHosts("0.0.0.0", []string{"wiki.example.com:443", "[fd00::1]"})
 	for _, h := range []string{"localhost", "127.0.0.1", "::1", "wiki.example.com", "fd00::1"} {
 		if !hosts[h] {
@@ -531,13 +499,13 @@ func TestHTTPConfig(t *testing.T) {
 		t.Errorf("allowed hosts too wide: %v", hosts)
 	}
 	for in, want := range map[string]string{"https://App.Example:443": "https://app.example", "http://localhost:3000/": "http://localhost:3000", "https://[::1]:443": "https://[::1]"} {
-		if got, err := parseOrigin(in); err != nil || got != want {
-			t.Errorf("parseOrigin(%q) = %q, %v; want %q", in, got, err, want)
+		if got, err := ParseOrigin(in); err != nil || got != want {
+			t.Errorf("ParseOrigin(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 	for _, bad := range []string{"null", "file:///x", "https://a.example/path", "https://user@a.example", "ftp://a.example"} {
-		if _, err := parseOrigin(bad); err == nil {
-			t.Errorf("parseOrigin(%q) accepted", bad)
+		if _, err := ParseOrigin(bad); err == nil {
+			t.Errorf("ParseOrigin(%q) accepted", bad)
 		}
 	}
 }
@@ -545,7 +513,7 @@ func TestHTTPConfig(t *testing.T) {
 // TestHTTPAllowedOriginAndHost: an --allow-origin browser app and a proxy
 // name from --allow-host get through, with CORS headers for the app.
 func TestHTTPAllowedOriginAndHost(t *testing.T) {
-	ts := newTestServer(t, httpConfig{allowOrigins: listFlag{"https://app.example"}, allowHosts: listFlag{"wiki.internal"}})
+	ts := newTestServer(t, Config{AllowOrigins: []string{"https://app.example"}, AllowHosts: []string{"wiki.internal"}})
 	r := ts.do(newReq("POST", ts.base+"/mcp", initBody), "", "Origin: https://app.example")
 	if r.status != 200 || r.header.Get("Access-Control-Allow-Origin") != "https://app.example" {
 		t.Fatalf("allowed origin: %d %v %s", r.status, r.header, r.body)
@@ -564,7 +532,7 @@ func TestHTTPAllowedOriginAndHost(t *testing.T) {
 // TestHTTPSessionIdentityInAudit: every audit line of an HTTP session
 // carries its session id, client name/version and remote address.
 func TestHTTPSessionIdentityInAudit(t *testing.T) {
-	ts := newTestServer(t, httpConfig{})
+	ts := newTestServer(t, Config{})
 	sid := ts.initialize()
 	r := ts.post(sid, callBody(2, "write_page", map[string]any{"title": "Identity", "content": "# Identity\n"}))
 	if r.result() == nil || r.result()["isError"] == true {
@@ -589,7 +557,7 @@ func TestHTTPSessionIdentityInAudit(t *testing.T) {
 func TestHTTPDisconnectMidWrite(t *testing.T) {
 	hold := make(chan struct{})
 	entered := make(chan struct{}, 1)
-	ts := newTestServer(t, httpConfig{}, wiki.WithFaults(func(step, rel string) error {
+	ts := newTestServer(t, Config{}, wiki.WithFaults(func(step, rel string) error {
 		if step == "rename" && rel == "pages/during-commit.md" {
 			entered <- struct{}{}
 			<-hold
@@ -662,7 +630,7 @@ func TestHTTPDisconnectMidWrite(t *testing.T) {
 // and the call gets no answer (MCP: a cancelled request is not answered):
 // its POST gets an event stream without a response.
 func TestHTTPCancelledNotificationStopsHandler(t *testing.T) {
-	ts := newTestServer(t, httpConfig{})
+	ts := newTestServer(t, Config{})
 	sid := ts.initialize()
 	locked := make(chan struct{})
 	release := make(chan struct{})
@@ -706,7 +674,7 @@ func TestHTTPCancelledNotificationStopsHandler(t *testing.T) {
 func TestHTTPGracefulShutdown(t *testing.T) {
 	hold := make(chan struct{})
 	entered := make(chan struct{}, 1)
-	ts := newTestServer(t, httpConfig{}, wiki.WithFaults(func(step, rel string) error {
+	ts := newTestServer(t, Config{}, wiki.WithFaults(func(step, rel string) error {
 		if step == "rename" && rel == "pages/in-flight.md" {
 			entered <- struct{}{}
 			<-hold
@@ -771,7 +739,7 @@ func TestHTTPGracefulShutdown(t *testing.T) {
 // stream dropped halfway) and abandons them; after the idle sweep the
 // sessions are gone and memory and goroutines return to the baseline.
 func TestHTTPAbandonedSessions(t *testing.T) {
-	ts := newTestServer(t, httpConfig{sessionIdle: 3 * time.Second})
+	ts := newTestServer(t, Config{SessionIdle: 3 * time.Second})
 	ts.client.Transport = &http.Transport{MaxIdleConnsPerHost: 4}
 	warm := ts.initialize()
 	ts.post(warm, callBody(2, "list_pages", map[string]any{}))
@@ -859,7 +827,7 @@ func hasAudit(t *testing.T, root, tool, outcome string) bool {
 // 2026-07-28 protocol first; the server only offers session revisions, so
 // the client falls back to initialize and its calls carry a session id.
 func TestHTTPModernClientGetsASession(t *testing.T) {
-	ts := newTestServer(t, httpConfig{})
+	ts := newTestServer(t, Config{})
 	c, err := client.NewStreamableHttpClient(ts.base + "/mcp")
 	if err != nil {
 		t.Fatal(err)
@@ -886,5 +854,28 @@ func TestHTTPModernClientGetsASession(t *testing.T) {
 	lines := auditLines(t, ts.root)
 	if len(lines) != 1 || !strings.HasPrefix(lines[0].Session, "mcp-session-") || lines[0].Client != "mcp-go-default 1" {
 		t.Fatalf("audit: %+v", lines)
+	}
+}
+
+// TestHandlerWithoutServe: [Server.Handler] mounted on a server of the
+// caller's (httptest here) serves a session whose audit lines name it and
+// its remote address, and still refuses a foreign Host.
+func TestHandlerWithoutServe(t *testing.T) {
+	h, _, root := newTransport(t, Config{})
+	hs := httptest.NewServer(h.Handler())
+	defer hs.Close()
+	ts := &testServer{t: t, root: root, base: hs.URL, client: hs.Client()}
+	sid := ts.initialize()
+	if r := ts.post(sid, callBody(2, "list_pages", map[string]any{})); r.status != http.StatusOK || r.result() == nil {
+		t.Fatalf("list_pages: %d %s", r.status, r.body)
+	}
+	lines := auditLines(t, root)
+	if len(lines) != 1 || lines[0].Tool != "list_pages" || lines[0].Session != sid || !strings.HasPrefix(lines[0].Remote, "127.0.0.1:") {
+		t.Fatalf("audit: %+v", lines)
+	}
+	req := newReq("POST", hs.URL+"/mcp", initBody)
+	req.Host = "evil.example"
+	if r := ts.do(req, ""); r.status != http.StatusForbidden {
+		t.Fatalf("foreign Host: %d %s", r.status, r.body)
 	}
 }
