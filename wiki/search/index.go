@@ -158,7 +158,7 @@ type Index struct {
 	started  bool
 	building sync.WaitGroup
 
-	feed feedState // the change feed's cursor (watch.go)
+	feed feedState // the change feed's cursor (wiki/changefeed)
 }
 
 // Open returns the project's index without touching the disk; [Index.Start]
