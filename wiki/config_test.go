@@ -9,8 +9,8 @@ import (
 // Every setting of schema.md follows one rule: a decimal given to a
 // whole-number setting, a string given to a number or a boolean, a word
 // that is not one of its words, or a value out of range is refused, the
-// default stays, and a problem names the key. Before, context_max_lines:
-// 2.5 was silently truncated to 2 while lint refused stale_after_days: 2.5.
+// default stays, and a problem names the key, so no reader truncates
+// context_max_lines: 2.5 to 2 while another refuses stale_after_days: 2.5.
 func TestConfigOneRule(t *testing.T) {
 	s, dir := newTestStore(t)
 	mustWrite(t, dir, "schema.md", `---

@@ -7,9 +7,9 @@
 // is validated ([CleanPath]), schema.md is the person's, sources are add-only,
 // log.md is append-only, guidelines.md keeps its "## My Rules", pages are .md
 // files with one identity key ([PageKey]). The store makes every write a
-// locked, snapshotted, atomic, audited transaction ([store.Store.Update]). The
-// README's "A wiki on disk" lists the invariants; each has a test in this
-// package or in wiki/store.
+// locked, snapshotted, atomic, audited transaction ([store.Store.Update]).
+// docs/design.md ("The write invariants") lists the invariants; each has a
+// test in this package or in wiki/store.
 //
 // This package never imports an MCP library: tools/ adapts it to MCP, and the
 // command line uses it directly.

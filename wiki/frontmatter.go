@@ -77,9 +77,9 @@ const maxMetaNodes = 100_000
 //     TOML and JSON blocks that do not parse are errors the same way.
 //
 // YAML timestamps are kept as written ("2024-01-01" stays that string).
-// adrg/frontmatter was used before; it trims indentation when it looks for
-// the closing delimiter, which cut a block scalar holding "---" in two, so
-// the split is done here.
+// The split is done here, not by adrg/frontmatter: that library trims
+// indentation when it looks for the closing delimiter, which would cut a
+// block scalar holding "---" in two.
 func ParseDoc(name string, src []byte) (*Doc, error) {
 	d := &Doc{BodyLine: 1}
 	if bytes.HasPrefix(src, bom) {

@@ -18,7 +18,7 @@ import (
 
 // The fuzz targets of package wiki: names and path resolution, frontmatter
 // parse and render, log entries. Seeds are below and in testdata/fuzz/.
-// Run each for a minute with .ci/fuzz (see the README).
+// Run each for a minute with .ci/fuzz.
 
 // FuzzCleanPath: whatever CleanPath accepts is canonical, local, portable
 // to every OS, and accepted again unchanged.

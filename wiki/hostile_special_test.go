@@ -20,8 +20,8 @@ import (
 // naming the wiki path and what it is, never a host path; validate lists
 // it; the page catalogue leaves it out and counts it; and the project lock
 // is free afterwards (append_log, a page write and a context write land).
-// Before the non-blocking reader, read, write_page and validate blocked for
-// ever in open(2).
+// A reader that opened it for reading would block read, write_page and
+// validate for ever in open(2).
 func TestSpecialFilesNeverBlock(t *testing.T) {
 	for _, kind := range wikitest.SpecialKinds {
 		t.Run(kind, func(t *testing.T) {

@@ -155,8 +155,8 @@ func linkText(s string) string {
 // transaction changes pages in a way index.md shows.
 //
 // A page update that keeps the page's path, title, summary and first tag
-// cannot change index.md, so it skips the render (on a 6k-page wiki that
-// is most of a write's cost).
+// cannot change index.md, so it skips the render (on a large wiki, most of
+// a write's cost).
 func (s *Store) autoIndex(tx *store.Tx) error {
 	touches := false
 	for _, c := range tx.Changes() {

@@ -440,7 +440,7 @@ func PlainName(name string) bool {
 // (nothing under sources/ is rewritten, see [checkLayer]) depend on it.
 type Layer string
 
-// The layers of a project (README: A wiki on disk).
+// The layers of a project (docs/design.md, "A wiki on disk").
 const (
 	LayerSchema     Layer = "schema"     // schema.md: human-owned, never written by a tool
 	LayerSources    Layer = "sources"    // sources/: files may be added, never rewritten or deleted

@@ -148,7 +148,7 @@ func (s *Store) PagesContext(ctx context.Context) ([]PageInfo, error) {
 // catalogue's own, shared by every caller until the catalogue changes
 // (then a new slice replaces it; this one is never written again). Callers
 // must only read it, the Tags and other slices of its entries included. It
-// spares a read-only caller copying every entry (list_pages on a 6k-page
+// spares a read-only caller copying every entry (list_pages on a large
 // wiki).
 func (s *Store) PagesShared(ctx context.Context) ([]PageInfo, error) {
 	arrived := time.Now()
@@ -176,7 +176,7 @@ func (s *Store) PagesShared(ctx context.Context) ([]PageInfo, error) {
 // watcher's events and the whole of pages/ is walked only at the first call,
 // after the watcher lost events, and every [FullRescanEvery]. Without it the
 // next scan runs when the last one is older than ten times its own cost,
-// capped at MaxCatalogueAge (a 6k-page scan costs tens of milliseconds). The
+// capped at MaxCatalogueAge (a large wiki's scan is not free). The
 // search index follows the same rules. [Store.PagesFresh] forces a scan.
 const MaxCatalogueAge = 2 * time.Second
 

@@ -187,9 +187,9 @@ func (p *stdioProc) rest(never ...int) {
 // TestCancelBeforeStartStdio: a tools/call and its notifications/cancelled
 // in one write to stdin: the call never runs (context.md unchanged), it
 // gets no response, its audit line says cancelled, and the next request is
-// answered. Before, the cancel reached mcp-go before the call had
-// registered for cancellation and was lost: context.md was replaced and the
-// call acknowledged.
+// answered. A cancel that reached mcp-go before the call had registered
+// for cancellation would be lost: context.md replaced and the call
+// acknowledged.
 func TestCancelBeforeStartStdio(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "wiki")
 	initWiki(t, root)

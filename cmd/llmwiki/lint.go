@@ -92,8 +92,8 @@ func runLint(ctx context.Context, e env, args []string) error {
 	}
 	if e.getenv("GOMEMLIMIT") == "" {
 		// Linting a big wiki makes much short-lived garbage; a soft limit
-		// makes the collector keep the process small (44k pages: under
-		// 400 MB) at a little more CPU. GOMEMLIMIT overrides it.
+		// makes the collector keep the process small at a little more CPU
+		// (docs/performance.md, "Lint at scale"). GOMEMLIMIT overrides it.
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(lintMemoryLimit))
 	}
 	st, err := wiki.Open(dir, wiki.WithLogger(newLogger(e)))

@@ -11,14 +11,14 @@ import (
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
-// TestFIFONeverBlocksAServer is issue 15's scenario over stdio with the
-// built binary: a FIFO in pages/ and in sources/; five concurrent read_page
-// of it, then write_page of its slug, then append_log from a second server
-// on the same root. Every call is answered (each within
-// wikitest.BlockBound; the slowest is logged, the issue asks for 2 s), the
-// FIFO calls with an invalid error naming the wiki path, and the second
-// server's write lands. Before, the reads took every stdio worker and
-// write_page blocked in open(2) holding the project lock.
+// TestFIFONeverBlocksAServer runs over stdio with the built binary: a FIFO
+// in pages/ and in sources/; five concurrent read_page of it, then
+// write_page of its slug, then append_log from a second server on the same
+// root. Every call is answered (each within wikitest.BlockBound; the
+// slowest is logged), the FIFO calls with an invalid error naming the wiki
+// path, and the second server's write lands. A read that opened the FIFO
+// would wait for a writer, taking a stdio worker each, and write_page would
+// block in open(2) holding the project lock.
 func TestFIFONeverBlocksAServer(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "wiki")
 	initWiki(t, root)

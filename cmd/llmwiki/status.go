@@ -19,7 +19,7 @@ import (
 )
 
 // wikiStatus is what llmwiki status shows; its JSON field names are stable
-// (README, "llmwiki status").
+// (docs/design.md, "Transports and the command line").
 type wikiStatus struct {
 	Name           string            `json:"name"`
 	Pages          int               `json:"pages"`

@@ -12,9 +12,9 @@ import (
 // MCP cancellation (notifications/cancelled): mcp-go cancels the context of
 // a call that is running, but a cancel that arrives before its request's
 // handler has started (the request and the cancel in one write to stdin, a
-// cancel that overtakes its request over HTTP) was lost, and the call ran
-// and was answered; a call cancelled while running was answered too, with
-// an error result. The spec says a receiver should not answer a cancelled
+// cancel that overtakes its request over HTTP) is lost, and the call runs
+// and is answered; a call cancelled while running is answered too, with an
+// error result. The spec says a receiver should not answer a cancelled
 // request. So each transport records the ids its client cancelled
 // ([CancelledIDs]), the server refuses such a request before any handler
 // runs ([tools.Options.Cancelled]), and the transport drops every answer

@@ -225,8 +225,8 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // yet, by JSON-RPC id. When stdin ends, mcp-go's stdio server cancels the
 // requests still running and drops those still queued for its workers, so
 // a client that writes its calls and closes stdin (a script piping into
-// serve) lost answers, and the writes among them were cancelled; the
-// server now waits for those answers first.
+// serve) would lose answers, and the writes among them would be cancelled;
+// the server waits for those answers first.
 type inFlight struct {
 	mu  sync.Mutex
 	ids map[string]int

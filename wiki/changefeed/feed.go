@@ -283,7 +283,7 @@ type Feed struct {
 type syncRound struct {
 	seq     uint64
 	done    chan struct{}
-	waiters int // callers waiting on this round, under changeFeed.smu
+	waiters int // callers waiting on this round, under Feed.smu
 }
 
 // newWatcher and addWatch are seams for tests (a watcher that cannot

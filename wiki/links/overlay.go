@@ -6,7 +6,7 @@ import "maps"
 // once a view holds it, and top holds the entries changed since base was
 // made (a deleted entry is one with del set). A new view copies top only,
 // so a write to one page costs a copy of the changes since the last
-// compaction, not of the 6k-entry maps; top is folded into a new base when
+// compaction, not of the whole maps; top is folded into a new base when
 // it grows past a sixteenth of base.
 type overlay[V any] struct {
 	base map[string]V

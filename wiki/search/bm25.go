@@ -61,10 +61,10 @@ var avgOverride map[string]float64
 // document count and, per field, the average field length in terms.
 //
 // Why: bleve (v2.6) takes a field's average length to be its number of
-// distinct terms divided by the number of documents (about 11 for the
-// "all" field of a 44k-page wiki, whose pages average 245 terms), so every
-// page looked 20 times longer than average and length normalisation
-// buried long pages. The averages here come from the files as indexed
+// distinct terms divided by the number of documents, far below the true
+// average, so every page looks many times longer than average and length
+// normalisation buries long pages (docs/performance.md, "Search ranking:
+// BM25 field lengths"). The averages here come from the files as indexed
 // (see fileRec.Len), so BM25's b has its textbook meaning.
 func bm25Context(ctx context.Context, docs uint64, avg map[string]float64) context.Context {
 	if avgOverride != nil {

@@ -25,8 +25,8 @@ func utf16le(s string) string {
 }
 
 // TestSearchIndexesDecodedText: a Latin-1 and a UTF-16 source are found by
-// words with non-ASCII letters, as read_page shows them (the index used to
-// take one invalid UTF-8 byte for a binary file and skip it silently); a
+// words with non-ASCII letters, as read_page shows them (an index that took
+// one invalid UTF-8 byte for a binary file would skip it silently); a
 // CP949 source is indexed as its likeliest encoding and the hit says the
 // encoding is a guess; binary files and a page named "..md" are counted
 // with their reason in the index state, which a write and a rebuild keep.
@@ -97,8 +97,8 @@ func TestSearchIndexesDecodedText(t *testing.T) {
 }
 
 // TestTldrDotPagesAreCounted: the tldr pages named "..md" (the page of the
-// "." command, 39 of them) were left out of the catalogue and search
-// without a word; they are counted in the index state and each is named
+// "." command, 39 of them) are not left out of the catalogue and search
+// without a word: they are counted in the index state and each is named
 // by validate_structure, while their neighbours are served.
 func TestTldrDotPagesAreCounted(t *testing.T) {
 	corpus := wikitest.Corpus(t, "tldr")
@@ -179,7 +179,7 @@ func TestUnservableNameIndexedBeforeIsDropped(t *testing.T) {
 }
 
 // TestUnreadableFileIsCounted: a page the server cannot read is counted in
-// the index state (it was only logged) and named by validate_structure.
+// the index state (not only logged) and named by validate_structure.
 func TestUnreadableFileIsCounted(t *testing.T) {
 	if os.Geteuid() == 0 {
 		t.Skip("skipping: root reads a file whatever its permissions")

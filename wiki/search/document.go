@@ -278,8 +278,8 @@ func cachedStem(lang, raw, folded string) string {
 	}
 	st = stem(lang, string(key[n:]))
 	if stemCacheLen.Add(1) > stemCacheMax {
-		// A wiki has more distinct words than are worth keeping (a build
-		// of 44k pages meets some 300k): start again rather than grow.
+		// A large wiki has more distinct words than are worth keeping:
+		// start again rather than grow.
 		for i := range stemCache {
 			c := &stemCache[i]
 			c.mu.Lock()

@@ -30,7 +30,7 @@ package search
 //   - our own calls into bleve (Open, Batch, Search, Close) run with
 //     SetPanicOnFault and recover.
 //
-// What remains (documented in doc.go and the README): damage that lands
+// What remains (the package doc says so too): damage that lands
 // while a search or batch is already past its check can still fault in a
 // goroutine bleve starts without recovery (the per-segment goroutines of
 // prefix filters, the introducer), or in the persister's first round after

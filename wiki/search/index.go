@@ -40,8 +40,9 @@ const (
 	batchDocs    = 256
 	// batchBytes bounds a build's batch by the size of its files too: bleve
 	// holds every term occurrence of a batch in memory while it indexes it,
-	// and 256 pages of Chinese or Japanese (three terms a character) held
-	// 110 MB.
+	// and a batch of batchDocs pages of Chinese or Japanese (three terms a
+	// character) would hold far more than one of English
+	// (docs/performance.md, "Figures moved out of code comments").
 	batchBytes = 512 << 10
 )
 
@@ -158,7 +159,7 @@ type Index struct {
 	started  bool
 	building sync.WaitGroup
 
-	feed feedState // the change feed's cursor (watch.go)
+	feed feedState // the change feed's cursor (wiki/changefeed)
 }
 
 // Open returns the project's index without touching the disk; [Index.Start]

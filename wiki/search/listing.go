@@ -13,15 +13,15 @@ import (
 )
 
 // A walk of the files, as the start of a server and a full reconciliation
-// see them. The start of a 44k-page wiki is mostly this walk: listing about
-// a thousand folders (the file watcher's walk, which lists them for the
-// index too) and one stat per file. So:
+// see them. The start of a large wiki is mostly this walk: listing every
+// folder (the file watcher's walk, which lists them for the index too) and
+// one stat per file. So:
 //
 //   - a folder's files are stated by a pool of GOMAXPROCS goroutines, each
 //     on its own duplicate of the folder's descriptor ([store.Dir.Dup]),
 //     while the walk goes on listing and watching the next folders;
 //   - the walk keeps each folder's names and stats as the folder listed
-//     them, never a map of 44k paths: the reconciliation looks each file up
+//     them, never a map of every path: the reconciliation looks each file up
 //     in the manifest by a path built in one reused buffer, and counts the
 //     manifest's files it met, so files gone since the last run are looked
 //     for only when some are.

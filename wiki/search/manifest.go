@@ -18,8 +18,8 @@ const manifestMagic = "llmwiki-manifest-1\n"
 // encodeManifest writes m compactly: the magic, then the schema and index
 // id, the number of files and each file as its path, size, mtime, sha,
 // skipped flag and field lengths (strings length-prefixed, numbers as
-// varints). Decoding 44k files takes a few milliseconds where gob took
-// about fifty.
+// varints), so a server's start decodes it far faster than gob would
+// (docs/performance.md, "Figures moved out of code comments").
 func encodeManifest(m *manifest) []byte {
 	b := make([]byte, 0, 64+len(m.Files)*128)
 	b = append(b, manifestMagic...)
@@ -50,9 +50,9 @@ func encodeManifest(m *manifest) []byte {
 var errManifest = errors.New("malformed search manifest")
 
 // decodeManifest reads what encodeManifest wrote, or a gob manifest. It
-// takes data over: the strings it returns share data's memory (a manifest
-// of 44k files is 5.6 MB, and copying it was a tenth of reading it), so the
-// caller must never change data afterwards.
+// takes data over: the strings it returns share data's memory (a large
+// wiki's manifest is megabytes, and a copy would cost a good part of the
+// read), so the caller must never change data afterwards.
 func decodeManifest(data []byte) (manifest, error) {
 	var m manifest
 	if !bytes.HasPrefix(data, []byte(manifestMagic)) {

@@ -16,23 +16,19 @@ import (
 // segments of each tier, tiers growing TierGrowth times from the floor,
 // before the merger combines the best-balanced run of up to 10 of them.
 //
-// bleve's defaults (floor 2000 documents, growth 10) let a 6k-page wiki hold
-// four segments, so nearly every one-page write made the merger rewrite the
-// build's large segments: 600 page updates on Obsidian Help rewrote 400 MB
-// in 12 s of merging, 20 ms of CPU a write, and under the load test such
-// merges took a core for seconds while reads waited (read p99 56-58 ms in
-// the runs with one, 23-34 ms without). With a floor of 100 and growth 20
-// (tiers of 100, 2,000 and 40,000 documents) small segments merge among
-// themselves and a large one is rewritten only once ten of its size exist:
-// the same 600 updates rewrite 2-12 MB in 0.3-0.6 s (BenchmarkWriteChurn).
+// bleve's defaults (floor 2000 documents, growth 10) let a wiki of a few
+// thousand pages hold only a few segments, so nearly every one-page write
+// would make the merger rewrite the build's large segments, taking a core
+// while reads wait. With a floor of 100 and growth 20 (tiers of 100, 2,000
+// and 40,000 documents) small segments merge among themselves and a large
+// one is rewritten only once ten of its size exist (BenchmarkWriteChurn;
+// the figures are in docs/performance.md, "Load test").
 //
 // A build under this policy would leave more segments than bleve's
-// defaults (14 instead of 7-9 for 44k files), and every search pays for
-// each segment, so a reconciliation that indexed compactAfter documents or
-// more ends with one merge by bleve's default plan (compact): 44k files
-// then sit in 5 segments, all in the top tier, where writes leave them alone
-// (the build takes about 2 s more; searches measured alternately against
-// the previous policy's index are as fast).
+// defaults, and every search pays for each segment, so a reconciliation
+// that indexed compactAfter documents or more ends with one merge by
+// bleve's default plan (compact), which leaves a large index in a few
+// segments, all in the top tier, where writes leave them alone.
 const (
 	mergeFloorSegmentSize = 100
 	mergeTierGrowth       = 20

@@ -31,7 +31,7 @@ type ProcessSettings struct {
 	// NewSegmentBufferAvgBytesPerDocFactor). An audited write indexes one or
 	// two files, so with zapx's margin each write's segment reserves about a
 	// hundred documents' worth, held until the segment is merged; a build's
-	// batches of 256 files are sized about as before. The buffer still grows
+	// batches of 256 files are sized about as zapx sizes them. The buffer grows
 	// when a batch needs more.
 	ProportionalSegmentBuffers bool
 

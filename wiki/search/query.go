@@ -421,8 +421,8 @@ func (x *Index) readQuery(q Query) ([]group, string, bool, []string) {
 				// text, an extra form of the bigram it starts: as an
 				// alternative it would let the bigram's group match every
 				// page holding the letter (in Thai, every Thai page), so
-				// such a query scored and snippeted a whole script's pages
-				// (Thai queries took 35-130 ms under load against ~5 ms).
+				// such a query would score and snippet a whole script's
+				// pages (docs/performance.md, "Search at scale").
 				// The bigram itself is indexed; a one-letter query is a
 				// primary term, not an extra, and still finds the letter.
 				return

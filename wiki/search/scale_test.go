@@ -29,7 +29,7 @@ var scaleOnePhase = flag.Bool("scale.onephase", false, "read term positions for 
 
 // BenchmarkScale measures the search index on a wiki made of all of
 // ../shared/corpora/tldr (38k pages) and obsidian-help (6k) and prints the
-// figures the issue sets goals for:
+// figures docs/performance.md records ("Search at scale"):
 //
 //	go test ./wiki/search -run '^$' -bench Scale -benchtime 1x -timeout 60m
 //

@@ -25,10 +25,10 @@ var snippetsSameCorpora = []string{
 }
 
 // TestSnippetsSameAsBefore: the snippet, heading, line and listing of a
-// hit are what they were before the fold table, for queries like
+// hit are the same with the fold table as without it, for queries like
 // dev/load's (words of file names) and words of the page, over
 // every 12th page (-snippets.same.every) of the corpora. The reference is
-// the same code with the switch that brings back the old path
+// the same code with the switch that turns the fold table off
 // (foldTableOff), and on one page in four the whole text analysed without
 // the line filter too (noLineFilter).
 func TestSnippetsSameAsBefore(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 // SnapshotDir holds every replaced version of context.md, guidelines.md and
 // each page: <SnapshotDir>/<path>/<UTC time to the ns>-<sha256 prefix><ext>.
 // Files there are never overwritten; they are deleted only by the retention
-// schema.md may set ([Store.PruneSnapshots]), which never deletes the last
-// copy of a version still referenced.
+// schema.md may set (package wiki's Store.PruneSnapshots), which never
+// deletes the last copy of a version still referenced.
 const SnapshotDir = ".llmwiki/snapshots"
 
 const snapshotStamp = "20060102T150405.000000000Z"
