@@ -14,8 +14,6 @@ var tuneOnce sync.Once
 // "Process settings of the search index".
 func tuneProcess() {
 	tuneOnce.Do(func() {
-		// BuildMemoryLimit stays 0: it did not lower a build's peak
-		// (docs/performance.md).
 		search.SetProcessSettings(search.ProcessSettings{
 			ProportionalSegmentBuffers: true, // a one-page write's segment reserves one document, not ~100
 			LowPriorityMerges:          true, // calls answer before background merges

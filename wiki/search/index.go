@@ -872,7 +872,6 @@ func (x *Index) reconcileWalk(progress bool, w walkResult) error {
 		x.total, x.done = len(todo), 0
 		x.mu.Unlock()
 	}
-	defer limitBuildMemory(len(todo), x.proc.BuildMemoryLimit)()
 	changed := 0
 	for len(todo) > 0 || len(gone) > 0 {
 		if x.isClosed() {

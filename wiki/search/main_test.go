@@ -8,10 +8,7 @@ import (
 	"testing"
 )
 
-var tuneFlag = flag.String("tune", "cmd", "process settings for the tests and benchmarks: cmd (cmd/llmwiki's), all, none, or a comma list of buffers, memlimit, nice, spareproc (to measure each, docs/performance.md)")
-
-// testBuildMemoryLimit is the build memory limit -tune memlimit sets.
-const testBuildMemoryLimit = 200 << 20
+var tuneFlag = flag.String("tune", "cmd", "process settings for the tests and benchmarks: cmd (cmd/llmwiki's), all, none, or a comma list of buffers, nice, spareproc (to measure each, docs/performance.md)")
 
 // TestMain applies the process settings a program applies before it opens
 // an index (by default cmd/llmwiki's), or the ones -tune names.
@@ -33,18 +30,16 @@ func parseTune(v string) (ProcessSettings, error) {
 		case "cmd":
 			s = ProcessSettings{ProportionalSegmentBuffers: true, LowPriorityMerges: true, SpareProcForMerges: true}
 		case "all":
-			s = ProcessSettings{ProportionalSegmentBuffers: true, BuildMemoryLimit: testBuildMemoryLimit, LowPriorityMerges: true, SpareProcForMerges: true}
+			s = ProcessSettings{ProportionalSegmentBuffers: true, LowPriorityMerges: true, SpareProcForMerges: true}
 		case "none", "":
 		case "buffers":
 			s.ProportionalSegmentBuffers = true
-		case "memlimit":
-			s.BuildMemoryLimit = testBuildMemoryLimit
 		case "nice":
 			s.LowPriorityMerges = true
 		case "spareproc":
 			s.LowPriorityMerges, s.SpareProcForMerges = true, true
 		default:
-			return s, fmt.Errorf("-tune: unknown setting %q (cmd, all, none, buffers, memlimit, nice, spareproc)", f)
+			return s, fmt.Errorf("-tune: unknown setting %q (cmd, all, none, buffers, nice, spareproc)", f)
 		}
 	}
 	return s, nil

@@ -35,13 +35,6 @@ type ProcessSettings struct {
 	// when a batch needs more.
 	ProportionalSegmentBuffers bool
 
-	// BuildMemoryLimit, when positive, is Go's soft memory limit
-	// ([debug.SetMemoryLimit]) while a build of at least bigBuild files
-	// runs, unless GOMEMLIMIT is set or the program set a limit of its own;
-	// the limit is restored and the freed memory returned to the system when
-	// the build ends (memory.go).
-	BuildMemoryLimit int64
-
 	// LowPriorityMerges runs the thread of each index's merger mergerNice
 	// levels below its own priority, where one thread's priority can be
 	// lowered (Linux; see nice_linux.go).
