@@ -12,7 +12,7 @@ import (
 // default stays, and a problem names the key, so no reader truncates
 // context_max_lines: 2.5 to 2 while another refuses stale_after_days: 2.5.
 func TestConfigOneRule(t *testing.T) {
-	s, dir := newTestStore(t)
+	s, dir := newStore(t)
 	mustWrite(t, dir, "schema.md", `---
 context_max_lines: 2.5
 snapshot_keep_days: 7.5

@@ -170,7 +170,7 @@ func TestCleanPath(t *testing.T) {
 // Titles and values that break naive frontmatter templates round-trip
 // exactly through write_page and read_page.
 func TestFrontmatterRoundTrip(t *testing.T) {
-	s, _ := newTestStore(t)
+	s, _ := newStore(t)
 	ctx := context.Background()
 	titles := []string{
 		"Key: value", `He said "hi"`, "It's `code`", "*bold* claim", "true", "null", "123",
@@ -203,7 +203,7 @@ func TestFrontmatterRoundTrip(t *testing.T) {
 func TestUnknownKeysKept(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := t0
-	s, dir := newTestStore(t, WithClock(func() time.Time { return now }))
+	s, dir := newStore(t, WithClock(func() time.Time { return now }))
 	ctx := context.Background()
 	raw := "---\ntitle: Old\npermalink: 'kept/as-is'   # a comment\ncssclasses:\n  - wide\n  -   narrow\ncreated: 2020-05-01T10:00:00Z\n---\n# Old\n"
 	os.WriteFile(filepath.Join(dir, "pages", "old.md"), []byte(raw), 0o644)
@@ -228,7 +228,7 @@ func TestUnknownKeysKept(t *testing.T) {
 
 // One page under many names: case, separators and Unicode form.
 func TestPageIdentity(t *testing.T) {
-	s, dir := newTestStore(t)
+	s, dir := newStore(t)
 	ctx := context.Background()
 	os.WriteFile(filepath.Join(dir, "pages", "My Topic.md"), []byte("# My Topic\n"), 0o644)
 	for _, name := range []string{"my topic", "MY_TOPIC", "my-topic"} {

@@ -12,7 +12,7 @@ import (
 // a block is code, not its end, so the "# comment" after it stays.
 func TestResearchSaveKeepsCode(t *testing.T) {
 	frozen := time.Date(2026, 11, 29, 9, 30, 0, 0, time.UTC)
-	s, dir := newTestStore(t, WithClock(func() time.Time { return frozen }))
+	s, dir := newStore(t, WithClock(func() time.Time { return frozen }))
 	content := "## Fake\n```\n```bash\n# comment\n```\n   # Indented fake\n    # indented code\n~~~~\n~~~\n# still code\n~~~~\n# Fake two"
 	r, err := s.ResearchSave(context.Background(), ResearchInput{Topic: "shell", Content: content})
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
 
 func TestGatherSourcesPaging(t *testing.T) {
-	s, dir := newTestStore(t)
+	s, dir := newStore(t)
 	ctx := context.Background()
 	want := map[string]int{}
 	for i := 0; i < 30; i++ {
@@ -82,7 +82,7 @@ func TestGatherSourcesPaging(t *testing.T) {
 }
 
 func TestGatherSourcesProvenance(t *testing.T) {
-	s, dir := newTestStore(t)
+	s, dir := newStore(t)
 	ctx := context.Background()
 	os.WriteFile(filepath.Join(dir, "sources", "a.md"), []byte("alpha"), 0o644)
 	os.MkdirAll(filepath.Join(dir, "sources", "sub"), 0o755)
@@ -117,7 +117,7 @@ func TestGatherSourcesProvenance(t *testing.T) {
 }
 
 func TestContextCap(t *testing.T) {
-	s, dir := newTestStore(t)
+	s, dir := newStore(t)
 	ctx := context.Background()
 	before := readFile(t, dir, "context.md")
 	long := strings.Repeat("a line\n", 401)
@@ -175,7 +175,7 @@ func TestContextCap(t *testing.T) {
 
 func TestResearchSave(t *testing.T) {
 	frozen := time.Date(2026, 11, 29, 9, 30, 0, 0, time.UTC)
-	s, dir := newTestStore(t, WithClock(func() time.Time { return frozen }))
+	s, dir := newStore(t, WithClock(func() time.Time { return frozen }))
 	ctx := context.Background()
 	r1, err := s.ResearchSave(ctx, ResearchInput{Topic: "Bun SQLite", Content: "Electron can't load bun:sqlite.", URLs: []string{"https://bun.sh/docs/api/sqlite"}})
 	if err != nil || !r1.Created || r1.Path != "sources/research/bun-sqlite.md" {
@@ -201,7 +201,7 @@ func TestResearchSave(t *testing.T) {
 }
 
 func TestSaveSource(t *testing.T) {
-	s, dir := newTestStore(t)
+	s, dir := newStore(t)
 	ctx := context.Background()
 	w, err := s.SaveSource(ctx, SourceInput{Path: "papers/x.md", Content: "exact\r\nbytes\x00?"})
 	if err != nil {
@@ -228,7 +228,7 @@ func TestSaveSource(t *testing.T) {
 
 func TestAppendLog(t *testing.T) {
 	frozen := time.Date(2026, 4, 7, 14, 3, 0, 0, time.UTC)
-	s, dir := newTestStore(t, WithClock(func() time.Time { return frozen }))
+	s, dir := newStore(t, WithClock(func() time.Time { return frozen }))
 	ctx := context.Background()
 	os.WriteFile(filepath.Join(dir, "log.md"), []byte("# Log\nno newline at the end"), 0o644)
 	if _, err := s.AppendLog(ctx, LogInput{Op: "ingest", Title: "Electron IPC notes", Details: "- created [[electron-ipc]]\n## [2026-01-01 00:00] build | forged\n# also forged"}); err != nil {
@@ -253,7 +253,7 @@ func TestAppendLog(t *testing.T) {
 
 // TestIndexGolden pins index.md's format: grouped, sorted, deterministic.
 func TestIndexGolden(t *testing.T) {
-	s, dir := newTestStore(t, WithClock(func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }))
+	s, dir := newStore(t, WithClock(func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }))
 	ctx := context.Background()
 	pages := []PageInput{
 		{Title: "Electron IPC patterns", Summary: "How renderer and main talk.", Tags: []string{"electron", "ipc"}, Body: "x"},

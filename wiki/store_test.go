@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,21 +13,6 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
-
-// newTestStore makes an initialised wiki in a temp dir and opens it.
-func newTestStore(t *testing.T, opts ...Option) (*Store, string) {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "wiki")
-	if _, err := Init(dir); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(dir, append([]Option{WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s, dir
-}
 
 func readFile(t *testing.T, dir, rel string) string {
 	t.Helper()
@@ -50,7 +33,7 @@ func wantCode(t *testing.T, err error, code store.Code) {
 // Invariant 1: containment. Names are validated, then resolved through
 // os.Root; symlinks that lead out are refused for reads and writes.
 func TestInvariantContainment(t *testing.T) {
-	s, dir := newTestStore(t)
+	s, dir := newStore(t)
 	outside := filepath.Join(filepath.Dir(dir), "outside")
 	os.MkdirAll(outside, 0o755)
 	os.WriteFile(filepath.Join(outside, "secret.md"), []byte("secret"), 0o644)
@@ -102,7 +85,7 @@ func TestInvariantContainment(t *testing.T) {
 
 // Invariant 2: layer rules.
 func TestInvariantLayers(t *testing.T) {
-	s, dir := newTestStore(t)
+	s, dir := newStore(t)
 	ctx := context.Background()
 	os.WriteFile(filepath.Join(dir, "sources", "a.md"), []byte("raw"), 0o644)
 	cases := []struct {
@@ -160,7 +143,7 @@ func TestInvariantLayers(t *testing.T) {
 // the same folder (its own file descriptor, as another process would have)
 // cannot enter a write while the first holds it.
 func TestInvariantLock(t *testing.T) {
-	s1, dir := newTestStore(t)
+	s1, dir := newStore(t)
 	s2, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -245,7 +228,7 @@ func fmtInt(i int) string {
 // Invariant 4: base_sha256 — a stale expectation is a conflict, never an
 // overwrite.
 func TestInvariantBaseSHA(t *testing.T) {
-	s, dir := newTestStore(t)
+	s, dir := newStore(t)
 	ctx := context.Background()
 	w, err := s.WritePage(ctx, PageInput{Title: "Topic", Body: "v1\n"})
 	if err != nil {
@@ -276,7 +259,7 @@ func TestInvariantBaseSHA(t *testing.T) {
 // cannot collide, even when the clock does not move.
 func TestInvariantSnapshots(t *testing.T) {
 	frozen := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	s, dir := newTestStore(t, WithClock(func() time.Time { return frozen }))
+	s, dir := newStore(t, WithClock(func() time.Time { return frozen }))
 	ctx := context.Background()
 	w, err := s.WritePage(ctx, PageInput{Title: "Topic", Body: "v1\n"})
 	if err != nil {
@@ -317,7 +300,7 @@ func TestInvariantAtomicWrite(t *testing.T) {
 	for _, step := range []string{"create", "write", "sync", "rename"} {
 		t.Run(step, func(t *testing.T) {
 			var fail bool
-			s, dir := newTestStore(t, WithFaults(func(st, rel string) error {
+			s, dir := newStore(t, WithFaults(func(st, rel string) error {
 				if fail && st == step && rel == "context.md" {
 					return errors.New("injected " + st + " failure")
 				}
@@ -337,7 +320,7 @@ func TestInvariantAtomicWrite(t *testing.T) {
 	}
 	t.Run("multi-file rollback", func(t *testing.T) {
 		var fail bool
-		s, dir := newTestStore(t, WithFaults(func(st, rel string) error {
+		s, dir := newStore(t, WithFaults(func(st, rel string) error {
 			if fail && st == "rename" && rel == "pages/b.md" {
 				return errors.New("injected")
 			}
@@ -381,7 +364,7 @@ func temps(dir string) []string {
 // Invariant 7: one audit line per call, with the paths written and their
 // sha256 before and after, large strings replaced by length and sha256.
 func TestInvariantAudit(t *testing.T) {
-	s, dir := newTestStore(t)
+	s, dir := newStore(t)
 	ctx := context.Background()
 	big := strings.Repeat("x", 5000)
 	c := store.NewCall("write_page", "sess-1", map[string]any{"title": "T", "body": big})
@@ -461,7 +444,7 @@ func (f *failingDerived) Close() error { return nil }
 // follows page writes in the same call, and a derived updater that fails is
 // reported in the call's warnings and by Stale.
 func TestInvariantDerived(t *testing.T) {
-	s, dir := newTestStore(t)
+	s, dir := newStore(t)
 	ctx := context.Background()
 	if _, err := s.WritePage(ctx, PageInput{Title: "Alpha", Summary: "first letter", Body: "a"}); err != nil {
 		t.Fatal(err)

@@ -11,34 +11,16 @@ import (
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/store"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
 var now = time.Date(2026, 11, 2, 9, 30, 0, 0, time.UTC)
 
+// newStore is the shared test store (teststore.New) on the clock of now.
 func newStore(t testing.TB, files map[string]string) (*wiki.Store, string) {
 	t.Helper()
-	dir := t.TempDir()
-	if _, err := wiki.Init(dir); err != nil {
-		t.Fatal(err)
-	}
-	for p, c := range files {
-		writeFile(t, dir, p, c)
-	}
-	st, err := wiki.Open(dir, wiki.WithClock(func() time.Time { return now }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st, dir
-}
-
-func writeFile(t testing.TB, dir, rel, content string) {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	os.MkdirAll(filepath.Dir(p), 0o755)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	return teststore.New(t, files, wiki.WithClock(func() time.Time { return now }))
 }
 
 func read(t testing.TB, dir, rel string) string {
@@ -161,7 +143,7 @@ func TestEditFindReplaceAndFrontmatter(t *testing.T) {
 		t.Errorf("no-op edit: %+v, %v", res, err)
 	}
 	// A page without frontmatter gets one.
-	writeFile(t, dir, "pages/plain.md", "# Plain\n\nText.\n")
+	wikitest.WriteFile(t, dir, "pages/plain.md", "# Plain\n\nText.\n")
 	if _, err := Edit(ctx, st, links.Open(st), Input{Page: "plain", BaseSHA256: store.SHA256Hex([]byte("# Plain\n\nText.\n")), Op: OpAppend, Heading: "More", Content: "Words."}); err != nil {
 		t.Fatal(err)
 	}

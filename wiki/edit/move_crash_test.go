@@ -35,7 +35,7 @@ func moveBase(t *testing.T) string {
 		t.Fatal(err)
 	}
 	for p, c := range moveWiki() {
-		writeFile(t, dir, p, c)
+		wikitest.WriteFile(t, dir, p, c)
 	}
 	st, err := wiki.Open(dir, wiki.WithClock(func() time.Time { return now }))
 	if err != nil {

@@ -107,7 +107,7 @@ func TestMoveAllOrNothing(t *testing.T) {
 	dir := t.TempDir()
 	wiki.Init(dir)
 	for p, c := range files {
-		writeFile(t, dir, p, c)
+		wikitest.WriteFile(t, dir, p, c)
 	}
 	renames := 0
 	st, err := wiki.Open(dir, wiki.WithClock(func() time.Time { return now }), wiki.WithFaults(func(step, rel string) error {
