@@ -215,11 +215,11 @@ func (s *Store) WriteContext(ctx context.Context, in ContextInput) (out ContextW
 			pointer := fmt.Sprintf("> The rest of this synthesis (%d lines) moved to [[%s]] because context.md is capped at %d lines.\n", len(spill), slug, cap)
 			lines = append(lines, pointer)
 			page, err := RenderDoc([]Field{
-				{"title", "Context overflow " + now.Format("2006-01-02 15:04:05")},
-				{"summary", fmt.Sprintf("Lines moved out of context.md by atomic_write_context (cap %d lines).", cap)},
-				{"tags", []string{"context-overflow"}},
-				{"created", now.Format(time.RFC3339)},
-				{"updated", now.Format(time.RFC3339)},
+				{Key: "title", Value: "Context overflow " + now.Format("2006-01-02 15:04:05")},
+				{Key: "summary", Value: fmt.Sprintf("Lines moved out of context.md by atomic_write_context (cap %d lines).", cap)},
+				{Key: "tags", Value: []string{"context-overflow"}},
+				{Key: "created", Value: now.Format(time.RFC3339)},
+				{Key: "updated", Value: now.Format(time.RFC3339)},
 			}, nil, []byte("Continued from [[context]].\n\n"+strings.Join(spill, "")))
 			if err != nil {
 				return err
@@ -240,9 +240,9 @@ func (s *Store) WriteContext(ctx context.Context, in ContextInput) (out ContextW
 		}
 		newBody := strings.Join(lines, "")
 		data, err := RenderDoc([]Field{
-			{"built_at", now.Format(time.RFC3339)},
-			{"built_by", in.BuiltBy},
-			{"folded_sources", provNode},
+			{Key: "built_at", Value: now.Format(time.RFC3339)},
+			{Key: "built_by", Value: in.BuiltBy},
+			{Key: "folded_sources", Value: provNode},
 		}, old, []byte(newBody))
 		if err != nil {
 			return err

@@ -749,21 +749,21 @@ func pageFields(in PageInput, old *Doc, now string) []Field {
 	if created == "" {
 		created = now
 	}
-	fields := []Field{{"title", in.Title}}
+	fields := []Field{{Key: "title", Value: in.Title}}
 	if summary != "" {
-		fields = append(fields, Field{"summary", summary})
+		fields = append(fields, Field{Key: "summary", Value: summary})
 	}
 	for _, kv := range []struct {
 		k string
 		v []string
 	}{{"tags", pick(in.Tags, "tags")}, {"aliases", pick(in.Aliases, "aliases")}, {"sources", pick(in.Sources, "sources")}} {
 		if len(kv.v) > 0 {
-			fields = append(fields, Field{kv.k, kv.v})
+			fields = append(fields, Field{Key: kv.k, Value: kv.v})
 		} else {
-			fields = append(fields, Field{kv.k, Removed})
+			fields = append(fields, Field{Key: kv.k, Value: Removed})
 		}
 	}
-	fields = append(fields, Field{"created", created}, Field{"updated", now})
+	fields = append(fields, Field{Key: "created", Value: created}, Field{Key: "updated", Value: now})
 	keys := make([]string, 0, len(in.Extra))
 	for k := range in.Extra {
 		keys = append(keys, k)
@@ -774,7 +774,7 @@ func pageFields(in PageInput, old *Doc, now string) []Field {
 		if v == nil {
 			v = Removed
 		}
-		fields = append(fields, Field{k, v})
+		fields = append(fields, Field{Key: k, Value: v})
 	}
 	return fields
 }

@@ -453,9 +453,9 @@ func (s *Store) ResearchSave(ctx context.Context, in ResearchInput) (ResearchWri
 		}
 		if !exists {
 			head, err := RenderDoc([]Field{
-				{"title", strings.TrimSpace(in.Topic)},
-				{"type", "research"},
-				{"created", now.Format(time.RFC3339)},
+				{Key: "title", Value: strings.TrimSpace(in.Topic)},
+				{Key: "type", Value: "research"},
+				{Key: "created", Value: now.Format(time.RFC3339)},
 			}, nil, []byte("# "+oneLine(in.Topic)+"\n"))
 			if err != nil {
 				return err
