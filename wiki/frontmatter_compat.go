@@ -25,3 +25,13 @@ var (
 	MetaList         = mdoc.MetaList
 	MergeFrontmatter = mdoc.MergeFrontmatter
 )
+
+const MaxSlugLen = mdoc.MaxSlugLen
+
+var (
+	Slugify       = mdoc.Slugify
+	NewSlug       = mdoc.NewSlug
+	NormalizeSlug = mdoc.NormalizeSlug
+	NewSlugName   = mdoc.NewSlugName
+	ValidSlug     = mdoc.ValidSlug
+)

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
@@ -54,7 +55,7 @@ func FuzzCleanPath(f *testing.F) {
 			if i := strings.IndexByte(base, '.'); i >= 0 {
 				base = base[:i]
 			}
-			if comp == "" || comp == "." || comp == ".." || strings.HasSuffix(comp, ".") || strings.TrimSpace(comp) != comp || reservedNames[base] || len(comp) > 255 {
+			if comp == "" || comp == "." || comp == ".." || strings.HasSuffix(comp, ".") || strings.TrimSpace(comp) != comp || mdoc.ReservedName(base) || len(comp) > 255 {
 				t.Fatalf("CleanPath(%q) = %q has component %q", p, c, comp)
 			}
 		}

@@ -3,7 +3,8 @@
 // the decoding of a file's bytes into the text llmwiki shows, searches and
 // checks ([Decode]), and frontmatter: the split of a file into its metadata
 // and body ([ParseDoc]) and the rendering of a page's frontmatter
-// ([RenderDoc], [MergeFrontmatter]).
+// ([RenderDoc], [MergeFrontmatter]); and the slug of a title or name
+// ([Slugify], [NormalizeSlug]).
 //
 // The scanner reads markdown line by line, by the CommonMark rules for
 // fences and ATX headings, without building a tree: the search index runs
