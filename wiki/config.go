@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
@@ -111,7 +112,7 @@ func (s *Store) Config() Config {
 	}
 	data, _, rerr := s.ReadRaw("schema.md")
 	if rerr == nil {
-		d, perr := ParseDoc("schema.md", data)
+		d, perr := mdoc.ParseDoc("schema.md", data)
 		if perr != nil {
 			cfg.Err = store.PublicMessage(perr)
 		} else if d.Meta != nil {
@@ -235,7 +236,7 @@ func (p *settingsParser) list(key string, def []string) []string {
 	}
 	switch v.(type) {
 	case []any, []string, string:
-		return MetaList(p.meta, key)
+		return mdoc.MetaList(p.meta, key)
 	}
 	p.refuse(key, "a list", v, def)
 	return append([]string(nil), def...)

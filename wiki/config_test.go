@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 )
 
 // Every setting of schema.md follows one rule: a decimal given to a
@@ -74,7 +76,7 @@ func TestParseConfig(t *testing.T) {
 		}
 	}
 	tmpl, _ := Template("schema.md")
-	d, err := ParseDoc("schema.md", tmpl)
+	d, err := mdoc.ParseDoc("schema.md", tmpl)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,25 +72,25 @@ func FuzzSlugify(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, title string) {
-		slug, err := Slugify(title)
+		slug, err := mdoc.Slugify(title)
 		if err != nil {
 			if store.CodeOf(err) != store.CodeInvalid {
 				t.Fatalf("Slugify(%q): %v", title, err)
 			}
 			return
 		}
-		if !ValidSlug(slug) {
+		if !mdoc.ValidSlug(slug) {
 			t.Fatalf("Slugify(%q) = %q is not a valid slug", title, slug)
 		}
-		if again, err := Slugify(slug); err != nil || again != slug {
+		if again, err := mdoc.Slugify(slug); err != nil || again != slug {
 			t.Fatalf("Slugify(%q) = %q, but Slugify(%q) = %q %v", title, slug, slug, again, err)
 		}
-		if n, err := NormalizeSlug(slug); err != nil || n != slug {
+		if n, err := mdoc.NormalizeSlug(slug); err != nil || n != slug {
 			t.Fatalf("NormalizeSlug(%q) = %q %v", slug, n, err)
 		}
 		if utf8.ValidString(title) {
-			a, errA := Slugify(norm.NFC.String(title))
-			b, errB := Slugify(norm.NFD.String(title))
+			a, errA := mdoc.Slugify(norm.NFC.String(title))
+			b, errB := mdoc.Slugify(norm.NFD.String(title))
 			if (errA == nil) != (errB == nil) || a != b {
 				t.Fatalf("NFC and NFD of %q give %q and %q", title, a, b)
 			}

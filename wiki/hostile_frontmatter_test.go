@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
@@ -77,11 +78,11 @@ func TestHostileFrontmatterWrites(t *testing.T) {
 			crlf && strings.Count(got, "\n") != strings.Count(got, "\r\n") {
 			t.Errorf("%s: not one clean block:\n%q", slug, got)
 		}
-		d, err := ParseDoc(rel, []byte(got))
+		d, err := mdoc.ParseDoc(rel, []byte(got))
 		if err != nil || d.Meta["title"] != "T "+slug || string(d.Body) != string(WithLineEnds([]byte("new body\n---\nafter a rule\n"), crlf)) {
 			t.Errorf("%s: reads back %+v %v", slug, d, err)
 		}
-		if slug != "none" && MetaString(d.Meta, "custom") != "1" {
+		if slug != "none" && mdoc.MetaString(d.Meta, "custom") != "1" {
 			t.Errorf("%s: unknown key lost:\n%s", slug, got)
 		}
 		if w.Snapshot == "" || readFile(t, dir, w.Snapshot) != src {

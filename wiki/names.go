@@ -25,20 +25,22 @@ const MaxPageDepth = 8
 // NormalizePageName checks a page name that may name a page in a folder
 // under pages/ ("en/plugins/graph-view" for pages/en/plugins/graph-view.md)
 // and returns its canonical form: every "/"-separated segment normalised by
-// [NormalizeSlug] (so "En/Plugins/Graph View" is "en/plugins/graph-view").
-// A name without "/" is [NormalizeSlug]'s; a leading "pages/" is dropped
+// [mdoc.NormalizeSlug] (so "En/Plugins/Graph View" is "en/plugins/graph-view").
+// A name without "/" is [mdoc.NormalizeSlug]'s; a leading "pages/" is dropped
 // (the reading tools take "pages/x" as pages/x.md). Refused (CodeInvalid): an
 // empty segment (a leading, trailing or doubled "/", so no absolute name),
 // a ".", ".." or "~…" segment, a segment without letters or digits, "\",
 // ":", control characters, more than [MaxPageDepth] segments, and a
 // name whose path would exceed [MaxPathLen]; the result always lies under
 // pages/.
-func NormalizePageName(name string) (string, error) { return normalizePageName(name, NormalizeSlug) }
+func NormalizePageName(name string) (string, error) {
+	return normalizePageName(name, mdoc.NormalizeSlug)
+}
 
 // NewPageName is [NormalizePageName] for a page about to be written: a
-// segment whose slug would be longer than [MaxSlugLen] is refused, never
-// shortened ([NewSlug]).
-func NewPageName(name string) (string, error) { return normalizePageName(name, NewSlugName) }
+// segment whose slug would be longer than [mdoc.MaxSlugLen] is refused, never
+// shortened ([mdoc.NewSlug]).
+func NewPageName(name string) (string, error) { return normalizePageName(name, mdoc.NewSlugName) }
 
 func normalizePageName(name string, normSlug func(string) (string, error)) (string, error) {
 	if !strings.Contains(name, "/") {
@@ -90,14 +92,14 @@ func normalizePageName(name string, normSlug func(string) (string, error)) (stri
 }
 
 // ValidPageName reports whether s is already a canonical page name: one or
-// up to [MaxPageDepth] [ValidSlug] segments joined by "/".
+// up to [MaxPageDepth] [mdoc.ValidSlug] segments joined by "/".
 func ValidPageName(s string) bool {
 	segs := strings.Split(s, "/")
 	if len(segs) > MaxPageDepth || len(PagePath(s)) > MaxPathLen {
 		return false
 	}
 	for _, seg := range segs {
-		if !ValidSlug(seg) {
+		if !mdoc.ValidSlug(seg) {
 			return false
 		}
 	}
@@ -313,7 +315,7 @@ func PageKey(rel string) string {
 	rel = strings.TrimSuffix(rel, path.Ext(rel))
 	parts := strings.Split(rel, "/")
 	for i, c := range parts {
-		s, err := Slugify(c)
+		s, err := mdoc.Slugify(c)
 		if err != nil {
 			s = "-"
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
@@ -80,7 +81,7 @@ func (s *Store) LoadProject(ctx context.Context) (Project, error) {
 	p.Schema = read("schema.md")
 	p.Guidelines = read("guidelines.md")
 	ctxText := read("context.md")
-	if d, err := ParseDoc("context.md", []byte(ctxText)); err == nil {
+	if d, err := mdoc.ParseDoc("context.md", []byte(ctxText)); err == nil {
 		p.Context = string(d.Body)
 	} else {
 		p.Context = ctxText

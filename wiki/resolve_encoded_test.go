@@ -1,9 +1,10 @@
 package wiki
 
 import (
-	"github.com/llmwiki/llmwiki/wiki/store"
 	"net/url"
 	"testing"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // TestResolvePagePercentEncoded: a page's name as its resource URI spells it

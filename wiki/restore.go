@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
@@ -255,7 +256,7 @@ func (s *Store) restoreTarget(name string) (string, error) {
 	if p, err := s.ResolvePage(name); err == nil {
 		return p, nil
 	}
-	if slug, err := NormalizeSlug(name); err == nil {
+	if slug, err := mdoc.NormalizeSlug(name); err == nil {
 		if list, _ := s.Snapshots(PagePath(slug)); len(list) > 0 {
 			return PagePath(slug), nil
 		}

@@ -1,9 +1,10 @@
 package wiki
 
 import (
-	"github.com/llmwiki/llmwiki/wiki/store"
 	"reflect"
 	"testing"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // TestSkipsReport: counts per reason; examples are the first paths by name,

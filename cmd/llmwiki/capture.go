@@ -16,6 +16,7 @@ import (
 	"github.com/llmwiki/llmwiki/agents/install"
 	"github.com/llmwiki/llmwiki/internal/redact"
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/transcript"
 )
@@ -267,8 +268,8 @@ func capturedTurns(st *wiki.Store, session string) (covered, parts int, err erro
 		if err != nil {
 			continue
 		}
-		d, err := wiki.ParseDoc(si.Path, data)
-		if err != nil || d.Meta == nil || wiki.MetaString(d.Meta, "session_id") != session {
+		d, err := mdoc.ParseDoc(si.Path, data)
+		if err != nil || d.Meta == nil || mdoc.MetaString(d.Meta, "session_id") != session {
 			continue
 		}
 		parts++

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
@@ -174,7 +175,7 @@ func targetPath(to string) (string, error) {
 		return "", store.Errorf(store.CodeInvalid, "%q begins with %s/, which is not under pages/; for a page in a folder named %s, give \"pages/%s\"", to, l, l, strings.TrimPrefix(t, "./"))
 	}
 	if !strings.Contains(t, "/") && !strings.HasSuffix(strings.ToLower(t), ".md") {
-		slug, err := wiki.NewSlugName(t)
+		slug, err := mdoc.NewSlugName(t)
 		if err != nil {
 			return "", err
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/llmwiki/llmwiki/internal/shingle"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
@@ -654,7 +655,7 @@ func (c *checker) checkContext() {
 		if b == nil {
 			continue
 		}
-		d, err := wiki.ParseDoc(rel, b)
+		d, err := mdoc.ParseDoc(rel, b)
 		if err != nil {
 			c.add(newFinding(KindBadFrontmatter, rel, 1, "", store.PublicMessage(err), store.PublicMessage(err), "fix the frontmatter by hand, or restore a snapshot"))
 			continue

@@ -13,6 +13,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
@@ -204,7 +205,7 @@ func TestSettings(t *testing.T) {
 	}
 	// The starting schema.md's settings are all understood.
 	tmpl, _ := wiki.Template("schema.md")
-	d, err := wiki.ParseDoc("schema.md", tmpl)
+	d, err := mdoc.ParseDoc("schema.md", tmpl)
 	if err != nil {
 		t.Fatal(err)
 	}

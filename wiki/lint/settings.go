@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 )
 
 // Defaults of the settings schema.md may change ([wiki.Config] holds them).
@@ -87,7 +88,7 @@ func (s Settings) exempt(rel string) bool {
 			}
 		}
 		if !strings.Contains(p, "/") {
-			if slug, err := wiki.NormalizeSlug(p); err == nil && wiki.PageKey(rel) == wiki.PageKey("pages/"+slug+".md") {
+			if slug, err := mdoc.NormalizeSlug(p); err == nil && wiki.PageKey(rel) == wiki.PageKey("pages/"+slug+".md") {
 				return true
 			}
 		}

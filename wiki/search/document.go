@@ -87,20 +87,20 @@ func parseFile(rel string, data []byte) parsed {
 	text := string(data)
 	body := text
 	if strings.HasSuffix(strings.ToLower(rel), ".md") {
-		if d, err := wiki.ParseDoc(rel, data); err == nil {
+		if d, err := mdoc.ParseDoc(rel, data); err == nil {
 			body = string(d.Body)
 			if d.Meta != nil {
-				p.title = strings.TrimSpace(wiki.MetaString(d.Meta, "title"))
-				p.aliases = wiki.MetaList(d.Meta, "aliases")
-				p.tags = wiki.MetaList(d.Meta, "tags")
-				p.updated = wiki.MetaString(d.Meta, "updated")
-				p.lang = normLang(wiki.MetaString(d.Meta, "lang"))
+				p.title = strings.TrimSpace(mdoc.MetaString(d.Meta, "title"))
+				p.aliases = mdoc.MetaList(d.Meta, "aliases")
+				p.tags = mdoc.MetaList(d.Meta, "tags")
+				p.updated = mdoc.MetaString(d.Meta, "updated")
+				p.lang = normLang(mdoc.MetaString(d.Meta, "lang"))
 				if p.lang == "" {
-					p.lang = normLang(wiki.MetaString(d.Meta, "language"))
+					p.lang = normLang(mdoc.MetaString(d.Meta, "language"))
 				}
-				if s := wiki.MetaString(d.Meta, "summary"); s != "" {
+				if s := mdoc.MetaString(d.Meta, "summary"); s != "" {
 					p.prose = append(p.prose, s)
-				} else if s := wiki.MetaString(d.Meta, "description"); s != "" {
+				} else if s := mdoc.MetaString(d.Meta, "description"); s != "" {
 					p.prose = append(p.prose, s)
 				}
 			}

@@ -7,7 +7,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/mdoc"
 )
 
@@ -164,7 +163,7 @@ func (x *Index) fillSnippet(h *Hit, groups []group, codeAsk bool) {
 func splitBody(rel string, data []byte) (string, int) {
 	text := string(data)
 	if strings.HasSuffix(strings.ToLower(rel), ".md") {
-		if d, err := wiki.ParseDoc(rel, data); err == nil {
+		if d, err := mdoc.ParseDoc(rel, data); err == nil {
 			off := len(text) - len(d.Body)
 			if off >= 0 && text[off:] == string(d.Body) {
 				return text[off:], off // the body is the file's tail: no copy
