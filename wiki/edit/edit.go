@@ -303,7 +303,7 @@ func apply(rel string, data []byte, in Input, view *links.View, now string) (app
 	}
 	nd = wiki.WithLineEnds(nd, crlf)
 	if d.BOM {
-		nd = append([]byte("\xef\xbb\xbf"), nd...)
+		nd = append([]byte(mdoc.BOM), nd...)
 	}
 	// The result must read back as the same kind of page.
 	d2, err := mdoc.ParseDoc(rel, nd)

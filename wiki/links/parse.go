@@ -260,8 +260,8 @@ func Parse(rel string, data []byte) *Page {
 		d, err = mdoc.ParseDoc(rel, data)
 	} else {
 		// What ParseDoc returns for a file without frontmatter, without its cost.
-		d = &mdoc.Doc{Body: bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), BodyLine: 1}
-		d.BOM = len(d.Body) < len(data)
+		d = &mdoc.Doc{BodyLine: 1}
+		d.Body, d.BOM = mdoc.TrimBOM(data)
 	}
 	if wiki.LayerOf(rel) == wiki.LayerPages {
 		info := wiki.PageInfoOf(rel, d, err)
@@ -293,7 +293,7 @@ func Parse(rel string, data []byte) *Page {
 // block (after a byte order mark and blank lines: "---", "+++", ";;;" or
 // "{"); most markdown files cannot, and skip the frontmatter parser.
 func mayHaveFrontmatter(data []byte) bool {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	data, _ = mdoc.TrimBOM(data)
 	data = bytes.TrimLeft(data, " \t\r\n")
 	if len(data) == 0 {
 		return false
