@@ -137,7 +137,7 @@ func (s *Store) WriteContext(ctx context.Context, in ContextInput) (out ContextW
 			folded = append(folded, rel)
 		}
 	}
-	cap := s.Config().ContextMaxLines
+	cap := s.Settings().ContextMaxLines
 	out.Cap = cap
 	body := in.Content
 	if !strings.HasSuffix(body, "\n") {

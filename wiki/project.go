@@ -60,7 +60,7 @@ type ProjectCount struct {
 // LoadProject gathers the orientation an agent needs before any workflow.
 func (s *Store) LoadProject(ctx context.Context) (Project, error) {
 	p := Project{Name: filepath.Base(s.dir), Stale: s.Stale(), PendingSources: []string{}, PagesUpdatedSinceBuild: []string{}}
-	cfg := s.Config()
+	cfg := s.Settings()
 	p.ContextCap = cfg.ContextMaxLines
 	if cfg.Err != "" {
 		p.Problems = append(p.Problems, "schema.md settings: "+cfg.Err+" (defaults are in force)")

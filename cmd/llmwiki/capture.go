@@ -135,7 +135,7 @@ func captureEnabled(e env, st *wiki.Store) bool {
 	case "1", "true", "yes", "on":
 		return true
 	}
-	return st.Config().CaptureSessions
+	return st.Settings().CaptureSessions
 }
 
 func captureInto(ctx context.Context, e env, st *wiki.Store, session, transcriptPath, cwd string) (string, error) {

@@ -126,7 +126,7 @@ func Move(ctx context.Context, st *wiki.Store, g *links.Graph, in MoveInput) (Mo
 			return err
 		}
 		res.SHA256 = store.SHA256Hex(moved)
-		auto := st.Config().AutoIndex
+		auto := st.Settings().AutoIndex
 		for _, f := range plan.files {
 			if f == from || (f == "index.md" && auto) {
 				continue // index.md is regenerated in this same write

@@ -182,7 +182,7 @@ func ids(rep *Report) []string {
 }
 
 func TestSettings(t *testing.T) {
-	s := SettingsFrom(wiki.ParseConfig(map[string]any{
+	s := SettingsFrom(wiki.ParseSettings(map[string]any{
 		"lint_disabled":        []any{"orphan_page", "merge_candidate", "nope"},
 		"orphan_exempt":        []any{"home", "journal/*", "pages/en/Start.md"},
 		"stale_after_days":     "soon",
@@ -209,7 +209,7 @@ func TestSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s = SettingsFrom(wiki.ParseConfig(d.Meta))
+	s = SettingsFrom(wiki.ParseSettings(d.Meta))
 	if len(s.Problems) != 0 || s.StaleAfterDays != 180 || !reflect.DeepEqual(s.Required, []string{"title", "summary"}) {
 		t.Errorf("template settings: %+v", s)
 	}

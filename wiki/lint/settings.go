@@ -10,7 +10,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki/mdoc"
 )
 
-// Defaults of the settings schema.md may change ([wiki.Config] holds them).
+// Defaults of the settings schema.md may change ([wiki.Settings] holds them).
 const (
 	DefaultStaleAfterDays  = wiki.DefaultStaleAfterDays
 	DefaultMergeSimilarity = wiki.DefaultMergeSimilarity
@@ -48,9 +48,9 @@ type Settings struct {
 }
 
 // SettingsFrom takes lint's settings from the project's config, which
-// parsed them ([wiki.ParseConfig]). Problems are every setting the config
+// parsed them ([wiki.ParseSettings]). Problems are every setting the config
 // refused, and each lint_disabled name that is not a lint category.
-func SettingsFrom(cfg wiki.Config) Settings {
+func SettingsFrom(cfg wiki.Settings) Settings {
 	s := Settings{
 		Disabled:        map[string]bool{},
 		OrphanExempt:    cfg.OrphanExempt,

@@ -34,7 +34,7 @@ func LoadWorld(s *wiki.Store, reserved map[string]string) (*World, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &World{s: s, pages: map[string]wiki.PageInfo{}, base: map[string]int{}, names: map[string]bool{}, reserved: reserved, Cap: s.Config().ContextMaxLines}
+	w := &World{s: s, pages: map[string]wiki.PageInfo{}, base: map[string]int{}, names: map[string]bool{}, reserved: reserved, Cap: s.Settings().ContextMaxLines}
 	for _, p := range pages {
 		k := wiki.PageKey(p.Path)
 		w.pages[k] = p
