@@ -184,8 +184,8 @@ func FuzzResolvePath(f *testing.F) {
 }
 
 // FuzzRenderLogEntry: an entry is one heading line plus details in which
-// nothing can read as another entry, a heading, a setext underline or a
-// frontmatter delimiter; appended to log.md it adds exactly one entry.
+// nothing can read as another entry, a heading, a setext underline, a
+// frontmatter delimiter or a code fence; appended to log.md it adds exactly one entry.
 func FuzzRenderLogEntry(f *testing.F) {
 	for _, s := range [][3]string{
 		{"note", "a title", ""},
@@ -215,7 +215,7 @@ func FuzzRenderLogEntry(f *testing.F) {
 				continue
 			}
 			tl := strings.TrimLeft(l, " \t")
-			if strings.HasPrefix(tl, "#") || strings.HasPrefix(tl, "=") || strings.HasPrefix(tl, "---") || strings.ContainsFunc(l, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) {
+			if strings.HasPrefix(tl, "#") || strings.HasPrefix(tl, "=") || strings.HasPrefix(tl, "---") || new(mdoc.Fences).Line(l) == mdoc.Open || strings.ContainsFunc(l, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) {
 				t.Fatalf("detail line %d can forge structure: %q", i, l)
 			}
 		}
