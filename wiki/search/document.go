@@ -334,10 +334,17 @@ type block struct {
 // scanMarkdown cuts markdown into headings, code (fenced blocks and lines
 // that are one inline code span, as tldr pages write commands) and prose
 // paragraphs, in order.
-func scanMarkdown(src string, fn func(block)) {
+func scanMarkdown(src string, fn func(block)) { scanMarkdownFrom(src, mdoc.Fences{}, fn) }
+
+// scanMarkdownFrom is [scanMarkdown] for src that starts at a line of a
+// longer document, fences the scanner's state after the lines before it (a
+// src that starts inside fenced code starts with a code block).
+func scanMarkdownFrom(src string, fences mdoc.Fences, fn func(block)) {
 	off := 0
-	var fences mdoc.Fences
 	codeStart, paraStart := -1, -1
+	if fences.Open() {
+		codeStart = 0
+	}
 	var code, para strings.Builder
 	// A paragraph's text is its lines, each without its "\r\n" and with
 	// a "\n": while that is src[paraStart:off] (lines that end in "\n"
