@@ -111,7 +111,7 @@ func (s *Store) WriteContext(ctx context.Context, in ContextInput) (out ContextW
 	if len(in.Content) > MaxContextBytes {
 		return out, store.Errorf(store.CodeTooLarge, "content is %d bytes; the limit is %d", len(in.Content), MaxContextBytes)
 	}
-	if d, err := ParseDoc("content", []byte(in.Content)); err != nil || d.Format != FormatNone {
+	if d, err := mdoc.ParseDoc("content", []byte(in.Content)); err != nil || d.Format != mdoc.FormatNone {
 		return out, store.Errorf(store.CodeInvalid, "content starts with a frontmatter block; send only the markdown body (the server writes context.md's frontmatter)")
 	}
 	switch in.OnOverflow {
@@ -137,7 +137,7 @@ func (s *Store) WriteContext(ctx context.Context, in ContextInput) (out ContextW
 			folded = append(folded, rel)
 		}
 	}
-	cap := s.Config().ContextMaxLines
+	cap := s.Settings().ContextMaxLines
 	out.Cap = cap
 	body := in.Content
 	if !strings.HasSuffix(body, "\n") {
@@ -173,9 +173,9 @@ func (s *Store) WriteContext(ctx context.Context, in ContextInput) (out ContextW
 				return store.Errorf(store.CodeConflict, "context.md changed since you read it (base_sha256 %s… does not match the current %s…); read it again and retry", short(in.BaseSHA256), short(got))
 			}
 		}
-		var old *Doc
+		var old *mdoc.Doc
 		if exists {
-			if d, err := ParseDoc("context.md", cur); err == nil {
+			if d, err := mdoc.ParseDoc("context.md", cur); err == nil {
 				old = d
 			} else {
 				store.CallFrom(tx.Context()).AddWarning(store.PublicMessage(err) + "; the old frontmatter was replaced, and the old file is kept in its snapshot")
@@ -214,12 +214,12 @@ func (s *Store) WriteContext(ctx context.Context, in ContextInput) (out ContextW
 			}
 			pointer := fmt.Sprintf("> The rest of this synthesis (%d lines) moved to [[%s]] because context.md is capped at %d lines.\n", len(spill), slug, cap)
 			lines = append(lines, pointer)
-			page, err := RenderDoc([]Field{
-				{"title", "Context overflow " + now.Format("2006-01-02 15:04:05")},
-				{"summary", fmt.Sprintf("Lines moved out of context.md by atomic_write_context (cap %d lines).", cap)},
-				{"tags", []string{"context-overflow"}},
-				{"created", now.Format(time.RFC3339)},
-				{"updated", now.Format(time.RFC3339)},
+			page, err := mdoc.RenderDoc([]mdoc.Field{
+				{Key: "title", Value: "Context overflow " + now.Format("2006-01-02 15:04:05")},
+				{Key: "summary", Value: fmt.Sprintf("Lines moved out of context.md by atomic_write_context (cap %d lines).", cap)},
+				{Key: "tags", Value: []string{"context-overflow"}},
+				{Key: "created", Value: now.Format(time.RFC3339)},
+				{Key: "updated", Value: now.Format(time.RFC3339)},
 			}, nil, []byte("Continued from [[context]].\n\n"+strings.Join(spill, "")))
 			if err != nil {
 				return err
@@ -239,10 +239,10 @@ func (s *Store) WriteContext(ctx context.Context, in ContextInput) (out ContextW
 			provNode[k] = prov[k]
 		}
 		newBody := strings.Join(lines, "")
-		data, err := RenderDoc([]Field{
-			{"built_at", now.Format(time.RFC3339)},
-			{"built_by", in.BuiltBy},
-			{"folded_sources", provNode},
+		data, err := mdoc.RenderDoc([]mdoc.Field{
+			{Key: "built_at", Value: now.Format(time.RFC3339)},
+			{Key: "built_by", Value: in.BuiltBy},
+			{Key: "folded_sources", Value: provNode},
 		}, old, []byte(newBody))
 		if err != nil {
 			return err
@@ -316,7 +316,7 @@ func (s *Store) Provenance() (map[string]string, string) {
 	if err != nil || !ok {
 		return prov, ""
 	}
-	d, err := ParseDoc("context.md", data)
+	d, err := mdoc.ParseDoc("context.md", data)
 	if err != nil || d.Meta == nil {
 		return prov, ""
 	}
@@ -327,5 +327,5 @@ func (s *Store) Provenance() (map[string]string, string) {
 			}
 		}
 	}
-	return prov, MetaString(d.Meta, "built_at")
+	return prov, mdoc.MetaString(d.Meta, "built_at")
 }

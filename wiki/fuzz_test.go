@@ -13,12 +13,13 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
-// The fuzz targets of package wiki: names and path resolution, frontmatter
-// parse and render, log entries. Seeds are below and in testdata/fuzz/.
-// Run each for a minute with .ci/fuzz.
+// The fuzz targets of package wiki: names and path resolution, log entries
+// (frontmatter parse and render are fuzzed in wiki/mdoc). Seeds are below
+// and in testdata/fuzz/. Run each for a minute with .ci/fuzz.
 
 // FuzzCleanPath: whatever CleanPath accepts is canonical, local, portable
 // to every OS, and accepted again unchanged.
@@ -53,7 +54,7 @@ func FuzzCleanPath(f *testing.F) {
 			if i := strings.IndexByte(base, '.'); i >= 0 {
 				base = base[:i]
 			}
-			if comp == "" || comp == "." || comp == ".." || strings.HasSuffix(comp, ".") || strings.TrimSpace(comp) != comp || reservedNames[base] || len(comp) > 255 {
+			if comp == "" || comp == "." || comp == ".." || strings.HasSuffix(comp, ".") || strings.TrimSpace(comp) != comp || mdoc.ReservedName(base) || len(comp) > 255 {
 				t.Fatalf("CleanPath(%q) = %q has component %q", p, c, comp)
 			}
 		}
@@ -70,25 +71,25 @@ func FuzzSlugify(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, title string) {
-		slug, err := Slugify(title)
+		slug, err := mdoc.Slugify(title)
 		if err != nil {
 			if store.CodeOf(err) != store.CodeInvalid {
 				t.Fatalf("Slugify(%q): %v", title, err)
 			}
 			return
 		}
-		if !ValidSlug(slug) {
+		if !mdoc.ValidSlug(slug) {
 			t.Fatalf("Slugify(%q) = %q is not a valid slug", title, slug)
 		}
-		if again, err := Slugify(slug); err != nil || again != slug {
+		if again, err := mdoc.Slugify(slug); err != nil || again != slug {
 			t.Fatalf("Slugify(%q) = %q, but Slugify(%q) = %q %v", title, slug, slug, again, err)
 		}
-		if n, err := NormalizeSlug(slug); err != nil || n != slug {
+		if n, err := mdoc.NormalizeSlug(slug); err != nil || n != slug {
 			t.Fatalf("NormalizeSlug(%q) = %q %v", slug, n, err)
 		}
 		if utf8.ValidString(title) {
-			a, errA := Slugify(norm.NFC.String(title))
-			b, errB := Slugify(norm.NFD.String(title))
+			a, errA := mdoc.Slugify(norm.NFC.String(title))
+			b, errB := mdoc.Slugify(norm.NFD.String(title))
 			if (errA == nil) != (errB == nil) || a != b {
 				t.Fatalf("NFC and NFD of %q give %q and %q", title, a, b)
 			}
@@ -181,93 +182,9 @@ func FuzzResolvePath(f *testing.F) {
 	})
 }
 
-// FuzzParseDoc: ParseDoc never panics; what it accepts re-renders (keeping
-// every key) into a file that parses to the same values and body, and a
-// value set on top reads back.
-func FuzzParseDoc(f *testing.F) {
-	for _, s := range []string{
-		"---\ntitle: a\n---\nbody\n", "\xef\xbb\xbf---\r\ntitle: a\r\n---\r\n", "---\ntitle: a\n", "---\n\n# H\n",
-		"---\n---\n", "---\nnote: |\n  a\n  ---\n---\nx", "+++\ntitle = \"a\"\n+++\n", "{\"title\": \"a\"}\nbody",
-		";;;\n{\"a\":1}\n;;;\n", "---\na: &x 1\nb: *x\n---\n", "---\n- a\n---\n", "---\ntitle: [\n---\n",
-		"---\nk: 2024-01-01\n---\n", "---\n? [a]\n: b\n---\n", "---\n<<: {a: 1}\n---\n", "---json\n{}\n---\n",
-		"---\nt: \"\\u0000\"\n---\n", "---\nt: !!binary aGVsbG8=\n---\n", "---\nt: 1e400\n---\n",
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, src []byte) {
-		d, err := ParseDoc("f.md", src)
-		if err != nil {
-			if store.CodeOf(err) != store.CodeInvalid || !strings.HasPrefix(store.PublicMessage(err), "f.md: ") {
-				t.Fatalf("error without the file name: %v", err)
-			}
-			return
-		}
-		trimmed := strings.TrimPrefix(string(src), "\xef\xbb\xbf")
-		if !strings.HasSuffix(trimmed, string(d.Body)) || d.BodyLine < 1 {
-			t.Fatalf("body %q is not the end of the file", d.Body)
-		}
-		if d.Format == FormatNone {
-			return
-		}
-		if !utf8.Valid(src) {
-			return // values are only written from valid UTF-8
-		}
-		out, err := RenderDoc(nil, d, d.Body)
-		if err != nil {
-			return // a value YAML cannot hold (rendering refuses, never corrupts)
-		}
-		d2, err := ParseDoc("f.md", out)
-		if err != nil {
-			t.Fatalf("re-rendered file does not parse: %v\n%q\nfrom %q", err, out, src)
-		}
-		if (len(d.Meta) > 0 || len(d2.Meta) > 0) && !jsonEqual(d.Meta, d2.Meta) || string(d2.Body) != string(d.Body) {
-			t.Fatalf("re-render changed the values or body:\n%#v\n%#v\nfile %q", d.Meta, d2.Meta, out)
-		}
-		out, err = RenderDoc([]Field{{"title", "set"}}, d, d.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d3, err := ParseDoc("f.md", out)
-		if err != nil || d3.Meta["title"] != "set" || string(d3.Body) != string(d.Body) {
-			t.Fatalf("setting title: %v %#v\n%q", err, d3, out)
-		}
-	})
-}
-
-// FuzzRenderDocValues: every string value written reads back equal, and
-// the body stays the body, whatever it holds.
-func FuzzRenderDocValues(f *testing.F) {
-	for _, s := range nastyStrings {
-		f.Add(s, "x", s, "---\n"+s)
-	}
-	f.Fuzz(func(t *testing.T, title, tag, extra, body string) {
-		for _, s := range []string{title, tag, extra, body} {
-			if !utf8.ValidString(s) {
-				return
-			}
-		}
-		if d, err := ParseDoc("body", []byte(body)); err != nil || d.Format != FormatNone {
-			return // write_page refuses a body that opens with frontmatter
-		}
-		fields := []Field{{"title", title}, {"tags", []string{tag}}, {"extra", map[string]any{"k": extra, "list": []any{extra, 1, true}}}}
-		out, err := RenderDoc(fields, nil, []byte(body))
-		if err != nil {
-			t.Fatalf("render: %v", err)
-		}
-		d, err := ParseDoc("p.md", out)
-		if err != nil {
-			t.Fatalf("written file does not parse: %v\n%q", err, out)
-		}
-		want := map[string]any{"title": title, "tags": []any{tag}, "extra": map[string]any{"k": extra, "list": []any{extra, 1, true}}}
-		if !jsonEqual(d.Meta, want) || string(d.Body) != body {
-			t.Fatalf("round trip:\n got %#v body %q\nfile %q", d.Meta, d.Body, out)
-		}
-	})
-}
-
 // FuzzRenderLogEntry: an entry is one heading line plus details in which
-// nothing can read as another entry, a heading, a setext underline or a
-// frontmatter delimiter; appended to log.md it adds exactly one entry.
+// nothing can read as another entry, a heading, a setext underline, a
+// frontmatter delimiter or a code fence; appended to log.md it adds exactly one entry.
 func FuzzRenderLogEntry(f *testing.F) {
 	for _, s := range [][3]string{
 		{"note", "a title", ""},
@@ -297,7 +214,7 @@ func FuzzRenderLogEntry(f *testing.F) {
 				continue
 			}
 			tl := strings.TrimLeft(l, " \t")
-			if strings.HasPrefix(tl, "#") || strings.HasPrefix(tl, "=") || strings.HasPrefix(tl, "---") || strings.ContainsFunc(l, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) {
+			if strings.HasPrefix(tl, "#") || strings.HasPrefix(tl, "=") || strings.HasPrefix(tl, "---") || new(mdoc.Fences).Line(l) == mdoc.Open || strings.ContainsFunc(l, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) {
 				t.Fatalf("detail line %d can forge structure: %q", i, l)
 			}
 		}

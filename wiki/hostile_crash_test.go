@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
@@ -141,7 +142,7 @@ func checkWiki(t *testing.T, dir string) {
 			return nil
 		}
 		data, _ := os.ReadFile(p)
-		if _, err := ParseDoc(p, data); err != nil {
+		if _, err := mdoc.ParseDoc(p, data); err != nil {
 			t.Errorf("%s does not parse: %v", p, err)
 		}
 		return nil

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 	"golang.org/x/text/unicode/norm"
@@ -359,19 +360,19 @@ func TestHostileSlugs(t *testing.T) {
 	}
 	n := 0
 	for _, group := range same {
-		want, err := Slugify(group[0])
-		if err != nil || !ValidSlug(want) {
+		want, err := mdoc.Slugify(group[0])
+		if err != nil || !mdoc.ValidSlug(want) {
 			t.Fatalf("Slugify(%q) = %q, %v", group[0], want, err)
 		}
 		for _, v := range group[1:] {
 			n++
-			if got, err := Slugify(v); err != nil || got != want {
+			if got, err := mdoc.Slugify(v); err != nil || got != want {
 				t.Errorf("Slugify(%q) = %q, %v; want %q like %q", v, got, err, want, group[0])
 			}
 			if strings.ContainsFunc(v, unicode.IsControl) {
 				continue // NormalizeSlug refuses control characters
 			}
-			if got, err := NormalizeSlug(v); err != nil || got != want {
+			if got, err := mdoc.NormalizeSlug(v); err != nil || got != want {
 				t.Errorf("NormalizeSlug(%q) = %q, %v; want %q", v, got, err, want)
 			}
 		}
@@ -380,12 +381,12 @@ func TestHostileSlugs(t *testing.T) {
 	seen := map[string]string{}
 	for _, title := range distinct {
 		n++
-		s1, err := Slugify(title)
-		if err != nil || !ValidSlug(s1) {
+		s1, err := mdoc.Slugify(title)
+		if err != nil || !mdoc.ValidSlug(s1) {
 			t.Errorf("Slugify(%q) = %q, %v", title, s1, err)
 			continue
 		}
-		s2, _ := Slugify(title)
+		s2, _ := mdoc.Slugify(title)
 		if s1 != s2 {
 			t.Errorf("Slugify(%q) not deterministic", title)
 		}
@@ -394,12 +395,12 @@ func TestHostileSlugs(t *testing.T) {
 		}
 		seen[s1] = title
 	}
-	if s, _ := Slugify("🎉 party"); s != "party" {
+	if s, _ := mdoc.Slugify("🎉 party"); s != "party" {
 		t.Errorf("emoji and words: %q", s)
 	}
 	for _, title := range []string{"", " ", "\t\n", "\u00a0\u2003", "\u3000"} {
 		n++
-		if s, err := Slugify(title); err == nil {
+		if s, err := mdoc.Slugify(title); err == nil {
 			t.Errorf("Slugify(%q) = %q, want a refusal", title, s)
 		} else if !strings.Contains(store.PublicMessage(err), "empty") {
 			t.Errorf("Slugify(%q): %v", title, err)
@@ -413,13 +414,13 @@ func TestHostileSlugs(t *testing.T) {
 	}
 	for in, want := range mapped {
 		n++
-		if got, err := Slugify(in); err != nil || got != want {
+		if got, err := mdoc.Slugify(in); err != nil || got != want {
 			t.Errorf("Slugify(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 	for _, bad := range []string{"../x", "a/b", `a\b`, "a:b", "x..y", "a\x00b", "\xff"} {
 		n++
-		if got, err := NormalizeSlug(bad); err == nil {
+		if got, err := mdoc.NormalizeSlug(bad); err == nil {
 			t.Errorf("NormalizeSlug(%q) = %q, want a refusal", bad, got)
 		}
 	}

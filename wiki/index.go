@@ -165,7 +165,7 @@ func (s *Store) autoIndex(tx *store.Tx) error {
 			break
 		}
 	}
-	if !touches || !s.Config().AutoIndex {
+	if !touches || !s.Settings().AutoIndex {
 		return nil
 	}
 	pages, err := s.catalogueWith(tx)

@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
@@ -41,7 +42,8 @@ type LogWrite struct {
 // RenderLogEntry renders one log.md entry, "## [YYYY-MM-DD HH:MM] op | title"
 // followed by the details. It validates the input: op from [LogOps], a
 // one-line title without control characters, and details in which every line
-// that could read as a heading (and so as another entry) is escaped with a
+// that could read as a heading (and so as another entry) or open a fenced
+// code block (which would run over the entries after it) is escaped with a
 // backslash.
 func RenderLogEntry(when string, in LogInput) (heading, entry string, err error) {
 	op := strings.ToLower(strings.TrimSpace(in.Op))
@@ -83,7 +85,7 @@ func RenderLogEntry(when string, in LogInput) (heading, entry string, err error)
 				}
 				return r
 			}, sc.Text())
-			if t := strings.TrimLeft(l, " \t"); strings.HasPrefix(t, "#") || strings.HasPrefix(t, "=") || strings.HasPrefix(t, "---") {
+			if t := strings.TrimLeft(l, " \t"); strings.HasPrefix(t, "#") || strings.HasPrefix(t, "=") || strings.HasPrefix(t, "---") || new(mdoc.Fences).Line(t) == mdoc.Open {
 				l = `\` + t
 			}
 			b.WriteString(l)

@@ -65,14 +65,14 @@ func pageInfoFrom(rel string, data []byte) PageInfo {
 	if dec := mdoc.Decode(data); !dec.Binary {
 		data = dec.Text
 	}
-	d, err := ParseDoc(rel, data)
+	d, err := mdoc.ParseDoc(rel, data)
 	return PageInfoOf(rel, d, err)
 }
 
 // PageInfoOf builds the catalogue entry of the page rel from what
-// [ParseDoc] returned for it (d, err), for packages that parse pages
+// [mdoc.ParseDoc] returned for it (d, err), for packages that parse pages
 // themselves (the link graph) and must agree with list_pages and index.md.
-func PageInfoOf(rel string, d *Doc, err error) PageInfo {
+func PageInfoOf(rel string, d *mdoc.Doc, err error) PageInfo {
 	pi := PageInfo{Path: rel, Slug: strings.TrimSuffix(strings.TrimPrefix(rel, "pages/"), path.Ext(rel))}
 	if err != nil {
 		pi.Error = store.PublicMessage(err)
@@ -80,16 +80,16 @@ func PageInfoOf(rel string, d *Doc, err error) PageInfo {
 		return pi
 	}
 	m := d.Meta
-	pi.Title = strings.TrimSpace(MetaString(m, "title"))
-	pi.Summary = MetaString(m, "summary")
+	pi.Title = strings.TrimSpace(mdoc.MetaString(m, "title"))
+	pi.Summary = mdoc.MetaString(m, "summary")
 	if pi.Summary == "" {
-		pi.Summary = MetaString(m, "description")
+		pi.Summary = mdoc.MetaString(m, "description")
 	}
-	pi.Tags = MetaList(m, "tags")
-	pi.Aliases = MetaList(m, "aliases")
-	pi.Sources = MetaList(m, "sources")
-	pi.Created = MetaString(m, "created")
-	pi.Updated = MetaString(m, "updated")
+	pi.Tags = mdoc.MetaList(m, "tags")
+	pi.Aliases = mdoc.MetaList(m, "aliases")
+	pi.Sources = mdoc.MetaList(m, "sources")
+	pi.Created = mdoc.MetaString(m, "created")
+	pi.Updated = mdoc.MetaString(m, "updated")
 	if pi.Title == "" {
 		pi.Title = firstHeading(d.Body)
 	}
@@ -535,7 +535,7 @@ func (s *Store) WritePage(ctx context.Context, in PageInput) (out PageWrite, err
 	if slug != "" {
 		slug, err = NewPageName(slug)
 	} else {
-		slug, err = NewSlug(in.Title)
+		slug, err = mdoc.NewSlug(in.Title)
 	}
 	if err != nil {
 		return out, err
@@ -561,7 +561,7 @@ func (s *Store) WritePage(ctx context.Context, in PageInput) (out PageWrite, err
 	before := len(call.SnapshotsTaken())
 	var data []byte
 	err = s.Update(ctx, func(tx *store.Tx) error {
-		var old *Doc
+		var old *mdoc.Doc
 		crlf := false
 		if exists {
 			cur, ok, err := tx.Read(rel)
@@ -574,14 +574,14 @@ func (s *Store) WritePage(ctx context.Context, in PageInput) (out PageWrite, err
 			if got := store.SHA256Hex(cur); got != strings.ToLower(in.BaseSHA256) {
 				return store.Errorf(store.CodeConflict, "%s changed since you read it (base_sha256 %s… does not match the current %s…); read it again, merge your change, and retry with the new sha256", rel, short(in.BaseSHA256), short(got))
 			}
-			old, err = ParseDoc(rel, cur)
+			old, err = mdoc.ParseDoc(rel, cur)
 			if err != nil {
 				return &store.Error{Code: store.CodeInvalid, Msg: store.PublicMessage(err) + "; the page was not changed (fix its frontmatter by hand or restore a snapshot)", Err: err}
 			}
 			crlf = FirstLineCRLF(cur)
 		}
 		fields := pageFields(in, old, now)
-		data, err = RenderDoc(fields, old, []byte(in.Body))
+		data, err = mdoc.RenderDoc(fields, old, []byte(in.Body))
 		if err != nil {
 			return err
 		}
@@ -640,7 +640,7 @@ func (s *Store) inExistingFolders(rel string) string {
 func folderKey(dir string) string {
 	parts := strings.Split(dir, "/")
 	for i, c := range parts {
-		k, err := Slugify(c)
+		k, err := mdoc.Slugify(c)
 		if err != nil {
 			k = "-"
 		}
@@ -670,7 +670,7 @@ func validatePageInput(in *PageInput) error {
 	if len(in.Body) > MaxPageBytes {
 		return store.Errorf(store.CodeTooLarge, "body is %d bytes; the limit is %d. Split the topic into several pages", len(in.Body), MaxPageBytes)
 	}
-	if d, err := ParseDoc("body", []byte(in.Body)); err != nil || d.Format != FormatNone {
+	if d, err := mdoc.ParseDoc("body", []byte(in.Body)); err != nil || d.Format != mdoc.FormatNone {
 		return store.Errorf(store.CodeInvalid, "content starts with a frontmatter block; pass title, summary, tags, aliases and sources as arguments and the markdown after the frontmatter as content")
 	}
 	if in.BaseSHA256 != "" && !isHexSHA(in.BaseSHA256) {
@@ -730,7 +730,7 @@ func checkSourceRef(src string) error {
 	return nil
 }
 
-func pageFields(in PageInput, old *Doc, now string) []Field {
+func pageFields(in PageInput, old *mdoc.Doc, now string) []mdoc.Field {
 	var m map[string]any
 	if old != nil {
 		m = old.Meta
@@ -739,31 +739,31 @@ func pageFields(in PageInput, old *Doc, now string) []Field {
 		if v != nil {
 			return v
 		}
-		return MetaList(m, key)
+		return mdoc.MetaList(m, key)
 	}
 	summary := in.Summary
 	if summary == "" {
-		summary = MetaString(m, "summary")
+		summary = mdoc.MetaString(m, "summary")
 	}
-	created := MetaString(m, "created")
+	created := mdoc.MetaString(m, "created")
 	if created == "" {
 		created = now
 	}
-	fields := []Field{{"title", in.Title}}
+	fields := []mdoc.Field{{Key: "title", Value: in.Title}}
 	if summary != "" {
-		fields = append(fields, Field{"summary", summary})
+		fields = append(fields, mdoc.Field{Key: "summary", Value: summary})
 	}
 	for _, kv := range []struct {
 		k string
 		v []string
 	}{{"tags", pick(in.Tags, "tags")}, {"aliases", pick(in.Aliases, "aliases")}, {"sources", pick(in.Sources, "sources")}} {
 		if len(kv.v) > 0 {
-			fields = append(fields, Field{kv.k, kv.v})
+			fields = append(fields, mdoc.Field{Key: kv.k, Value: kv.v})
 		} else {
-			fields = append(fields, Field{kv.k, Removed})
+			fields = append(fields, mdoc.Field{Key: kv.k, Value: mdoc.Removed})
 		}
 	}
-	fields = append(fields, Field{"created", created}, Field{"updated", now})
+	fields = append(fields, mdoc.Field{Key: "created", Value: created}, mdoc.Field{Key: "updated", Value: now})
 	keys := make([]string, 0, len(in.Extra))
 	for k := range in.Extra {
 		keys = append(keys, k)
@@ -772,16 +772,16 @@ func pageFields(in PageInput, old *Doc, now string) []Field {
 	for _, k := range keys {
 		v := in.Extra[k]
 		if v == nil {
-			v = Removed
+			v = mdoc.Removed
 		}
-		fields = append(fields, Field{k, v})
+		fields = append(fields, mdoc.Field{Key: k, Value: v})
 	}
 	return fields
 }
 
 // bodyOf returns the body of a markdown file (after any frontmatter).
 func bodyOf(rel string, data []byte) []byte {
-	d, err := ParseDoc(rel, data)
+	d, err := mdoc.ParseDoc(rel, data)
 	if err != nil {
 		return data
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
@@ -23,46 +24,46 @@ func TestSlugify(t *testing.T) {
 		{"Ærø Łódź", "aero-lodz"},
 	}
 	for _, c := range cases {
-		got, err := Slugify(c.in)
+		got, err := mdoc.Slugify(c.in)
 		if err != nil || got != c.want {
 			t.Errorf("Slugify(%q) = %q, %v; want %q", c.in, got, err, c.want)
 		}
 	}
 	// No ASCII left: a deterministic hash slug.
-	a, _ := Slugify("グラフビュー")
-	b, _ := Slugify("グラフビュー")
-	if a != b || !strings.HasPrefix(a, "page-") || !ValidSlug(a) {
+	a, _ := mdoc.Slugify("グラフビュー")
+	b, _ := mdoc.Slugify("グラフビュー")
+	if a != b || !strings.HasPrefix(a, "page-") || !mdoc.ValidSlug(a) {
 		t.Errorf("CJK title slug = %q, %q", a, b)
 	}
-	e, _ := Slugify("🎉🎉")
-	if e == a || !ValidSlug(e) {
+	e, _ := mdoc.Slugify("🎉🎉")
+	if e == a || !mdoc.ValidSlug(e) {
 		t.Errorf("emoji slug = %q", e)
 	}
 	for _, bad := range []string{"", "   ", "\t\n"} {
-		if _, err := Slugify(bad); store.CodeOf(err) != store.CodeInvalid {
+		if _, err := mdoc.Slugify(bad); store.CodeOf(err) != store.CodeInvalid {
 			t.Errorf("Slugify(%q) err = %v", bad, err)
 		}
 	}
 	long := strings.Repeat("word ", 40)
-	if s, _ := Slugify(long); len(s) > MaxSlugLen || strings.HasSuffix(s, "-") {
+	if s, _ := mdoc.Slugify(long); len(s) > mdoc.MaxSlugLen || strings.HasSuffix(s, "-") {
 		t.Errorf("long slug = %q", s)
 	}
 }
 
 func TestNormalizeSlug(t *testing.T) {
 	for _, in := range []string{"My Topic", "my_topic", "MY-TOPIC", "my-topic.md", "My\u00a0Topic"} {
-		if got, err := NormalizeSlug(in); err != nil || got != "my-topic" {
+		if got, err := mdoc.NormalizeSlug(in); err != nil || got != "my-topic" {
 			t.Errorf("NormalizeSlug(%q) = %q, %v", in, got, err)
 		}
 	}
 	// NFC and NFD spellings of one name are one page.
-	nfc, _ := NormalizeSlug("Caf\u00e9")
-	nfd, _ := NormalizeSlug("Cafe\u0301")
+	nfc, _ := mdoc.NormalizeSlug("Caf\u00e9")
+	nfd, _ := mdoc.NormalizeSlug("Cafe\u0301")
 	if nfc != nfd {
 		t.Errorf("NFC %q != NFD %q", nfc, nfd)
 	}
 	for _, bad := range []string{"../x", "a/b", `a\b`, "c:x", "..", "a\x00b"} {
-		if _, err := NormalizeSlug(bad); store.CodeOf(err) != store.CodeInvalid {
+		if _, err := mdoc.NormalizeSlug(bad); store.CodeOf(err) != store.CodeInvalid {
 			t.Errorf("NormalizeSlug(%q) err = %v, want invalid", bad, err)
 		}
 	}
@@ -189,7 +190,7 @@ func TestFrontmatterRoundTrip(t *testing.T) {
 		if got := fc.Frontmatter["title"]; got != title {
 			t.Errorf("title %q came back as %q", title, got)
 		}
-		if tags := MetaList(fc.Frontmatter, "tags"); len(tags) != 2 || tags[0] != "true" || tags[1] != "a:b" {
+		if tags := mdoc.MetaList(fc.Frontmatter, "tags"); len(tags) != 2 || tags[0] != "true" || tags[1] != "a:b" {
 			t.Errorf("tags came back as %v", tags)
 		}
 		if fc.Body != "body\n" {

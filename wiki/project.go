@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
@@ -59,7 +60,7 @@ type ProjectCount struct {
 // LoadProject gathers the orientation an agent needs before any workflow.
 func (s *Store) LoadProject(ctx context.Context) (Project, error) {
 	p := Project{Name: filepath.Base(s.dir), Stale: s.Stale(), PendingSources: []string{}, PagesUpdatedSinceBuild: []string{}}
-	cfg := s.Config()
+	cfg := s.Settings()
 	p.ContextCap = cfg.ContextMaxLines
 	if cfg.Err != "" {
 		p.Problems = append(p.Problems, "schema.md settings: "+cfg.Err+" (defaults are in force)")
@@ -80,7 +81,7 @@ func (s *Store) LoadProject(ctx context.Context) (Project, error) {
 	p.Schema = read("schema.md")
 	p.Guidelines = read("guidelines.md")
 	ctxText := read("context.md")
-	if d, err := ParseDoc("context.md", []byte(ctxText)); err == nil {
+	if d, err := mdoc.ParseDoc("context.md", []byte(ctxText)); err == nil {
 		p.Context = string(d.Body)
 	} else {
 		p.Context = ctxText

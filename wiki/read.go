@@ -120,7 +120,7 @@ func (s *Store) Read(ctx context.Context, in ReadInput) (FileContent, error) {
 		return out, store.Errorf(store.CodeInvalid, "line range %d-%d is not valid; lines are numbered from 1", in.FromLine, in.ToLine)
 	}
 	if in.FromLine == 0 && in.ToLine == 0 && strings.HasSuffix(rel, ".md") {
-		d, perr := ParseDoc(rel, data)
+		d, perr := mdoc.ParseDoc(rel, data)
 		if perr == nil {
 			out.Frontmatter = d.Meta
 			if utf8.RuneCount(d.Body) <= max {

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
@@ -255,7 +256,7 @@ func (s *Store) restoreTarget(name string) (string, error) {
 	if p, err := s.ResolvePage(name); err == nil {
 		return p, nil
 	}
-	if slug, err := NormalizeSlug(name); err == nil {
+	if slug, err := mdoc.NormalizeSlug(name); err == nil {
 		if list, _ := s.Snapshots(PagePath(slug)); len(list) > 0 {
 			return PagePath(slug), nil
 		}
@@ -378,7 +379,7 @@ func (s *Store) PruneSnapshots(ctx context.Context, dryRun bool) (res PruneResul
 }
 
 func (s *Store) pruneLocked(dryRun bool) (PruneResult, error) {
-	ret := s.Config().Retention
+	ret := s.Settings().Retention
 	res := PruneResult{Retention: ret, DryRun: dryRun, Deleted: []store.WriteRecord{}}
 	all, err := s.AllSnapshots()
 	if err != nil {
@@ -476,7 +477,7 @@ const pruneInterval = time.Hour
 // most once per pruneInterval per store, under the lock the commit holds.
 // What it deletes goes into the call's audit line; a failure is a warning.
 func (s *Store) autoPrune(call *store.Call) {
-	if !s.Config().Retention.Enabled() {
+	if !s.Settings().Retention.Enabled() {
 		return
 	}
 	s.pruneMu.Lock()

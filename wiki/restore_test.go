@@ -213,7 +213,7 @@ func TestSnapshotRetention(t *testing.T) {
 	schema = strings.Replace(schema, "snapshot_keep_days: 0 ", "snapshot_keep_days: 30", 1)
 	schema = strings.Replace(schema, "snapshot_keep_last: 20", "snapshot_keep_last: 2 ", 1)
 	mustWrite(t, dir, "schema.md", schema)
-	if r := s.Config().Retention; r.KeepDays != 30 || r.KeepLast != 2 {
+	if r := s.Settings().Retention; r.KeepDays != 30 || r.KeepLast != 2 {
 		t.Fatalf("retention read from schema.md: %+v", r)
 	}
 	mustWrite(t, dir, ".llmwiki/plans/p1.json", `{"base_sha256":"`+sums[1]+`","other":"`+sums[0]+`"}`)

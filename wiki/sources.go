@@ -419,7 +419,7 @@ func (s *Store) ResearchSave(ctx context.Context, in ResearchInput) (ResearchWri
 	if strings.ContainsAny(in.Heading, "\r\n") || strings.ContainsAny(in.Topic, "\r\n") {
 		return out, store.Errorf(store.CodeInvalid, "topic and heading must be one line")
 	}
-	slug, err := NewSlugName(in.Topic)
+	slug, err := mdoc.NewSlugName(in.Topic)
 	if err != nil {
 		return out, err
 	}
@@ -452,10 +452,10 @@ func (s *Store) ResearchSave(ctx context.Context, in ResearchInput) (ResearchWri
 			return err
 		}
 		if !exists {
-			head, err := RenderDoc([]Field{
-				{"title", strings.TrimSpace(in.Topic)},
-				{"type", "research"},
-				{"created", now.Format(time.RFC3339)},
+			head, err := mdoc.RenderDoc([]mdoc.Field{
+				{Key: "title", Value: strings.TrimSpace(in.Topic)},
+				{Key: "type", Value: "research"},
+				{Key: "created", Value: now.Format(time.RFC3339)},
 			}, nil, []byte("# "+oneLine(in.Topic)+"\n"))
 			if err != nil {
 				return err

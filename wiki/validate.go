@@ -67,7 +67,7 @@ func (s *Store) ValidateStructure(ctx context.Context) (Structure, error) {
 	}
 	for _, f := range []string{"context.md", "index.md", "schema.md"} {
 		if data, ok, err := s.ReadRaw(f); err == nil && ok {
-			if _, err := ParseDoc(f, data); err != nil {
+			if _, err := mdoc.ParseDoc(f, data); err != nil {
 				add("bad_frontmatter", "error", f, store.PublicMessage(err), "fix the frontmatter by hand, or restore a snapshot")
 			}
 		}
@@ -141,7 +141,7 @@ func (s *Store) ValidateStructure(ctx context.Context) (Structure, error) {
 				if dec.Binary {
 					return nil
 				}
-				if _, perr := ParseDoc(p, dec.Text); perr != nil {
+				if _, perr := mdoc.ParseDoc(p, dec.Text); perr != nil {
 					add("bad_frontmatter", "error", p, store.PublicMessage(perr), "fix the frontmatter by hand, or restore a snapshot")
 				}
 			}

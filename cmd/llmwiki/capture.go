@@ -16,6 +16,7 @@ import (
 	"github.com/llmwiki/llmwiki/agents/install"
 	"github.com/llmwiki/llmwiki/internal/redact"
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/transcript"
 )
@@ -134,7 +135,7 @@ func captureEnabled(e env, st *wiki.Store) bool {
 	case "1", "true", "yes", "on":
 		return true
 	}
-	return st.Config().CaptureSessions
+	return st.Settings().CaptureSessions
 }
 
 func captureInto(ctx context.Context, e env, st *wiki.Store, session, transcriptPath, cwd string) (string, error) {
@@ -267,8 +268,8 @@ func capturedTurns(st *wiki.Store, session string) (covered, parts int, err erro
 		if err != nil {
 			continue
 		}
-		d, err := wiki.ParseDoc(si.Path, data)
-		if err != nil || d.Meta == nil || wiki.MetaString(d.Meta, "session_id") != session {
+		d, err := mdoc.ParseDoc(si.Path, data)
+		if err != nil || d.Meta == nil || mdoc.MetaString(d.Meta, "session_id") != session {
 			continue
 		}
 		parts++

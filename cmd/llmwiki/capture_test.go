@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	. "github.com/llmwiki/llmwiki/internal/redact/redacttest"
-	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -205,7 +205,7 @@ func TestCaptureRedactsSecrets(t *testing.T) {
 			t.Errorf("saved source lacks %q:\n%s", want, doc)
 		}
 	}
-	d, err := wiki.ParseDoc(rel, data)
+	d, err := mdoc.ParseDoc(rel, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,7 +374,7 @@ func TestCaptureIfEnabled(t *testing.T) {
 	// schema.md turns it on.
 	schema := filepath.Join(root, "schema.md")
 	data, _ := os.ReadFile(schema)
-	if _, err := wiki.ParseDoc("schema.md", data); err != nil {
+	if _, err := mdoc.ParseDoc("schema.md", data); err != nil {
 		t.Fatal(err)
 	}
 	s := strings.Replace(string(data), "capture_sessions: false", "capture_sessions: true", 1)

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
@@ -300,7 +300,7 @@ func crashCheck(t *testing.T, c *rpc, root string, m *crashModel, st *crashStats
 		}
 		if !d.IsDir() && strings.HasSuffix(p, ".md") && !store.IsTempName(p) {
 			data, _ := os.ReadFile(p)
-			if _, err := wiki.ParseDoc(p, data); err != nil {
+			if _, err := mdoc.ParseDoc(p, data); err != nil {
 				t.Errorf("%s does not parse: %v", p, err)
 			}
 		}
@@ -338,7 +338,7 @@ func crashCheck(t *testing.T, c *rpc, root string, m *crashModel, st *crashStats
 			}
 			continue
 		}
-		if d, err := wiki.ParseDoc(rel, data); err != nil || string(d.Body) != body {
+		if d, err := mdoc.ParseDoc(rel, data); err != nil || string(d.Body) != body {
 			t.Errorf("new page %s holds something never written: %.200q", rel, data)
 		}
 	}

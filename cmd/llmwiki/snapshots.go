@@ -135,7 +135,7 @@ func snapshotsList(e env, st *wiki.Store, rest []string, asJSON bool, limit int)
 			i = j
 		}
 		tw.Flush()
-		fmt.Fprintf(e.stdout, "Retention: %s. llmwiki snapshots list FILE shows a file's versions.\n", st.Config().Retention)
+		fmt.Fprintf(e.stdout, "Retention: %s. llmwiki snapshots list FILE shows a file's versions.\n", st.Settings().Retention)
 		return nil
 	}
 	rel, list, err := st.SnapshotsOf(rest[0])

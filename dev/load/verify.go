@@ -16,7 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
@@ -394,7 +394,7 @@ func (r *report) verify(root, when string) {
 	tornPages := 0
 	for path := range byPage {
 		b := versions[path][current[path]]
-		if _, err := wiki.ParseDoc(path, b); err != nil || !bytes.HasSuffix(b, []byte("\n")) {
+		if _, err := mdoc.ParseDoc(path, b); err != nil || !bytes.HasSuffix(b, []byte("\n")) {
 			tornPages++
 		}
 	}

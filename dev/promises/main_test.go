@@ -86,7 +86,7 @@ func TestFuzzTargets(t *testing.T) {
 	for _, x := range targets {
 		has[x] = true
 	}
-	for _, want := range []string{"wiki.FuzzParseDoc", "wiki.FuzzCleanPath", "wiki/links.FuzzParse", "internal/quote.FuzzNormalize", "server/stdio.FuzzScreenLines"} {
+	for _, want := range []string{"wiki/mdoc.FuzzParseDoc", "wiki.FuzzCleanPath", "wiki/links.FuzzParse", "internal/quote.FuzzNormalize", "server/stdio.FuzzScreenLines"} {
 		if !has[want] {
 			t.Errorf("fuzz target %s not found in %v", want, targets)
 		}

@@ -47,7 +47,7 @@ var statedPromises = []stated{
 		[]string{"cmd/llmwiki.TestCaptureRedactsSecrets", "wiki/transcript.TestParseRedactsBeforeCutting", "internal/redact.TestRulesCatchTranscriptSecrets", "internal/redact.TestRulesAreGitleaks", "cmd/llmwiki.TestCaptureIntoProjectWiki"}},
 	{"Smaller promises kept.",
 		"`atomic_write_context` logs its own `build` entry in the same write; values YAML 1.1 reads as booleans, null or numbers (`yes`, `off`, `~`) are written quoted; a CRLF file keeps CRLF on every line; a slug over 80 characters is refused with a shorter one to use, never cut; eval counts answers from nothing apart from wiki hits, and a transcript's reads as wasted only when the answer cites none of them.",
-		[]string{"wiki.TestWriteContextLogsBuild", "wiki.TestFrontmatterQuotesYAML11Specials", "tools.TestCRLFPageKeepsCRLF", "tools.TestLongSlugRefusedNeverCut", "wiki/eval.TestHitsFromNothingAndTranscriptWaste"}},
+		[]string{"wiki.TestWriteContextLogsBuild", "wiki/mdoc.TestFrontmatterQuotesYAML11Specials", "tools.TestCRLFPageKeepsCRLF", "tools.TestLongSlugRefusedNeverCut", "wiki/eval.TestHitsFromNothingAndTranscriptWaste"}},
 	{"Every client can pass every argument.",
 		"Every tool's input and output schema gives each field one JSON type (optional means not required), every tool result matches its output schema, and the MCP Inspector CLI passes `tags` and `sources` arrays to `write_page`.",
 		[]string{"tools.TestSchemasHaveSingleTypes", "tools.TestEveryToolOutputMatchesItsSchema", "tools.TestNullFree", "cmd/llmwiki.TestInspectorCLIPassesArrays"}},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
@@ -240,7 +241,7 @@ type applied struct {
 // apply computes the edited file.
 func apply(rel string, data []byte, in Input, view *links.View, now string) (applied, error) {
 	var out applied
-	d, err := wiki.ParseDoc(rel, data)
+	d, err := mdoc.ParseDoc(rel, data)
 	if err != nil {
 		return out, &store.Error{Code: store.CodeInvalid, Msg: store.PublicMessage(err) + "; the page was not changed (fix its frontmatter by hand or restore a snapshot)", Err: err}
 	}
@@ -291,21 +292,21 @@ func apply(rel string, data []byte, in Input, view *links.View, now string) (app
 		out.Done = "nothing to change: " + out.Done
 		return out, nil
 	}
-	fields = append(fields, wiki.Field{Key: "updated", Value: now})
+	fields = append(fields, mdoc.Field{Key: "updated", Value: now})
 	// A page with "\r\n" line ends keeps them on every line: the
 	// frontmatter lines written anew, the updated stamp and the new text.
 	crlf := wiki.FirstLineCRLF(data)
 	newBody = string(wiki.WithLineEnds([]byte(newBody), crlf))
-	nd, err := wiki.MergeFrontmatter(d, fields, []byte(newBody))
+	nd, err := mdoc.MergeFrontmatter(d, fields, []byte(newBody))
 	if err != nil {
 		return out, err
 	}
 	nd = wiki.WithLineEnds(nd, crlf)
 	if d.BOM {
-		nd = append([]byte("\xef\xbb\xbf"), nd...)
+		nd = append([]byte(mdoc.BOM), nd...)
 	}
 	// The result must read back as the same kind of page.
-	d2, err := wiki.ParseDoc(rel, nd)
+	d2, err := mdoc.ParseDoc(rel, nd)
 	if err != nil {
 		return out, store.Errorf(store.CodeInvalid, "the edit would leave frontmatter that does not parse (%s); nothing was written", store.PublicMessage(err))
 	}
@@ -317,10 +318,10 @@ func apply(rel string, data []byte, in Input, view *links.View, now string) (app
 }
 
 // fieldsChange reports whether setting fields would change d's frontmatter.
-func fieldsChange(d *wiki.Doc, fields []wiki.Field) bool {
+func fieldsChange(d *mdoc.Doc, fields []mdoc.Field) bool {
 	for _, f := range fields {
 		cur, has := d.Meta[f.Key]
-		if f.Value == wiki.Removed {
+		if f.Value == mdoc.Removed {
 			if has {
 				return true
 			}
@@ -534,13 +535,13 @@ func quoteList(ss []string) string {
 }
 
 // frontmatterFields validates the keys to merge and returns them sorted.
-func frontmatterFields(m map[string]any) ([]wiki.Field, error) {
+func frontmatterFields(m map[string]any) ([]mdoc.Field, error) {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	var out []wiki.Field
+	var out []mdoc.Field
 	for _, k := range keys {
 		v := m[k]
 		if k == "" || strings.ContainsAny(k, "\r\n:") || !utf8.ValidString(k) {
@@ -588,9 +589,9 @@ func frontmatterFields(m map[string]any) ([]wiki.Field, error) {
 			v = list
 		}
 		if v == nil {
-			v = wiki.Removed
+			v = mdoc.Removed
 		}
-		out = append(out, wiki.Field{Key: k, Value: v})
+		out = append(out, mdoc.Field{Key: k, Value: v})
 	}
 	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
@@ -125,7 +126,7 @@ func Move(ctx context.Context, st *wiki.Store, g *links.Graph, in MoveInput) (Mo
 			return err
 		}
 		res.SHA256 = store.SHA256Hex(moved)
-		auto := st.Config().AutoIndex
+		auto := st.Settings().AutoIndex
 		for _, f := range plan.files {
 			if f == from || (f == "index.md" && auto) {
 				continue // index.md is regenerated in this same write
@@ -174,7 +175,7 @@ func targetPath(to string) (string, error) {
 		return "", store.Errorf(store.CodeInvalid, "%q begins with %s/, which is not under pages/; for a page in a folder named %s, give \"pages/%s\"", to, l, l, strings.TrimPrefix(t, "./"))
 	}
 	if !strings.Contains(t, "/") && !strings.HasSuffix(strings.ToLower(t), ".md") {
-		slug, err := wiki.NewSlugName(t)
+		slug, err := mdoc.NewSlugName(t)
 		if err != nil {
 			return "", err
 		}

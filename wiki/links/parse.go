@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/internal/shingle"
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -253,14 +254,14 @@ func Parse(rel string, data []byte) *Page {
 		pg.Lines = len(li)
 	}
 	body := data
-	var d *wiki.Doc
+	var d *mdoc.Doc
 	var err error
 	if mayHaveFrontmatter(data) {
-		d, err = wiki.ParseDoc(rel, data)
+		d, err = mdoc.ParseDoc(rel, data)
 	} else {
 		// What ParseDoc returns for a file without frontmatter, without its cost.
-		d = &wiki.Doc{Body: bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), BodyLine: 1}
-		d.BOM = len(d.Body) < len(data)
+		d = &mdoc.Doc{BodyLine: 1}
+		d.Body, d.BOM = mdoc.TrimBOM(data)
 	}
 	if wiki.LayerOf(rel) == wiki.LayerPages {
 		info := wiki.PageInfoOf(rel, d, err)
@@ -268,10 +269,10 @@ func Parse(rel string, data []byte) *Page {
 	}
 	if err != nil {
 		pg.FrontmatterError = store.PublicMessage(err)
-	} else if d.Format != wiki.FormatNone && bytes.HasSuffix(data, d.Body) {
+	} else if d.Format != mdoc.FormatNone && bytes.HasSuffix(data, d.Body) {
 		pg.BodyStart = len(data) - len(d.Body)
 		body = data[pg.BodyStart:]
-		pg.Aliases = append(wiki.MetaList(d.Meta, "aliases"), wiki.MetaList(d.Meta, "alias")...)
+		pg.Aliases = append(mdoc.MetaList(d.Meta, "aliases"), mdoc.MetaList(d.Meta, "alias")...)
 		for k, v := range d.Meta {
 			if !emptyValue(v) {
 				pg.Keys = append(pg.Keys, k)
@@ -292,7 +293,7 @@ func Parse(rel string, data []byte) *Page {
 // block (after a byte order mark and blank lines: "---", "+++", ";;;" or
 // "{"); most markdown files cannot, and skip the frontmatter parser.
 func mayHaveFrontmatter(data []byte) bool {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	data, _ = mdoc.TrimBOM(data)
 	data = bytes.TrimLeft(data, " \t\r\n")
 	if len(data) == 0 {
 		return false

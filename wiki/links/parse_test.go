@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 )
 
 // wl is a compact description of a parsed link for table tests.
@@ -159,7 +160,7 @@ func TestParsePageInfo(t *testing.T) {
 		"```\n# not a title\n```\n# Real title\n",
 	} {
 		pg := Parse("pages/p.md", []byte(src))
-		d, err := wiki.ParseDoc("pages/p.md", []byte(src))
+		d, err := mdoc.ParseDoc("pages/p.md", []byte(src))
 		want := wiki.PageInfoOf("pages/p.md", d, err)
 		if !reflect.DeepEqual(*pg.Info, want) {
 			t.Errorf("%q: info %+v, want %+v", src, *pg.Info, want)

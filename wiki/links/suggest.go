@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -24,7 +25,7 @@ func NewSuggester(pages []wiki.PageInfo) *Suggester {
 	s := &Suggester{byTitle: map[string][]string{}, bySlug: map[string][]string{}}
 	for _, p := range pages {
 		s.byTitle[TitleKey(p.Title)] = append(s.byTitle[TitleKey(p.Title)], p.Path)
-		if b := path.Base(p.Slug); wiki.ValidSlug(b) {
+		if b := path.Base(p.Slug); mdoc.ValidSlug(b) {
 			s.bySlug[b] = append(s.bySlug[b], p.Path)
 		}
 	}
@@ -51,7 +52,7 @@ func (s *Suggester) Pages(target string) []string {
 		}
 	}
 	add(s.byTitle[TitleKey(target)])
-	if slug, err := wiki.Slugify(path.Base(target)); err == nil {
+	if slug, err := mdoc.Slugify(path.Base(target)); err == nil {
 		add(s.bySlug[slug])
 	}
 	return out

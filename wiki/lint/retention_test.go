@@ -41,7 +41,7 @@ func TestRetentionKeepsCitedVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if r := st.Config().Retention; r.KeepDays != 30 || r.KeepLast != 1 {
+	if r := st.Settings().Retention; r.KeepDays != 30 || r.KeepLast != 1 {
 		t.Fatalf("retention %+v", r)
 	}
 

@@ -18,6 +18,7 @@ import (
 	"github.com/llmwiki/llmwiki/internal/shingle"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
@@ -78,7 +79,7 @@ type Report struct {
 // read-only tool. Unknown category names are a CodeInvalid error.
 func Run(ctx context.Context, st *wiki.Store, g *links.Graph, opts Options) (*Report, error) {
 	start := time.Now()
-	set := SettingsFrom(st.Config())
+	set := SettingsFrom(st.Settings())
 	want := map[string]bool{}
 	if len(opts.Categories) > 0 {
 		for _, k := range opts.Categories {
@@ -387,7 +388,7 @@ func uniq(ss []string) []string {
 // do not count; a hand-kept index.md (index: manual) and context.md, which
 // the agent writes, do.
 func (c *checker) checkOrphans() {
-	generated := c.st.Config().AutoIndex
+	generated := c.st.Settings().AutoIndex
 	for _, p := range c.pages {
 		if c.set.exempt(p.Path) || hasInbound(c.v.Backlinks(p.Path), generated) {
 			continue
@@ -654,7 +655,7 @@ func (c *checker) checkContext() {
 		if b == nil {
 			continue
 		}
-		d, err := wiki.ParseDoc(rel, b)
+		d, err := mdoc.ParseDoc(rel, b)
 		if err != nil {
 			c.add(newFinding(KindBadFrontmatter, rel, 1, "", store.PublicMessage(err), store.PublicMessage(err), "fix the frontmatter by hand, or restore a snapshot"))
 			continue
@@ -666,7 +667,7 @@ func (c *checker) checkContext() {
 		if len(d.Body) > 0 && d.Body[len(d.Body)-1] != '\n' {
 			n++
 		}
-		limit := c.st.Config().ContextMaxLines
+		limit := c.st.Settings().ContextMaxLines
 		if n > limit {
 			c.add(newFinding(KindContextOverCap, "context.md", d.BodyLine+limit, "", strconv.Itoa(n)+"/"+strconv.Itoa(limit),
 				fmt.Sprintf("context.md has %d lines; the cap is %d (context_max_lines in schema.md)", n, limit),

@@ -13,6 +13,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
@@ -181,7 +182,7 @@ func ids(rep *Report) []string {
 }
 
 func TestSettings(t *testing.T) {
-	s := SettingsFrom(wiki.ParseConfig(map[string]any{
+	s := SettingsFrom(wiki.ParseSettings(map[string]any{
 		"lint_disabled":        []any{"orphan_page", "merge_candidate", "nope"},
 		"orphan_exempt":        []any{"home", "journal/*", "pages/en/Start.md"},
 		"stale_after_days":     "soon",
@@ -204,11 +205,11 @@ func TestSettings(t *testing.T) {
 	}
 	// The starting schema.md's settings are all understood.
 	tmpl, _ := wiki.Template("schema.md")
-	d, err := wiki.ParseDoc("schema.md", tmpl)
+	d, err := mdoc.ParseDoc("schema.md", tmpl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s = SettingsFrom(wiki.ParseConfig(d.Meta))
+	s = SettingsFrom(wiki.ParseSettings(d.Meta))
 	if len(s.Problems) != 0 || s.StaleAfterDays != 180 || !reflect.DeepEqual(s.Required, []string{"title", "summary"}) {
 		t.Errorf("template settings: %+v", s)
 	}

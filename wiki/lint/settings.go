@@ -7,9 +7,10 @@ import (
 	"strings"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 )
 
-// Defaults of the settings schema.md may change ([wiki.Config] holds them).
+// Defaults of the settings schema.md may change ([wiki.Settings] holds them).
 const (
 	DefaultStaleAfterDays  = wiki.DefaultStaleAfterDays
 	DefaultMergeSimilarity = wiki.DefaultMergeSimilarity
@@ -47,9 +48,9 @@ type Settings struct {
 }
 
 // SettingsFrom takes lint's settings from the project's config, which
-// parsed them ([wiki.ParseConfig]). Problems are every setting the config
+// parsed them ([wiki.ParseSettings]). Problems are every setting the config
 // refused, and each lint_disabled name that is not a lint category.
-func SettingsFrom(cfg wiki.Config) Settings {
+func SettingsFrom(cfg wiki.Settings) Settings {
 	s := Settings{
 		Disabled:        map[string]bool{},
 		OrphanExempt:    cfg.OrphanExempt,
@@ -87,7 +88,7 @@ func (s Settings) exempt(rel string) bool {
 			}
 		}
 		if !strings.Contains(p, "/") {
-			if slug, err := wiki.NormalizeSlug(p); err == nil && wiki.PageKey(rel) == wiki.PageKey("pages/"+slug+".md") {
+			if slug, err := mdoc.NormalizeSlug(p); err == nil && wiki.PageKey(rel) == wiki.PageKey("pages/"+slug+".md") {
 				return true
 			}
 		}

@@ -74,6 +74,19 @@ func DecodeText(data []byte) (text []byte, enc string, ok bool) {
 	return d.Text, d.Encoding, !d.Binary
 }
 
+// BOM is the UTF-8 byte order mark. A markdown file may start with one:
+// [ParseDoc] reads past it and reports it, and a rewrite puts it back.
+const BOM = "\xef\xbb\xbf"
+
+// TrimBOM returns b without a leading UTF-8 byte order mark, and whether it
+// had one.
+func TrimBOM(b []byte) ([]byte, bool) {
+	if bytes.HasPrefix(b, []byte(BOM)) {
+		return b[len(BOM):], true
+	}
+	return b, false
+}
+
 // Decode turns a file's bytes into UTF-8 text when they are text in an
 // encoding llmwiki can recognise, so tools show it decoded rather than
 // dumping bytes or refusing it:

@@ -11,6 +11,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/edit"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
@@ -299,7 +300,7 @@ func readPage(s *wiki.Store, slug string) (pageNow, error) {
 	if err != nil {
 		return pageNow{}, store.Errorf(store.CodeNotFound, "page %s cannot be read", info.Path)
 	}
-	d, err := wiki.ParseDoc(info.Path, data)
+	d, err := mdoc.ParseDoc(info.Path, data)
 	if err != nil {
 		return pageNow{}, &store.Error{Code: store.CodeInvalid, Msg: store.PublicMessage(err) + "; the page was not changed", Err: err}
 	}

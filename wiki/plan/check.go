@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
@@ -33,7 +34,7 @@ func LoadWorld(s *wiki.Store, reserved map[string]string) (*World, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &World{s: s, pages: map[string]wiki.PageInfo{}, base: map[string]int{}, names: map[string]bool{}, reserved: reserved, Cap: s.Config().ContextMaxLines}
+	w := &World{s: s, pages: map[string]wiki.PageInfo{}, base: map[string]int{}, names: map[string]bool{}, reserved: reserved, Cap: s.Settings().ContextMaxLines}
 	for _, p := range pages {
 		k := wiki.PageKey(p.Path)
 		w.pages[k] = p
@@ -51,7 +52,7 @@ func LoadWorld(s *wiki.Store, reserved map[string]string) (*World, error) {
 }
 
 func contextBody(data []byte) []byte {
-	d, err := wiki.ParseDoc("context.md", data)
+	d, err := mdoc.ParseDoc("context.md", data)
 	if err != nil {
 		return data
 	}
@@ -224,7 +225,7 @@ func Check(p *Proposal, w *World, opt CheckOptions) error {
 			} else if strings.TrimSpace(a.Markdown) == "" {
 				bad(i, a, "markdown is empty")
 			}
-			if d, err := wiki.ParseDoc("markdown", []byte(a.Markdown)); err != nil || d.Format != wiki.FormatNone {
+			if d, err := mdoc.ParseDoc("markdown", []byte(a.Markdown)); err != nil || d.Format != mdoc.FormatNone {
 				bad(i, a, "markdown starts with a frontmatter block; give title, summary and tags as fields and only the body as markdown")
 			}
 		}

@@ -87,20 +87,20 @@ func parseFile(rel string, data []byte) parsed {
 	text := string(data)
 	body := text
 	if strings.HasSuffix(strings.ToLower(rel), ".md") {
-		if d, err := wiki.ParseDoc(rel, data); err == nil {
+		if d, err := mdoc.ParseDoc(rel, data); err == nil {
 			body = string(d.Body)
 			if d.Meta != nil {
-				p.title = strings.TrimSpace(wiki.MetaString(d.Meta, "title"))
-				p.aliases = wiki.MetaList(d.Meta, "aliases")
-				p.tags = wiki.MetaList(d.Meta, "tags")
-				p.updated = wiki.MetaString(d.Meta, "updated")
-				p.lang = normLang(wiki.MetaString(d.Meta, "lang"))
+				p.title = strings.TrimSpace(mdoc.MetaString(d.Meta, "title"))
+				p.aliases = mdoc.MetaList(d.Meta, "aliases")
+				p.tags = mdoc.MetaList(d.Meta, "tags")
+				p.updated = mdoc.MetaString(d.Meta, "updated")
+				p.lang = normLang(mdoc.MetaString(d.Meta, "lang"))
 				if p.lang == "" {
-					p.lang = normLang(wiki.MetaString(d.Meta, "language"))
+					p.lang = normLang(mdoc.MetaString(d.Meta, "language"))
 				}
-				if s := wiki.MetaString(d.Meta, "summary"); s != "" {
+				if s := mdoc.MetaString(d.Meta, "summary"); s != "" {
 					p.prose = append(p.prose, s)
-				} else if s := wiki.MetaString(d.Meta, "description"); s != "" {
+				} else if s := mdoc.MetaString(d.Meta, "description"); s != "" {
 					p.prose = append(p.prose, s)
 				}
 			}
@@ -334,10 +334,17 @@ type block struct {
 // scanMarkdown cuts markdown into headings, code (fenced blocks and lines
 // that are one inline code span, as tldr pages write commands) and prose
 // paragraphs, in order.
-func scanMarkdown(src string, fn func(block)) {
+func scanMarkdown(src string, fn func(block)) { scanMarkdownFrom(src, mdoc.Fences{}, fn) }
+
+// scanMarkdownFrom is [scanMarkdown] for src that starts at a line of a
+// longer document, fences the scanner's state after the lines before it (a
+// src that starts inside fenced code starts with a code block).
+func scanMarkdownFrom(src string, fences mdoc.Fences, fn func(block)) {
 	off := 0
-	var fences mdoc.Fences
 	codeStart, paraStart := -1, -1
+	if fences.Open() {
+		codeStart = 0
+	}
 	var code, para strings.Builder
 	// A paragraph's text is its lines, each without its "\r\n" and with
 	// a "\n": while that is src[paraStart:off] (lines that end in "\n"

@@ -239,7 +239,7 @@ func countKind(idx bleve.Index, kind string) int {
 
 // defaultLang is the language of files that name none.
 func (x *Index) defaultLang() string {
-	if l := normLang(x.st.Config().Lang); l != "" {
+	if l := normLang(x.st.Settings().Lang); l != "" {
 		return l
 	}
 	if l := normLang(x.opt.DefaultLang); l != "" {

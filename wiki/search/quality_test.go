@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 	"gopkg.in/yaml.v3"
 )
@@ -116,8 +117,8 @@ func translationKey(shared, rel string) string {
 	}
 	data, err := os.ReadFile(filepath.Join(shared, "corpora", filepath.FromSlash(rel)))
 	if err == nil {
-		if d, err := wiki.ParseDoc(rel, data); err == nil {
-			if p := wiki.MetaString(d.Meta, "permalink"); p != "" {
+		if d, err := mdoc.ParseDoc(rel, data); err == nil {
+			if p := mdoc.MetaString(d.Meta, "permalink"); p != "" {
 				return "obsidian:" + strings.Trim(p, "/")
 			}
 		}

@@ -7,7 +7,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/mdoc"
 )
 
@@ -25,8 +24,10 @@ type match struct {
 // snippetScan is how much of a file's body is analysed for its snippet, in
 // bytes: all of a smaller file; of a larger one, the start, or when the
 // start holds no match, a window around the first literal occurrence of a
-// query word. It keeps the cost of a hit bounded whatever the file's size
-// (a file may be indexed up to MaxIndexedBytes).
+// query word. It keeps the analysis of a hit bounded whatever the file's
+// size (a file may be indexed up to MaxIndexedBytes); the lines before a
+// later window are only read by the fence scanner, for its state and the
+// heading above the window.
 const snippetScan = 64 << 10
 
 // fillSnippet reads the hit's file and sets its snippet, heading, line and
@@ -78,6 +79,11 @@ func (x *Index) fillSnippet(h *Hit, groups []group, codeAsk bool) {
 		if len(ms) == 0 {
 			if at := firstLiteral(body, groups); at >= 0 {
 				off = runeFloor(body, max(0, at-snippetScan/4))
+				// Start the window at a line where one is near, so the
+				// scanner reads its first line whole.
+				if ls := strings.LastIndexByte(body[:off], '\n') + 1; off-ls <= snippetScan/4 {
+					off = ls
+				}
 				win = body[off:runeFloor(body, min(len(body), off+snippetScan))]
 			}
 		}
@@ -85,8 +91,16 @@ func (x *Index) fillSnippet(h *Hit, groups []group, codeAsk bool) {
 	if ms == nil {
 		ms = findMatchesIn(win, h.Lang, want, filter)
 	}
+	// The window is read in the fence state the lines before it leave,
+	// and a hit under no heading of the window is under the last heading
+	// before it: both from one forward pass of the scanner.
+	var fences mdoc.Fences
+	before := ""
+	if off > 0 {
+		fences, before = scanPrefix(body[:strings.LastIndexByte(body[:off], '\n')+1])
+	}
 	var blocks []block
-	scanMarkdown(win, func(b block) {
+	scanMarkdownFrom(win, fences, func(b block) {
 		b.start += off
 		b.end += off
 		blocks = append(blocks, b)
@@ -146,8 +160,8 @@ func (x *Index) fillSnippet(h *Hit, groups []group, codeAsk bool) {
 			break
 		}
 	}
-	if h.Heading == "" && off > 0 {
-		h.Heading = headingBefore(body[:off])
+	if h.Heading == "" {
+		h.Heading = before
 	}
 	if bi >= 0 {
 		switch {
@@ -164,7 +178,7 @@ func (x *Index) fillSnippet(h *Hit, groups []group, codeAsk bool) {
 func splitBody(rel string, data []byte) (string, int) {
 	text := string(data)
 	if strings.HasSuffix(strings.ToLower(rel), ".md") {
-		if d, err := wiki.ParseDoc(rel, data); err == nil {
+		if d, err := mdoc.ParseDoc(rel, data); err == nil {
 			off := len(text) - len(d.Body)
 			if off >= 0 && text[off:] == string(d.Body) {
 				return text[off:], off // the body is the file's tail: no copy
@@ -502,18 +516,25 @@ func firstLiteral(body string, groups []group) int {
 	return -1
 }
 
-// headingBefore returns the text of the last markdown heading line in the
-// last megabyte of s (fenced code is not told apart here), or "".
-func headingBefore(s string) string {
-	floor := max(0, len(s)-1<<20)
-	for end := len(s); end > floor; {
-		start := strings.LastIndexByte(s[:end], '\n') + 1
-		if lvl, text := mdoc.ATX(mdoc.TrimQuote(s[start:end])); lvl > 0 {
-			return text
+// scanPrefix reads the lines of s, the start of a body up to a line start,
+// with the one scanner, and returns its fence state after them and the text
+// of the last ATX heading outside fenced code ("" when there is none).
+func scanPrefix(s string) (mdoc.Fences, string) {
+	var f mdoc.Fences
+	heading := ""
+	for len(s) > 0 {
+		line := s
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			line, s = s[:i], s[i+1:]
+		} else {
+			s = ""
 		}
-		end = start - 1
+		q := mdoc.TrimQuote(strings.TrimSuffix(line, "\r"))
+		if f.Line(q) == mdoc.Heading {
+			_, heading = mdoc.ATX(q)
+		}
 	}
-	return ""
+	return f, heading
 }
 
 // blockAt returns the index of the block containing off, or -1.

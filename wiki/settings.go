@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
@@ -26,8 +27,8 @@ const (
 // schema.md names none (required_frontmatter).
 var DefaultRequiredFrontmatter = []string{"title", "summary"}
 
-// Config is the project's settings, read from schema.md's frontmatter (the
-// person owns it; no tool writes it) by [ParseConfig], the one parse of
+// Settings is the project's settings, read from schema.md's frontmatter (the
+// person owns it; no tool writes it) by [ParseSettings], the one parse of
 // those settings: every part of llmwiki reads its settings from here.
 //
 // One rule holds for every key:
@@ -42,7 +43,7 @@ var DefaultRequiredFrontmatter = []string{"title", "summary"}
 // the key, what it takes, what it got and the default in force. A key that
 // is absent keeps the default silently. Keys llmwiki does not read are
 // allowed and ignored (they stay in Raw).
-type Config struct {
+type Settings struct {
 	// ContextMaxLines is context.md's line cap (context_max_lines, 1 or
 	// more).
 	ContextMaxLines int
@@ -88,13 +89,13 @@ type configCache struct {
 	mu    sync.Mutex
 	mtime time.Time
 	size  int64
-	cfg   Config
+	cfg   Settings
 	ok    bool
 }
 
-// Config returns the project's settings. It re-reads schema.md when its size
+// Settings returns the project's settings. It re-reads schema.md when its size
 // or modification time changed.
-func (s *Store) Config() Config {
+func (s *Store) Settings() Settings {
 	cc := &s.cfgCache
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
@@ -102,7 +103,7 @@ func (s *Store) Config() Config {
 	if err == nil && cc.ok && fi.ModTime().Equal(cc.mtime) && fi.Size() == cc.size {
 		return cc.cfg
 	}
-	cfg := ParseConfig(nil)
+	cfg := ParseSettings(nil)
 	if err != nil {
 		if !os.IsNotExist(err) {
 			cfg.Err = "schema.md cannot be read"
@@ -111,25 +112,25 @@ func (s *Store) Config() Config {
 	}
 	data, _, rerr := s.ReadRaw("schema.md")
 	if rerr == nil {
-		d, perr := ParseDoc("schema.md", data)
+		d, perr := mdoc.ParseDoc("schema.md", data)
 		if perr != nil {
 			cfg.Err = store.PublicMessage(perr)
 		} else if d.Meta != nil {
-			cfg = ParseConfig(d.Meta)
+			cfg = ParseSettings(d.Meta)
 		}
 	}
 	cc.cfg, cc.mtime, cc.size, cc.ok = cfg, fi.ModTime(), fi.Size(), true
 	return cfg
 }
 
-// ParseConfig reads the settings from meta, schema.md's frontmatter (nil
-// gives the defaults), by the rule of [Config].
-func ParseConfig(meta map[string]any) Config {
+// ParseSettings reads the settings from meta, schema.md's frontmatter (nil
+// gives the defaults), by the rule of [Settings].
+func ParseSettings(meta map[string]any) Settings {
 	if meta == nil {
 		meta = map[string]any{}
 	}
 	p := settingsParser{meta: meta}
-	cfg := Config{
+	cfg := Settings{
 		ContextMaxLines: p.whole("context_max_lines", DefaultContextMaxLines, 1),
 		AutoIndex:       p.word("index", "auto", "auto", "manual") == "auto",
 		Retention: Retention{
@@ -235,7 +236,7 @@ func (p *settingsParser) list(key string, def []string) []string {
 	}
 	switch v.(type) {
 	case []any, []string, string:
-		return MetaList(p.meta, key)
+		return mdoc.MetaList(p.meta, key)
 	}
 	p.refuse(key, "a list", v, def)
 	return append([]string(nil), def...)

@@ -1,4 +1,4 @@
-package wiki
+package mdoc
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,8 +48,6 @@ type Doc struct {
 	BOM bool
 }
 
-var bom = []byte("\xef\xbb\xbf")
-
 // yamlKeyLine matches a line that looks like the start of a YAML mapping entry.
 var yamlKeyLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_"'][^:]*:(\s|$)`) })
 
@@ -82,10 +81,7 @@ const maxMetaNodes = 100_000
 // block scalar holding "---" in two.
 func ParseDoc(name string, src []byte) (*Doc, error) {
 	d := &Doc{BodyLine: 1}
-	if bytes.HasPrefix(src, bom) {
-		d.BOM = true
-		src = src[len(bom):]
-	}
+	src, d.BOM = TrimBOM(src)
 	// Find the first non-blank line.
 	off, line := 0, 1
 	for off < len(src) {
@@ -537,7 +533,7 @@ func RenderDoc(fields []Field, keep *Doc, body []byte) ([]byte, error) {
 					keys = append(keys, k)
 				}
 			}
-			sortStrings(keys)
+			slices.Sort(keys)
 			for _, key := range keys {
 				var k yaml.Node
 				k.SetString(key)
@@ -614,7 +610,7 @@ func valueNode(v any, depth int) (*yaml.Node, error) {
 		for k := range x {
 			keys = append(keys, k)
 		}
-		sortStrings(keys)
+		slices.Sort(keys)
 		for _, k := range keys {
 			kn, _ := valueNode(k, depth+1)
 			c, err := valueNode(x[k], depth+1)

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 )
 
 // Every setting of schema.md follows one rule: a decimal given to a
@@ -11,7 +13,7 @@ import (
 // that is not one of its words, or a value out of range is refused, the
 // default stays, and a problem names the key, so no reader truncates
 // context_max_lines: 2.5 to 2 while another refuses stale_after_days: 2.5.
-func TestConfigOneRule(t *testing.T) {
+func TestSettingsOneRule(t *testing.T) {
 	s, dir := newStore(t)
 	mustWrite(t, dir, "schema.md", `---
 context_max_lines: 2.5
@@ -27,7 +29,7 @@ title: kept, not read
 ---
 # Schema
 `)
-	cfg := s.Config()
+	cfg := s.Settings()
 	if cfg.ContextMaxLines != DefaultContextMaxLines || cfg.Retention.KeepDays != 0 || cfg.Retention.KeepLast != 3 ||
 		cfg.StaleAfterDays != DefaultStaleAfterDays || cfg.MergeSimilarity != DefaultMergeSimilarity ||
 		!cfg.AutoIndex || cfg.CaptureSessions || cfg.LintDisabled != nil || cfg.Lang != "de" {
@@ -50,35 +52,35 @@ title: kept, not read
 	}
 }
 
-func TestParseConfig(t *testing.T) {
+func TestParseSettings(t *testing.T) {
 	for _, c := range []struct {
 		meta map[string]any
-		ok   func(Config) bool
+		ok   func(Settings) bool
 	}{
-		{map[string]any{"context_max_lines": 120}, func(c Config) bool { return c.ContextMaxLines == 120 }},
-		{map[string]any{"context_max_lines": 120.0}, func(c Config) bool { return c.ContextMaxLines == 120 }},
-		{map[string]any{"context_max_lines": 0}, func(c Config) bool { return c.ContextMaxLines == DefaultContextMaxLines && len(c.Problems) == 1 }},
-		{map[string]any{"stale_after_days": 0}, func(c Config) bool { return c.StaleAfterDays == 0 && len(c.Problems) == 0 }},
-		{map[string]any{"merge_similarity": 1}, func(c Config) bool { return c.MergeSimilarity == 1 }},
-		{map[string]any{"merge_similarity": 0.3}, func(c Config) bool { return c.MergeSimilarity == DefaultMergeSimilarity && len(c.Problems) == 1 }},
-		{map[string]any{"index": "manual"}, func(c Config) bool { return !c.AutoIndex }},
-		{map[string]any{"capture_sessions": true}, func(c Config) bool { return c.CaptureSessions }},
-		{map[string]any{"orphan_exempt": "home, journal/*"}, func(c Config) bool { return reflect.DeepEqual(c.OrphanExempt, []string{"home", "journal/*"}) }},
-		{map[string]any{"required_frontmatter": []any{}}, func(c Config) bool { return len(c.RequiredFrontmatter) == 0 && len(c.Problems) == 0 }},
-		{map[string]any{"unknown_key": 2.5, "context_max_lines": nil}, func(c Config) bool {
+		{map[string]any{"context_max_lines": 120}, func(c Settings) bool { return c.ContextMaxLines == 120 }},
+		{map[string]any{"context_max_lines": 120.0}, func(c Settings) bool { return c.ContextMaxLines == 120 }},
+		{map[string]any{"context_max_lines": 0}, func(c Settings) bool { return c.ContextMaxLines == DefaultContextMaxLines && len(c.Problems) == 1 }},
+		{map[string]any{"stale_after_days": 0}, func(c Settings) bool { return c.StaleAfterDays == 0 && len(c.Problems) == 0 }},
+		{map[string]any{"merge_similarity": 1}, func(c Settings) bool { return c.MergeSimilarity == 1 }},
+		{map[string]any{"merge_similarity": 0.3}, func(c Settings) bool { return c.MergeSimilarity == DefaultMergeSimilarity && len(c.Problems) == 1 }},
+		{map[string]any{"index": "manual"}, func(c Settings) bool { return !c.AutoIndex }},
+		{map[string]any{"capture_sessions": true}, func(c Settings) bool { return c.CaptureSessions }},
+		{map[string]any{"orphan_exempt": "home, journal/*"}, func(c Settings) bool { return reflect.DeepEqual(c.OrphanExempt, []string{"home", "journal/*"}) }},
+		{map[string]any{"required_frontmatter": []any{}}, func(c Settings) bool { return len(c.RequiredFrontmatter) == 0 && len(c.Problems) == 0 }},
+		{map[string]any{"unknown_key": 2.5, "context_max_lines": nil}, func(c Settings) bool {
 			return len(c.Problems) == 0 && c.ContextMaxLines == DefaultContextMaxLines && reflect.DeepEqual(c.RequiredFrontmatter, DefaultRequiredFrontmatter)
 		}},
 	} {
-		if cfg := ParseConfig(c.meta); !c.ok(cfg) {
-			t.Errorf("ParseConfig(%v) = %+v", c.meta, cfg)
+		if cfg := ParseSettings(c.meta); !c.ok(cfg) {
+			t.Errorf("ParseSettings(%v) = %+v", c.meta, cfg)
 		}
 	}
 	tmpl, _ := Template("schema.md")
-	d, err := ParseDoc("schema.md", tmpl)
+	d, err := mdoc.ParseDoc("schema.md", tmpl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg := ParseConfig(d.Meta); len(cfg.Problems) != 0 || cfg.Retention.KeepLast != 20 {
+	if cfg := ParseSettings(d.Meta); len(cfg.Problems) != 0 || cfg.Retention.KeepLast != 20 {
 		t.Errorf("the starting schema.md: %+v", cfg)
 	}
 }
