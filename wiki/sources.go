@@ -437,7 +437,7 @@ func (s *Store) ResearchSave(ctx context.Context, in ResearchInput) (ResearchWri
 		section += " — " + oneLine(heading)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n## %s\n\n%s", section, strings.TrimRight(escapeHeadings(in.Content), "\n"))
+	fmt.Fprintf(&b, "\n## %s\n\n%s", section, strings.TrimRight(mdoc.DemoteHeadings(in.Content), "\n"))
 	b.WriteString("\n")
 	if len(in.URLs) > 0 {
 		b.WriteString("\nSources:\n")
@@ -473,21 +473,4 @@ func (s *Store) ResearchSave(ctx context.Context, in ResearchInput) (ResearchWri
 	cur, _, _ := s.ReadRaw(rel)
 	out.Path, out.SHA256, out.Section = rel, store.SHA256Hex(cur), section
 	return out, nil
-}
-
-// escapeHeadings turns lines that would start a level-1 or level-2 heading
-// into level-3 headings, so appended content cannot fake a dated section or
-// a log entry.
-func escapeHeadings(s string) string {
-	lines := strings.Split(s, "\n")
-	var fences mdoc.Fences
-	for i, l := range lines {
-		if fences.Line(l) != mdoc.Heading {
-			continue
-		}
-		if lvl, _ := mdoc.ATX(l); lvl <= 2 {
-			lines[i] = "###" + strings.TrimLeft(strings.TrimLeft(l, " "), "#")
-		}
-	}
-	return strings.Join(lines, "\n")
 }

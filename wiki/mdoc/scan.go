@@ -1,6 +1,9 @@
 package mdoc
 
-import "unsafe"
+import (
+	"strings"
+	"unsafe"
+)
 
 // Kind classifies one line of a markdown document.
 type Kind uint8
@@ -216,4 +219,22 @@ func TrimQuote(line string) string {
 		}
 		line = line[i:]
 	}
+}
+
+// DemoteHeadings turns every level-1 and level-2 ATX heading of s outside
+// fenced code into a level-3 heading, so text quoted into a document cannot
+// start a section of its own (a dated research section, a transcript turn,
+// a title).
+func DemoteHeadings(s string) string {
+	lines := strings.Split(s, "\n")
+	var fences Fences
+	for i, l := range lines {
+		if fences.Line(l) != Heading {
+			continue
+		}
+		if lvl, _ := ATX(l); lvl <= 2 {
+			lines[i] = "###" + strings.TrimLeft(strings.TrimLeft(l, " "), "#")
+		}
+	}
+	return strings.Join(lines, "\n")
 }

@@ -112,3 +112,18 @@ func TestTrimQuote(t *testing.T) {
 		}
 	}
 }
+
+func TestDemoteHeadings(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"# Title\ntext", "### Title\ntext"},
+		{"  ## Turn", "### Turn"},
+		{"### Deep", "### Deep"},
+		{"```\n# comment\n```\n# After", "```\n# comment\n```\n### After"},
+		{"    # indented code", "    # indented code"},
+		{"#tag", "#tag"},
+	} {
+		if got := DemoteHeadings(c.in); got != c.want {
+			t.Errorf("DemoteHeadings(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -104,9 +104,9 @@ func render(s *Session, from, to int, m Meta, counts redact.Counts) string {
 			q = "(the session continued without a new question)"
 		}
 		fmt.Fprintf(&b, "\n## %d. %s\n\n", t.Index, oneLine(q, 80))
-		b.WriteString("**Question:**\n\n" + demote(q) + "\n")
+		b.WriteString("**Question:**\n\n" + mdoc.DemoteHeadings(q) + "\n")
 		if len(t.Answer) > 0 {
-			b.WriteString("\n**Answer:**\n\n" + demote(strings.Join(t.Answer, "\n\n")) + "\n")
+			b.WriteString("\n**Answer:**\n\n" + mdoc.DemoteHeadings(strings.Join(t.Answer, "\n\n")) + "\n")
 		}
 		if len(t.Tools) > 0 {
 			b.WriteString("\n**Tool calls:**\n\n")
@@ -130,20 +130,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// demote turns headings in quoted text into level 3 or deeper, so a
-// question or answer cannot fake a turn heading or the title.
-func demote(s string) string {
-	lines := strings.Split(s, "\n")
-	var fences mdoc.Fences
-	for i, l := range lines {
-		if fences.Line(l) != mdoc.Heading {
-			continue
-		}
-		if lvl, _ := mdoc.ATX(l); lvl <= 2 {
-			lines[i] = "###" + strings.TrimLeft(strings.TrimLeft(l, " "), "#")
-		}
-	}
-	return strings.Join(lines, "\n")
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/internal/redact/redacttest"
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden rendering")
@@ -180,7 +181,7 @@ func isUTF8(b []byte) bool { return strings.ToValidUTF8(string(b), "") == string
 func TestDemoteKeepsCode(t *testing.T) {
 	in := "# A\n````\n```\n# code 1\n````\n```\n```bash\n# code 2\n```\n## B"
 	want := "### A\n````\n```\n# code 1\n````\n```\n```bash\n# code 2\n```\n### B"
-	if got := demote(in); got != want {
+	if got := mdoc.DemoteHeadings(in); got != want {
 		t.Errorf("demote:\n%s\nwant:\n%s", got, want)
 	}
 }
