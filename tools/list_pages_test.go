@@ -64,7 +64,7 @@ func TestListPagesWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := fmt.Sprint(first)
-	if _, err := h.store.WritePage(ctx, wiki.PageInput{Title: "Aardvark", Slug: "en/aardvark", Body: "x\n"}); err != nil {
+	if _, err := h.store.WritePage(ctx, wiki.PageInput{Title: "Aardvark", Slug: "en/aardvark", Content: "x\n"}); err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(first) != before {

@@ -124,7 +124,7 @@ func Run(ctx context.Context, st *wiki.Store, g *links.Graph, opts Options) (*Re
 				g.Verified = false
 				g.Note = store.PublicMessage(err)
 			}
-			g.Source, g.SubmittedBy, g.SubmittedAt = f.Source, f.SubmittedBy, f.SubmittedAt
+			g.Source, g.SubmittedBy, g.Submitted = f.Source, f.SubmittedBy, f.Submitted
 			all = append(all, g)
 		}
 	}
@@ -147,7 +147,7 @@ func Run(ctx context.Context, st *wiki.Store, g *links.Graph, opts Options) (*Re
 	// Keep the reported findings in place (a big wiki has 100k+).
 	kept := all[:0]
 	for _, f := range all {
-		if prefix != "" && !strings.HasPrefix(f.File, prefix) {
+		if prefix != "" && !strings.HasPrefix(f.Path, prefix) {
 			continue
 		}
 		if d, ok := dismissed[f.ID]; ok && d.Fingerprint == f.Fingerprint {
@@ -405,7 +405,7 @@ func (c *checker) checkOrphans() {
 // orphan_page: any, except from index.md when it is generated.
 func hasInbound(bls []links.Backlink, generatedIndex bool) bool {
 	for _, b := range bls {
-		if !generatedIndex || b.From != "index.md" {
+		if !generatedIndex || b.Path != "index.md" {
 			return true
 		}
 	}

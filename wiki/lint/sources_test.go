@@ -35,7 +35,7 @@ func TestLintSourceChangedOutside(t *testing.T) {
 	got := map[string]string{}
 	for _, f := range rep.Findings {
 		if f.Kind == KindSourceModified || f.Kind == KindSourceDeleted {
-			got[f.File] = f.Kind + " " + f.Severity
+			got[f.Path] = f.Kind + " " + f.Severity
 			if f.Action == "" || f.Message == "" {
 				t.Errorf("finding without message or action: %+v", f)
 			}
