@@ -78,7 +78,7 @@ func LintFindings(d Deps) Tool {
 				}
 			}
 			out.Counts = rep.Counts
-			out.Severities = SeverityCounts{Error: rep.Errors, Warning: rep.Warnings, Info: rep.Infos}
+			out.Severities = SeverityCounts(rep.Severities)
 			out.Dismissed, out.Unverified, out.Pages = rep.Dismissed, rep.Unverified, rep.Pages
 			out.Disabled, out.Problems = rep.Disabled, rep.Problems
 			out.Skipped, out.SkippedExamples = rep.Skipped, rep.SkippedExamples

@@ -140,7 +140,7 @@ func runLint(ctx context.Context, e env, args []string) error {
 	if deepErr != nil {
 		return fmt.Errorf("lint --deep: %s", cliMessage(deepErr))
 	}
-	if rep.Errors > 0 {
+	if rep.Severities.Error > 0 {
 		return exitCode(1)
 	}
 	if deep != nil {
@@ -250,7 +250,7 @@ func printReport(e env, rep *lint.Report, limit int) {
 		cats = append(cats, fmt.Sprintf("%s %d", k, v))
 	}
 	sort.Strings(cats)
-	fmt.Fprintf(w, "\n%d pages checked: %d errors, %d warnings, %d info", rep.Pages, rep.Errors, rep.Warnings, rep.Infos)
+	fmt.Fprintf(w, "\n%d pages checked: %d errors, %d warnings, %d info", rep.Pages, rep.Severities.Error, rep.Severities.Warning, rep.Severities.Info)
 	if rep.Dismissed > 0 {
 		fmt.Fprintf(w, ", %d dismissed", rep.Dismissed)
 	}

@@ -210,8 +210,8 @@ func TestObsidianHelp(t *testing.T) {
 			t.Errorf("%s: lint and the simple method disagree: %s", k, firstDiff(got[k], simple[k]))
 		}
 	}
-	if rep.Pages != 6277 || rep.Errors != 431+8427 {
-		t.Errorf("pages %d, errors %d", rep.Pages, rep.Errors)
+	if rep.Pages != 6277 || rep.Severities.Error != 431+8427 {
+		t.Errorf("pages %d, errors %d", rep.Pages, rep.Severities.Error)
 	}
 }
 

@@ -34,15 +34,23 @@ type Options struct {
 	IncludeDismissed bool
 }
 
+// Severities counts findings by severity. The wire names the counts by
+// severity, since "warnings" is always the array of problems that did not
+// fail a call (docs/design.md, Wire vocabulary).
+type Severities struct {
+	Error   int `json:"error"`
+	Warning int `json:"warning"`
+	Info    int `json:"info"`
+}
+
 // Summary is the totals of a [Report].
 type Summary struct {
-	GeneratedAt string `json:"generated_at"`
+	// Generated is when the report was made (RFC 3339).
+	Generated string `json:"generated"`
 	// Counts are the reported findings per category.
 	Counts map[string]int `json:"counts"`
-	// Errors, Warnings and Infos count the reported findings by severity.
-	Errors   int `json:"errors"`
-	Warnings int `json:"warnings"`
-	Infos    int `json:"infos"`
+	// Severities counts the reported findings by severity.
+	Severities Severities `json:"severities"`
 	// Dismissed counts findings not reported because a person dismissed
 	// them and their evidence has not changed.
 	Dismissed int `json:"dismissed"`
@@ -133,7 +141,7 @@ func Run(ctx context.Context, st *wiki.Store, g *links.Graph, opts Options) (*Re
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Summary: Summary{GeneratedAt: now.Format(time.RFC3339), Counts: map[string]int{}, Pages: len(pages), Problems: set.Problems}, Findings: []Finding{}}
+	rep := &Report{Summary: Summary{Generated: now.Format(time.RFC3339), Counts: map[string]int{}, Pages: len(pages), Problems: set.Problems}, Findings: []Finding{}}
 	// The link graph leaves out what is not a regular file as the page
 	// catalogue does; the catalogue keeps the count.
 	if _, err := st.PagesShared(ctx); err == nil {
@@ -164,11 +172,11 @@ func Run(ctx context.Context, st *wiki.Store, g *links.Graph, opts Options) (*Re
 		rep.Counts[f.Kind]++
 		switch f.Severity {
 		case Error:
-			rep.Errors++
+			rep.Severities.Error++
 		case Warning:
-			rep.Warnings++
+			rep.Severities.Warning++
 		default:
-			rep.Infos++
+			rep.Severities.Info++
 		}
 		if !f.Verified {
 			rep.Unverified++

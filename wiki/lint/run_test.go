@@ -119,8 +119,8 @@ func TestRunCategories(t *testing.T) {
 	if len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0], "no_such_category") {
 		t.Errorf("problems %v", rep.Problems)
 	}
-	if rep.Errors != len(got[KindDanglingLink])+len(got[KindMissingEmbed])+len(got[KindContextOverCap])+len(got[KindBadFrontmatter]) {
-		t.Errorf("errors = %d", rep.Errors)
+	if rep.Severities.Error != len(got[KindDanglingLink])+len(got[KindMissingEmbed])+len(got[KindContextOverCap])+len(got[KindBadFrontmatter]) {
+		t.Errorf("errors = %d", rep.Severities.Error)
 	}
 	for _, f := range rep.Findings {
 		if f.ID == "" || f.Message == "" || f.Action == "" || f.Severity != SeverityOf(f.Kind) || !f.Verified || f.Source != "lint" {
