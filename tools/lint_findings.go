@@ -55,7 +55,7 @@ func LintFindings(d Deps) Tool {
 			if in.Limit < 0 {
 				return out, store.Errorf(store.CodeInvalid, "limit must not be negative")
 			}
-			offset, err := cursorOffset(in.Cursor)
+			offset, err := CursorOffset(in.Cursor)
 			if err != nil {
 				return out, err
 			}
@@ -74,7 +74,7 @@ func LintFindings(d Deps) Tool {
 				end := min(offset+limit, len(rep.Findings))
 				out.Findings = rep.Findings[offset:end]
 				if end < len(rep.Findings) {
-					out.NextCursor = nextCursor(end)
+					out.NextCursor = NextCursor(end)
 				}
 			}
 			out.Counts = rep.Counts
