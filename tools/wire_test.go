@@ -151,6 +151,7 @@ func TestRenamedArgumentsRefused(t *testing.T) {
 		{"list_pages", map[string]any{"offset": 1}, "unknown argument 'offset'; use 'cursor'"},
 		{"lint_findings", map[string]any{"offset": 0}, "unknown argument 'offset'; use 'cursor'"},
 		{"search_wiki", map[string]any{"query": "alpha", "offset": 10}, "unknown argument 'offset'; use 'cursor'"},
+		{"propose_plan", map[string]any{"operation": "ingest", "source": "sources/a.md"}, "invalid: invalid arguments: unknown argument 'source'; use 'path'"},
 		{"submit_lint_findings", map[string]any{"findings": []any{map[string]any{
 			"kind": "gap", "file": "pages/alpha.md", "message": "m",
 			"evidence": []any{map[string]any{"path": "pages/alpha.md", "quote": "Alpha is the first letter."}, map[string]any{"file": "pages/alpha.md", "quote": "Alpha is the first letter."}},
