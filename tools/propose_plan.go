@@ -20,7 +20,7 @@ type ProposePlanInput struct {
 type PlanAction struct {
 	N       int      `json:"n" jsonschema:"the action's number: pass it in apply_plan's selected"`
 	Kind    string   `json:"kind" jsonschema:"create_page, update_page, append_page_section, add_links, update_context or append_context_section"`
-	Target  string   `json:"path" jsonschema:"the file it writes: pages/<slug>.md or context.md"`
+	Path    string   `json:"path" jsonschema:"the file it writes: pages/<slug>.md or context.md"`
 	Summary string   `json:"summary" jsonschema:"one line describing the action, for the checklist"`
 	Title   string   `json:"title,omitempty"`
 	Heading string   `json:"heading,omitempty"`
@@ -89,7 +89,7 @@ func planOutput(p *plan.Plan) ProposePlanOutput {
 		if len(r) > 600 {
 			prev = string(r[:600]) + "…"
 		}
-		out.Actions = append(out.Actions, PlanAction{N: i + 1, Kind: a.Kind, Target: a.Target(), Summary: a.Describe(), Title: a.Title, Heading: a.Heading, Links: a.Links, Why: a.Why, Chars: len(r), Preview: prev})
+		out.Actions = append(out.Actions, PlanAction{N: i + 1, Kind: a.Kind, Path: a.Target(), Summary: a.Describe(), Title: a.Title, Heading: a.Heading, Links: a.Links, Why: a.Why, Chars: len(r), Preview: prev})
 	}
 	return out
 }
