@@ -183,7 +183,7 @@ func TestProviderCompletions(t *testing.T) {
 	defer st.Close()
 	ctx := context.Background()
 	for _, title := range []string{"Graph view", "Graph analysis", "Slugs"} {
-		if _, err := st.WritePage(ctx, wiki.PageInput{Title: title, Summary: "s", Body: "b\n"}); err != nil {
+		if _, err := st.WritePage(ctx, wiki.PageInput{Title: title, Summary: "s", Content: "b\n"}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -10,17 +10,17 @@ import (
 // vocabulary). A list paged by position uses the position of its next item
 // as the cursor; callers pass back next_cursor as given.
 
-// nextCursor is the cursor continuing at item next; "" (no next page) for 0.
-func nextCursor(next int) string {
+// NextCursor is the cursor continuing at item next; "" (no next page) for 0.
+func NextCursor(next int) string {
 	if next <= 0 {
 		return ""
 	}
 	return strconv.Itoa(next)
 }
 
-// cursorOffset is the position a cursor from [nextCursor] continues at; 0
+// CursorOffset is the position a cursor from [NextCursor] continues at; 0
 // for no cursor.
-func cursorOffset(cursor string) (int, error) {
+func CursorOffset(cursor string) (int, error) {
 	if cursor == "" {
 		return 0, nil
 	}

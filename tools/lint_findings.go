@@ -55,7 +55,7 @@ func LintFindings(d Deps) Tool {
 			if in.Limit < 0 {
 				return out, store.Errorf(store.CodeInvalid, "limit must not be negative")
 			}
-			offset, err := cursorOffset(in.Cursor)
+			offset, err := CursorOffset(in.Cursor)
 			if err != nil {
 				return out, err
 			}
@@ -74,11 +74,11 @@ func LintFindings(d Deps) Tool {
 				end := min(offset+limit, len(rep.Findings))
 				out.Findings = rep.Findings[offset:end]
 				if end < len(rep.Findings) {
-					out.NextCursor = nextCursor(end)
+					out.NextCursor = NextCursor(end)
 				}
 			}
 			out.Counts = rep.Counts
-			out.Severities = SeverityCounts{Error: rep.Errors, Warning: rep.Warnings, Info: rep.Infos}
+			out.Severities = SeverityCounts(rep.Severities)
 			out.Dismissed, out.Unverified, out.Pages = rep.Dismissed, rep.Unverified, rep.Pages
 			out.Disabled, out.Problems = rep.Disabled, rep.Problems
 			out.Skipped, out.SkippedExamples = rep.Skipped, rep.SkippedExamples

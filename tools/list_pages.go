@@ -42,7 +42,7 @@ func ListPages(d Deps) Tool {
 			if in.Limit < 0 {
 				return out, store.Errorf(store.CodeInvalid, "limit must not be negative")
 			}
-			offset, err := cursorOffset(in.Cursor)
+			offset, err := CursorOffset(in.Cursor)
 			if err != nil {
 				return out, err
 			}
@@ -72,7 +72,7 @@ func ListPages(d Deps) Tool {
 					}
 					out.Pages = append(out.Pages, p)
 				} else if len(out.Pages) == limit && out.NextCursor == "" {
-					out.NextCursor = nextCursor(out.Total)
+					out.NextCursor = NextCursor(out.Total)
 				}
 				out.Total++
 			}

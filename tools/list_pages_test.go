@@ -53,7 +53,7 @@ func TestListPagesWindow(t *testing.T) {
 	for i, c := range cases {
 		out := h.ok("list_pages", c.args)
 		next, _ := out["next_cursor"].(string)
-		if got := slugs(out); !reflect.DeepEqual(got, c.want) || int(out["total"].(float64)) != c.total || next != nextCursor(c.next) {
+		if got := slugs(out); !reflect.DeepEqual(got, c.want) || int(out["total"].(float64)) != c.total || next != NextCursor(c.next) {
 			t.Errorf("case %d %v: pages %v total %v next %v; want %v %d %d", i, c.args, got, out["total"], next, c.want, c.total, c.next)
 		}
 	}
@@ -64,7 +64,7 @@ func TestListPagesWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := fmt.Sprint(first)
-	if _, err := h.store.WritePage(ctx, wiki.PageInput{Title: "Aardvark", Slug: "en/aardvark", Body: "x\n"}); err != nil {
+	if _, err := h.store.WritePage(ctx, wiki.PageInput{Title: "Aardvark", Slug: "en/aardvark", Content: "x\n"}); err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(first) != before {

@@ -55,11 +55,11 @@ func ListSnapshots(d Deps) Tool {
 				}
 				out := ListSnapshotsOutput{Snapshots: []store.Snapshot{}, Total: len(all)}
 				for _, sn := range all {
-					if n := len(out.Files); n > 0 && out.Files[n-1].Path == sn.Of {
+					if n := len(out.Files); n > 0 && out.Files[n-1].Path == sn.Path {
 						out.Files[n-1].Versions++
 						continue
 					}
-					out.Files = append(out.Files, SnapshotFile{Path: sn.Of, Versions: 1, Newest: sn.Time.Format("2006-01-02T15:04:05Z")})
+					out.Files = append(out.Files, SnapshotFile{Path: sn.Path, Versions: 1, Newest: sn.Replaced.Format("2006-01-02T15:04:05Z")})
 				}
 				return out, nil
 			}

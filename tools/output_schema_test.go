@@ -75,7 +75,7 @@ func TestEveryToolOutputMatchesItsSchema(t *testing.T) {
 		"evidence": []any{map[string]any{"path": "pages/first-letter.md", "quote": "Alpha is the first letter."}}}}})
 	id, _ := sub["submitted"].([]any)[0].(map[string]any)["id"].(string)
 	ok("dismiss_lint_findings", map[string]any{"undismiss": []any{id}})
-	plan := ok("propose_plan", map[string]any{"operation": "ingest", "source": "sources/a.md"})
+	plan := ok("propose_plan", map[string]any{"operation": "ingest", "path": "sources/a.md"})
 	ok("apply_plan", map[string]any{"plan_id": plan["plan_id"], "selected": []any{}}) // discards: no results
 
 	// The same reads on a wiki with content.

@@ -60,7 +60,7 @@ func TestProposeAndApplyPlanOverMCP(t *testing.T) {
 	h.ok("save_source", map[string]any{"path": "sources/rust.md", "content": "# Rust\n\nThe borrow checker prevents data races at compile time.\n"})
 
 	// Wrong arguments never reach the model.
-	if r := h.call("propose_plan", map[string]any{"operation": "ingest"}); !r.IsError || !strings.Contains(text(r), "ingest needs source") {
+	if r := h.call("propose_plan", map[string]any{"operation": "ingest"}); !r.IsError || !strings.Contains(text(r), "ingest needs path") {
 		t.Errorf("no source: %s", text(r))
 	}
 	if r := h.call("propose_plan", map[string]any{"operation": "delete"}); !r.IsError {
@@ -70,7 +70,7 @@ func TestProposeAndApplyPlanOverMCP(t *testing.T) {
 		t.Fatalf("%d completions for bad arguments", n)
 	}
 
-	out := h.ok("propose_plan", map[string]any{"operation": "ingest", "source": "sources/rust.md"})
+	out := h.ok("propose_plan", map[string]any{"operation": "ingest", "path": "sources/rust.md"})
 	id, _ := out["plan_id"].(string)
 	acts, _ := out["actions"].([]any)
 	if id == "" || len(acts) != 2 {
@@ -108,7 +108,7 @@ func TestProposeAndApplyPlanOverMCP(t *testing.T) {
 func TestProposePlanWithoutModel(t *testing.T) {
 	h := newHarness(t)
 	h.ok("save_source", map[string]any{"path": "sources/a.md", "content": "text"})
-	r := h.call("propose_plan", map[string]any{"operation": "ingest", "source": "sources/a.md"})
+	r := h.call("propose_plan", map[string]any{"operation": "ingest", "path": "sources/a.md"})
 	if !r.IsError || !strings.Contains(text(r), "no model endpoint is configured") {
 		t.Errorf("%s", text(r))
 	}

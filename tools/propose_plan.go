@@ -12,7 +12,7 @@ import (
 // ProposePlanInput asks the server's model for a plan.
 type ProposePlanInput struct {
 	Operation string `json:"operation" jsonschema:"ingest: fold one source into pages; build: a new context.md from pages and pending sources,enum=ingest,enum=build"`
-	Source    string `json:"source,omitempty" jsonschema:"ingest: the source under sources/ (save it with save_source first)"`
+	Path      string `json:"path,omitempty" jsonschema:"ingest: the source to fold in, a path under sources/ (save it with save_source first)"`
 	Note      string `json:"note,omitempty" jsonschema:"guidance from the person for the model, one or two sentences"`
 }
 
@@ -20,7 +20,7 @@ type ProposePlanInput struct {
 type PlanAction struct {
 	N       int      `json:"n" jsonschema:"the action's number: pass it in apply_plan's selected"`
 	Kind    string   `json:"kind" jsonschema:"create_page, update_page, append_page_section, add_links, update_context or append_context_section"`
-	Target  string   `json:"path" jsonschema:"the file it writes: pages/<slug>.md or context.md"`
+	Path    string   `json:"path" jsonschema:"the file it writes: pages/<slug>.md or context.md"`
 	Summary string   `json:"summary" jsonschema:"one line describing the action, for the checklist"`
 	Title   string   `json:"title,omitempty"`
 	Heading string   `json:"heading,omitempty"`
@@ -35,7 +35,7 @@ type PlanAction struct {
 type ProposePlanOutput struct {
 	PlanID    string       `json:"plan_id"`
 	Operation string       `json:"operation"`
-	Source    string       `json:"source,omitempty"`
+	Path      string       `json:"path,omitempty" jsonschema:"the source an ingest plan folds in"`
 	Expires   string       `json:"expires" jsonschema:"RFC 3339 time after which the plan cannot be applied"`
 	Takeaways []string     `json:"takeaways"`
 	Actions   []PlanAction `json:"actions"`
@@ -56,13 +56,13 @@ func ProposePlan(d Deps) Tool {
 			var err error
 			switch in.Operation {
 			case "ingest":
-				if in.Source == "" {
-					return ProposePlanOutput{}, store.Errorf(store.CodeInvalid, "ingest needs source: a file under sources/ (save it with save_source first)")
+				if in.Path == "" {
+					return ProposePlanOutput{}, store.Errorf(store.CodeInvalid, "ingest needs path: a file under sources/ (save it with save_source first)")
 				}
-				p, err = pr.Ingest(ctx, plan.IngestInput{Source: in.Source, Note: in.Note})
+				p, err = pr.Ingest(ctx, plan.IngestInput{Source: in.Path, Note: in.Note})
 			case "build":
-				if in.Source != "" {
-					return ProposePlanOutput{}, store.Errorf(store.CodeInvalid, "build takes no source: it folds in every pending source")
+				if in.Path != "" {
+					return ProposePlanOutput{}, store.Errorf(store.CodeInvalid, "build takes no path: it folds in every pending source")
 				}
 				p, err = pr.Build(ctx, plan.BuildInput{Note: in.Note})
 			default:
@@ -76,7 +76,7 @@ func ProposePlan(d Deps) Tool {
 }
 
 func planOutput(p *plan.Plan) ProposePlanOutput {
-	out := ProposePlanOutput{PlanID: p.ID, Operation: p.Op, Source: p.Source, Expires: p.Expires.Format(time.RFC3339), Takeaways: p.Takeaways, Actions: []PlanAction{}}
+	out := ProposePlanOutput{PlanID: p.ID, Operation: p.Op, Path: p.Source, Expires: p.Expires.Format(time.RFC3339), Takeaways: p.Takeaways, Actions: []PlanAction{}}
 	if out.Takeaways == nil {
 		out.Takeaways = []string{}
 	}
@@ -89,7 +89,7 @@ func planOutput(p *plan.Plan) ProposePlanOutput {
 		if len(r) > 600 {
 			prev = string(r[:600]) + "…"
 		}
-		out.Actions = append(out.Actions, PlanAction{N: i + 1, Kind: a.Kind, Target: a.Target(), Summary: a.Describe(), Title: a.Title, Heading: a.Heading, Links: a.Links, Why: a.Why, Chars: len(r), Preview: prev})
+		out.Actions = append(out.Actions, PlanAction{N: i + 1, Kind: a.Kind, Path: a.Target(), Summary: a.Describe(), Title: a.Title, Heading: a.Heading, Links: a.Links, Why: a.Why, Chars: len(r), Preview: prev})
 	}
 	return out
 }

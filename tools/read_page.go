@@ -38,7 +38,7 @@ func ReadPage(d Deps) Tool {
 		Hints:       readOnlyHints,
 	},
 		func(ctx context.Context, in ReadPageInput) (ReadPageOutput, error) {
-			fc, err := d.Store.Read(ctx, wiki.ReadInput{Path: in.Path, Slug: in.Page, FromLine: in.FromLine, ToLine: in.ToLine, MaxChars: in.MaxChars})
+			fc, err := d.Store.Read(ctx, wiki.ReadInput{Path: in.Path, Page: in.Page, FromLine: in.FromLine, ToLine: in.ToLine, MaxChars: in.MaxChars})
 			if err != nil {
 				return ReadPageOutput{}, err
 			}

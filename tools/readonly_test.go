@@ -124,7 +124,7 @@ func TestReadOnlyToolsWriteNothing(t *testing.T) {
 		"citations": []any{map[string]any{"path": "pages/electron-ipc.md", "quote": "Context isolation is on by default since Electron 12"}}})
 	ctx := context.Background()
 	sub, err := lint.Submit(ctx, h.store, "agent", "go-test", []lint.Proposal{{Kind: lint.KindContradiction, Message: "the page and its source disagree",
-		Evidence: []lint.Quote{{File: "pages/electron-ipc.md", Quote: "Context isolation is on by default since Electron 12"}, {File: "sources/ipc.md", Quote: "Context isolation is off by default in every Electron release"}}}})
+		Evidence: []lint.Quote{{Path: "pages/electron-ipc.md", Quote: "Context isolation is on by default since Electron 12"}, {Path: "sources/ipc.md", Quote: "Context isolation is off by default in every Electron release"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func SearchWiki(d Deps) Tool {
 			if d.Search == nil {
 				return out, store.Errorf(store.CodeInternal, "this server runs without a search index; use list_pages and read_page")
 			}
-			offset, err := cursorOffset(in.Cursor)
+			offset, err := CursorOffset(in.Cursor)
 			if err != nil {
 				return out, err
 			}
@@ -47,7 +47,7 @@ func SearchWiki(d Deps) Tool {
 				Prefix: in.Prefix, Lang: in.Lang, Limit: in.Limit, Offset: offset,
 			})
 			out.Result = res
-			out.NextCursor = nextCursor(res.NextOffset)
+			out.NextCursor = NextCursor(res.NextOffset)
 			if err == nil {
 				store.CallFrom(ctx).SetExtra("hits", len(res.Hits))
 				store.CallFrom(ctx).SetExtra("total", res.Total)

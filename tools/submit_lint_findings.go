@@ -49,9 +49,9 @@ func SubmitLintFindings(d Deps) Tool {
 			}
 			ps := make([]lint.Proposal, len(in.Findings))
 			for i, s := range in.Findings {
-				p := lint.Proposal{Kind: s.Kind, File: s.Path, Message: s.Message, Action: s.Action}
+				p := lint.Proposal{Kind: s.Kind, Path: s.Path, Message: s.Message, Action: s.Action}
 				for _, q := range s.Evidence {
-					p.Evidence = append(p.Evidence, lint.Quote{File: q.Path, Quote: q.Quote})
+					p.Evidence = append(p.Evidence, lint.Quote{Path: q.Path, Quote: q.Quote})
 				}
 				ps[i] = p
 			}

@@ -334,6 +334,7 @@ var renamedArgs = map[string]map[string]string{
 	"lint_findings":        {"offset": "cursor"},
 	"search_wiki":          {"offset": "cursor"},
 	"submit_lint_findings": {"findings[].file": "path", "findings[].evidence[].file": "path"},
+	"propose_plan":         {"source": "path"},
 }
 
 // checkRenamed refuses args when they use a name of renamed (see

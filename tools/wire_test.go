@@ -151,6 +151,7 @@ func TestRenamedArgumentsRefused(t *testing.T) {
 		{"list_pages", map[string]any{"offset": 1}, "unknown argument 'offset'; use 'cursor'"},
 		{"lint_findings", map[string]any{"offset": 0}, "unknown argument 'offset'; use 'cursor'"},
 		{"search_wiki", map[string]any{"query": "alpha", "offset": 10}, "unknown argument 'offset'; use 'cursor'"},
+		{"propose_plan", map[string]any{"operation": "ingest", "source": "sources/a.md"}, "invalid: invalid arguments: unknown argument 'source'; use 'path'"},
 		{"submit_lint_findings", map[string]any{"findings": []any{map[string]any{
 			"kind": "gap", "file": "pages/alpha.md", "message": "m",
 			"evidence": []any{map[string]any{"path": "pages/alpha.md", "quote": "Alpha is the first letter."}, map[string]any{"file": "pages/alpha.md", "quote": "Alpha is the first letter."}},
@@ -174,15 +175,15 @@ func TestRenamedArgumentsRefused(t *testing.T) {
 // Cursors are the ones a tool returned; anything else is refused.
 func TestCursorRoundTrip(t *testing.T) {
 	for _, n := range []int{1, 2, 50, 10_000} {
-		if got, err := cursorOffset(nextCursor(n)); err != nil || got != n {
+		if got, err := CursorOffset(NextCursor(n)); err != nil || got != n {
 			t.Errorf("cursor of %d: %d, %v", n, got, err)
 		}
 	}
-	if nextCursor(0) != "" {
-		t.Errorf("position 0 has no cursor: %q", nextCursor(0))
+	if NextCursor(0) != "" {
+		t.Errorf("position 0 has no cursor: %q", NextCursor(0))
 	}
 	for _, bad := range []string{"-1", "x", "01", " 1", "1.5", "99999999999999999999999"} {
-		if _, err := cursorOffset(bad); err == nil || !strings.HasPrefix(err.Error(), "cursor is not one this tool returned") {
+		if _, err := CursorOffset(bad); err == nil || !strings.HasPrefix(err.Error(), "cursor is not one this tool returned") {
 			t.Errorf("cursor %q: %v", bad, err)
 		}
 	}

@@ -36,7 +36,7 @@ func WritePage(d Deps) Tool {
 		Hints:       hints{destructive: true},
 	},
 		func(ctx context.Context, in WritePageInput) (WritePageOutput, error) {
-			w, err := d.Store.WritePage(ctx, wiki.PageInput{Title: in.Title, Slug: in.Slug, Summary: in.Summary, Tags: in.Tags, Aliases: in.Aliases, Sources: in.Sources, Extra: in.Extra, Body: in.Content, BaseSHA256: in.BaseSHA256})
+			w, err := d.Store.WritePage(ctx, wiki.PageInput{Title: in.Title, Slug: in.Slug, Summary: in.Summary, Tags: in.Tags, Aliases: in.Aliases, Sources: in.Sources, Extra: in.Extra, Content: in.Content, BaseSHA256: in.BaseSHA256})
 			if err != nil {
 				return WritePageOutput{}, err
 			}

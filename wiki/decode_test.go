@@ -44,11 +44,11 @@ func TestUncertainEncodingAndUnservedFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !fc.EncodingUncertain || fc.Encoding != "euc-kr" || !strings.Contains(fc.Note, "could not be determined") || !strings.Contains(fc.Body, "압축 파일을 만들고 풉니다") {
-		t.Errorf("read korean: encoding %q uncertain=%v note %q body %q", fc.Encoding, fc.EncodingUncertain, fc.Note, fc.Body)
+	if !fc.EncodingUncertain || fc.Encoding != "euc-kr" || !strings.Contains(fc.Note, "could not be determined") || !strings.Contains(fc.Content, "압축 파일을 만들고 풉니다") {
+		t.Errorf("read korean: encoding %q uncertain=%v note %q body %q", fc.Encoding, fc.EncodingUncertain, fc.Note, fc.Content)
 	}
-	if fc, _ := s.Read(ctx, ReadInput{Path: "sources/latin1.txt"}); fc.EncodingUncertain || fc.Body != "café crème\n" {
-		t.Errorf("read latin-1: uncertain=%v body %q", fc.EncodingUncertain, fc.Body)
+	if fc, _ := s.Read(ctx, ReadInput{Path: "sources/latin1.txt"}); fc.EncodingUncertain || fc.Content != "café crème\n" {
+		t.Errorf("read latin-1: uncertain=%v body %q", fc.EncodingUncertain, fc.Content)
 	}
 	res, err := s.GatherSources(ctx, GatherInput{Mode: "all"})
 	if err != nil {

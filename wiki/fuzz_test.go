@@ -153,7 +153,7 @@ func FuzzResolvePath(f *testing.F) {
 	f.Fuzz(func(t *testing.T, p string) {
 		ctx := context.Background()
 		if fc, err := s.Read(ctx, ReadInput{Path: p}); err == nil {
-			if strings.Contains(fc.Body, "OUTSIDE SECRET") {
+			if strings.Contains(fc.Content, "OUTSIDE SECRET") {
 				t.Fatalf("read %q returned a file from outside the root", p)
 			}
 			real, err := filepath.EvalSymlinks(filepath.Join(fs.root, filepath.FromSlash(fc.Path)))
@@ -161,7 +161,7 @@ func FuzzResolvePath(f *testing.F) {
 				t.Fatalf("read %q resolved to %q", p, real)
 			}
 		}
-		if fc, err := s.Read(ctx, ReadInput{Slug: p}); err == nil && strings.Contains(fc.Body, "OUTSIDE SECRET") {
+		if fc, err := s.Read(ctx, ReadInput{Page: p}); err == nil && strings.Contains(fc.Content, "OUTSIDE SECRET") {
 			t.Fatalf("read slug %q returned a file from outside the root", p)
 		}
 		err := s.Update(ctx, func(tx *store.Tx) error { return tx.Create(p, []byte("fuzz\n")) })

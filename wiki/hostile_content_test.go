@@ -100,7 +100,7 @@ func TestHostileContent(t *testing.T) {
 		}
 		switch c.enc {
 		case "binary":
-			if !fc.Binary || fc.Body != "" || fc.MediaType == "" || len(b) > 2000 {
+			if !fc.Binary || fc.Content != "" || fc.MediaType == "" || len(b) > 2000 {
 				t.Errorf("%s: not described: %s", c.name, b)
 			}
 		default:
@@ -111,13 +111,13 @@ func TestHostileContent(t *testing.T) {
 				t.Errorf("%s: binary=%v encoding=%q, want %q", c.name, fc.Binary, fc.Encoding, c.enc)
 				continue
 			}
-			if c.body != "" && fc.Body != c.body {
-				t.Errorf("%s: body %q, want %q", c.name, fc.Body, c.body)
+			if c.body != "" && fc.Content != c.body {
+				t.Errorf("%s: body %q, want %q", c.name, fc.Content, c.body)
 			}
-			if c.contain != "" && !strings.Contains(fc.Body, c.contain) {
+			if c.contain != "" && !strings.Contains(fc.Content, c.contain) {
 				if fc.NextFromLine > 0 {
 					more, _ := s.Read(ctx, ReadInput{Path: rel, FromLine: fc.NextFromLine})
-					if !strings.Contains(more.Body, c.contain) {
+					if !strings.Contains(more.Content, c.contain) {
 						t.Errorf("%s: %q not found", c.name, c.contain)
 					}
 				}
@@ -129,12 +129,12 @@ func TestHostileContent(t *testing.T) {
 	}
 	// A huge single line is cut at the limit and said so, not dumped.
 	fc, _ := s.Read(ctx, ReadInput{Path: "sources/huge-line.txt"})
-	if utf8.RuneCountInString(fc.Body) != DefaultReadChars || !fc.Truncated || !strings.Contains(fc.Note, "line 1 has 3000000 characters") {
-		t.Errorf("huge line: %d chars, truncated=%v, note %q", utf8.RuneCountInString(fc.Body), fc.Truncated, fc.Note)
+	if utf8.RuneCountInString(fc.Content) != DefaultReadChars || !fc.Truncated || !strings.Contains(fc.Note, "line 1 has 3000000 characters") {
+		t.Errorf("huge line: %d chars, truncated=%v, note %q", utf8.RuneCountInString(fc.Content), fc.Truncated, fc.Note)
 	}
 	fc, _ = s.Read(ctx, ReadInput{Path: "sources/huge-line.txt", MaxChars: 10 * MaxReadChars})
-	if utf8.RuneCountInString(fc.Body) != MaxReadChars {
-		t.Errorf("max_chars above the limit returned %d chars", utf8.RuneCountInString(fc.Body))
+	if utf8.RuneCountInString(fc.Content) != MaxReadChars {
+		t.Errorf("max_chars above the limit returned %d chars", utf8.RuneCountInString(fc.Content))
 	}
 	// gather_sources decodes, describes and cuts the same way, and never
 	// sends the reader back to the line it just read.

@@ -27,7 +27,7 @@ type writeScenario struct {
 
 func writeScenarios() []writeScenario {
 	page := func(t *testing.T, s *Store) {
-		if _, err := s.WritePage(context.Background(), PageInput{Title: "Topic", Summary: "first", Body: "version one\n"}); err != nil {
+		if _, err := s.WritePage(context.Background(), PageInput{Title: "Topic", Summary: "first", Content: "version one\n"}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.WriteContext(context.Background(), ContextInput{Content: "# Context\n\nold synthesis\n"}); err != nil {
@@ -39,18 +39,18 @@ func writeScenarios() []writeScenario {
 	}
 	updatePage := func(ctx context.Context, s *Store) error {
 		cur, _, _ := s.ReadRaw("pages/topic.md")
-		_, err := s.WritePage(ctx, PageInput{Title: "Topic", Summary: "second", Body: "version two\n", BaseSHA256: store.SHA256Hex(cur)})
+		_, err := s.WritePage(ctx, PageInput{Title: "Topic", Summary: "second", Content: "version two\n", BaseSHA256: store.SHA256Hex(cur)})
 		return err
 	}
 	return []writeScenario{
 		{"write_page create (page and index.md)", page, func(ctx context.Context, s *Store) error {
-			_, err := s.WritePage(ctx, PageInput{Title: "New Page", Summary: "s", Body: "body\n"})
+			_, err := s.WritePage(ctx, PageInput{Title: "New Page", Summary: "s", Content: "body\n"})
 			return err
 		}},
 		{"write_page update (page and index.md)", page, updatePage},
 		{"write_page update (page only)", page, func(ctx context.Context, s *Store) error {
 			cur, _, _ := s.ReadRaw("pages/topic.md")
-			_, err := s.WritePage(ctx, PageInput{Title: "Topic", Body: "version three\n", BaseSHA256: store.SHA256Hex(cur)})
+			_, err := s.WritePage(ctx, PageInput{Title: "Topic", Content: "version three\n", BaseSHA256: store.SHA256Hex(cur)})
 			return err
 		}},
 		{"atomic_write_context", page, func(ctx context.Context, s *Store) error {
@@ -152,10 +152,10 @@ func checkWiki(t *testing.T, dir string) {
 	for _, r := range recs {
 		for _, p := range r.Pruned { // deleted by the retention, audited
 			if sn, ok := store.ParseSnapshotPath(p.Path); ok {
-				if snaps[sn.Of] == nil {
-					snaps[sn.Of] = map[string]bool{}
+				if snaps[sn.Path] == nil {
+					snaps[sn.Path] = map[string]bool{}
 				}
-				snaps[sn.Of][p.Before] = true
+				snaps[sn.Path][p.Before] = true
 			}
 		}
 	}

@@ -30,7 +30,7 @@ func TestHostileFrontmatterWrites(t *testing.T) {
 		rel := "pages/broken-" + string(rune('a'+i)) + ".md"
 		mustWrite(t, dir, rel, src)
 		before := treeOf(t, dir)
-		_, err := s.WritePage(ctx, PageInput{Title: "Broken", Slug: strings.TrimSuffix(strings.TrimPrefix(rel, "pages/"), ".md"), Body: "new\n", BaseSHA256: store.SHA256Hex([]byte(src))})
+		_, err := s.WritePage(ctx, PageInput{Title: "Broken", Slug: strings.TrimSuffix(strings.TrimPrefix(rel, "pages/"), ".md"), Content: "new\n", BaseSHA256: store.SHA256Hex([]byte(src))})
 		if err == nil || store.CodeOf(err) != store.CodeInvalid || !strings.Contains(store.PublicMessage(err), rel) || !strings.Contains(store.PublicMessage(err), "line ") {
 			t.Errorf("%s: update of a page with broken frontmatter: %v", rel, err)
 		}
@@ -40,14 +40,14 @@ func TestHostileFrontmatterWrites(t *testing.T) {
 		}
 		// read_page still shows it, with the problem.
 		fc, err := s.Read(ctx, ReadInput{Path: rel})
-		if err != nil || fc.FrontmatterError == "" || fc.Body != src {
+		if err != nil || fc.FrontmatterError == "" || fc.Content != src {
 			t.Errorf("%s: read = %+v, %v", rel, fc, err)
 		}
 	}
 	// A body that starts with a frontmatter block would become a second block.
 	for _, body := range []string{"---\ntitle: Sneaky\n---\ntext\n", "\n\n---\nsummary: x\n---\n", "+++\ntitle = \"x\"\n+++\n", "{\"title\": \"x\"}\ntext\n"} {
 		n++
-		if _, err := s.WritePage(ctx, PageInput{Title: "Sneaky", Body: body}); err == nil || !strings.Contains(store.PublicMessage(err), "frontmatter") {
+		if _, err := s.WritePage(ctx, PageInput{Title: "Sneaky", Content: body}); err == nil || !strings.Contains(store.PublicMessage(err), "frontmatter") {
 			t.Errorf("body %q: %v", body, err)
 		}
 		if _, err := s.WriteContext(ctx, ContextInput{Content: body}); err == nil {
@@ -67,7 +67,7 @@ func TestHostileFrontmatterWrites(t *testing.T) {
 		n++
 		rel := "pages/" + slug + ".md"
 		mustWrite(t, dir, rel, src)
-		w, err := s.WritePage(ctx, PageInput{Title: "T " + slug, Slug: slug, Body: "new body\n---\nafter a rule\n", BaseSHA256: store.SHA256Hex([]byte(src))})
+		w, err := s.WritePage(ctx, PageInput{Title: "T " + slug, Slug: slug, Content: "new body\n---\nafter a rule\n", BaseSHA256: store.SHA256Hex([]byte(src))})
 		if err != nil {
 			t.Fatalf("%s: %v", slug, err)
 		}

@@ -158,7 +158,7 @@ func TestHostileContainment(t *testing.T) {
 		n++
 		fc, err := s.Read(ctx, ReadInput{Path: p})
 		if err == nil {
-			t.Errorf("read %s = %q", p, fc.Body)
+			t.Errorf("read %s = %q", p, fc.Content)
 			continue
 		}
 		if (!strings.Contains(p, parent) && strings.Contains(store.PublicMessage(err), parent)) || strings.Contains(store.PublicMessage(err), "SECRET") {
@@ -167,13 +167,13 @@ func TestHostileContainment(t *testing.T) {
 	}
 	for _, slug := range []string{"out", "secret", "pages/secret"} {
 		n++
-		if _, err := s.Read(ctx, ReadInput{Slug: slug}); err == nil {
+		if _, err := s.Read(ctx, ReadInput{Page: slug}); err == nil {
 			t.Errorf("read slug %q through a link that leads out", slug)
 		}
 	}
 	// A link that stays inside may be read (it is the same bytes) but is
 	// never written through.
-	if fc, err := s.Read(ctx, ReadInput{Path: "pages/inside.md"}); err != nil || fc.Body != "inside source\n" {
+	if fc, err := s.Read(ctx, ReadInput{Path: "pages/inside.md"}); err != nil || fc.Content != "inside source\n" {
 		t.Errorf("read inside link: %+v %v", fc, err)
 	}
 
@@ -182,19 +182,19 @@ func TestHostileContainment(t *testing.T) {
 		do   func() error
 	}{
 		{"write_page through a dangling link", func() error {
-			_, err := s.WritePage(ctx, PageInput{Title: "Dangling", Body: "x\n"})
+			_, err := s.WritePage(ctx, PageInput{Title: "Dangling", Content: "x\n"})
 			return err
 		}},
 		{"write_page onto a link pointing out", func() error {
-			_, err := s.WritePage(ctx, PageInput{Title: "Secret", Body: "x\n", BaseSHA256: store.SHA256Hex([]byte("---\ntitle: secret\n---\nSECRET\n"))})
+			_, err := s.WritePage(ctx, PageInput{Title: "Secret", Content: "x\n", BaseSHA256: store.SHA256Hex([]byte("---\ntitle: secret\n---\nSECRET\n"))})
 			return err
 		}},
 		{"write_page onto a link pointing inside", func() error {
-			_, err := s.WritePage(ctx, PageInput{Title: "Inside", Body: "x\n", BaseSHA256: store.SHA256Hex([]byte("inside source\n"))})
+			_, err := s.WritePage(ctx, PageInput{Title: "Inside", Content: "x\n", BaseSHA256: store.SHA256Hex([]byte("inside source\n"))})
 			return err
 		}},
 		{"write_page onto a relative link", func() error {
-			_, err := s.WritePage(ctx, PageInput{Title: "Relative", Body: "x\n"})
+			_, err := s.WritePage(ctx, PageInput{Title: "Relative", Content: "x\n"})
 			return err
 		}},
 		{"save_source into a folder pointing out", func() error {
@@ -293,15 +293,15 @@ func TestRootThroughSymlink(t *testing.T) {
 		s := openStore(t, root)
 		ctx := context.Background()
 		title := "Through " + filepath.Base(root)
-		w, err := s.WritePage(ctx, PageInput{Title: title, Body: "one\n"})
+		w, err := s.WritePage(ctx, PageInput{Title: title, Content: "one\n"})
 		if err != nil {
 			t.Fatalf("%s: %v", root, err)
 		}
-		w2, err := s.WritePage(ctx, PageInput{Title: title, Body: "two\n", BaseSHA256: w.SHA256})
+		w2, err := s.WritePage(ctx, PageInput{Title: title, Content: "two\n", BaseSHA256: w.SHA256})
 		if err != nil || w2.Snapshot == "" {
 			t.Fatalf("%s: update: %+v %v", root, w2, err)
 		}
-		if fc, err := s.Read(ctx, ReadInput{Slug: title}); err != nil || fc.Body != "two\n" {
+		if fc, err := s.Read(ctx, ReadInput{Page: title}); err != nil || fc.Content != "two\n" {
 			t.Errorf("%s: read back %+v %v", root, fc, err)
 		}
 		if s.Dir() != root {
@@ -434,15 +434,15 @@ func TestHostilePageIdentity(t *testing.T) {
 	s, dir := newStore(t)
 	ctx := context.Background()
 	n := 0
-	w, err := s.WritePage(ctx, PageInput{Title: "My Topic", Body: "one\n"})
+	w, err := s.WritePage(ctx, PageInput{Title: "My Topic", Content: "one\n"})
 	if err != nil || w.Path != "pages/my-topic.md" {
 		t.Fatalf("%+v %v", w, err)
 	}
 	for _, in := range []PageInput{
-		{Title: "my topic", Body: "two\n"},
-		{Title: "Other", Slug: "MY_TOPIC", Body: "two\n"},
-		{Title: "Other", Slug: "my.topic.md", Body: "two\n"},
-		{Title: "MY—TOPIC", Body: "two\n"},
+		{Title: "my topic", Content: "two\n"},
+		{Title: "Other", Slug: "MY_TOPIC", Content: "two\n"},
+		{Title: "Other", Slug: "my.topic.md", Content: "two\n"},
+		{Title: "MY—TOPIC", Content: "two\n"},
 	} {
 		n++
 		before := treeOf(t, dir)
@@ -461,14 +461,14 @@ func TestHostilePageIdentity(t *testing.T) {
 	// A hand-made file under another spelling is the page: updates go to
 	// it, creates are refused, and no twin appears.
 	mustWrite(t, dir, "pages/Café Notes.md", "---\ntitle: Café Notes\n---\nhand\n")
-	for _, in := range []PageInput{{Title: "cafe notes", Body: "x\n"}, {Title: "CAFE\u0301 NOTES", Body: "x\n"}, {Title: "x", Slug: "cafe_notes", Body: "x\n"}} {
+	for _, in := range []PageInput{{Title: "cafe notes", Content: "x\n"}, {Title: "CAFE\u0301 NOTES", Content: "x\n"}, {Title: "x", Slug: "cafe_notes", Content: "x\n"}} {
 		n++
 		if _, err := s.WritePage(ctx, in); store.CodeOf(err) != store.CodeConflict || !strings.Contains(store.PublicMessage(err), "pages/Café Notes.md") {
 			t.Errorf("create %+v: %v", in, err)
 		}
 	}
 	n++
-	up, err := s.WritePage(ctx, PageInput{Title: "Café Notes", Slug: "cafe-notes", Body: "updated\n", BaseSHA256: store.SHA256Hex([]byte("---\ntitle: Café Notes\n---\nhand\n"))})
+	up, err := s.WritePage(ctx, PageInput{Title: "Café Notes", Slug: "cafe-notes", Content: "updated\n", BaseSHA256: store.SHA256Hex([]byte("---\ntitle: Café Notes\n---\nhand\n"))})
 	if err != nil || up.Path != "pages/Café Notes.md" {
 		t.Errorf("update of the hand-made page: %+v %v", up, err)
 	}
@@ -501,11 +501,11 @@ func TestHostilePageIdentity(t *testing.T) {
 	}
 	// Two titles with the same slug: the second is a conflict, not a
 	// replacement.
-	if _, err := s.WritePage(ctx, PageInput{Title: "C", Body: "the letter\n"}); err != nil {
+	if _, err := s.WritePage(ctx, PageInput{Title: "C", Content: "the letter\n"}); err != nil {
 		t.Fatal(err)
 	}
 	n++
-	if _, err := s.WritePage(ctx, PageInput{Title: "C++", Body: "the language\n"}); store.CodeOf(err) != store.CodeConflict {
+	if _, err := s.WritePage(ctx, PageInput{Title: "C++", Content: "the language\n"}); store.CodeOf(err) != store.CodeConflict {
 		t.Errorf("C++ after C: %v", err)
 	}
 	if got := readFile(t, dir, "pages/c.md"); !strings.Contains(got, "the letter") {

@@ -50,12 +50,12 @@ func TestSpecialFilesNeverBlock(t *testing.T) {
 				refused(t, "OpenFile "+rel, rel, err)
 			}
 			ctx, _ := ctxWithCall("read_page")
-			_, err := wikitest.Within(t, "Read slug x", func() (FileContent, error) { return s.Read(ctx, ReadInput{Slug: "x"}) })
+			_, err := wikitest.Within(t, "Read slug x", func() (FileContent, error) { return s.Read(ctx, ReadInput{Page: "x"}) })
 			refused(t, "Read slug x", "pages/x.md", err)
 
 			ctx, _ = ctxWithCall("write_page")
 			_, err = wikitest.Within(t, "WritePage x", func() (PageWrite, error) {
-				return s.WritePage(ctx, PageInput{Title: "x", Body: "new body\n"})
+				return s.WritePage(ctx, PageInput{Title: "x", Content: "new body\n"})
 			})
 			refused(t, "WritePage x", "pages/x.md", err)
 			ctx, _ = ctxWithCall("save_source")
@@ -103,7 +103,7 @@ func TestSpecialFilesNeverBlock(t *testing.T) {
 			}
 			ctx, _ = ctxWithCall("write_page")
 			if _, err := wikitest.Within(t, "WritePage other", func() (PageWrite, error) {
-				return s.WritePage(ctx, PageInput{Title: "Other", Body: "fine\n"})
+				return s.WritePage(ctx, PageInput{Title: "Other", Content: "fine\n"})
 			}); err != nil {
 				t.Fatalf("write_page other: %v", err)
 			}
@@ -123,20 +123,20 @@ func TestSpecialFilesNeverBlock(t *testing.T) {
 func TestSpecialStateFilesNeverBlock(t *testing.T) {
 	s, dir := newStore(t)
 	ctx, _ := ctxWithCall("write_page")
-	if _, err := s.WritePage(ctx, PageInput{Title: "Kept", Body: "v1\n"}); err != nil {
+	if _, err := s.WritePage(ctx, PageInput{Title: "Kept", Content: "v1\n"}); err != nil {
 		t.Fatal(err)
 	}
 	// A stored version of pages/kept.md, then a FIFO in its place; and a
 	// FIFO where the snapshot folder of another page would be.
 	ctx, _ = ctxWithCall("write_page")
-	if _, err := s.WritePage(ctx, PageInput{Title: "Kept", Body: "v2\n", BaseSHA256: sumOfFile(t, dir, "pages/kept.md")}); err != nil {
+	if _, err := s.WritePage(ctx, PageInput{Title: "Kept", Content: "v2\n", BaseSHA256: sumOfFile(t, dir, "pages/kept.md")}); err != nil {
 		t.Fatal(err)
 	}
 	snaps, err := s.Snapshots("pages/kept.md")
 	if err != nil || len(snaps) != 1 {
 		t.Fatalf("snapshots of pages/kept.md: %v %+v", err, snaps)
 	}
-	snap := snaps[0].Path
+	snap := snaps[0].Snapshot
 	wikitest.MakeSpecial(t, filepath.Join(dir, filepath.FromSlash(store.SnapshotDir), "pages", "gone.md"), "fifo")
 	if _, err := wikitest.Within(t, "Snapshots of a FIFO folder", func() ([]store.Snapshot, error) { return s.Snapshots("pages/gone.md") }); err == nil {
 		t.Errorf("snapshots listed through a FIFO folder")

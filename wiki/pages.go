@@ -492,8 +492,8 @@ type PageInput struct {
 	Tags, Aliases, Sources []string
 	// Extra holds other frontmatter keys to set.
 	Extra map[string]any
-	// Body is the markdown after the frontmatter.
-	Body string
+	// Content is the markdown after the frontmatter.
+	Content string
 	// BaseSHA256 is the sha256 of the version the caller read. Required to
 	// update an existing page; must be empty to create one.
 	BaseSHA256 string
@@ -581,7 +581,7 @@ func (s *Store) WritePage(ctx context.Context, in PageInput) (out PageWrite, err
 			crlf = FirstLineCRLF(cur)
 		}
 		fields := pageFields(in, old, now)
-		data, err = mdoc.RenderDoc(fields, old, []byte(in.Body))
+		data, err = mdoc.RenderDoc(fields, old, []byte(in.Content))
 		if err != nil {
 			return err
 		}
@@ -650,7 +650,7 @@ func folderKey(dir string) string {
 }
 
 func validatePageInput(in *PageInput) error {
-	for _, f := range []struct{ name, v string }{{"title", in.Title}, {"summary", in.Summary}, {"body", in.Body}, {"slug", in.Slug}, {"base_sha256", in.BaseSHA256}} {
+	for _, f := range []struct{ name, v string }{{"title", in.Title}, {"summary", in.Summary}, {"body", in.Content}, {"slug", in.Slug}, {"base_sha256", in.BaseSHA256}} {
 		if !utf8.ValidString(f.v) {
 			return store.Errorf(store.CodeInvalid, "%s is not valid UTF-8", f.name)
 		}
@@ -667,10 +667,10 @@ func validatePageInput(in *PageInput) error {
 	if len(in.Summary) > 500 {
 		return store.Errorf(store.CodeInvalid, "summary is %d bytes; keep it under 500", len(in.Summary))
 	}
-	if len(in.Body) > MaxPageBytes {
-		return store.Errorf(store.CodeTooLarge, "body is %d bytes; the limit is %d. Split the topic into several pages", len(in.Body), MaxPageBytes)
+	if len(in.Content) > MaxPageBytes {
+		return store.Errorf(store.CodeTooLarge, "content is %d bytes; the limit is %d. Split the topic into several pages", len(in.Content), MaxPageBytes)
 	}
-	if d, err := mdoc.ParseDoc("body", []byte(in.Body)); err != nil || d.Format != mdoc.FormatNone {
+	if d, err := mdoc.ParseDoc("body", []byte(in.Content)); err != nil || d.Format != mdoc.FormatNone {
 		return store.Errorf(store.CodeInvalid, "content starts with a frontmatter block; pass title, summary, tags, aliases and sources as arguments and the markdown after the frontmatter as content")
 	}
 	if in.BaseSHA256 != "" && !isHexSHA(in.BaseSHA256) {

@@ -111,25 +111,25 @@ func TestWritePageNested(t *testing.T) {
 	}
 	defer st.Close()
 	ctx := context.Background()
-	w, err := st.WritePage(ctx, PageInput{Title: "Canvas", Slug: "en/plugins/canvas", Body: "new\n"})
+	w, err := st.WritePage(ctx, PageInput{Title: "Canvas", Slug: "en/plugins/canvas", Content: "new\n"})
 	if err != nil || w.Path != "pages/en/Plugins/canvas.md" || w.Slug != "en/Plugins/canvas" || !w.Created {
 		t.Fatalf("%+v %v", w, err)
 	}
-	w, err = st.WritePage(ctx, PageInput{Title: "Deep", Slug: "en/plugins/deep/page", Body: "x\n"})
+	w, err = st.WritePage(ctx, PageInput{Title: "Deep", Slug: "en/plugins/deep/page", Content: "x\n"})
 	if err != nil || w.Path != "pages/en/Plugins/deep/page.md" {
 		t.Fatalf("%+v %v", w, err)
 	}
-	w, err = st.WritePage(ctx, PageInput{Title: "Other", Slug: "de/other", Body: "x\n"})
+	w, err = st.WritePage(ctx, PageInput{Title: "Other", Slug: "de/other", Content: "x\n"})
 	if err != nil || w.Path != "pages/de/other.md" {
 		t.Fatalf("%+v %v", w, err)
 	}
 	old, _ := os.ReadFile(filepath.Join(dir, "pages", "en", "Plugins", "Graph view.md"))
-	w, err = st.WritePage(ctx, PageInput{Title: "Graph view", Slug: "en/plugins/graph-view", Body: "new body\n", BaseSHA256: store.SHA256Hex(old)})
+	w, err = st.WritePage(ctx, PageInput{Title: "Graph view", Slug: "en/plugins/graph-view", Content: "new body\n", BaseSHA256: store.SHA256Hex(old)})
 	if err != nil || w.Path != "pages/en/Plugins/Graph view.md" || w.Created {
 		t.Fatalf("%+v %v", w, err)
 	}
 	for _, bad := range []string{"a/../../x", "/etc/x", "a//b", "sources/../../x"} {
-		if _, err := st.WritePage(ctx, PageInput{Title: "X", Slug: bad, Body: "x\n"}); store.CodeOf(err) != store.CodeInvalid {
+		if _, err := st.WritePage(ctx, PageInput{Title: "X", Slug: bad, Content: "x\n"}); store.CodeOf(err) != store.CodeInvalid {
 			t.Errorf("slug %q: %v", bad, err)
 		}
 	}
@@ -179,7 +179,7 @@ func TestFrontmatterRoundTrip(t *testing.T) {
 		"colon: and # hash", "ünïcödé ✓", "'single'", "multi\n\nparagraph\n",
 	}
 	for i, title := range titles {
-		w, err := s.WritePage(ctx, PageInput{Title: title, Slug: "t" + fmtInt(i), Summary: "s: " + string([]rune(title)[0:1]), Tags: []string{"true", "a:b"}, Body: "body\n"})
+		w, err := s.WritePage(ctx, PageInput{Title: title, Slug: "t" + fmtInt(i), Summary: "s: " + string([]rune(title)[0:1]), Tags: []string{"true", "a:b"}, Content: "body\n"})
 		if err != nil {
 			t.Fatalf("%q: %v", title, err)
 		}
@@ -193,8 +193,8 @@ func TestFrontmatterRoundTrip(t *testing.T) {
 		if tags := mdoc.MetaList(fc.Frontmatter, "tags"); len(tags) != 2 || tags[0] != "true" || tags[1] != "a:b" {
 			t.Errorf("tags came back as %v", tags)
 		}
-		if fc.Body != "body\n" {
-			t.Errorf("body came back as %q", fc.Body)
+		if fc.Content != "body\n" {
+			t.Errorf("body came back as %q", fc.Content)
 		}
 	}
 }
@@ -208,12 +208,12 @@ func TestUnknownKeysKept(t *testing.T) {
 	ctx := context.Background()
 	raw := "---\ntitle: Old\npermalink: 'kept/as-is'   # a comment\ncssclasses:\n  - wide\n  -   narrow\ncreated: 2020-05-01T10:00:00Z\n---\n# Old\n"
 	os.WriteFile(filepath.Join(dir, "pages", "old.md"), []byte(raw), 0o644)
-	fc, err := s.Read(ctx, ReadInput{Slug: "old"})
+	fc, err := s.Read(ctx, ReadInput{Page: "old"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	now = t0.Add(time.Hour)
-	if _, err := s.WritePage(ctx, PageInput{Title: "New title", Slug: "old", Body: "# New\n", BaseSHA256: fc.SHA256}); err != nil {
+	if _, err := s.WritePage(ctx, PageInput{Title: "New title", Slug: "old", Content: "# New\n", BaseSHA256: fc.SHA256}); err != nil {
 		t.Fatal(err)
 	}
 	got := readFile(t, dir, "pages/old.md")
@@ -233,7 +233,7 @@ func TestPageIdentity(t *testing.T) {
 	ctx := context.Background()
 	os.WriteFile(filepath.Join(dir, "pages", "My Topic.md"), []byte("# My Topic\n"), 0o644)
 	for _, name := range []string{"my topic", "MY_TOPIC", "my-topic"} {
-		_, err := s.WritePage(ctx, PageInput{Title: "x", Slug: name, Body: "y"})
+		_, err := s.WritePage(ctx, PageInput{Title: "x", Slug: name, Content: "y"})
 		wantCode(t, err, store.CodeConflict)
 		if err != nil && !strings.Contains(err.Error(), "pages/My Topic.md") {
 			t.Errorf("conflict does not name the existing file: %v", err)

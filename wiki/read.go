@@ -27,8 +27,8 @@ const (
 type ReadInput struct {
 	// Path is project-relative ("pages/x.md", "sources/a.pdf", "context.md").
 	Path string
-	// Slug names a page instead of Path (see [Store.ResolvePage]).
-	Slug string
+	// Page names a page instead of Path (see [Store.ResolvePage]).
+	Page string
 	// FromLine and ToLine select 1-based file lines, inclusive (0 = from the
 	// start / to the end).
 	FromLine, ToLine int
@@ -47,18 +47,18 @@ type FileContent struct {
 	// Frontmatter is the parsed frontmatter of a markdown file, if any.
 	Frontmatter map[string]any `json:"frontmatter,omitempty"`
 	// FrontmatterError explains why the frontmatter could not be parsed; the
-	// raw text is then in Body.
+	// raw text is then in Content.
 	FrontmatterError string `json:"frontmatter_error,omitempty"`
-	// Body is the text after the frontmatter, or the selected lines when a
+	// Content is the text after the frontmatter, or the selected lines when a
 	// line range was asked for.
-	Body string `json:"content"`
-	// FromLine and ToLine are the 1-based file lines Body holds (when a range
+	Content string `json:"content"`
+	// FromLine and ToLine are the 1-based file lines Content holds (when a range
 	// was asked for or the text was cut at MaxChars).
 	FromLine int `json:"from_line,omitempty"`
 	ToLine   int `json:"to_line,omitempty"`
 	// TotalLines is the number of lines in the whole file.
 	TotalLines int `json:"total_lines"`
-	// Truncated is true when Body stops before the end; read on from
+	// Truncated is true when Content stops before the end; read on from
 	// NextFromLine.
 	Truncated    bool `json:"truncated,omitempty"`
 	NextFromLine int  `json:"next_from_line,omitempty"`
@@ -67,10 +67,10 @@ type FileContent struct {
 	Binary    bool   `json:"binary,omitempty"`
 	MediaType string `json:"media_type,omitempty"`
 	// Encoding names the encoding text was decoded from when it is not
-	// UTF-8 ("utf-16le", "windows-1252"); Body is then the decoded text.
+	// UTF-8 ("utf-16le", "windows-1252"); Content is then the decoded text.
 	Encoding string `json:"encoding,omitempty"`
 	// EncodingUncertain is set when the encoding could not be determined
-	// (see [mdoc.Decoded].Uncertain): Encoding is a guess and Body may be
+	// (see [mdoc.Decoded].Uncertain): Encoding is a guess and Content may be
 	// garbled; Note says so.
 	EncodingUncertain bool `json:"encoding_uncertain,omitempty"`
 	// Note says what was done to the file to show it (decoded, a line cut).
@@ -124,7 +124,7 @@ func (s *Store) Read(ctx context.Context, in ReadInput) (FileContent, error) {
 		if perr == nil {
 			out.Frontmatter = d.Meta
 			if utf8.RuneCount(d.Body) <= max {
-				out.Body = string(d.Body)
+				out.Content = string(d.Body)
 				return out, nil
 			}
 			in.FromLine = d.BodyLine
@@ -144,7 +144,7 @@ func (s *Store) Read(ctx context.Context, in ReadInput) (FileContent, error) {
 		to = out.TotalLines
 	}
 	body, last, cut := selectLines(data, from, to, max)
-	out.Body, out.FromLine, out.ToLine = body, from, last
+	out.Content, out.FromLine, out.ToLine = body, from, last
 	if cut && last == from && utf8.RuneCountInString(body) >= max {
 		n := utf8.RuneCount(lineAt(data, from))
 		note := fmt.Sprintf("line %d has %d characters; only its first %d are shown (search_wiki finds text further in)", from, n, max)
@@ -164,11 +164,11 @@ func (s *Store) Read(ctx context.Context, in ReadInput) (FileContent, error) {
 }
 
 func (s *Store) resolveReadTarget(in ReadInput) (string, error) {
-	if in.Path == "" && in.Slug == "" {
+	if in.Path == "" && in.Page == "" {
 		return "", store.Errorf(store.CodeInvalid, "give a path (like \"pages/topic.md\" or \"context.md\") or a page slug")
 	}
 	if in.Path == "" {
-		return s.ResolvePage(in.Slug)
+		return s.ResolvePage(in.Page)
 	}
 	rel, err := CleanPath(in.Path)
 	if err != nil {

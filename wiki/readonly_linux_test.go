@@ -40,7 +40,7 @@ func TestReadOnlyOpenWritesNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
-			if _, err := st.WritePage(ctx, wiki.PageInput{Title: "Topic", Body: "First.\n"}); err != nil {
+			if _, err := st.WritePage(ctx, wiki.PageInput{Title: "Topic", Content: "First.\n"}); err != nil {
 				t.Fatal(err)
 			}
 			st.Close()
@@ -73,7 +73,7 @@ func TestReadOnlyOpenWritesNothing(t *testing.T) {
 			if _, err := st.ResolvePage("topic"); err != nil {
 				t.Errorf("resolve a page: %v", err)
 			}
-			_, err = st.WritePage(ctx, wiki.PageInput{Title: "Other", Body: "x\n"})
+			_, err = st.WritePage(ctx, wiki.PageInput{Title: "Other", Content: "x\n"})
 			if store.CodeOf(err) != store.CodeUnavailable || store.PublicMessage(err) != store.ReadOnlyMessage {
 				t.Errorf("write on a read-only wiki: %v", err)
 			}

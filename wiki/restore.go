@@ -43,10 +43,10 @@ func (s *Store) AllSnapshots() ([]store.Snapshot, error) {
 		return nil, store.Internal("list snapshots", err)
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if out[i].Of != out[j].Of {
-			return out[i].Of < out[j].Of
+		if out[i].Path != out[j].Path {
+			return out[i].Path < out[j].Path
 		}
-		return out[i].Path > out[j].Path
+		return out[i].Snapshot > out[j].Snapshot
 	})
 	return out, nil
 }
@@ -114,15 +114,15 @@ func (s *Store) RestoreSnapshot(ctx context.Context, in RestoreInput) (out Resto
 	if err != nil {
 		return out, err
 	}
-	data, ok, err := s.ReadRaw(sn.Path)
+	data, ok, err := s.ReadRaw(sn.Snapshot)
 	if err != nil {
 		return out, err
 	}
 	if !ok {
-		return out, store.Errorf(store.CodeNotFound, "snapshot %s does not exist; list_snapshots shows the stored versions", sn.Path)
+		return out, store.Errorf(store.CodeNotFound, "snapshot %s does not exist; list_snapshots shows the stored versions", sn.Snapshot)
 	}
 	if !strings.HasPrefix(store.SHA256Hex(data), sn.SHA256Prefix) {
-		return out, store.Errorf(store.CodeInvalid, "snapshot %s is damaged: its content does not match the sha256 in its name; choose another version", sn.Path)
+		return out, store.Errorf(store.CodeInvalid, "snapshot %s is damaged: its content does not match the sha256 in its name; choose another version", sn.Snapshot)
 	}
 	before := len(call.SnapshotsTaken())
 	err = s.Update(ctx, func(tx *store.Tx) error {
@@ -153,7 +153,7 @@ func (s *Store) RestoreSnapshot(ctx context.Context, in RestoreInput) (out Resto
 	if err != nil {
 		return RestoreResult{}, err
 	}
-	out.Path, out.Restored, out.SHA256 = rel, sn.Path, store.SHA256Hex(data)
+	out.Path, out.Restored, out.SHA256 = rel, sn.Snapshot, store.SHA256Hex(data)
 	for _, p := range call.SnapshotsTaken()[before:] {
 		if strings.HasPrefix(p, store.SnapshotDir+"/"+rel+"/") {
 			out.Snapshot = p
@@ -183,14 +183,14 @@ func (s *Store) findSnapshot(in RestoreInput) (store.Snapshot, string, error) {
 			if err != nil {
 				return store.Snapshot{}, "", err
 			}
-			if rel != sn.Of {
-				return store.Snapshot{}, "", store.Errorf(store.CodeInvalid, "snapshot %s is a version of %s, not of %s", p, sn.Of, rel)
+			if rel != sn.Path {
+				return store.Snapshot{}, "", store.Errorf(store.CodeInvalid, "snapshot %s is a version of %s, not of %s", p, sn.Path, rel)
 			}
 		}
-		if err := restorable(sn.Of); err != nil {
+		if err := restorable(sn.Path); err != nil {
 			return store.Snapshot{}, "", err
 		}
-		return sn, sn.Of, nil
+		return sn, sn.Path, nil
 	}
 	if in.Path == "" {
 		return store.Snapshot{}, "", store.Errorf(store.CodeInvalid, "name the file to restore (path), or give a full snapshot path")
@@ -221,7 +221,7 @@ func (s *Store) findSnapshot(in RestoreInput) (store.Snapshot, string, error) {
 	}
 	var found []store.Snapshot
 	for _, sn := range list {
-		if path.Base(sn.Path) == want {
+		if path.Base(sn.Snapshot) == want {
 			return sn, rel, nil
 		}
 		if len(want) >= 8 && hexRe().MatchString(want) && (strings.HasPrefix(sn.SHA256Prefix, strings.ToLower(want)) || (len(want) > 16 && strings.HasPrefix(strings.ToLower(want), sn.SHA256Prefix))) {
@@ -394,10 +394,10 @@ func (s *Store) pruneLocked(dryRun bool) (PruneResult, error) {
 	byFile := map[string][]store.Snapshot{}
 	var files []string
 	for _, sn := range all {
-		if byFile[sn.Of] == nil {
-			files = append(files, sn.Of)
+		if byFile[sn.Path] == nil {
+			files = append(files, sn.Path)
 		}
-		byFile[sn.Of] = append(byFile[sn.Of], sn) // newest first
+		byFile[sn.Path] = append(byFile[sn.Path], sn) // newest first
 	}
 	// Copies that survive whatever happens: current files and the
 	// snapshots kept by age or count.
@@ -419,9 +419,9 @@ func (s *Store) pruneLocked(dryRun bool) (PruneResult, error) {
 			surviving[store.SHA256Hex(cur)] = true
 		}
 		for i, sn := range byFile[of] {
-			if i < keepLast || !sn.Time.Before(cutoff) {
+			if i < keepLast || !sn.Replaced.Before(cutoff) {
 				res.Kept++
-				if sum := sumOf(sn.Path); sum != "" {
+				if sum := sumOf(sn.Snapshot); sum != "" {
 					surviving[sum] = true
 				}
 				continue
@@ -432,9 +432,9 @@ func (s *Store) pruneLocked(dryRun bool) (PruneResult, error) {
 	refs := s.referencedVersions()
 	// Oldest first, so of several copies of a referenced version the
 	// newest stays.
-	sort.Slice(candidates, func(i, j int) bool { return candidates[i].sn.Time.Before(candidates[j].sn.Time) })
+	sort.Slice(candidates, func(i, j int) bool { return candidates[i].sn.Replaced.Before(candidates[j].sn.Replaced) })
 	for i := range candidates {
-		candidates[i].sum = sumOf(candidates[i].sn.Path)
+		candidates[i].sum = sumOf(candidates[i].sn.Snapshot)
 	}
 	remaining := map[string]int{}
 	for _, c := range candidates {
@@ -451,12 +451,12 @@ func (s *Store) pruneLocked(dryRun bool) (PruneResult, error) {
 			continue
 		}
 		if !dryRun {
-			if err := s.root.Remove(c.sn.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return res, store.Internal("delete snapshot "+c.sn.Path, err)
+			if err := s.root.Remove(c.sn.Snapshot); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return res, store.Internal("delete snapshot "+c.sn.Snapshot, err)
 			}
 		}
 		remaining[c.sum]--
-		res.Deleted = append(res.Deleted, store.WriteRecord{Path: c.sn.Path, Before: c.sum})
+		res.Deleted = append(res.Deleted, store.WriteRecord{Path: c.sn.Snapshot, Before: c.sum})
 	}
 	if len(res.Deleted) > 0 && !dryRun {
 		dirs := map[string]bool{}

@@ -40,7 +40,7 @@ func writeVersions(t *testing.T, s *Store, title string, bodies ...string) []str
 	var sums []string
 	base := ""
 	for _, b := range bodies {
-		w, err := s.WritePage(context.Background(), PageInput{Title: title, Body: b, BaseSHA256: base})
+		w, err := s.WritePage(context.Background(), PageInput{Title: title, Content: b, BaseSHA256: base})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +60,7 @@ func TestRestoreSnapshot(t *testing.T) {
 	}
 	// Undo: the newest stored version that differs from the file.
 	r, err := s.RestoreSnapshot(ctx, RestoreInput{Path: "pages/topic.md"})
-	if err != nil || !r.Changed || r.SHA256 != sums[1] || r.Restored != list[0].Path || r.Snapshot == "" {
+	if err != nil || !r.Changed || r.SHA256 != sums[1] || r.Restored != list[0].Snapshot || r.Snapshot == "" {
 		t.Fatalf("undo: %+v %v", r, err)
 	}
 	if got := readFile(t, dir, "pages/topic.md"); !strings.HasSuffix(got, "\ntwo\n") {
@@ -77,8 +77,8 @@ func TestRestoreSnapshot(t *testing.T) {
 	// By sha256 prefix, file name and full path.
 	for _, pick := range []RestoreInput{
 		{Path: "topic", Snapshot: sums[0][:8]},
-		{Path: "pages/topic.md", Snapshot: path.Base(list[1].Path)},
-		{Snapshot: list[1].Path},
+		{Path: "pages/topic.md", Snapshot: path.Base(list[1].Snapshot)},
+		{Snapshot: list[1].Snapshot},
 		{Path: "pages/topic.md", Snapshot: strings.ToUpper(sums[0][:12])},
 	} {
 		r, err := s.RestoreSnapshot(ctx, pick)
@@ -88,7 +88,7 @@ func TestRestoreSnapshot(t *testing.T) {
 	}
 	// Restoring the version the file already holds changes nothing.
 	before := treeOf(t, dir)
-	r, err = s.RestoreSnapshot(ctx, RestoreInput{Snapshot: list[1].Path})
+	r, err = s.RestoreSnapshot(ctx, RestoreInput{Snapshot: list[1].Snapshot})
 	if err != nil || r.Changed {
 		t.Errorf("restore of the current version: %+v %v", r, err)
 	}
@@ -109,7 +109,7 @@ func TestRestoreSnapshot(t *testing.T) {
 		{RestoreInput{Path: "pages/topic.md", BaseSHA256: strings.Repeat("0", 64)}, store.CodeConflict, "changed since you read it"},
 		{RestoreInput{Path: "pages/topic.md", Snapshot: "deadbeef"}, store.CodeNotFound, "no stored version"},
 		{RestoreInput{Path: "pages/topic.md", Snapshot: "abc"}, store.CodeNotFound, "no stored version"},
-		{RestoreInput{Path: "context.md", Snapshot: list[0].Path}, store.CodeInvalid, "is a version of pages/topic.md"},
+		{RestoreInput{Path: "context.md", Snapshot: list[0].Snapshot}, store.CodeInvalid, "is a version of pages/topic.md"},
 		{RestoreInput{Snapshot: store.SnapshotDir + "/pages/topic.md/not-a-snapshot.md"}, store.CodeInvalid, "not a snapshot path"},
 		{RestoreInput{Snapshot: store.SnapshotDir + "/../../x"}, store.CodeInvalid, ""},
 		{RestoreInput{Path: "sources/a.md"}, store.CodeInvalid, "sources are never rewritten"},
@@ -132,8 +132,8 @@ func TestRestoreSnapshot(t *testing.T) {
 		t.Error("a refused restore changed the page")
 	}
 	// A damaged snapshot is refused.
-	os.WriteFile(filepath.Join(dir, filepath.FromSlash(list[1].Path)), []byte("tampered\n"), 0o644)
-	if _, err := s.RestoreSnapshot(ctx, RestoreInput{Snapshot: list[1].Path}); err == nil || !strings.Contains(store.PublicMessage(err), "damaged") {
+	os.WriteFile(filepath.Join(dir, filepath.FromSlash(list[1].Snapshot)), []byte("tampered\n"), 0o644)
+	if _, err := s.RestoreSnapshot(ctx, RestoreInput{Snapshot: list[1].Snapshot}); err == nil || !strings.Contains(store.PublicMessage(err), "damaged") {
 		t.Errorf("damaged snapshot: %v", err)
 	}
 }
@@ -241,7 +241,7 @@ func TestSnapshotRetention(t *testing.T) {
 	left := map[string]int{}
 	list, _ := s.Snapshots("pages/topic.md")
 	for _, sn := range list {
-		b := readFile(t, dir, sn.Path)
+		b := readFile(t, dir, sn.Snapshot)
 		left[store.SHA256Hex([]byte(b))]++
 	}
 	if left[sums[0]] != 1 || left[sums[1]] != 1 || left[sums[2]] != 0 || left[sums[4]] != 1 || left[sums[5]] != 1 {
@@ -268,7 +268,7 @@ func TestSnapshotRetention(t *testing.T) {
 	s.pruneMu.Unlock()
 	c, call = ctxWithCall("write_page")
 	cur := readFile(t, dir, "pages/other.md")
-	_, err = s.WritePage(c, PageInput{Title: "Other", Body: "e\n", BaseSHA256: store.SHA256Hex([]byte(cur))})
+	_, err = s.WritePage(c, PageInput{Title: "Other", Content: "e\n", BaseSHA256: store.SHA256Hex([]byte(cur))})
 	if err := s.Audit(call, err); err != nil {
 		t.Fatal(err)
 	}

@@ -256,12 +256,12 @@ func TestIndexGolden(t *testing.T) {
 	s, dir := newStore(t, WithClock(func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }))
 	ctx := context.Background()
 	pages := []PageInput{
-		{Title: "Electron IPC patterns", Summary: "How renderer and main talk.", Tags: []string{"electron", "ipc"}, Body: "x"},
-		{Title: "Bun SQLite gotchas", Summary: "What breaks\nwhere.", Tags: []string{"bun"}, Body: "x"},
-		{Title: "alpha | pipes ]] and [[brackets", Summary: "Escaped.", Tags: []string{"electron"}, Body: "x"},
-		{Title: "No tags", Body: "x"},
+		{Title: "Electron IPC patterns", Summary: "How renderer and main talk.", Tags: []string{"electron", "ipc"}, Content: "x"},
+		{Title: "Bun SQLite gotchas", Summary: "What breaks\nwhere.", Tags: []string{"bun"}, Content: "x"},
+		{Title: "alpha | pipes ]] and [[brackets", Summary: "Escaped.", Tags: []string{"electron"}, Content: "x"},
+		{Title: "No tags", Content: "x"},
 		// pages/log.md shares its name with log.md: linked by path.
-		{Title: "Log", Summary: "Logarithms.", Tags: []string{"math"}, Body: "x"},
+		{Title: "Log", Summary: "Logarithms.", Tags: []string{"math"}, Content: "x"},
 	}
 	for _, p := range pages {
 		p.Summary = strings.ReplaceAll(p.Summary, "\n", " ")

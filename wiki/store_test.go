@@ -65,7 +65,7 @@ func TestInvariantContainment(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(outside, "new.md")); err == nil {
 		t.Fatal("a write escaped through the symlinked folder")
 	}
-	_, err = s.WritePage(ctx, PageInput{Title: "Secret", Body: "overwrite?"})
+	_, err = s.WritePage(ctx, PageInput{Title: "Secret", Content: "overwrite?"})
 	if err == nil {
 		t.Error("write_page through a symlinked page leading out succeeded")
 	}
@@ -230,21 +230,21 @@ func fmtInt(i int) string {
 func TestInvariantBaseSHA(t *testing.T) {
 	s, dir := newStore(t)
 	ctx := context.Background()
-	w, err := s.WritePage(ctx, PageInput{Title: "Topic", Body: "v1\n"})
+	w, err := s.WritePage(ctx, PageInput{Title: "Topic", Content: "v1\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w2, err := s.WritePage(ctx, PageInput{Title: "Topic", Body: "v2\n", BaseSHA256: w.SHA256})
+	w2, err := s.WritePage(ctx, PageInput{Title: "Topic", Content: "v2\n", BaseSHA256: w.SHA256})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.WritePage(ctx, PageInput{Title: "Topic", Body: "v3 from a stale read\n", BaseSHA256: w.SHA256})
+	_, err = s.WritePage(ctx, PageInput{Title: "Topic", Content: "v3 from a stale read\n", BaseSHA256: w.SHA256})
 	wantCode(t, err, store.CodeConflict)
 	if !strings.Contains(readFile(t, dir, w.Path), "v2") {
 		t.Error("a stale base_sha256 overwrote the page")
 	}
 	// Creating over an existing page without base_sha256 is a conflict too.
-	_, err = s.WritePage(ctx, PageInput{Title: "topic", Body: "again"})
+	_, err = s.WritePage(ctx, PageInput{Title: "topic", Content: "again"})
 	wantCode(t, err, store.CodeConflict)
 	// The Tx level check.
 	err = s.Update(ctx, func(tx *store.Tx) error { return tx.Replace(w.Path, []byte("x"), w.SHA256) })
@@ -261,14 +261,14 @@ func TestInvariantSnapshots(t *testing.T) {
 	frozen := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	s, dir := newStore(t, WithClock(func() time.Time { return frozen }))
 	ctx := context.Background()
-	w, err := s.WritePage(ctx, PageInput{Title: "Topic", Body: "v1\n"})
+	w, err := s.WritePage(ctx, PageInput{Title: "Topic", Content: "v1\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	versions := []string{readFile(t, dir, w.Path)}
 	sha := w.SHA256
 	for i := 2; i <= 4; i++ {
-		r, err := s.WritePage(ctx, PageInput{Title: "Topic", Body: "v" + fmtInt(i) + "\n", BaseSHA256: sha})
+		r, err := s.WritePage(ctx, PageInput{Title: "Topic", Content: "v" + fmtInt(i) + "\n", BaseSHA256: sha})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -284,7 +284,7 @@ func TestInvariantSnapshots(t *testing.T) {
 	}
 	got := map[string]bool{}
 	for _, sn := range snaps {
-		got[readFile(t, dir, sn.Path)] = true
+		got[readFile(t, dir, sn.Snapshot)] = true
 	}
 	for _, v := range versions[:3] {
 		if !got[v] {
@@ -368,7 +368,7 @@ func TestInvariantAudit(t *testing.T) {
 	ctx := context.Background()
 	big := strings.Repeat("x", 5000)
 	c := store.NewCall("write_page", "sess-1", map[string]any{"title": "T", "body": big})
-	w, err := s.WritePage(store.WithCall(ctx, c), PageInput{Title: "T", Body: big})
+	w, err := s.WritePage(store.WithCall(ctx, c), PageInput{Title: "T", Content: big})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,7 +376,7 @@ func TestInvariantAudit(t *testing.T) {
 		t.Fatal(err)
 	}
 	c2 := store.NewCall("write_page", "sess-1", map[string]any{"title": "T"})
-	_, err = s.WritePage(store.WithCall(ctx, c2), PageInput{Title: "T", Body: "again"})
+	_, err = s.WritePage(store.WithCall(ctx, c2), PageInput{Title: "T", Content: "again"})
 	s.Audit(c2, err)
 	lines := auditRecords(t, dir)
 	if len(lines) != 2 {
@@ -446,7 +446,7 @@ func (f *failingDerived) Close() error { return nil }
 func TestInvariantDerived(t *testing.T) {
 	s, dir := newStore(t)
 	ctx := context.Background()
-	if _, err := s.WritePage(ctx, PageInput{Title: "Alpha", Summary: "first letter", Body: "a"}); err != nil {
+	if _, err := s.WritePage(ctx, PageInput{Title: "Alpha", Summary: "first letter", Content: "a"}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(readFile(t, dir, "index.md"), "- [[alpha|Alpha]] — first letter") {
@@ -455,7 +455,7 @@ func TestInvariantDerived(t *testing.T) {
 	d := &failingDerived{fail: true}
 	s.AddDerived(d)
 	c := store.NewCall("write_page", "s", nil)
-	if _, err := s.WritePage(store.WithCall(ctx, c), PageInput{Title: "Beta", Body: "b"}); err != nil {
+	if _, err := s.WritePage(store.WithCall(ctx, c), PageInput{Title: "Beta", Content: "b"}); err != nil {
 		t.Fatal(err)
 	}
 	if w := c.WarningsSnapshot(); len(w) != 1 || !strings.Contains(w[0], "search is stale: index is corrupt") {

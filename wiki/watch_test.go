@@ -155,7 +155,7 @@ func TestChangeFeedSeesOutsideEdits(t *testing.T) {
 	// Writes through the store are in the catalogue at once, and their own
 	// events are absorbed without a walk.
 	ctx, _ := ctxWithCall("write_page")
-	if _, err := s.WritePage(ctx, PageInput{Title: "Own write", Body: "x\n"}); err != nil {
+	if _, err := s.WritePage(ctx, PageInput{Title: "Own write", Content: "x\n"}); err != nil {
 		t.Fatal(err)
 	}
 	if titles(t, s)["pages/own-write.md"] != "Own write" {
@@ -492,7 +492,7 @@ func TestChangeFeedTwoStores(t *testing.T) {
 		t.Errorf("sync folder's .gitignore: %q %v", data, err)
 	}
 	ctx, call := ctxWithCall("write_page")
-	if _, err := a.WritePage(ctx, PageInput{Title: "Audited", Body: "x\n"}); err != nil {
+	if _, err := a.WritePage(ctx, PageInput{Title: "Audited", Content: "x\n"}); err != nil {
 		t.Fatal(err)
 	}
 	titles(t, a)

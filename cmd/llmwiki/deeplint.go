@@ -40,9 +40,9 @@ func deepLint(ctx context.Context, st *wiki.Store, mc *model.Client, budget int)
 	v := lint.NewVerifier(st)
 	var keep []lint.Proposal
 	for i, c := range rev.Claims {
-		p := lint.Proposal{Kind: c.Kind, File: c.File, Message: c.Message, Action: c.Action}
+		p := lint.Proposal{Kind: c.Kind, Path: c.File, Message: c.Message, Action: c.Action}
 		for _, q := range c.Evidence {
-			p.Evidence = append(p.Evidence, lint.Quote{File: q.File, Quote: q.Quote})
+			p.Evidence = append(p.Evidence, lint.Quote{Path: q.File, Quote: q.Quote})
 		}
 		f, err := v.Check(p)
 		switch {
@@ -86,13 +86,13 @@ func deepLint(ctx context.Context, st *wiki.Store, mc *model.Client, budget int)
 func printDeep(w io.Writer, r *deepResult) {
 	fmt.Fprintf(w, "\nDeep lint (model, %d of %d pages shown): %d proposed, %d verified, %d dropped because their quotes were not found in the files.\n", r.Pages, r.Total, r.Proposed, len(r.Findings), r.Dropped)
 	for _, f := range r.Findings {
-		loc := f.File
+		loc := f.Path
 		if f.Line > 0 {
-			loc = fmt.Sprintf("%s:%d", f.File, f.Line)
+			loc = fmt.Sprintf("%s:%d", f.Path, f.Line)
 		}
 		fmt.Fprintf(w, "  %s %s [%s] %s\n", f.Severity, loc, f.Kind, f.Message)
 		for _, ev := range f.Evidence {
-			fmt.Fprintf(w, "      %s:%d \"%s\"\n", ev.File, ev.Line, ev.Quote)
+			fmt.Fprintf(w, "      %s:%d \"%s\"\n", ev.Path, ev.Line, ev.Quote)
 		}
 		if f.Action != "" {
 			fmt.Fprintf(w, "      fix: %s\n", f.Action)

@@ -140,7 +140,7 @@ func runLint(ctx context.Context, e env, args []string) error {
 	if deepErr != nil {
 		return fmt.Errorf("lint --deep: %s", cliMessage(deepErr))
 	}
-	if rep.Errors > 0 {
+	if rep.Severities.Error > 0 {
 		return exitCode(1)
 	}
 	if deep != nil {
@@ -160,7 +160,7 @@ func lintRun(ctx context.Context, e env, st *wiki.Store, graph *links.Graph, f *
 			return nil, err
 		}
 		for _, x := range fs {
-			fmt.Fprintf(e.stderr, "dismissed %s (%s %s)\n", x.ID, x.Kind, x.File)
+			fmt.Fprintf(e.stderr, "dismissed %s (%s %s)\n", x.ID, x.Kind, x.Path)
 		}
 	}
 	if ids := splitList(f.undismiss); len(ids) > 0 {
@@ -217,9 +217,9 @@ func printReport(e env, rep *lint.Report, limit int) {
 			break
 		}
 		n++
-		where := x.File
+		where := x.Path
 		if x.Line > 0 {
-			where = fmt.Sprintf("%s:%d", x.File, x.Line)
+			where = fmt.Sprintf("%s:%d", x.Path, x.Line)
 		}
 		tag := ""
 		switch {
@@ -235,9 +235,9 @@ func printReport(e env, rep *lint.Report, limit int) {
 			if !ev.Verified {
 				mark = "NOT FOUND: " + ev.Reason
 			}
-			loc := ev.File
+			loc := ev.Path
 			if ev.Line > 0 {
-				loc = fmt.Sprintf("%s:%d", ev.File, ev.Line)
+				loc = fmt.Sprintf("%s:%d", ev.Path, ev.Line)
 			}
 			fmt.Fprintf(w, "        quote %s %q (%s)\n", loc, ev.Quote, mark)
 		}
@@ -250,7 +250,7 @@ func printReport(e env, rep *lint.Report, limit int) {
 		cats = append(cats, fmt.Sprintf("%s %d", k, v))
 	}
 	sort.Strings(cats)
-	fmt.Fprintf(w, "\n%d pages checked: %d errors, %d warnings, %d info", rep.Pages, rep.Errors, rep.Warnings, rep.Infos)
+	fmt.Fprintf(w, "\n%d pages checked: %d errors, %d warnings, %d info", rep.Pages, rep.Severities.Error, rep.Severities.Warning, rep.Severities.Info)
 	if rep.Dismissed > 0 {
 		fmt.Fprintf(w, ", %d dismissed", rep.Dismissed)
 	}

@@ -53,7 +53,7 @@ func TestLintCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("json: %v\n%s", err, out)
 	}
-	if len(rep.Findings) != 1 || rep.Findings[0].Kind != lint.KindDanglingLink || rep.Findings[0].Line != 6 || rep.Errors != 1 {
+	if len(rep.Findings) != 1 || rep.Findings[0].Kind != lint.KindDanglingLink || rep.Findings[0].Line != 6 || rep.Severities.Error != 1 {
 		t.Fatalf("report %+v", rep)
 	}
 	// Dismissing the error: exit status 0, and it stays dismissed.

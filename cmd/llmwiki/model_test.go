@@ -330,7 +330,7 @@ func TestDeepLintKeepsOnlyVerifiedClaims(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	f := res.Findings[0]
-	if f.Kind != "contradiction" || !f.Verified || f.Source != "model" || f.File != "pages/locking.md" || len(f.Evidence) != 2 || f.Evidence[0].Line != 4 {
+	if f.Kind != "contradiction" || !f.Verified || f.Source != "model" || f.Path != "pages/locking.md" || len(f.Evidence) != 2 || f.Evidence[0].Line != 4 {
 		t.Errorf("finding %+v", f)
 	}
 	why := strings.Join(res.DroppedWhy, "\n")

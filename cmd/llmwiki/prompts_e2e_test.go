@@ -25,7 +25,7 @@ func TestPromptsOverStdio(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, title := range []string{"Graph view", "Graph analysis", "Canvas"} {
-		if _, err := st.WritePage(ctx, wiki.PageInput{Title: title, Summary: "s", Body: "b\n"}); err != nil {
+		if _, err := st.WritePage(ctx, wiki.PageInput{Title: title, Summary: "s", Content: "b\n"}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/internal/app"
+	"github.com/llmwiki/llmwiki/tools"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/search"
 	"github.com/llmwiki/llmwiki/wiki/store"
@@ -24,7 +25,7 @@ import (
 // `llmwiki search --dry-run` searches for "--dry-run"; after "--" every
 // argument is a query word (`llmwiki search -- --json`).
 func runSearch(ctx context.Context, e env, args []string) error {
-	fs := newFlags(e, "search", `search "query" [--scope pages|sources|context|all] [--match best|all|any|phrase] [--limit N] [--json] [--root DIR]
+	fs := newFlags(e, "search", `search "query" [--scope pages|sources|context|all] [--match best|all|any|phrase] [--limit N] [--cursor C] [--json] [--root DIR]
 
 The query is literal text: arguments that are not the flags below are query
 words, wherever they stand (llmwiki search --dry-run finds "--dry-run"); every
@@ -34,7 +35,7 @@ exist (llmwiki init creates one).`)
 	scope := fs.String("scope", "pages", "pages, sources, context or all")
 	match := fs.String("match", "best", "best, all, any or phrase")
 	limit := fs.Int("limit", search.DefaultLimit, "most hits to print (at most 50)")
-	offset := fs.Int("offset", 0, "hits to skip")
+	cursor := fs.String("cursor", "", "continue where the previous search stopped (its next_cursor)")
 	tag := fs.String("tag", "", "only files with this tag")
 	prefix := fs.String("prefix", "", "only files whose path starts with this")
 	lang := fs.String("lang", "", "only files in this language")
@@ -42,6 +43,10 @@ exist (llmwiki init creates one).`)
 	words, err := splitSearchArgs(fs, args)
 	if err != nil {
 		return err
+	}
+	offset, err := tools.CursorOffset(*cursor)
+	if err != nil {
+		return fmt.Errorf("%s", store.PublicMessage(err))
 	}
 	if len(words) == 0 {
 		fs.Usage()
@@ -71,7 +76,7 @@ exist (llmwiki init creates one).`)
 		fmt.Fprintf(e.stderr, "llmwiki: %s (%.0fs)\n", s.Reason, time.Since(waitStart).Seconds())
 	}
 	res, err := idx.Search(ctx, search.Query{
-		Text: strings.Join(words, " "), Scope: *scope, Match: *match, Limit: *limit, Offset: *offset,
+		Text: strings.Join(words, " "), Scope: *scope, Match: *match, Limit: *limit, Offset: offset,
 		Tag: *tag, Prefix: *prefix, Lang: *lang,
 	})
 	if err != nil {
@@ -83,9 +88,9 @@ exist (llmwiki init creates one).`)
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return enc.Encode(tools.SearchWikiOutput{Result: res, NextCursor: tools.NextCursor(res.NextOffset)})
 	}
-	printResult(e, res, *offset)
+	printResult(e, res, offset)
 	return nil
 }
 
@@ -203,7 +208,7 @@ func printResult(e env, res search.Result, offset int) {
 	}
 	more := ""
 	if res.NextOffset > 0 {
-		more = fmt.Sprintf("; more with --offset %d", res.NextOffset)
+		more = "; more with --cursor " + tools.NextCursor(res.NextOffset)
 	}
 	fmt.Fprintf(w, "%d of %d matching files%s\n", len(res.Hits), res.Total, more)
 }

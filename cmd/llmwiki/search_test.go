@@ -31,6 +31,28 @@ func TestSearchCommand(t *testing.T) {
 	if err != nil || json.Unmarshal([]byte(out), &res) != nil || len(res.Hits) != 1 || res.Hits[0].Path != "sources/raw.md" || res.Index.State != search.StateReady {
 		t.Fatalf("search --json: %v\n%s", err, out)
 	}
+	// Paging is the wire's: --json prints next_cursor, --cursor takes it.
+	var page struct {
+		Hits       []search.Hit `json:"hits"`
+		NextCursor string       `json:"next_cursor"`
+		Offset     any          `json:"next_offset"`
+	}
+	out, _, err = runCmd("--root", root, "--scope", "all", "--limit", "1", "--json", "colour")
+	if err != nil || json.Unmarshal([]byte(out), &page) != nil || len(page.Hits) != 1 || page.NextCursor != "1" || page.Offset != nil {
+		t.Fatalf("first page: %v\n%s", err, out)
+	}
+	first := page.Hits[0].Path
+	page.NextCursor = ""
+	out, _, err = runCmd("--root", root, "--scope", "all", "--limit", "1", "--cursor", "1", "--json", "colour")
+	if err != nil || json.Unmarshal([]byte(out), &page) != nil || len(page.Hits) != 1 || page.Hits[0].Path == first || page.NextCursor != "" {
+		t.Fatalf("second page (first was %s): %v\n%s", first, err, out)
+	}
+	if out, _, err := runCmd("--root", root, "--scope", "all", "--limit", "1", "colour"); err != nil || !strings.Contains(out, "more with --cursor 1") {
+		t.Errorf("human output names the cursor: %v\n%s", err, out)
+	}
+	if _, _, err := runCmd("--root", root, "--cursor", "x", "colour"); err == nil || !strings.Contains(err.Error(), "next_cursor") {
+		t.Errorf("a cursor the search did not return: %v", err)
+	}
 	if _, _, err := runCmd("--root", root, "((("); err == nil || !strings.Contains(err.Error(), "no words") {
 		t.Errorf("punctuation query: %v", err)
 	}

@@ -128,10 +128,10 @@ func snapshotsList(e env, st *wiki.Store, rest []string, asJSON bool, limit int)
 		fmt.Fprintln(tw, "FILE\tVERSIONS\tNEWEST")
 		for i := 0; i < len(all); {
 			j := i
-			for j < len(all) && all[j].Of == all[i].Of {
+			for j < len(all) && all[j].Path == all[i].Path {
 				j++
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%s\n", all[i].Of, j-i, all[i].Time.Format("2006-01-02 15:04:05"))
+			fmt.Fprintf(tw, "%s\t%d\t%s\n", all[i].Path, j-i, all[i].Replaced.Format("2006-01-02 15:04:05"))
 			i = j
 		}
 		tw.Flush()
@@ -157,7 +157,7 @@ func snapshotsList(e env, st *wiki.Store, rest []string, asJSON bool, limit int)
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "REPLACED (UTC)\tSIZE\tSHA256\tSNAPSHOT")
 	for _, sn := range list {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", sn.Time.Format("2006-01-02 15:04:05"), sn.Size, sn.SHA256Prefix, sn.Path)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", sn.Replaced.Format("2006-01-02 15:04:05"), sn.Size, sn.SHA256Prefix, sn.Snapshot)
 	}
 	tw.Flush()
 	fmt.Fprintf(e.stdout, "Restore one with: llmwiki snapshots restore %s SNAPSHOT (the current version is kept first).\n", rel)

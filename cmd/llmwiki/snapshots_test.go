@@ -26,7 +26,7 @@ func TestSnapshotsCommand(t *testing.T) {
 	var sums []string
 	base := ""
 	for _, body := range []string{"first\n", "second\n", "third\n"} {
-		w, err := st.WritePage(ctx, wiki.PageInput{Title: "Topic", Body: body, BaseSHA256: base})
+		w, err := st.WritePage(ctx, wiki.PageInput{Title: "Topic", Content: body, BaseSHA256: base})
 		if err != nil {
 			t.Fatal(err)
 		}

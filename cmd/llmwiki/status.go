@@ -28,8 +28,7 @@ type wikiStatus struct {
 	StalePages     int               `json:"stale_pages"`
 	IndexMDStale   bool              `json:"index_md_stale"`
 	Lint           map[string]int    `json:"lint"`
-	LintErrors     int               `json:"lint_errors"`
-	LintWarnings   int               `json:"lint_warnings"`
+	LintSeverities lint.Severities   `json:"lint_severities"`
 	Eval           *statusEval       `json:"eval"`
 	SearchIndex    statusSearchIndex `json:"search_index"`
 	Snapshots      statusSnapshots   `json:"snapshots"`
@@ -37,10 +36,10 @@ type wikiStatus struct {
 }
 
 type statusEval struct {
-	Time    string    `json:"time"`
-	HitRate float64   `json:"hit_rate"`
-	Queries int       `json:"queries"`
-	Trend   []float64 `json:"trend"` // hit rates of the stored runs, oldest first
+	Evaluated string    `json:"evaluated"` // when the last eval ran (RFC 3339)
+	HitRate   float64   `json:"hit_rate"`
+	Queries   int       `json:"queries"`
+	Trend     []float64 `json:"trend"` // hit rates of the stored runs, oldest first
 }
 
 type statusSearchIndex struct {
@@ -102,7 +101,7 @@ func collectStatus(ctx context.Context, st *wiki.Store, dir string) (*wikiStatus
 	s := &wikiStatus{
 		Name: p.Name, Pages: p.Counts.Pages, Sources: p.Counts.Sources, SourcesPending: p.Counts.PendingSources,
 		StalePages: rep.Counts[string(lint.KindStalePage)], IndexMDStale: p.IndexStale,
-		Lint: rep.Counts, LintErrors: rep.Errors, LintWarnings: rep.Warnings, RecentLog: p.RecentLog,
+		Lint: rep.Counts, LintSeverities: rep.Severities, RecentLog: p.RecentLog,
 	}
 	if s.Lint == nil {
 		s.Lint = map[string]int{}
@@ -112,7 +111,7 @@ func collectStatus(ctx context.Context, st *wiki.Store, dir string) (*wikiStatus
 	}
 	if runs, err := eval.Runs(st); err == nil && len(runs) > 0 {
 		last := runs[len(runs)-1]
-		s.Eval = &statusEval{Time: last.Time.UTC().Format("2006-01-02T15:04:05Z"), HitRate: last.HitRate, Queries: last.Queries}
+		s.Eval = &statusEval{Evaluated: last.Time.UTC().Format("2006-01-02T15:04:05Z"), HitRate: last.HitRate, Queries: last.Queries}
 		for _, r := range runs {
 			s.Eval.Trend = append(s.Eval.Trend, r.HitRate)
 		}
@@ -150,7 +149,7 @@ func printStatus(e env, s *wikiStatus) {
 		cats = append(cats, fmt.Sprintf("%s %d", k, v))
 	}
 	sort.Strings(cats)
-	fmt.Fprintf(w, "lint: %d errors, %d warnings", s.LintErrors, s.LintWarnings)
+	fmt.Fprintf(w, "lint: %d errors, %d warnings", s.LintSeverities.Error, s.LintSeverities.Warning)
 	if len(cats) > 0 {
 		fmt.Fprintf(w, " (%s)", strings.Join(cats, ", "))
 	}
@@ -162,7 +161,7 @@ func printStatus(e env, s *wikiStatus) {
 		for _, h := range s.Eval.Trend {
 			tr = append(tr, fmt.Sprintf("%.0f%%", 100*h))
 		}
-		fmt.Fprintf(w, "eval: hit rate %.0f%% over %d queries at %s; trend %s\n", 100*s.Eval.HitRate, s.Eval.Queries, s.Eval.Time, strings.Join(tr, " → "))
+		fmt.Fprintf(w, "eval: hit rate %.0f%% over %d queries at %s; trend %s\n", 100*s.Eval.HitRate, s.Eval.Queries, s.Eval.Evaluated, strings.Join(tr, " → "))
 	}
 	switch {
 	case !s.SearchIndex.Built:

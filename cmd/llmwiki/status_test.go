@@ -66,11 +66,24 @@ func TestStatusShowsTheWikiAndWritesNothing(t *testing.T) {
 	if s.Name != "wiki" || s.Pages != 2 || s.Sources != 1 || s.SourcesPending != 1 {
 		t.Errorf("name %q pages %d sources %d pending %d, want wiki 2 1 1", s.Name, s.Pages, s.Sources, s.SourcesPending)
 	}
-	if s.StalePages != 1 || s.Lint["stale_page"] != 1 || s.Lint["dangling_link"] != 1 || s.LintErrors < 1 {
-		t.Errorf("stale %d, lint %v (errors %d)", s.StalePages, s.Lint, s.LintErrors)
+	if s.StalePages != 1 || s.Lint["stale_page"] != 1 || s.Lint["dangling_link"] != 1 || s.LintSeverities.Error < 1 {
+		t.Errorf("stale %d, lint %v (errors %d)", s.StalePages, s.Lint, s.LintSeverities.Error)
 	}
-	if s.Eval == nil || s.Eval.HitRate != 0.75 || s.Eval.Queries != 8 || len(s.Eval.Trend) != 2 || s.Eval.Trend[0] != 0.5 {
+	if s.Eval == nil || s.Eval.HitRate != 0.75 || s.Eval.Queries != 8 || len(s.Eval.Trend) != 2 || s.Eval.Trend[0] != 0.5 || s.Eval.Evaluated != "2026-01-02T00:00:00Z" {
 		t.Errorf("eval %+v", s.Eval)
+	}
+	// The names follow the wire vocabulary (docs/design.md): counts by
+	// severity under lint_severities, a time named by its event.
+	var raw struct {
+		LintSeverities map[string]int  `json:"lint_severities"`
+		Eval           map[string]any  `json:"eval"`
+		Old            json.RawMessage `json:"lint_errors"`
+	}
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := raw.LintSeverities["error"]; !ok || raw.Old != nil || raw.Eval["evaluated"] != "2026-01-02T00:00:00Z" || raw.Eval["time"] != nil {
+		t.Errorf("status JSON names: lint_severities %v, lint_errors %s, eval %v", raw.LintSeverities, raw.Old, raw.Eval)
 	}
 	if s.Snapshots.Files != 1 || s.Snapshots.Bytes != 10 {
 		t.Errorf("snapshots %+v, want 1 file of 10 bytes", s.Snapshots)

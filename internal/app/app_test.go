@@ -42,7 +42,7 @@ func TestNewRegistersDerivedState(t *testing.T) {
 	if err := a.Search.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.WritePage(ctx, wiki.PageInput{Title: "Alpha", Body: "Links to [[beta]]."}); err != nil {
+	if _, err := st.WritePage(ctx, wiki.PageInput{Title: "Alpha", Content: "Links to [[beta]]."}); err != nil {
 		t.Fatal(err)
 	}
 	v, err := a.Links.View(ctx)

@@ -19,7 +19,7 @@ try {
   assert.equal(apply.annotations.openWorldHint, false);
 
   await w.call("save_source", { path: "sources/wal.md", content: "# WAL\n\nSQLite's write-ahead log lets readers continue while a writer appends.\n" });
-  const plan = await w.call("propose_plan", { operation: "ingest", source: "sources/wal.md" });
+  const plan = await w.call("propose_plan", { operation: "ingest", path: "sources/wal.md" });
   assert.equal(plan.actions.length, 2);
   assert.equal(plan.actions[0].n, 1);
   assert.equal(plan.actions[0].path, "pages/sqlite-wal.md");
@@ -40,7 +40,7 @@ try {
   const started = Date.now();
   w.calls++;
   const slow = await w.client.callTool(
-    { name: "propose_plan", arguments: { operation: "ingest", source: "sources/checkpoint.md" } },
+    { name: "propose_plan", arguments: { operation: "ingest", path: "sources/checkpoint.md" } },
     undefined,
     { timeout: Math.floor(delay / 2), resetTimeoutOnProgress: true, onprogress: (p) => progress.push(p) },
   );

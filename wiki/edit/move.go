@@ -33,9 +33,9 @@ type FileLinks struct {
 
 // MoveResult reports a move.
 type MoveResult struct {
-	From   string `json:"old_path"`
-	To     string `json:"path"`
-	SHA256 string `json:"sha256"`
+	OldPath string `json:"old_path"`
+	Path    string `json:"path"`
+	SHA256  string `json:"sha256"`
 	// Rewritten lists every file whose links were rewritten (the moved page
 	// included when its own links had to change), sorted by path.
 	Rewritten []FileLinks `json:"rewritten"`
@@ -157,7 +157,7 @@ func Move(ctx context.Context, st *wiki.Store, g *links.Graph, in MoveInput) (Mo
 	if err != nil {
 		return MoveResult{}, err
 	}
-	res.From, res.To = from, to
+	res.OldPath, res.Path = from, to
 	sort.Slice(res.Rewritten, func(i, j int) bool { return res.Rewritten[i].Path < res.Rewritten[j].Path })
 	if res.Rewritten == nil {
 		res.Rewritten = []FileLinks{}

@@ -39,8 +39,8 @@ func TestMove(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.From != "pages/en/Old name.md" || res.To != "pages/guides/Target.md" {
-		t.Fatalf("moved %s -> %s", res.From, res.To)
+	if res.OldPath != "pages/en/Old name.md" || res.Path != "pages/guides/Target.md" {
+		t.Fatalf("moved %s -> %s", res.OldPath, res.Path)
 	}
 	wantUser := "---\nrelated: \"[[guides/Target]]\"\n---\n" +
 		"[[guides/Target]] [[guides/Target|shown]] [[guides/Target#Heading one]] [[guides/Target#^blk]] ![[guides/Target]] [[guides/Target.md]] [[guides/Target]]\n" +

@@ -308,8 +308,8 @@ func newVerifier(st *wiki.Store) *verifier {
 
 // check verifies one citation against the file's current content.
 func (v *verifier) check(p, q string) CitationCheck {
-	ev := v.v.Verify(lint.Quote{File: strings.TrimSpace(p), Quote: q})
-	cc := CitationCheck{Path: ev.File, Quote: q, Verified: ev.Verified, Line: ev.Line, Problem: ev.Reason}
+	ev := v.v.Verify(lint.Quote{Path: strings.TrimSpace(p), Quote: q})
+	cc := CitationCheck{Path: ev.Path, Quote: q, Verified: ev.Verified, Line: ev.Line, Problem: ev.Reason}
 	if cc.Path == "" {
 		cc.Path = strings.TrimSpace(p)
 	}

@@ -151,7 +151,7 @@ func TestFileAnswerRefusesBadInput(t *testing.T) {
 func TestStaleAndStoredOnlyAnswers(t *testing.T) {
 	st, dir := emptyWiki(t)
 	ctx := context.Background()
-	w, err := st.WritePage(ctx, wiki.PageInput{Title: "Sync", Body: "Conflicts are resolved by keeping both versions.\n"})
+	w, err := st.WritePage(ctx, wiki.PageInput{Title: "Sync", Content: "Conflicts are resolved by keeping both versions.\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestStaleAndStoredOnlyAnswers(t *testing.T) {
 		Citations: []Citation{{Path: w.Path, Quote: "keeping both versions"}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.WritePage(ctx, wiki.PageInput{Title: "Sync", Body: "Conflicts now ask you which version to keep.\n", BaseSHA256: w.SHA256}); err != nil {
+	if _, err := st.WritePage(ctx, wiki.PageInput{Title: "Sync", Content: "Conflicts now ask you which version to keep.\n", BaseSHA256: w.SHA256}); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := Evaluate(ctx, st, links.Open(st), Options{})
@@ -261,11 +261,11 @@ func TestEmptySearchIsAGap(t *testing.T) {
 func TestRecordReadOnlyWhenNeeded(t *testing.T) {
 	st, _ := emptyWiki(t)
 	ctx := context.Background()
-	a, err := st.WritePage(ctx, wiki.PageInput{Title: "Alpha", Body: "Alpha is the first letter of the alphabet.\n"})
+	a, err := st.WritePage(ctx, wiki.PageInput{Title: "Alpha", Content: "Alpha is the first letter of the alphabet.\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := st.WritePage(ctx, wiki.PageInput{Title: "Beta", Body: "Beta is the second letter of the alphabet.\n"})
+	b, err := st.WritePage(ctx, wiki.PageInput{Title: "Beta", Content: "Beta is the second letter of the alphabet.\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +283,7 @@ func TestRecordReadOnlyWhenNeeded(t *testing.T) {
 	}
 	idA := file("What is alpha?", "alpha", "Alpha is the first letter")
 	idB := file("What is beta?", b.Path, "Beta is the second letter")
-	if _, err := st.WritePage(ctx, wiki.PageInput{Title: "Alpha", Body: "Alpha was renamed.\n", BaseSHA256: a.SHA256}); err != nil {
+	if _, err := st.WritePage(ctx, wiki.PageInput{Title: "Alpha", Content: "Alpha was renamed.\n", BaseSHA256: a.SHA256}); err != nil {
 		t.Fatal(err)
 	}
 	answers, err := listAnswers(st, time.Time{})

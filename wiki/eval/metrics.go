@@ -402,12 +402,12 @@ func snapshotWith(st *wiki.Store, rel, sum, q string) string {
 		if s.SHA256Prefix != sum[:16] {
 			continue
 		}
-		data, ok, err := st.ReadState(s.Path)
+		data, ok, err := st.ReadState(s.Snapshot)
 		if err != nil || !ok || store.SHA256Hex(data) != sum {
 			continue
 		}
 		if _, found := checkText(q, string(data)); found {
-			return s.Path
+			return s.Snapshot
 		}
 	}
 	return ""

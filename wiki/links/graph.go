@@ -746,8 +746,8 @@ type Resolved struct {
 
 // Backlink is a link into a file.
 type Backlink struct {
-	// From is the project-relative path of the linking file.
-	From string `json:"path"`
+	// Path is the project-relative path of the linking file.
+	Path string `json:"path"`
 	Line int    `json:"line"`
 	// Raw is the link as written.
 	Raw   string `json:"raw"`
@@ -810,7 +810,7 @@ func (v *View) resolveSource(from string) {
 		r.Problem = v.problem(r)
 		rs[i] = r
 		if r.Path != "" && r.Path != from {
-			v.in.set(r.Path, append(v.in.at(r.Path), Backlink{From: from, Line: l.Line, Raw: l.Raw, Embed: l.Embed}))
+			v.in.set(r.Path, append(v.in.at(r.Path), Backlink{Path: from, Line: l.Line, Raw: l.Raw, Embed: l.Embed}))
 		}
 	}
 	v.out.set(from, rs)
@@ -891,8 +891,8 @@ func (v *View) update(changed map[string]*entry, removed map[string]bool) *View 
 	recheck := map[string]bool{}
 	for p := range changed {
 		for _, b := range v.in.at(p) {
-			if !redo[b.From] {
-				recheck[b.From] = true
+			if !redo[b.Path] {
+				recheck[b.Path] = true
 			}
 		}
 	}
@@ -907,7 +907,7 @@ func (v *View) update(changed map[string]*entry, removed map[string]bool) *View 
 	for t := range touched {
 		var keep []Backlink
 		for _, b := range v.in.at(t) {
-			if !redo[b.From] {
+			if !redo[b.Path] {
 				keep = append(keep, b)
 			}
 		}
@@ -943,8 +943,8 @@ func (v *View) update(changed map[string]*entry, removed map[string]bool) *View 
 			// A copy: the old view may share the array and is still read.
 			bl = append([]Backlink(nil), bl...)
 			sort.SliceStable(bl, func(i, j int) bool {
-				if bl[i].From != bl[j].From {
-					return bl[i].From < bl[j].From
+				if bl[i].Path != bl[j].Path {
+					return bl[i].Path < bl[j].Path
 				}
 				return bl[i].Line < bl[j].Line
 			})

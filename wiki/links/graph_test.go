@@ -28,7 +28,7 @@ func openGraph(st *wiki.Store) *Graph {
 func backlinkFroms(v *View, rel string) []string {
 	var out []string
 	for _, b := range v.Backlinks(rel) {
-		out = append(out, b.From)
+		out = append(out, b.Path)
 	}
 	return out
 }
@@ -76,7 +76,7 @@ func TestGraph(t *testing.T) {
 	}
 
 	// A write through the store is seen at once, without a walk.
-	if _, err := st.WritePage(ctx, wiki.PageInput{Title: "D", Slug: "d", Body: "Links to [[missing]] now exist.\n"}); err != nil {
+	if _, err := st.WritePage(ctx, wiki.PageInput{Title: "D", Slug: "d", Content: "Links to [[missing]] now exist.\n"}); err != nil {
 		t.Fatal(err)
 	}
 	v2, _ := g.View(ctx)
@@ -139,7 +139,7 @@ func TestViewUpdate(t *testing.T) {
 	}
 	// A new page changes the set of targets: the links it may answer are
 	// re-resolved.
-	if _, err := st.WritePage(ctx, wiki.PageInput{Title: "Nowhere", Slug: "nowhere", Body: "x\n"}); err != nil {
+	if _, err := st.WritePage(ctx, wiki.PageInput{Title: "Nowhere", Slug: "nowhere", Content: "x\n"}); err != nil {
 		t.Fatal(err)
 	}
 	v, _ := g.View(ctx)

@@ -140,14 +140,14 @@ func TestObsidianHelp(t *testing.T) {
 	}
 	got := map[string][]string{}
 	for _, f := range rep.Findings {
-		s := f.File + ":" + strconv.Itoa(f.Line)
+		s := f.Path + ":" + strconv.Itoa(f.Line)
 		switch f.Kind {
 		case KindDanglingLink, KindMissingEmbed, KindAmbiguousLink:
 			s += " " + f.Target
 		case KindMissingHeading:
 			s += " " + strings.SplitN(strings.SplitN(f.Target, "#", 2)[0], "^", 2)[0]
 		case KindDuplicateAlias:
-			s = f.File + ":alias"
+			s = f.Path + ":alias"
 		}
 		got[f.Kind] = append(got[f.Kind], s)
 	}
@@ -210,8 +210,8 @@ func TestObsidianHelp(t *testing.T) {
 			t.Errorf("%s: lint and the simple method disagree: %s", k, firstDiff(got[k], simple[k]))
 		}
 	}
-	if rep.Pages != 6277 || rep.Errors != 431+8427 {
-		t.Errorf("pages %d, errors %d", rep.Pages, rep.Errors)
+	if rep.Pages != 6277 || rep.Severities.Error != 431+8427 {
+		t.Errorf("pages %d, errors %d", rep.Pages, rep.Severities.Error)
 	}
 }
 

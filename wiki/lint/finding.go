@@ -143,9 +143,9 @@ type Finding struct {
 	ID       string `json:"id"`
 	Kind     string `json:"kind"`
 	Severity string `json:"severity"`
-	// File is the project-relative path the finding is about; Line is
+	// Path is the project-relative path the finding is about; Line is
 	// 1-based (0 when the finding is about the whole file).
-	File    string `json:"path"`
+	Path    string `json:"path"`
 	Line    int    `json:"line,omitempty"`
 	Message string `json:"message"`
 	// Action is what to do about it.
@@ -167,10 +167,10 @@ type Finding struct {
 	// Source is "lint" for deterministic findings, else who submitted it
 	// ("agent", "model").
 	Source string `json:"source"`
-	// SubmittedBy and SubmittedAt record a submitted finding's origin
+	// SubmittedBy and Submitted record a submitted finding's origin
 	// (session or client, RFC 3339 time).
 	SubmittedBy string `json:"submitted_by,omitempty"`
-	SubmittedAt string `json:"submitted,omitempty"`
+	Submitted   string `json:"submitted,omitempty"`
 	// Dismissed is true when a person dismissed the finding and its
 	// evidence has not changed since (shown only on request).
 	Dismissed bool `json:"dismissed,omitempty"`
@@ -181,8 +181,8 @@ type Finding struct {
 
 // Evidence is one quoted piece of evidence and whether it was found.
 type Evidence struct {
-	// File is the project-relative path the quote comes from.
-	File string `json:"path"`
+	// Path is the project-relative path the quote comes from.
+	Path string `json:"path"`
 	// Quote is the passage as submitted.
 	Quote string `json:"quote"`
 	// Verified is true when the quote occurs in the file under the
@@ -222,7 +222,7 @@ func newFinding(kind, file string, line int, key, evidence, msg, action string) 
 		ID:          hashParts(12, kind, file, key),
 		Kind:        kind,
 		Severity:    SeverityOf(kind),
-		File:        file,
+		Path:        file,
 		Line:        line,
 		Message:     msg,
 		Action:      action,
@@ -248,8 +248,8 @@ func sortFindings(fs []Finding) {
 		if a.Kind != b.Kind {
 			return a.Kind < b.Kind
 		}
-		if a.File != b.File {
-			return a.File < b.File
+		if a.Path != b.Path {
+			return a.Path < b.Path
 		}
 		if a.Line != b.Line {
 			return a.Line < b.Line
@@ -298,11 +298,11 @@ func (f *Finding) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*f = Finding(v.plain)
-	if f.File == "" {
-		f.File = v.OldFile
+	if f.Path == "" {
+		f.Path = v.OldFile
 	}
-	if f.SubmittedAt == "" {
-		f.SubmittedAt = v.OldSubmittedAt
+	if f.Submitted == "" {
+		f.Submitted = v.OldSubmittedAt
 	}
 	return nil
 }
@@ -319,8 +319,8 @@ func (e *Evidence) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*e = Evidence(v.plain)
-	if e.File == "" {
-		e.File = v.OldFile
+	if e.Path == "" {
+		e.Path = v.OldFile
 	}
 	return nil
 }

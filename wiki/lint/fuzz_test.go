@@ -20,7 +20,7 @@ func FuzzVerify(f *testing.F) {
 	f.Add("pages/ipc.md", strings.Repeat("x", 301))
 	f.Add("C:\\x", "\u00a0\u00a0\u00a0\u00a0\u00a0\u00a0\u00a0\u00a0")
 	f.Fuzz(func(t *testing.T, file, q string) {
-		ev := v.Verify(Quote{File: file, Quote: q})
+		ev := v.Verify(Quote{Path: file, Quote: q})
 		if strings.Contains(ev.Reason, dir) {
 			t.Fatalf("reason shows the host path: %q", ev.Reason)
 		}
@@ -33,9 +33,9 @@ func FuzzVerify(f *testing.F) {
 		if quote.Check(q) != "" {
 			t.Fatalf("verified a quote of bad length: %q", q)
 		}
-		data, err := st.Root().ReadFile(ev.File)
+		data, err := st.Root().ReadFile(ev.Path)
 		if err != nil || !quote.Found(q, string(data)) || ev.Line < 1 {
-			t.Fatalf("verified %q in %s (line %d) but it is not there", q, ev.File, ev.Line)
+			t.Fatalf("verified %q in %s (line %d) but it is not there", q, ev.Path, ev.Line)
 		}
 	})
 }

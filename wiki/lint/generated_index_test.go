@@ -78,7 +78,7 @@ func TestLintGeneratedIndexSummaries(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range rep.Findings {
-		if f.File == "index.md" {
+		if f.Path == "index.md" {
 			t.Errorf("finding on the generated index.md: %s %s", f.Kind, f.Message)
 		}
 	}

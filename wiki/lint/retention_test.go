@@ -54,7 +54,7 @@ func TestRetentionKeepsCitedVersion(t *testing.T) {
 	var sums []string
 	base := ""
 	for i, b := range bodies {
-		w, err := st.WritePage(ctx, wiki.PageInput{Title: "Topic", Body: b, BaseSHA256: base})
+		w, err := st.WritePage(ctx, wiki.PageInput{Title: "Topic", Content: b, BaseSHA256: base})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +62,7 @@ func TestRetentionKeepsCitedVersion(t *testing.T) {
 		sums = append(sums, w.SHA256)
 		if i == 0 {
 			// A finding quoting the first version, stored while it is current.
-			fs, err := Submit(ctx, st, "agent", "test", []Proposal{{Kind: KindStaleClaim, Message: "preload scripts changed this", Evidence: []Quote{{File: "pages/topic.md", Quote: "must never call Node APIs directly"}}}})
+			fs, err := Submit(ctx, st, "agent", "test", []Proposal{{Kind: KindStaleClaim, Message: "preload scripts changed this", Evidence: []Quote{{Path: "pages/topic.md", Quote: "must never call Node APIs directly"}}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,7 +94,7 @@ func TestRetentionKeepsCitedVersion(t *testing.T) {
 	}
 	left := map[string]bool{}
 	for _, sn := range list {
-		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(sn.Path)))
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(sn.Snapshot)))
 		if err != nil {
 			t.Fatal(err)
 		}

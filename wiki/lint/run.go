@@ -35,15 +35,23 @@ type Options struct {
 	IncludeDismissed bool
 }
 
+// Severities counts findings by severity. The wire names the counts by
+// severity, since "warnings" is always the array of problems that did not
+// fail a call (docs/design.md, Wire vocabulary).
+type Severities struct {
+	Error   int `json:"error"`
+	Warning int `json:"warning"`
+	Info    int `json:"info"`
+}
+
 // Summary is the totals of a [Report].
 type Summary struct {
-	GeneratedAt string `json:"generated_at"`
+	// Generated is when the report was made (RFC 3339).
+	Generated string `json:"generated"`
 	// Counts are the reported findings per category.
 	Counts map[string]int `json:"counts"`
-	// Errors, Warnings and Infos count the reported findings by severity.
-	Errors   int `json:"errors"`
-	Warnings int `json:"warnings"`
-	Infos    int `json:"infos"`
+	// Severities counts the reported findings by severity.
+	Severities Severities `json:"severities"`
 	// Dismissed counts findings not reported because a person dismissed
 	// them and their evidence has not changed.
 	Dismissed int `json:"dismissed"`
@@ -125,7 +133,7 @@ func Run(ctx context.Context, st *wiki.Store, g *links.Graph, opts Options) (*Re
 				g.Verified = false
 				g.Note = store.PublicMessage(err)
 			}
-			g.Source, g.SubmittedBy, g.SubmittedAt = f.Source, f.SubmittedBy, f.SubmittedAt
+			g.Source, g.SubmittedBy, g.Submitted = f.Source, f.SubmittedBy, f.Submitted
 			all = append(all, g)
 		}
 	}
@@ -134,7 +142,7 @@ func Run(ctx context.Context, st *wiki.Store, g *links.Graph, opts Options) (*Re
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Summary: Summary{GeneratedAt: now.Format(time.RFC3339), Counts: map[string]int{}, Pages: len(pages), Problems: set.Problems}, Findings: []Finding{}}
+	rep := &Report{Summary: Summary{Generated: now.Format(time.RFC3339), Counts: map[string]int{}, Pages: len(pages), Problems: set.Problems}, Findings: []Finding{}}
 	// The link graph leaves out what is not a regular file as the page
 	// catalogue does; the catalogue keeps the count.
 	if _, err := st.PagesShared(ctx); err == nil {
@@ -148,7 +156,7 @@ func Run(ctx context.Context, st *wiki.Store, g *links.Graph, opts Options) (*Re
 	// Keep the reported findings in place (a big wiki has 100k+).
 	kept := all[:0]
 	for _, f := range all {
-		if prefix != "" && !strings.HasPrefix(f.File, prefix) {
+		if prefix != "" && !strings.HasPrefix(f.Path, prefix) {
 			continue
 		}
 		if d, ok := dismissed[f.ID]; ok && d.Fingerprint == f.Fingerprint {
@@ -165,11 +173,11 @@ func Run(ctx context.Context, st *wiki.Store, g *links.Graph, opts Options) (*Re
 		rep.Counts[f.Kind]++
 		switch f.Severity {
 		case Error:
-			rep.Errors++
+			rep.Severities.Error++
 		case Warning:
-			rep.Warnings++
+			rep.Severities.Warning++
 		default:
-			rep.Infos++
+			rep.Severities.Info++
 		}
 		if !f.Verified {
 			rep.Unverified++
@@ -406,7 +414,7 @@ func (c *checker) checkOrphans() {
 // orphan_page: any, except from index.md when it is generated.
 func hasInbound(bls []links.Backlink, generatedIndex bool) bool {
 	for _, b := range bls {
-		if !generatedIndex || b.From != "index.md" {
+		if !generatedIndex || b.Path != "index.md" {
 			return true
 		}
 	}

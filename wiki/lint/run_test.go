@@ -47,7 +47,7 @@ func page(title, summary string, sources []string, updated, body string) string 
 func kindsOf(rep *Report) map[string][]string {
 	out := map[string][]string{}
 	for _, f := range rep.Findings {
-		out[f.Kind] = append(out[f.Kind], fmt.Sprintf("%s:%d", f.File, f.Line))
+		out[f.Kind] = append(out[f.Kind], fmt.Sprintf("%s:%d", f.Path, f.Line))
 	}
 	for _, v := range out {
 		sort.Strings(v)
@@ -114,14 +114,14 @@ func TestRunCategories(t *testing.T) {
 			}
 		}
 		for _, f := range rep.Findings {
-			t.Logf("%s %s:%d %s", f.Kind, f.File, f.Line, f.Message)
+			t.Logf("%s %s:%d %s", f.Kind, f.Path, f.Line, f.Message)
 		}
 	}
 	if len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0], "no_such_category") {
 		t.Errorf("problems %v", rep.Problems)
 	}
-	if rep.Errors != len(got[KindDanglingLink])+len(got[KindMissingEmbed])+len(got[KindContextOverCap])+len(got[KindBadFrontmatter]) {
-		t.Errorf("errors = %d", rep.Errors)
+	if rep.Severities.Error != len(got[KindDanglingLink])+len(got[KindMissingEmbed])+len(got[KindContextOverCap])+len(got[KindBadFrontmatter]) {
+		t.Errorf("errors = %d", rep.Severities.Error)
 	}
 	for _, f := range rep.Findings {
 		if f.ID == "" || f.Message == "" || f.Action == "" || f.Severity != SeverityOf(f.Kind) || !f.Verified || f.Source != "lint" {
@@ -148,7 +148,7 @@ func TestRunCategories(t *testing.T) {
 		case KindOrphanPage:
 			orphanID = f.ID
 		case KindStalePage:
-			if f.File == "pages/old.md" {
+			if f.Path == "pages/old.md" {
 				staleID = f.ID
 			}
 		}
@@ -220,7 +220,7 @@ func TestSortFindings(t *testing.T) {
 	kinds := []string{KindOrphanPage, KindDanglingLink, KindMergeCandidate, KindStalePage}
 	for i := 0; i < 500; i++ {
 		k := kinds[(i*7)%len(kinds)]
-		fs = append(fs, Finding{ID: fmt.Sprintf("%03d", i), Kind: k, Severity: SeverityOf(k), File: fmt.Sprintf("pages/%d.md", (i*13)%17), Line: (i * 31) % 5})
+		fs = append(fs, Finding{ID: fmt.Sprintf("%03d", i), Kind: k, Severity: SeverityOf(k), Path: fmt.Sprintf("pages/%d.md", (i*13)%17), Line: (i * 31) % 5})
 	}
 	want := append([]Finding(nil), fs...)
 	sort.SliceStable(want, func(i, j int) bool {
@@ -231,8 +231,8 @@ func TestSortFindings(t *testing.T) {
 		if a.Kind != b.Kind {
 			return a.Kind < b.Kind
 		}
-		if a.File != b.File {
-			return a.File < b.File
+		if a.Path != b.Path {
+			return a.Path < b.Path
 		}
 		if a.Line != b.Line {
 			return a.Line < b.Line

@@ -35,7 +35,7 @@ func TestLintSourceChangedOutside(t *testing.T) {
 	got := map[string]string{}
 	for _, f := range rep.Findings {
 		if f.Kind == KindSourceModified || f.Kind == KindSourceDeleted {
-			got[f.File] = f.Kind + " " + f.Severity
+			got[f.Path] = f.Kind + " " + f.Severity
 			if f.Action == "" || f.Message == "" {
 				t.Errorf("finding without message or action: %+v", f)
 			}
@@ -45,7 +45,7 @@ func TestLintSourceChangedOutside(t *testing.T) {
 	if len(got) != len(want) || got["sources/a.md"] != want["sources/a.md"] || got["sources/d.md"] != want["sources/d.md"] {
 		t.Errorf("findings %v, want %v", got, want)
 	}
-	if rep.Errors < 2 {
-		t.Errorf("errors = %d, want the two source findings counted", rep.Errors)
+	if rep.Severities.Error < 2 {
+		t.Errorf("errors = %d, want the two source findings counted", rep.Severities.Error)
 	}
 }

@@ -43,7 +43,7 @@ func TestSpecialFilesSkippedByLint(t *testing.T) {
 				}
 			}
 			ev, _ := wikitest.Within(t, "verify", func() (Evidence, error) {
-				return NewVerifier(st).Verify(Quote{File: "sources/y.md", Quote: "anything at all"}), nil
+				return NewVerifier(st).Verify(Quote{Path: "sources/y.md", Quote: "anything at all"}), nil
 			})
 			if ev.Verified || !strings.Contains(ev.Reason, "sources/y.md is not a regular file ("+what+")") {
 				t.Errorf("verify a quote of %s: %+v", what, ev)
@@ -66,7 +66,7 @@ func TestLintSourcesRecordFIFO(t *testing.T) {
 	if err != nil {
 		t.Fatalf("lint with a FIFO sources record: %v", err)
 	}
-	if !slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Kind == "dangling_link" && f.File == "pages/home.md" }) {
+	if !slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Kind == "dangling_link" && f.Path == "pages/home.md" }) {
 		t.Errorf("lint findings %+v lack the dangling link", rep.Findings)
 	}
 }

@@ -92,7 +92,7 @@ func Submit(ctx context.Context, st *wiki.Store, source, by string, ps []Proposa
 			}
 			return nil, err
 		}
-		f.Source, f.SubmittedBy, f.SubmittedAt = source, by, now
+		f.Source, f.SubmittedBy, f.Submitted = source, by, now
 		out = append(out, f)
 	}
 	if len(out) == 0 {
@@ -116,7 +116,7 @@ func Submit(ctx context.Context, st *wiki.Store, source, by string, ps []Proposa
 			}
 		}
 		if n := len(as.Findings); n > MaxStoredAgentFindings {
-			sort.SliceStable(as.Findings, func(i, j int) bool { return as.Findings[i].SubmittedAt < as.Findings[j].SubmittedAt })
+			sort.SliceStable(as.Findings, func(i, j int) bool { return as.Findings[i].Submitted < as.Findings[j].Submitted })
 			as.Findings = as.Findings[n-MaxStoredAgentFindings:]
 		}
 		return json.MarshalIndent(as, "", " ")
@@ -163,7 +163,7 @@ func Dismiss(ctx context.Context, st *wiki.Store, g *links.Graph, ids []string, 
 			ds.Dismissed = map[string]Dismissal{}
 		}
 		for _, f := range fs {
-			ds.Dismissed[f.ID] = Dismissal{Fingerprint: f.Fingerprint, Reason: strings.TrimSpace(reason), At: now, By: by, Kind: f.Kind, File: f.File}
+			ds.Dismissed[f.ID] = Dismissal{Fingerprint: f.Fingerprint, Reason: strings.TrimSpace(reason), At: now, By: by, Kind: f.Kind, File: f.Path}
 		}
 		return json.MarshalIndent(ds, "", " ")
 	})

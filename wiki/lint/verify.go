@@ -31,9 +31,9 @@ const (
 // Quote is one piece of evidence as submitted: a file and a passage copied
 // from it.
 type Quote struct {
-	// File is a project-relative path ("pages/x.md", "sources/a.md",
+	// Path is a project-relative path ("pages/x.md", "sources/a.md",
 	// "context.md") or a page's slug.
-	File string `json:"file"`
+	Path string `json:"path"`
 	// Quote is a verbatim passage of 8 to 300 characters.
 	Quote string `json:"quote"`
 }
@@ -43,9 +43,9 @@ type Proposal struct {
 	// Kind is one of [AgentCategories]: contradiction, stale_claim,
 	// unsupported_claim, gap.
 	Kind string `json:"kind"`
-	// File is the page the finding is about; "" means the first evidence's
+	// Path is the page the finding is about; "" means the first evidence's
 	// file.
-	File string `json:"file,omitempty"`
+	Path string `json:"path,omitempty"`
 	// Message states the finding in one or two sentences.
 	Message string `json:"message"`
 	// Action is the suggested fix ("" gets a default for the kind).
@@ -78,29 +78,29 @@ func NewVerifier(st *wiki.Store) *Verifier {
 	return &Verifier{st: st, texts: map[string]*verText{}}
 }
 
-// Verify checks that q.Quote occurs in q.File under the normalisation of
+// Verify checks that q.Quote occurs in q.Path under the normalisation of
 // package internal/quote (NFKC, case fold, quote and dash variants, no-break
 // spaces, emphasis markers, whitespace runs and line wraps). It never
 // fails: the result's Verified is false and Reason says why when the quote
 // is too short (under 8 characters), too long (over 300), only whitespace,
 // names no file, a file outside the wiki or under .llmwiki/, a missing or
-// binary file, or is not in the file. File in the result is the
+// binary file, or is not in the file. Path in the result is the
 // project-relative path the quote was checked against; Line is where the
 // quote starts; SHA256 is the sha256 of the file as read (set only when
 // the quote verified), which keeps that version's snapshot from the
 // retention while the finding is stored.
 func (v *Verifier) Verify(q Quote) Evidence {
-	ev := Evidence{File: strings.TrimSpace(q.File), Quote: q.Quote}
+	ev := Evidence{Path: strings.TrimSpace(q.Path), Quote: q.Quote}
 	if r := quote.Check(q.Quote); r != "" {
 		ev.Reason = r
 		return ev
 	}
-	if ev.File == "" {
+	if ev.Path == "" {
 		ev.Reason = "the evidence names no file"
 		return ev
 	}
-	rel, t := v.load(ev.File)
-	ev.File = rel
+	rel, t := v.load(ev.Path)
+	ev.Path = rel
 	if t.reason != "" {
 		ev.Reason = t.reason
 		return ev
@@ -211,7 +211,7 @@ func (v *Verifier) Check(p Proposal) (Finding, error) {
 	var places []place
 	for _, q := range p.Evidence {
 		ev := v.Verify(q)
-		k := ev.File + "\x00" + quote.Normalize(q.Quote)
+		k := ev.Path + "\x00" + quote.Normalize(q.Quote)
 		if seen[k] {
 			continue // the same quote twice is one piece of evidence
 		}
@@ -221,16 +221,16 @@ func (v *Verifier) Check(p Proposal) (Finding, error) {
 		fps = append(fps, fmt.Sprintf("%s\x00%v", k, ev.Verified))
 		if ev.Verified {
 			verified++
-			places = append(places, place{ev.File, ev.Line, quote.Normalize(q.Quote)})
+			places = append(places, place{ev.Path, ev.Line, quote.Normalize(q.Quote)})
 		}
 	}
-	f.File = strings.TrimSpace(p.File)
-	if f.File == "" {
-		f.File = f.Evidence[0].File
-	} else if rel, t := v.load(f.File); t.reason == "" {
-		f.File = rel
+	f.Path = strings.TrimSpace(p.Path)
+	if f.Path == "" {
+		f.Path = f.Evidence[0].Path
+	} else if rel, t := v.load(f.Path); t.reason == "" {
+		f.Path = rel
 	}
-	if e := firstVerifiedIn(f.Evidence, f.File); e != nil {
+	if e := firstVerifiedIn(f.Evidence, f.Path); e != nil {
 		f.Line = e.Line
 	}
 	f.Verified = verified == len(f.Evidence)
@@ -254,14 +254,14 @@ func (v *Verifier) Check(p Proposal) (Finding, error) {
 	}
 	sort.Strings(keys)
 	sort.Strings(fps)
-	f.ID = hashParts(12, append([]string{"agent", p.Kind, f.File}, keys...)...)
-	f.Fingerprint = hashParts(16, append([]string{"agent", p.Kind, f.File}, fps...)...)
+	f.ID = hashParts(12, append([]string{"agent", p.Kind, f.Path}, keys...)...)
+	f.Fingerprint = hashParts(16, append([]string{"agent", p.Kind, f.Path}, fps...)...)
 	return f, nil
 }
 
 func firstVerifiedIn(evs []Evidence, file string) *Evidence {
 	for i := range evs {
-		if evs[i].Verified && evs[i].File == file {
+		if evs[i].Verified && evs[i].Path == file {
 			return &evs[i]
 		}
 	}
@@ -285,9 +285,9 @@ func defaultAction(kind string) string {
 // proposalOf turns a stored finding back into the proposal it came from,
 // so it can be checked again against the files as they are now.
 func proposalOf(f Finding) Proposal {
-	p := Proposal{Kind: f.Kind, File: f.File, Message: f.Message, Action: f.Action}
+	p := Proposal{Kind: f.Kind, Path: f.Path, Message: f.Message, Action: f.Action}
 	for _, e := range f.Evidence {
-		p.Evidence = append(p.Evidence, Quote{File: e.File, Quote: e.Quote})
+		p.Evidence = append(p.Evidence, Quote{Path: e.Path, Quote: e.Quote})
 	}
 	return p
 }

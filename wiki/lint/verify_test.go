@@ -50,7 +50,7 @@ func TestVerify(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ev := v.Verify(Quote{File: c.file, Quote: c.quote})
+			ev := v.Verify(Quote{Path: c.file, Quote: c.quote})
 			if ev.Verified != c.ok || ev.Line != c.line || !strings.Contains(ev.Reason, c.reason) {
 				t.Errorf("Verify(%q, %q) = %+v; want verified=%v line=%d reason~%q", c.file, c.quote, ev, c.ok, c.line, c.reason)
 			}
@@ -77,7 +77,7 @@ func TestCheckProposal(t *testing.T) {
 		{"contradiction with one quote", Proposal{Kind: KindContradiction, Message: "m", Evidence: []Quote{q1}}, false, "two different places"},
 		{"contradiction quoting one place twice", Proposal{Kind: KindContradiction, Message: "m", Evidence: []Quote{q1, {"pages/ipc.md", "is “on” by default since Electron"}}}, false, "two different places"},
 		{"contradiction with a made-up quote", Proposal{Kind: KindContradiction, Message: "m", Evidence: []Quote{q1, made}}, false, "1 of 2 quotes were not found"},
-		{"stale claim", Proposal{Kind: KindStaleClaim, File: "ipc", Message: "the default changed", Evidence: []Quote{q1}}, true, ""},
+		{"stale claim", Proposal{Kind: KindStaleClaim, Path: "ipc", Message: "the default changed", Evidence: []Quote{q1}}, true, ""},
 		{"unsupported claim, paraphrased", Proposal{Kind: KindUnsupportedClaim, Message: "m", Evidence: []Quote{{"pages/ipc.md", "renderers may never touch Node"}}}, false, "not found"},
 		{"gap", Proposal{Kind: KindGap, Message: "no page on preload scripts", Evidence: []Quote{{"pages/ipc.md", "ipcRenderer.invoke"}}}, true, ""},
 	}
@@ -90,24 +90,24 @@ func TestCheckProposal(t *testing.T) {
 			if f.Verified != c.ok || !strings.Contains(f.Note, c.note) {
 				t.Errorf("verified=%v note=%q; want %v ~%q (%+v)", f.Verified, f.Note, c.ok, c.note, f.Evidence)
 			}
-			if f.ID == "" || f.Fingerprint == "" || f.Severity == "" || f.File == "" {
+			if f.ID == "" || f.Fingerprint == "" || f.Severity == "" || f.Path == "" {
 				t.Errorf("incomplete finding %+v", f)
 			}
 		})
 	}
-	f, _ := v.Check(Proposal{Kind: KindStaleClaim, File: "ipc", Message: "x", Evidence: []Quote{q1}})
-	if f.File != "pages/ipc.md" || f.Line != 10 {
-		t.Errorf("file/line = %s:%d", f.File, f.Line)
+	f, _ := v.Check(Proposal{Kind: KindStaleClaim, Path: "ipc", Message: "x", Evidence: []Quote{q1}})
+	if f.Path != "pages/ipc.md" || f.Line != 10 {
+		t.Errorf("file/line = %s:%d", f.Path, f.Line)
 	}
 
 	// Malformed proposals are errors.
 	many := make([]Quote, 1000)
 	for i := range many {
-		many[i] = Quote{File: fmt.Sprintf("pages/p%03d.md", i), Quote: "some quoted words"}
+		many[i] = Quote{Path: fmt.Sprintf("pages/p%03d.md", i), Quote: "some quoted words"}
 	}
 	names := map[string]bool{}
 	for _, q := range many {
-		names[q.File] = true
+		names[q.Path] = true
 	}
 	if len(names) != 1000 {
 		t.Fatalf("%d distinct file names, want 1000", len(names))

@@ -138,7 +138,7 @@ func Apply(ctx context.Context, s *wiki.Store, g *links.Graph, id string, select
 	var firstErr error
 	for _, n := range p.Selected {
 		a := p.Actions[n-1]
-		r := Result{N: n, Kind: a.Kind, Target: a.Target(), Status: "ok"}
+		r := Result{N: n, Kind: a.Kind, Path: a.Target(), Status: "ok"}
 		if firstErr != nil {
 			r.Status = "not_run"
 			p.Results = append(p.Results, r)
@@ -147,7 +147,7 @@ func Apply(ctx context.Context, s *wiki.Store, g *links.Graph, id string, select
 		sha, rel, notes, err := execute(ctx, s, g, p, a)
 		r.SHA256, r.Notes = sha, notes
 		if rel != "" {
-			r.Target = rel // the file as it is spelled on disk (a nested vault's "en/Plugins/Graph view.md")
+			r.Path = rel // the file as it is spelled on disk (a nested vault's "en/Plugins/Graph view.md")
 		}
 		if err != nil {
 			r.Status, r.Error = "failed", store.PublicMessage(err)
@@ -206,7 +206,7 @@ func execute(ctx context.Context, s *wiki.Store, g *links.Graph, p *Plan, a Acti
 	}
 	switch a.Kind {
 	case KindCreatePage:
-		w, err := s.WritePage(ctx, wiki.PageInput{Title: a.Title, Slug: a.Slug, Summary: a.Summary, Tags: cloneTags(a.Tags), Sources: sources, Body: a.Markdown})
+		w, err := s.WritePage(ctx, wiki.PageInput{Title: a.Title, Slug: a.Slug, Summary: a.Summary, Tags: cloneTags(a.Tags), Sources: sources, Content: a.Markdown})
 		return w.SHA256, w.Path, nil, err
 	case KindUpdatePage:
 		cur, err := readPage(s, a.Slug)
@@ -217,7 +217,7 @@ func execute(ctx context.Context, s *wiki.Store, g *links.Graph, p *Plan, a Acti
 		if title == "" {
 			title = cur.info.Title
 		}
-		w, err := s.WritePage(ctx, wiki.PageInput{Title: title, Slug: a.Slug, Summary: a.Summary, Tags: cloneTags(a.Tags), Sources: mergeSources(cur.info.Sources, sources), Body: a.Markdown, BaseSHA256: a.BaseSHA256})
+		w, err := s.WritePage(ctx, wiki.PageInput{Title: title, Slug: a.Slug, Summary: a.Summary, Tags: cloneTags(a.Tags), Sources: mergeSources(cur.info.Sources, sources), Content: a.Markdown, BaseSHA256: a.BaseSHA256})
 		return w.SHA256, w.Path, nil, err
 	case KindAppendPageSection, KindAddLinks:
 		// Section appends and Related links are wiki/edit's (edit_page's)
@@ -339,7 +339,7 @@ func logOutcome(ctx context.Context, s *wiki.Store, p *Plan) {
 		if r.Status == "ok" {
 			ok++
 		}
-		line := fmt.Sprintf("- %d. %s %s: %s", r.N, r.Kind, r.Target, r.Status)
+		line := fmt.Sprintf("- %d. %s %s: %s", r.N, r.Kind, r.Path, r.Status)
 		if r.Error != "" {
 			line += " (" + r.Error + ")"
 		}

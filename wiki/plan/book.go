@@ -64,9 +64,9 @@ type Plan struct {
 
 // Result is what one approved action did.
 type Result struct {
-	N      int    `json:"n"`
-	Kind   string `json:"kind"`
-	Target string `json:"path"`
+	N    int    `json:"n"`
+	Kind string `json:"kind"`
+	Path string `json:"path"`
 	// Status is "ok", "failed" or "not_run" (after an earlier failure).
 	Status string `json:"status"`
 	SHA256 string `json:"sha256,omitempty"`
@@ -88,8 +88,8 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*r = Result(v.plain)
-	if r.Target == "" {
-		r.Target = v.OldTarget
+	if r.Path == "" {
+		r.Path = v.OldTarget
 	}
 	return nil
 }

@@ -54,7 +54,7 @@ func newFixture(t *testing.T, replies ...string) *fixture {
 	}
 	t.Cleanup(func() { st.Close() })
 	ctx := context.Background()
-	if _, err := st.WritePage(ctx, wiki.PageInput{Title: "Electron", Slug: "electron", Summary: "A framework for desktop apps with web tech.", Body: "Electron runs Chromium and Node.js.\n"}); err != nil {
+	if _, err := st.WritePage(ctx, wiki.PageInput{Title: "Electron", Slug: "electron", Summary: "A framework for desktop apps with web tech.", Content: "Electron runs Chromium and Node.js.\n"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.SaveSource(ctx, wiki.SourceInput{Path: "sources/ipc.md", Content: sourceText}); err != nil {
@@ -489,7 +489,7 @@ func TestUpdatePageNeedsTheShownSHA(t *testing.T) {
 	}
 	// The page changes between proposal and approval: conflict, nothing written.
 	cur, _ := os.ReadFile(filepath.Join(f.dir, "pages", "electron.md"))
-	if _, err := f.store.WritePage(context.Background(), wiki.PageInput{Title: "Electron", Slug: "electron", Body: "Changed by a person.\n", BaseSHA256: store.SHA256Hex(cur)}); err != nil {
+	if _, err := f.store.WritePage(context.Background(), wiki.PageInput{Title: "Electron", Slug: "electron", Content: "Changed by a person.\n", BaseSHA256: store.SHA256Hex(cur)}); err != nil {
 		t.Fatal(err)
 	}
 	before := f.hashes(t)

@@ -48,7 +48,7 @@ func TestIndexTruncatedInPlaceWhileRunning(t *testing.T) {
 	// A few writes so there are several segments and the persister and
 	// merger have work in flight when the damage lands.
 	for i, w := range []string{"aardvark", "bandicoot", "cassowary"} {
-		if _, err := st.WritePage(ctx, wiki.PageInput{Title: "Animal " + w, Body: "The " + w + " is animal number " + string(rune('1'+i)) + ".\n"}); err != nil {
+		if _, err := st.WritePage(ctx, wiki.PageInput{Title: "Animal " + w, Content: "The " + w + " is animal number " + string(rune('1'+i)) + ".\n"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -65,7 +65,7 @@ func TestIndexTruncatedInPlaceWhileRunning(t *testing.T) {
 	if !strings.Contains(r.Index.Reason, "rebuilt") || strings.Contains(r.Index.Reason, dir) {
 		t.Errorf("the result must say the index was rebuilt, without host paths: %+v", r.Index)
 	}
-	w, err := st.WritePage(ctx, wiki.PageInput{Title: "Dugong", Body: "The dugong grazes on sea grass.\n"})
+	w, err := st.WritePage(ctx, wiki.PageInput{Title: "Dugong", Content: "The dugong grazes on sea grass.\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestIndexTruncatedInPlaceWhileRunning(t *testing.T) {
 	// Damage again, this time with no search in between: the write must
 	// not touch the damaged index either.
 	truncateIndexInPlace(t, dir)
-	w2, err := st.WritePage(ctx, wiki.PageInput{Title: "Echidna", Body: "The echidna lays eggs.\n"})
+	w2, err := st.WritePage(ctx, wiki.PageInput{Title: "Echidna", Content: "The echidna lays eggs.\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func currentIndexDir(t *testing.T, dir string) string {
 // start must build a sound index again.
 func TestCloseAfterDamage(t *testing.T) {
 	st, x, dir := testWiki(t, fixture)
-	if _, err := st.WritePage(context.Background(), wiki.PageInput{Title: "Fennec", Body: "The fennec fox has big ears.\n"}); err != nil {
+	if _, err := st.WritePage(context.Background(), wiki.PageInput{Title: "Fennec", Content: "The fennec fox has big ears.\n"}); err != nil {
 		t.Fatal(err)
 	}
 	truncateIndexInPlace(t, dir)

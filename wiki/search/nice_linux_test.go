@@ -25,7 +25,7 @@ func TestMergerRunsAtLowPriority(t *testing.T) {
 	ctx := context.Background()
 	var last wiki.PageWrite
 	for i := 0; i < 3; i++ {
-		w, err := st.WritePage(ctx, wiki.PageInput{Title: "Churn", Body: fmt.Sprintf("Version %d.\n", i), BaseSHA256: last.SHA256})
+		w, err := st.WritePage(ctx, wiki.PageInput{Title: "Churn", Content: fmt.Sprintf("Version %d.\n", i), BaseSHA256: last.SHA256})
 		if err != nil {
 			t.Fatal(err)
 		}

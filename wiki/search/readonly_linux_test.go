@@ -82,7 +82,7 @@ func TestReadOnlyWikiSearches(t *testing.T) {
 					t.Errorf("start %d: index status %+v, want ready and %q", start, res.Index, tc.where)
 				}
 				ctx := context.Background()
-				_, err = st.WritePage(ctx, wiki.PageInput{Title: "Date", Body: "A date is a brown fruit.\n"})
+				_, err = st.WritePage(ctx, wiki.PageInput{Title: "Date", Content: "A date is a brown fruit.\n"})
 				checkReadOnly(t, "WritePage", err)
 				_, err = st.AppendLog(ctx, wiki.LogInput{Op: "note", Title: "t"})
 				checkReadOnly(t, "AppendLog", err)

@@ -89,7 +89,7 @@ func BenchmarkScale(b *testing.B) {
 		var writes, applies []time.Duration
 		var last wiki.PageWrite
 		for k := 0; k < 20; k++ {
-			in := wiki.PageInput{Title: "Scale probe", Body: fmt.Sprintf("Probe %d mentions the zyxwv%d marker and a few words about tar archives.\n", k, k), BaseSHA256: last.SHA256}
+			in := wiki.PageInput{Title: "Scale probe", Content: fmt.Sprintf("Probe %d mentions the zyxwv%d marker and a few words about tar archives.\n", k, k), BaseSHA256: last.SHA256}
 			t0 := time.Now()
 			w, err := st.WritePage(ctx, in)
 			if err != nil {

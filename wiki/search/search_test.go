@@ -256,7 +256,7 @@ func TestMatchModesAndFilters(t *testing.T) {
 			t.Errorf("%s: updated %q, want %q (the file's modification time)", h.Path, h.Updated, want)
 		}
 	}
-	w, err := st.WritePage(context.Background(), wiki.PageInput{Title: "Dated", Body: "A dated page about lichen.\n"})
+	w, err := st.WritePage(context.Background(), wiki.PageInput{Title: "Dated", Content: "A dated page about lichen.\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,12 +370,12 @@ func TestWritesAreIndexedInTheSameCall(t *testing.T) {
 		}
 	}
 	// write_page: create, then replace.
-	w, err := st.WritePage(ctx, wiki.PageInput{Title: "Quokka facts", Body: "The quokka is a small marsupial.\n\n## Diet\n\nLeaves.\n"})
+	w, err := st.WritePage(ctx, wiki.PageInput{Title: "Quokka facts", Content: "The quokka is a small marsupial.\n\n## Diet\n\nLeaves.\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	first(t, x, Query{Text: "quokka marsupial"}, w.Path)
-	w2, err := st.WritePage(ctx, wiki.PageInput{Title: "Quokka facts", Body: "Now about wombats.\n\n## Diet\n\nLeaves.\n", BaseSHA256: w.SHA256})
+	w2, err := st.WritePage(ctx, wiki.PageInput{Title: "Quokka facts", Content: "Now about wombats.\n\n## Diet\n\nLeaves.\n", BaseSHA256: w.SHA256})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,11 +396,11 @@ func TestWritesAreIndexedInTheSameCall(t *testing.T) {
 	}
 	var oldest store.Snapshot
 	for _, sn := range snaps {
-		if oldest.Path == "" || sn.Time.Before(oldest.Time) {
+		if oldest.Snapshot == "" || sn.Replaced.Before(oldest.Replaced) {
 			oldest = sn
 		}
 	}
-	rs, err := st.RestoreSnapshot(ctx, wiki.RestoreInput{Path: w.Path, Snapshot: oldest.Path, BaseSHA256: e.SHA256})
+	rs, err := st.RestoreSnapshot(ctx, wiki.RestoreInput{Path: w.Path, Snapshot: oldest.Snapshot, BaseSHA256: e.SHA256})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +412,7 @@ func TestWritesAreIndexedInTheSameCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := first(t, x, Query{Text: "quokka marsupial"}, mv.To)
+	r := first(t, x, Query{Text: "quokka marsupial"}, mv.Path)
 	for _, p := range paths(r) {
 		if p == w.Path {
 			t.Errorf("moved page still found at its old path %s: %v", w.Path, paths(r))
@@ -557,7 +557,7 @@ func TestFailedUpdateMarksStale(t *testing.T) {
 	os.RemoveAll(filepath.Join(dir, ".llmwiki", "search"))
 	os.WriteFile(filepath.Join(dir, ".llmwiki", "search"), []byte("a file where the folder was"), 0o644)
 	ctx := store.WithCall(context.Background(), store.NewCall("write_page", "s", nil))
-	if _, err := st.WritePage(ctx, wiki.PageInput{Title: "Kiwi", Body: "kiwi bird\n"}); err != nil {
+	if _, err := st.WritePage(ctx, wiki.PageInput{Title: "Kiwi", Content: "kiwi bird\n"}); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(50 * time.Millisecond)

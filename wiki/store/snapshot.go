@@ -34,12 +34,12 @@ func (s *Store) snapshot(rel string, old []byte) (string, error) {
 
 // Snapshot describes one stored version of a file.
 type Snapshot struct {
-	// Path is the snapshot's project-relative path (under .llmwiki/snapshots/).
-	Path string `json:"snapshot"`
-	// Of is the path of the file it is a version of.
-	Of string `json:"path"`
-	// Time is when the version was replaced (UTC).
-	Time time.Time `json:"replaced"`
+	// Snapshot is the snapshot's project-relative path (under .llmwiki/snapshots/).
+	Snapshot string `json:"snapshot"`
+	// Path is the path of the file it is a version of.
+	Path string `json:"path"`
+	// Replaced is when the version was replaced (UTC).
+	Replaced time.Time `json:"replaced"`
 	// SHA256Prefix is the first 16 hex digits of the version's sha256.
 	SHA256Prefix string `json:"sha256_prefix"`
 	// Size is the version's size in bytes.
@@ -78,9 +78,9 @@ func (s *Store) Snapshots(rel string) ([]Snapshot, error) {
 		if err != nil {
 			continue
 		}
-		out = append(out, Snapshot{Path: path.Join(dir, e.Name()), Of: rel, Time: t, SHA256Prefix: name[i+1:], Size: info.Size()})
+		out = append(out, Snapshot{Snapshot: path.Join(dir, e.Name()), Path: rel, Replaced: t, SHA256Prefix: name[i+1:], Size: info.Size()})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path > out[j].Path })
+	sort.Slice(out, func(i, j int) bool { return out[i].Snapshot > out[j].Snapshot })
 	return out, nil
 }
 
@@ -103,5 +103,5 @@ func ParseSnapshotPath(p string) (Snapshot, bool) {
 	if err != nil {
 		return Snapshot{}, false
 	}
-	return Snapshot{Path: p, Of: of, Time: t, SHA256Prefix: name[i+1:]}, true
+	return Snapshot{Snapshot: p, Path: of, Replaced: t, SHA256Prefix: name[i+1:]}, true
 }
