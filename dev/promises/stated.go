@@ -66,6 +66,18 @@ var statedPromises = []stated{
 	{"Links mean what they say.",
 		"With `index: auto`, a page linked only from the generated index.md is an `orphan_page`; link syntax in a summary is text in index.md; `write_page` and `edit_page` list each new wikilink that leads nowhere with the page it probably meant; a search snippet marks a match with one pair of bold markers; a pages search that only sources answer says so.",
 		[]string{"wiki/lint.TestOrphanGeneratedIndex", "wiki/links.TestRenderIndexEscapesSummaries", "wiki/lint.TestLintGeneratedIndexSummaries", "tools.TestWriteEditUnresolvedLinks", "wiki/search.TestSnippetBoldIsOnePair", "wiki/search.TestSourcesNote", "wiki/search.TestStatusCountsOnlyPages"}},
+	{"One name per thing on the wire.",
+		"Every tool's arguments and results follow one vocabulary (docs/design.md, \"Wire vocabulary\"): a file is `path`, an existing page `page`, a new name `slug`, text `content`, a list pages with `limit` and `cursor`/`next_cursor`, every result carries `warnings`; a call with an old name (`body`, `offset`, `from`) is refused with an `invalid` error naming the new one, and nothing is written.",
+		[]string{"tools.TestWireVocabulary", "tools.TestRenamedArgumentsRefused", "tools.TestRenamedArgsTable"}},
+	{"A heading inside code is code.",
+		"One scanner of fences and headings (CommonMark's rules) serves every feature: `research_save`, page titles, sections, context.md's spill, log details, transcripts and search never read a `#` line inside a fenced code block as a heading, and a log detail cannot open a fence.",
+		[]string{"wiki/mdoc.TestFences", "wiki/mdoc.TestDemoteHeadings", "wiki.TestResearchSaveKeepsCode", "wiki.TestFirstHeading", "wiki.TestHeadingsScan", "wiki.TestSpillCutScan", "wiki.TestRenderLogEntryEscapesFences", "wiki/search.TestScanMarkdownHeadings", "wiki/search.TestSnippetFenceStateFar", "wiki/transcript.TestDemoteKeepsCode"}},
+	{"A setting is read one way.",
+		"schema.md's settings are parsed once, by one rule: a value its key cannot use (a decimal for a whole number, a word for a number, anything but true or false for a switch) is refused, the default stays in force, and `load_project` and lint name the key.",
+		[]string{"wiki.TestSettingsOneRule", "wiki.TestParseSettings"}},
+	{"Layers point down.",
+		"No package imports one above it (cmd → internal/app → server → tools → wiki → wiki/mdoc, wiki/changefeed → wiki/store → internal/), nothing below tools depends on mcp-go, and the store enforces the rules the wiki installs as its policy.",
+		[]string{"internal/app.TestLayers", "wiki/store.TestPolicyEnforced", "wiki.TestInvariantLayers"}},
 }
 
 // renderStated writes one bullet per stated promise.
