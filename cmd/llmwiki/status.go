@@ -19,14 +19,15 @@ import (
 )
 
 // wikiStatus is what llmwiki status shows; its JSON field names are stable
-// (docs/design.md, "Transports and the command line").
+// (docs/design.md, "Transports and the command line") and name a fact
+// load_project also reports by load_project's name.
 type wikiStatus struct {
 	Name           string            `json:"name"`
 	Pages          int               `json:"pages"`
 	Sources        int               `json:"sources"`
-	SourcesPending int               `json:"sources_pending"`
-	StalePages     int               `json:"stale_pages"`
-	IndexMDStale   bool              `json:"index_md_stale"`
+	PendingSources int               `json:"pending_sources"` // load_project's counts.pending_sources
+	StalePages     int               `json:"stale_pages"`     // lint's stale_page findings (load_project's stale is derived state, another fact)
+	IndexStale     bool              `json:"index_stale"`     // load_project's index_stale
 	Lint           map[string]int    `json:"lint"`
 	LintSeverities lint.Severities   `json:"lint_severities"`
 	Eval           *statusEval       `json:"eval"`
@@ -99,8 +100,8 @@ func collectStatus(ctx context.Context, st *wiki.Store, dir string) (*wikiStatus
 		return nil, err
 	}
 	s := &wikiStatus{
-		Name: p.Name, Pages: p.Counts.Pages, Sources: p.Counts.Sources, SourcesPending: p.Counts.PendingSources,
-		StalePages: rep.Counts[string(lint.KindStalePage)], IndexMDStale: p.IndexStale,
+		Name: p.Name, Pages: p.Counts.Pages, Sources: p.Counts.Sources, PendingSources: p.Counts.PendingSources,
+		StalePages: rep.Counts[string(lint.KindStalePage)], IndexStale: p.IndexStale,
 		Lint: rep.Counts, LintSeverities: rep.Severities, RecentLog: p.RecentLog,
 	}
 	if s.Lint == nil {
@@ -138,9 +139,9 @@ func collectStatus(ctx context.Context, st *wiki.Store, dir string) (*wikiStatus
 
 func printStatus(e env, s *wikiStatus) {
 	w := e.stdout
-	fmt.Fprintf(w, "wiki %q: %d pages, %d sources (%d not yet folded into context.md)\n", s.Name, s.Pages, s.Sources, s.SourcesPending)
+	fmt.Fprintf(w, "wiki %q: %d pages, %d sources (%d not yet folded into context.md)\n", s.Name, s.Pages, s.Sources, s.PendingSources)
 	fmt.Fprintf(w, "stale pages: %d", s.StalePages)
-	if s.IndexMDStale {
+	if s.IndexStale {
 		fmt.Fprint(w, "; index.md is out of date (llmwiki index)")
 	}
 	fmt.Fprintln(w)
