@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/llmwiki/llmwiki/internal/app"
+	"github.com/llmwiki/llmwiki/internal/english"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/eval"
 	"github.com/llmwiki/llmwiki/wiki/lint"
@@ -139,7 +140,7 @@ func collectStatus(ctx context.Context, st *wiki.Store, dir string) (*wikiStatus
 
 func printStatus(e env, s *wikiStatus) {
 	w := e.stdout
-	fmt.Fprintf(w, "wiki %q: %d pages, %d sources (%d not yet folded into context.md)\n", s.Name, s.Pages, s.Sources, s.PendingSources)
+	fmt.Fprintf(w, "wiki %q: %s, %s (%d not yet folded into context.md)\n", s.Name, english.Count(s.Pages, "page"), english.Count(s.Sources, "source"), s.PendingSources)
 	fmt.Fprintf(w, "stale pages: %d", s.StalePages)
 	if s.IndexStale {
 		fmt.Fprint(w, "; index.md is out of date (llmwiki index)")
@@ -150,7 +151,7 @@ func printStatus(e env, s *wikiStatus) {
 		cats = append(cats, fmt.Sprintf("%s %d", k, v))
 	}
 	sort.Strings(cats)
-	fmt.Fprintf(w, "lint: %d errors, %d warnings", s.LintSeverities.Error, s.LintSeverities.Warning)
+	fmt.Fprintf(w, "lint: %s, %s", english.Count(s.LintSeverities.Error, "error"), english.Count(s.LintSeverities.Warning, "warning"))
 	if len(cats) > 0 {
 		fmt.Fprintf(w, " (%s)", strings.Join(cats, ", "))
 	}
@@ -172,7 +173,7 @@ func printStatus(e env, s *wikiStatus) {
 	default:
 		fmt.Fprintln(w, "search index: built")
 	}
-	fmt.Fprintf(w, "snapshots: %d files, %d bytes\n", s.Snapshots.Files, s.Snapshots.Bytes)
+	fmt.Fprintf(w, "snapshots: %s, %s\n", english.Count(s.Snapshots.Files, "file"), english.Count(int(s.Snapshots.Bytes), "byte"))
 	if len(s.RecentLog) > 0 {
 		fmt.Fprintln(w, "recent log:")
 		for _, l := range s.RecentLog {

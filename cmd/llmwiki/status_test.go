@@ -103,7 +103,7 @@ func TestStatusShowsTheWikiAndWritesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`wiki "wiki": 2 pages, 1 sources (1 not yet folded into context.md)`, "stale pages: 1", "dangling_link 1", "eval: hit rate 75% over 8 queries", "trend 50% → 75%", "search index: not built", "snapshots: 1 files, 10 bytes"} {
+	for _, want := range []string{`wiki "wiki": 2 pages, 1 source (1 not yet folded into context.md)`, "stale pages: 1", "dangling_link 1", "eval: hit rate 75% over 8 queries", "trend 50% → 75%", "search index: not built", "snapshots: 1 file, 10 bytes"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("status text lacks %q:\n%s", want, text)
 		}
