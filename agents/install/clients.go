@@ -89,7 +89,7 @@ func claudeCode(o *Options) (*plan, error) {
 	if id != "" {
 		p.notes = append(p.notes, "--force: the llmwiki plugin ("+id+") is installed too, so Claude Code shows two llmwiki servers and two sets of sub-agents; remove one with claude plugin uninstall "+id+" or by deleting these files.")
 	}
-	p.notes = append(p.notes, "The plugin (agents/claude-plugin) adds session hooks too: /plugin marketplace add <llmwiki repository>, then /plugin install llmwiki@llmwiki.")
+	p.notes = append(p.notes, "Alternative, not an addition: the plugin (agents/claude-plugin) installs the same server and sub-agents plus session hooks, instead of this install (not both, or Claude Code runs two llmwiki servers). To switch: remove these files, then /plugin marketplace add <llmwiki repository> and /plugin install llmwiki@llmwiki.")
 	return p, nil
 }
 

@@ -202,3 +202,18 @@ func TestContinueUserNotesEarlierEntry(t *testing.T) {
 		t.Error("config.yaml changed")
 	}
 }
+
+// TestClaudeCodeNotePluginIsAnAlternative: the note about the plugin says it
+// replaces install claude-code rather than adding to it (README: "instead of
+// install claude-code (not both)"), so a user does not end up with two servers.
+func TestClaudeCodeNotePluginIsAnAlternative(t *testing.T) {
+	o, _, _ := setup(t, "claude-code", ScopeUser)
+	res, err := Install(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(res.Notes, "\n")
+	if !strings.Contains(notes, "instead of this install (not both") || strings.Contains(notes, "adds session hooks too") {
+		t.Errorf("plugin note does not say the plugin is the alternative:\n%s", notes)
+	}
+}

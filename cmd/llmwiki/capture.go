@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/llmwiki/llmwiki/agents/install"
+	"github.com/llmwiki/llmwiki/internal/english"
 	"github.com/llmwiki/llmwiki/internal/redact"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/mdoc"
@@ -171,7 +172,7 @@ func captureInto(ctx context.Context, e env, st *wiki.Store, session, transcript
 		return "", err
 	}
 	if covered >= len(s.Turns) {
-		return fmt.Sprintf("session %s is already captured (%d turns)", session, covered), nil
+		return fmt.Sprintf("session %s is already captured (%s)", session, english.Count(covered, "turn")), nil
 	}
 	project := ""
 	if c := firstNonEmpty(cwd, s.CWD); c != "" {
@@ -211,9 +212,9 @@ func captureInto(ctx context.Context, e env, st *wiki.Store, session, transcript
 		redacted.Add(counts)
 		parts, from = part, to
 	}
-	msg := fmt.Sprintf("saved %s (%d turns", strings.Join(saved, ", "), len(s.Turns)-covered)
+	msg := fmt.Sprintf("saved %s (%s", strings.Join(saved, ", "), english.Count(len(s.Turns)-covered, "turn"))
 	if n := redacted.Total(); n > 0 {
-		msg += fmt.Sprintf("; %d secret values redacted: %s", n, redacted)
+		msg += fmt.Sprintf("; %s redacted: %s", english.Count(n, "secret value"), redacted)
 	}
 	return msg + ")", nil
 }

@@ -114,7 +114,7 @@ func TestCaptureSavesOneSourcePerSession(t *testing.T) {
 	f.Close()
 	_, stderr, _ = runIn(t, hookJSON(capSession, tp), envv, "capture", "--root", root)
 	part2 := "sources/sessions/2026-11-20-" + capSession + "-part2.md"
-	if !strings.Contains(stderr, "saved "+part2+" (1 turns)") {
+	if !strings.Contains(stderr, "saved "+part2+" (1 turn)") {
 		t.Errorf("continued session: %q", stderr)
 	}
 	p2, _ := os.ReadFile(filepath.Join(root, filepath.FromSlash(part2)))

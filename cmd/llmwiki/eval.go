@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/internal/app"
+	"github.com/llmwiki/llmwiki/internal/english"
 	"github.com/llmwiki/llmwiki/wiki/eval"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
@@ -94,14 +95,14 @@ func printEvalSummary(e env, rep *eval.Report, w eval.Written, dry bool) {
 	s := rep.Summary
 	out := e.stdout
 	fmt.Fprintf(out, "Results:\n")
-	fmt.Fprintf(out, "  Queries analyzed: %d (across %d sessions)\n", s.Queries, s.Sessions)
+	fmt.Fprintf(out, "  Queries analyzed: %d (across %s)\n", s.Queries, english.Count(s.Sessions, "session"))
 	if s.Queries > 0 {
 		fmt.Fprintf(out, "  Wiki hit rate:    %d%% (%d of %d answered without raw sources)\n", int(s.HitRate*100+0.5), s.Hits, s.Queries)
 		fmt.Fprintf(out, "  Wasted reads:     %d of %d file reads\n", s.WastedReads, s.FileReads)
 		fmt.Fprintf(out, "  Avg duration:     %.1fs\n", s.AvgDurationMS/1000)
 	}
 	fmt.Fprintf(out, "  Citations:        %d of %d verified, %d wrong\n", s.CitationsVerified, s.Citations, s.CitationErrors)
-	fmt.Fprintf(out, "  Issues:           %d errors, %d warnings\n", s.ErrorCount, s.WarningCount)
+	fmt.Fprintf(out, "  Issues:           %s, %s\n", english.Count(s.ErrorCount, "error"), english.Count(s.WarningCount, "warning"))
 	fmt.Fprintf(out, "  Wiki gaps:        %d\n", s.GapCount)
 	if j := rep.Judge; j != nil {
 		fmt.Fprintf(out, "  Judge:            %d questions checked, %d findings kept, %d dropped as unverified, %d failed\n", j.Questions, j.Findings, j.Unverified, j.Failures)

@@ -35,7 +35,7 @@ func TestEvalCommand(t *testing.T) {
 		"Wiki hit rate:    29% (2 of 7 answered without raw sources)",
 		"Wasted reads:     3 of 8 file reads",
 		"Citations:        5 of 6 verified, 1 wrong",
-		"Issues:           1 errors, 2 warnings",
+		"Issues:           1 error, 2 warnings",
 		"Wiki gaps:        7",
 		// The fixture's torn last line is moved aside when the wiki opens.
 		"Audit log:        0 torn and 1 unreadable lines skipped",
@@ -86,9 +86,12 @@ func TestEvalCommand(t *testing.T) {
 	if _, _, err := runCLI(t, "", "eval", "--root", dir, "--since", "last tuesday"); err == nil || !strings.Contains(err.Error(), "--since \"last tuesday\" is not a time") {
 		t.Errorf("bad --since: %v", err)
 	}
-	out, _, err = runCLI(t, "", "eval", "--root", dir, "--since", "2026-11-21", "--dry-run")
-	if err != nil || !strings.Contains(out, "Queries analyzed: 3 (across 1 sessions)") || !strings.Contains(out, "Dry run: nothing written.") {
+	out, errOut, err = runCLI(t, "", "eval", "--root", dir, "--since", "2026-11-21", "--dry-run")
+	if err != nil || !strings.Contains(out, "Queries analyzed: 3 (across 1 session)\n") || !strings.Contains(out, "Issues:           0 errors, 2 warnings") || !strings.Contains(out, "Dry run: nothing written.") {
 		t.Errorf("--since a date: %v\n%s", err, out)
+	}
+	if !strings.Contains(errOut, "Found 3 answered questions across 1 session") || strings.Contains(errOut, "1 sessions") {
+		t.Errorf("progress on stderr: %q", errOut)
 	}
 	if _, _, err := runCLI(t, "", "eval", "--root", filepath.Join(dir, "nope")); err == nil || !strings.Contains(err.Error(), "no wiki at") {
 		t.Errorf("missing root: %v", err)

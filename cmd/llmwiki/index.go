@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/llmwiki/llmwiki/internal/english"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
@@ -36,7 +37,7 @@ func runIndex(ctx context.Context, e env, args []string) error {
 	if res.Changed {
 		state = "rewritten"
 	}
-	fmt.Fprintf(e.stdout, "index.md %s: %d pages\n", state, res.Pages)
+	fmt.Fprintf(e.stdout, "index.md %s: %s\n", state, english.Count(res.Pages, "page"))
 	return nil
 }
 

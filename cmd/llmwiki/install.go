@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/llmwiki/llmwiki/agents/install"
+	"github.com/llmwiki/llmwiki/internal/english"
 	"github.com/llmwiki/llmwiki/tools"
 )
 
@@ -92,13 +93,13 @@ func runInstall(_ context.Context, e env, args []string) error {
 				fmt.Fprint(e.stdout, "\n"+c.Diff)
 			}
 		}
-		fmt.Fprintf(e.stdout, "\nDry run: %d files would change; nothing was written.\n", res.Changed())
+		fmt.Fprintf(e.stdout, "\nDry run: %s would change; nothing was written.\n", english.Count(res.Changed(), "file"))
 		return nil
 	}
 	if res.Changed() == 0 {
 		fmt.Fprintln(e.stdout, "Nothing to change: llmwiki is already installed here.")
 	} else {
-		fmt.Fprintf(e.stdout, "%d files changed.\n", res.Changed())
+		fmt.Fprintf(e.stdout, "%s changed.\n", english.Count(res.Changed(), "file"))
 	}
 	for _, n := range append(notes, res.Notes...) {
 		fmt.Fprintln(e.stdout, "Note: "+n)

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/llmwiki/llmwiki/internal/app"
+	"github.com/llmwiki/llmwiki/internal/english"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/lint"
@@ -132,7 +133,7 @@ func runLint(ctx context.Context, e env, args []string) error {
 			return err
 		}
 	} else {
-		printReport(e, rep, f.limit)
+		printReport(e, rep, f.limit, f.path)
 		if deep != nil {
 			printDeep(e.stdout, deep)
 		}
@@ -207,8 +208,10 @@ func writeReportJSON(out io.Writer, rep *lint.Report, key string, extra any) err
 	return w.Flush()
 }
 
-// printReport writes one line per finding, then the totals.
-func printReport(e env, rep *lint.Report, limit int) {
+// printReport writes one line per finding, then the totals. Lint always
+// checks every page (links need them all); prefix, from --path, only filters
+// the findings, and the totals line says so.
+func printReport(e env, rep *lint.Report, limit int, prefix string) {
 	w := bufio.NewWriterSize(e.stdout, 1<<16)
 	defer w.Flush()
 	n := 0
@@ -250,7 +253,11 @@ func printReport(e env, rep *lint.Report, limit int) {
 		cats = append(cats, fmt.Sprintf("%s %d", k, v))
 	}
 	sort.Strings(cats)
-	fmt.Fprintf(w, "\n%d pages checked: %d errors, %d warnings, %d info", rep.Pages, rep.Severities.Error, rep.Severities.Warning, rep.Severities.Info)
+	fmt.Fprintf(w, "\n%s checked", english.Count(rep.Pages, "page"))
+	if prefix != "" {
+		fmt.Fprintf(w, ", findings under %s shown", prefix)
+	}
+	fmt.Fprintf(w, ": %s, %s, %d info", english.Count(rep.Severities.Error, "error"), english.Count(rep.Severities.Warning, "warning"), rep.Severities.Info)
 	if rep.Dismissed > 0 {
 		fmt.Fprintf(w, ", %d dismissed", rep.Dismissed)
 	}

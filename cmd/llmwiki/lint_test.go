@@ -31,7 +31,7 @@ func TestLintCommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("lint of a healthy wiki: %v\n%s", err, out)
 	}
-	if !strings.Contains(out, "index_drift") || !strings.Contains(out, "2 pages checked: 0 errors, 1 warnings") {
+	if !strings.Contains(out, "index_drift") || !strings.Contains(out, "2 pages checked: 0 errors, 1 warning,") {
 		t.Errorf("output:\n%s", out)
 	}
 	// A dangling link is an error: exit status 1, after printing.
@@ -43,6 +43,12 @@ func TestLintCommand(t *testing.T) {
 	}
 	if !strings.Contains(out, "pages/b.md:6  [[ghost]] leads nowhere") {
 		t.Errorf("output:\n%s", out)
+	}
+	// --path filters the findings, not the pages checked, and the totals
+	// say so: every page is still checked.
+	out, _, _ = runCLI(t, "", "lint", "--root", root, "--path", "pages/b.md")
+	if !strings.Contains(out, "2 pages checked, findings under pages/b.md shown: 1 error, 0 warnings, 0 info") {
+		t.Errorf("lint --path totals:\n%s", out)
 	}
 	// --json and --category.
 	out, _, err = runCLI(t, "", "lint", "--root", root, "--json", "--category", "dangling_link,orphan_page")

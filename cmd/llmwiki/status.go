@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/llmwiki/llmwiki/internal/app"
+	"github.com/llmwiki/llmwiki/internal/english"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/eval"
 	"github.com/llmwiki/llmwiki/wiki/lint"
@@ -19,14 +20,15 @@ import (
 )
 
 // wikiStatus is what llmwiki status shows; its JSON field names are stable
-// (docs/design.md, "Transports and the command line").
+// (docs/design.md, "Transports and the command line") and name a fact
+// load_project also reports by load_project's name.
 type wikiStatus struct {
 	Name           string            `json:"name"`
 	Pages          int               `json:"pages"`
 	Sources        int               `json:"sources"`
-	SourcesPending int               `json:"sources_pending"`
-	StalePages     int               `json:"stale_pages"`
-	IndexMDStale   bool              `json:"index_md_stale"`
+	PendingSources int               `json:"pending_sources"` // load_project's counts.pending_sources
+	StalePages     int               `json:"stale_pages"`     // lint's stale_page findings (load_project's stale is derived state, another fact)
+	IndexStale     bool              `json:"index_stale"`     // load_project's index_stale
 	Lint           map[string]int    `json:"lint"`
 	LintSeverities lint.Severities   `json:"lint_severities"`
 	Eval           *statusEval       `json:"eval"`
@@ -99,8 +101,8 @@ func collectStatus(ctx context.Context, st *wiki.Store, dir string) (*wikiStatus
 		return nil, err
 	}
 	s := &wikiStatus{
-		Name: p.Name, Pages: p.Counts.Pages, Sources: p.Counts.Sources, SourcesPending: p.Counts.PendingSources,
-		StalePages: rep.Counts[string(lint.KindStalePage)], IndexMDStale: p.IndexStale,
+		Name: p.Name, Pages: p.Counts.Pages, Sources: p.Counts.Sources, PendingSources: p.Counts.PendingSources,
+		StalePages: rep.Counts[string(lint.KindStalePage)], IndexStale: p.IndexStale,
 		Lint: rep.Counts, LintSeverities: rep.Severities, RecentLog: p.RecentLog,
 	}
 	if s.Lint == nil {
@@ -138,9 +140,9 @@ func collectStatus(ctx context.Context, st *wiki.Store, dir string) (*wikiStatus
 
 func printStatus(e env, s *wikiStatus) {
 	w := e.stdout
-	fmt.Fprintf(w, "wiki %q: %d pages, %d sources (%d not yet folded into context.md)\n", s.Name, s.Pages, s.Sources, s.SourcesPending)
+	fmt.Fprintf(w, "wiki %q: %s, %s (%d not yet folded into context.md)\n", s.Name, english.Count(s.Pages, "page"), english.Count(s.Sources, "source"), s.PendingSources)
 	fmt.Fprintf(w, "stale pages: %d", s.StalePages)
-	if s.IndexMDStale {
+	if s.IndexStale {
 		fmt.Fprint(w, "; index.md is out of date (llmwiki index)")
 	}
 	fmt.Fprintln(w)
@@ -149,7 +151,7 @@ func printStatus(e env, s *wikiStatus) {
 		cats = append(cats, fmt.Sprintf("%s %d", k, v))
 	}
 	sort.Strings(cats)
-	fmt.Fprintf(w, "lint: %d errors, %d warnings", s.LintSeverities.Error, s.LintSeverities.Warning)
+	fmt.Fprintf(w, "lint: %s, %s", english.Count(s.LintSeverities.Error, "error"), english.Count(s.LintSeverities.Warning, "warning"))
 	if len(cats) > 0 {
 		fmt.Fprintf(w, " (%s)", strings.Join(cats, ", "))
 	}
@@ -171,7 +173,7 @@ func printStatus(e env, s *wikiStatus) {
 	default:
 		fmt.Fprintln(w, "search index: built")
 	}
-	fmt.Fprintf(w, "snapshots: %d files, %d bytes\n", s.Snapshots.Files, s.Snapshots.Bytes)
+	fmt.Fprintf(w, "snapshots: %s, %s\n", english.Count(s.Snapshots.Files, "file"), english.Count(int(s.Snapshots.Bytes), "byte"))
 	if len(s.RecentLog) > 0 {
 		fmt.Fprintln(w, "recent log:")
 		for _, l := range s.RecentLog {

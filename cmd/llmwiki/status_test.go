@@ -63,8 +63,8 @@ func TestStatusShowsTheWikiAndWritesNothing(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
-	if s.Name != "wiki" || s.Pages != 2 || s.Sources != 1 || s.SourcesPending != 1 {
-		t.Errorf("name %q pages %d sources %d pending %d, want wiki 2 1 1", s.Name, s.Pages, s.Sources, s.SourcesPending)
+	if s.Name != "wiki" || s.Pages != 2 || s.Sources != 1 || s.PendingSources != 1 {
+		t.Errorf("name %q pages %d sources %d pending %d, want wiki 2 1 1", s.Name, s.Pages, s.Sources, s.PendingSources)
 	}
 	if s.StalePages != 1 || s.Lint["stale_page"] != 1 || s.Lint["dangling_link"] != 1 || s.LintSeverities.Error < 1 {
 		t.Errorf("stale %d, lint %v (errors %d)", s.StalePages, s.Lint, s.LintSeverities.Error)
@@ -78,12 +78,20 @@ func TestStatusShowsTheWikiAndWritesNothing(t *testing.T) {
 		LintSeverities map[string]int  `json:"lint_severities"`
 		Eval           map[string]any  `json:"eval"`
 		Old            json.RawMessage `json:"lint_errors"`
+		// load_project's names for the same facts, not status-only ones.
+		PendingSources *int            `json:"pending_sources"`
+		IndexStale     *bool           `json:"index_stale"`
+		OldPending     json.RawMessage `json:"sources_pending"`
+		OldIndexStale  json.RawMessage `json:"index_md_stale"`
 	}
 	if err := json.Unmarshal([]byte(out), &raw); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := raw.LintSeverities["error"]; !ok || raw.Old != nil || raw.Eval["evaluated"] != "2026-01-02T00:00:00Z" || raw.Eval["time"] != nil {
 		t.Errorf("status JSON names: lint_severities %v, lint_errors %s, eval %v", raw.LintSeverities, raw.Old, raw.Eval)
+	}
+	if raw.PendingSources == nil || *raw.PendingSources != 1 || raw.IndexStale == nil || raw.OldPending != nil || raw.OldIndexStale != nil {
+		t.Errorf("status JSON names differ from load_project's: pending_sources %v, index_stale %v, sources_pending %s, index_md_stale %s", raw.PendingSources, raw.IndexStale, raw.OldPending, raw.OldIndexStale)
 	}
 	if s.Snapshots.Files != 1 || s.Snapshots.Bytes != 10 {
 		t.Errorf("snapshots %+v, want 1 file of 10 bytes", s.Snapshots)
@@ -95,7 +103,7 @@ func TestStatusShowsTheWikiAndWritesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`wiki "wiki": 2 pages, 1 sources (1 not yet folded into context.md)`, "stale pages: 1", "dangling_link 1", "eval: hit rate 75% over 8 queries", "trend 50% → 75%", "search index: not built", "snapshots: 1 files, 10 bytes"} {
+	for _, want := range []string{`wiki "wiki": 2 pages, 1 source (1 not yet folded into context.md)`, "stale pages: 1", "dangling_link 1", "eval: hit rate 75% over 8 queries", "trend 50% → 75%", "search index: not built", "snapshots: 1 file, 10 bytes"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("status text lacks %q:\n%s", want, text)
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/llmwiki/llmwiki/internal/english"
 	"github.com/llmwiki/llmwiki/internal/quote"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
@@ -226,7 +227,7 @@ func Evaluate(ctx context.Context, st *wiki.Store, graph *links.Graph, opts Opti
 		return qs[i].seq < qs[j].seq
 	})
 	rep.Questions = qs
-	say(fmt.Sprintf("Found %d answered questions across %d sessions", len(qs), countSessions(qs)))
+	say(fmt.Sprintf("Found %s across %s", english.Count(len(qs), "answered question"), english.Count(countSessions(qs), "session")))
 	v := newVerifier(st)
 	judgeQuestions(rep, st, v, answers)
 	rep.BadAnswerRecords = answers.bad

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/llmwiki/llmwiki/internal/english"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
@@ -360,12 +361,7 @@ func isWordByte(c byte) bool {
 }
 
 // plural returns n and noun, with an "s" unless n is 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, noun)
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
+func plural(n int, noun string) string { return english.Count(n, noun) }
 
 // cell is text for a table cell.
 func cell(s string) string { return text(s) }

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmwiki/llmwiki/internal/english"
 	"github.com/llmwiki/llmwiki/internal/shingle"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
@@ -640,10 +641,10 @@ func (c *checker) checkIndex() {
 	}
 	var parts []string
 	if len(unlisted) > 0 {
-		parts = append(parts, fmt.Sprintf("%d pages are not listed (%s)", len(unlisted), listShort(unlisted, 3)))
+		parts = append(parts, fmt.Sprintf("%s %s not listed (%s)", english.Count(len(unlisted), "page"), english.Plural(len(unlisted), "is", "are"), listShort(unlisted, 3)))
 	}
 	if len(gone) > 0 {
-		parts = append(parts, fmt.Sprintf("%d entries lead nowhere (%s)", len(gone), listShort(gone, 3)))
+		parts = append(parts, fmt.Sprintf("%d %s nowhere (%s)", len(gone), english.Plural(len(gone), "entry leads", "entries lead"), listShort(gone, 3)))
 	}
 	if len(parts) == 0 {
 		parts = append(parts, "titles, summaries or groups differ from the pages' frontmatter")

@@ -1,0 +1,19 @@
+// Package english words counts in messages people read: "1 page",
+// "2 pages". It imports nothing of llmwiki.
+package english
+
+import "strconv"
+
+// Count returns n and noun, with an "s" unless n is 1: Count(1, "warning")
+// is "1 warning", Count(0, "page") is "0 pages".
+func Count(n int, noun string) string {
+	return strconv.Itoa(n) + " " + Plural(n, noun, noun+"s")
+}
+
+// Plural returns one when n is 1, else many: Plural(n, "is", "are").
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
