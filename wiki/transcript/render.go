@@ -7,6 +7,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/llmwiki/llmwiki/internal/english"
 	"github.com/llmwiki/llmwiki/internal/redact"
 	"github.com/llmwiki/llmwiki/wiki/mdoc"
 )
@@ -96,7 +97,7 @@ func render(s *Session, from, to int, m Meta, counts redact.Counts) string {
 	b.WriteString("---\n\n# " + title + "\n\n")
 	b.WriteString("A Claude Code session captured for a later ingest: the questions, the answers, and one line per tool call.\n")
 	if n := counts.Total(); n > 0 {
-		fmt.Fprintf(&b, "\n%d %s that looked like secrets %s replaced by [REDACTED:<kind>] before saving (%s).\n", n, plural(n, "value", "values"), plural(n, "was", "were"), counts)
+		fmt.Fprintf(&b, "\n%d %s that looked like secrets %s replaced by [REDACTED:<kind>] before saving (%s).\n", n, english.Plural(n, "value", "values"), english.Plural(n, "was", "were"), counts)
 	}
 	for _, t := range turns {
 		q := t.Question
@@ -123,11 +124,4 @@ func render(s *Session, from, to int, m Meta, counts redact.Counts) string {
 		}
 	}
 	return b.String()
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
