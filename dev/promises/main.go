@@ -79,7 +79,7 @@ func run(check bool, writes, kills, seed int, readme, figs string) error {
 			return err
 		}
 		defer os.RemoveAll(dir)
-		cmd := exec.Command("go", "test", "-count=1", "-timeout", "30m", "-run", testPattern, "./wiki", "./cmd/llmwiki")
+		cmd := exec.Command("go", "test", "-count=1", "-timeout", "30m", "-run", testPattern, "./wiki", "./wiki/mdoc", "./cmd/llmwiki")
 		cmd.Env = append(os.Environ(),
 			"LLMWIKI_FIGURES="+dir,
 			"LLMWIKI_CRASH_WRITES="+strconv.Itoa(writes),
