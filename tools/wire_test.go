@@ -98,6 +98,9 @@ func TestWireVocabulary(t *testing.T) {
 		if cursor != next {
 			t.Errorf("%s: a tool that takes cursor returns next_cursor and one that returns next_cursor takes cursor (cursor %v, next_cursor %v)", name, cursor, next)
 		}
+		if _, limit := inProps["limit"]; limit && !cursor {
+			t.Errorf("%s: a tool that takes limit takes cursor, so a list longer than the limit can be paged", name)
+		}
 		if _, ok := inProps["slug"]; ok && name != "write_page" && name != "move_page" {
 			t.Errorf("%s: slug names a page being created or renamed; an existing page is page", name)
 		}
