@@ -56,7 +56,7 @@ func TestPromptFiles(t *testing.T) {
 // every tool it requires, and name no tool the set lacks.
 func TestRenderNamesOnlyOfferedTools(t *testing.T) {
 	args := map[string]map[string]string{
-		"ingest":   {"source": "sources/a.md"},
+		"ingest":   {"path": "sources/a.md"},
 		"build":    {"under": "sources/papers"},
 		"query":    {"question": "What is a slug?", "page": "slugs"},
 		"lint":     {"page": "slugs"},
@@ -106,17 +106,17 @@ func TestRenderNamesOnlyOfferedTools(t *testing.T) {
 
 func TestRenderArguments(t *testing.T) {
 	ingest := Get("ingest")
-	out, err := ingest.Render(map[string]string{"source": " sources/x.md "}, everyTool)
+	out, err := ingest.Render(map[string]string{"path": " sources/x.md "}, everyTool)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out, "Source: `sources/x.md`") {
 		t.Errorf("argument not placed:\n%s", out)
 	}
-	if _, err := ingest.Render(map[string]string{}, everyTool); err == nil || !strings.Contains(err.Error(), `needs the argument "source"`) {
+	if _, err := ingest.Render(map[string]string{}, everyTool); err == nil || !strings.Contains(err.Error(), `needs the argument "path"`) {
 		t.Errorf("missing required argument: err = %v", err)
 	}
-	if _, err := ingest.Render(map[string]string{"source": "x", "colour": "red"}, everyTool); err == nil || !strings.Contains(err.Error(), `no argument "colour"`) {
+	if _, err := ingest.Render(map[string]string{"path": "x", "colour": "red"}, everyTool); err == nil || !strings.Contains(err.Error(), `no argument "colour"`) {
 		t.Errorf("unknown argument: err = %v", err)
 	}
 	// Order of steps: load_project before anything, append_log last.
@@ -207,7 +207,7 @@ func TestProviderCompletions(t *testing.T) {
 	if got, want := complete("query", "page", "graph"), []string{"graph-analysis", "graph-view"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("page slugs = %v, want %v", got, want)
 	}
-	if got, want := complete("ingest", "source", "papers"), []string{"sources/papers/bm25.md"}; !reflect.DeepEqual(got, want) {
+	if got, want := complete("ingest", "path", "papers"), []string{"sources/papers/bm25.md"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("source paths = %v, want %v", got, want)
 	}
 	if got, want := complete("build", "under", ""), []string{"sources/notes", "sources/papers", "sources/research"}; !reflect.DeepEqual(got, want) {

@@ -96,7 +96,7 @@ func TestPromptsEveryMode(t *testing.T) {
 		all[tool.Tool.Name] = true
 	}
 	args := map[string]map[string]string{
-		"ingest": {"source": "sources/a.md"}, "query": {"question": "what?"}, "research": {"topic": "x"},
+		"ingest": {"path": "sources/a.md"}, "query": {"question": "what?"}, "research": {"topic": "x"},
 	}
 	for mode, opts := range modes() {
 		sel, err := Select(Deps{}, opts)

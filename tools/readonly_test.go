@@ -77,6 +77,7 @@ func readOnlyCalls(finding string) map[string][]roCall {
 		"list_snapshots": {
 			ok(map[string]any{}),
 			ok(map[string]any{"path": "electron-ipc", "limit": 1}),
+			ok(map[string]any{"path": "electron-ipc", "limit": 1, "cursor": "1"}),
 		},
 	}
 }

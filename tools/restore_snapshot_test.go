@@ -58,3 +58,50 @@ func TestRestoreSnapshotTool(t *testing.T) {
 		t.Errorf("read_page of the audit log: %s", text(res))
 	}
 }
+
+// TestListSnapshotsPages: list_snapshots pages a file's versions and the
+// files with versions by limit and cursor, and total counts the whole list
+// the result pages.
+func TestListSnapshotsPages(t *testing.T) {
+	h := newHarness(t)
+	sha := ""
+	for _, c := range []string{"one\n", "two\n", "three\n", "four\n"} {
+		args := map[string]any{"title": "Topic", "content": c}
+		if sha != "" {
+			args["base_sha256"] = sha
+		}
+		sha = h.ok("write_page", args)["sha256"].(string)
+	}
+	h.ok("write_page", map[string]any{"title": "Other", "content": "a\n"})
+	h.ok("write_page", map[string]any{"title": "Other", "content": "b\n", "base_sha256": h.ok("read_page", map[string]any{"page": "other"})["sha256"]})
+	var seen []string
+	args := map[string]any{"path": "topic", "limit": 2}
+	for range 5 {
+		r := h.ok("list_snapshots", args)
+		if r["total"] != float64(3) {
+			t.Errorf("total %v, want the 3 stored versions", r["total"])
+		}
+		for _, s := range r["snapshots"].([]any) {
+			seen = append(seen, s.(map[string]any)["snapshot"].(string))
+		}
+		next, _ := r["next_cursor"].(string)
+		if next == "" {
+			break
+		}
+		args["cursor"] = next
+	}
+	if len(seen) != 3 || seen[0] == seen[1] || seen[1] == seen[2] {
+		t.Errorf("paged versions: %v, want 3 distinct", seen)
+	}
+	files := h.ok("list_snapshots", map[string]any{"limit": 1})
+	if f, _ := files["files"].([]any); len(f) != 1 || files["total"] != float64(2) || files["next_cursor"] == nil {
+		t.Errorf("files, limit 1: %v", files)
+	}
+	files = h.ok("list_snapshots", map[string]any{"limit": 1, "cursor": files["next_cursor"]})
+	if f, _ := files["files"].([]any); len(f) != 1 || files["next_cursor"] != nil {
+		t.Errorf("files, second page: %v", files)
+	}
+	if r := h.call("list_snapshots", map[string]any{"path": "topic", "cursor": "x"}); !r.IsError || !strings.Contains(text(r), "cursor is not one") {
+		t.Errorf("bad cursor: %s", text(r))
+	}
+}

@@ -124,6 +124,7 @@ func typed[In, Out any](d Deps, t mcp.Tool, fn func(context.Context, In) (Out, e
 	// Compiled on first call: start-up cost matters to editors that spawn
 	// the server for every session.
 	validate := sync.OnceValue(func() func(any) error { return schemaValidator(t) })
+	renamed := sync.OnceValue(func() map[string]string { return renamesFor(t) })
 	readOnly := Tool{Tool: t}.ReadOnly()
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		raw := req.GetRawArguments()
@@ -140,7 +141,7 @@ func typed[In, Out any](d Deps, t mcp.Tool, fn func(context.Context, In) (Out, e
 			err = d.Store.CheckWritable()
 		}
 		if err == nil {
-			err = decodeArgs(raw, &in, validate(), renamedArgs[t.Name])
+			err = decodeArgs(raw, &in, validate(), renamed())
 		}
 		var out Out
 		if err == nil {
@@ -313,7 +314,8 @@ func decodeArgs(raw any, v any, validate func(any) error, renamed map[string]str
 			msg = fmt.Sprintf("argument %s: a JSON %s does not fit; it must be %s", te.Field, te.Value, jsonKind(te.Type))
 		}
 		if strings.HasPrefix(msg, "unknown field") {
-			msg = "unknown argument " + strings.TrimPrefix(msg, "unknown field ") + "; check the tool's input schema"
+			// Quoted as checkRenamed quotes: 'name'.
+			msg = "unknown argument '" + strings.Trim(strings.TrimPrefix(msg, "unknown field "), `"`) + "'; check the tool's input schema"
 		}
 		return store.Errorf(store.CodeInvalid, "invalid arguments: %s", msg)
 	}
@@ -335,6 +337,49 @@ var renamedArgs = map[string]map[string]string{
 	"search_wiki":          {"offset": "cursor"},
 	"submit_lint_findings": {"findings[].file": "path", "findings[].evidence[].file": "path"},
 	"propose_plan":         {"source": "path"},
+}
+
+// bannedArgs are the names the wire vocabulary (docs/design.md) never uses
+// for an argument, each with the names that replace it, best first. A call to
+// any tool that passes one is refused naming the first replacement the tool's
+// input schema has; [renamedArgs] adds what only one tool once called
+// otherwise.
+var bannedArgs = map[string][]string{
+	"body":        {"content"},
+	"text":        {"content"},
+	"file":        {"path", "page"},
+	"offset":      {"cursor"},
+	"next_offset": {"cursor"},
+	"from":        {"page", "path"},
+	"to":          {"slug", "path"},
+	"source":      {"path"},
+	"slug":        {"page"},
+}
+
+// renamesFor is the table of old argument names checkRenamed refuses for t:
+// [renamedArgs] of t, and every name of [bannedArgs] that is not an argument
+// of t, when t has one of its replacements.
+func renamesFor(t mcp.Tool) map[string]string {
+	var schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	_ = json.Unmarshal(t.RawInputSchema, &schema)
+	out := map[string]string{}
+	for old, news := range bannedArgs {
+		if _, ok := schema.Properties[old]; ok {
+			continue
+		}
+		for _, name := range news {
+			if _, ok := schema.Properties[name]; ok {
+				out[old] = name
+				break
+			}
+		}
+	}
+	for old, name := range renamedArgs[t.Name] {
+		out[old] = name
+	}
+	return out
 }
 
 // checkRenamed refuses args when they use a name of renamed (see

@@ -98,6 +98,9 @@ func TestWireVocabulary(t *testing.T) {
 		if cursor != next {
 			t.Errorf("%s: a tool that takes cursor returns next_cursor and one that returns next_cursor takes cursor (cursor %v, next_cursor %v)", name, cursor, next)
 		}
+		if _, limit := inProps["limit"]; limit && !cursor {
+			t.Errorf("%s: a tool that takes limit takes cursor, so a list longer than the limit can be paged", name)
+		}
 		if _, ok := inProps["slug"]; ok && name != "write_page" && name != "move_page" {
 			t.Errorf("%s: slug names a page being created or renamed; an existing page is page", name)
 		}
@@ -151,11 +154,52 @@ func TestRenamedArgumentsRefused(t *testing.T) {
 		{"list_pages", map[string]any{"offset": 1}, "unknown argument 'offset'; use 'cursor'"},
 		{"lint_findings", map[string]any{"offset": 0}, "unknown argument 'offset'; use 'cursor'"},
 		{"search_wiki", map[string]any{"query": "alpha", "offset": 10}, "unknown argument 'offset'; use 'cursor'"},
+		{"list_pages", map[string]any{"nonesuch": 1}, "invalid: invalid arguments: unknown argument 'nonesuch'; check the tool's input schema"},
 		{"propose_plan", map[string]any{"operation": "ingest", "source": "sources/a.md"}, "invalid: invalid arguments: unknown argument 'source'; use 'path'"},
 		{"submit_lint_findings", map[string]any{"findings": []any{map[string]any{
 			"kind": "gap", "file": "pages/alpha.md", "message": "m",
 			"evidence": []any{map[string]any{"path": "pages/alpha.md", "quote": "Alpha is the first letter."}, map[string]any{"file": "pages/alpha.md", "quote": "Alpha is the first letter."}},
 		}}}, "invalid: invalid arguments: argument findings[0].evidence[1]: unknown field 'file'; use 'path'; argument findings[0]: unknown field 'file'; use 'path'"},
+	}
+	// Every tool hints the vocabulary's replacement for a banned name it has
+	// (the fresh-user test found atomic_write_context, research_save and
+	// edit_page refusing body without naming content).
+	replaces := []struct{ old, new string }{
+		{"body", "content"}, {"text", "content"}, {"file", "path"}, {"file", "page"},
+		{"offset", "cursor"}, {"next_offset", "cursor"}, {"from", "page"}, {"from", "path"},
+		{"to", "slug"}, {"to", "path"}, {"source", "path"}, {"slug", "page"},
+	}
+	for _, tool := range Catalogue(Deps{}) {
+		name := tool.Tool.Name
+		props, _ := decodeSchema(t, name, "input", tool.Tool.RawInputSchema)["properties"].(map[string]any)
+		done := map[string]bool{}
+		for _, r := range replaces {
+			_, hasOld := props[r.old]
+			_, hasNew := props[r.new]
+			if hasOld || !hasNew || done[r.old] {
+				continue
+			}
+			done[r.old] = true
+			if renamedArgs[name][r.old] != "" {
+				continue // the tool's own rename, checked above
+			}
+			cases = append(cases, struct {
+				tool string
+				args map[string]any
+				want string
+			}{name, map[string]any{r.old: "x"}, "invalid: invalid arguments: unknown argument '" + r.old + "'; use '" + r.new + "'"})
+		}
+	}
+	for _, want := range []string{"atomic_write_context body", "research_save body", "edit_page body", "gather_sources offset", "save_source file", "read_page file"} {
+		found := false
+		for _, c := range cases {
+			for k := range c.args {
+				found = found || c.tool+" "+k == want && len(c.args) == 1
+			}
+		}
+		if !found {
+			t.Errorf("no case for %s", want)
+		}
 	}
 	for _, c := range cases {
 		before, audits := h.state(), h.auditCount()

@@ -31,6 +31,10 @@ var leniencyCases = []struct {
 	{"subscribe unknown wiki uri", "resources/subscribe", map[string]any{"uri": "wiki://nothing.md"}, -32602},
 	{"subscribe context", "resources/subscribe", map[string]any{"uri": "wiki://context.md"}, 0},
 	{"subscribe page", "resources/subscribe", map[string]any{"uri": "wiki://pages/some-page"}, 0},
+	{"prompt without its required argument", "prompts/get", map[string]any{"name": "ingest", "arguments": map[string]any{}}, -32602},
+	{"prompt with a blank required argument", "prompts/get", map[string]any{"name": "ingest", "arguments": map[string]any{"path": " "}}, -32602},
+	{"prompt with an unknown argument", "prompts/get", map[string]any{"name": "ingest", "arguments": map[string]any{"path": "sources/a.md", "source": "sources/a.md"}}, -32602},
+	{"prompt with its argument", "prompts/get", map[string]any{"name": "ingest", "arguments": map[string]any{"path": "sources/a.md"}}, 0},
 }
 
 // checkLeniency asserts one answer against its case.
@@ -66,7 +70,7 @@ func TestProtocolLeniencyStdio(t *testing.T) {
 }
 
 // FuzzScreenParams feeds arbitrary messages to the params screen: it never
-// panics, answers only with -32602 and only for the two methods it knows.
+// panics, answers only with -32602 and only for the three methods it knows.
 func FuzzScreenParams(f *testing.F) {
 	root := filepath.Join(f.TempDir(), "wiki")
 	initWiki(f, root)
@@ -95,7 +99,7 @@ func FuzzScreenParams(f *testing.F) {
 		}
 		var probe struct{ Method string }
 		json.Unmarshal(raw, &probe)
-		if probe.Method != "completion/complete" && probe.Method != "resources/subscribe" {
+		if probe.Method != "completion/complete" && probe.Method != "resources/subscribe" && probe.Method != "prompts/get" {
 			t.Fatalf("refused method %q: %q", probe.Method, raw)
 		}
 	})

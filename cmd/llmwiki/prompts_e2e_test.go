@@ -49,7 +49,7 @@ func TestPromptsOverStdio(t *testing.T) {
 	if want := []string{"build", "ingest", "lint", "query", "research"}; !reflect.DeepEqual(got.Prompts, want) {
 		t.Errorf("prompts = %v", got.Prompts)
 	}
-	if !reflect.DeepEqual(got.Args["ingest"], []string{"source*"}) || !reflect.DeepEqual(got.Args["query"], []string{"question*", "page"}) {
+	if !reflect.DeepEqual(got.Args["ingest"], []string{"path*"}) || !reflect.DeepEqual(got.Args["query"], []string{"question*", "page"}) {
 		t.Errorf("arguments = %v", got.Args)
 	}
 	if !strings.Contains(got.Ingest, "Source: `sources/notes/a.md`") || !strings.Contains(got.Ingest, "1. Call `load_project`") {

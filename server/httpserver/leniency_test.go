@@ -22,6 +22,10 @@ var leniencyCases = []struct {
 	{"subscribe unknown wiki uri", "resources/subscribe", map[string]any{"uri": "wiki://nothing.md"}, -32602},
 	{"subscribe context", "resources/subscribe", map[string]any{"uri": "wiki://context.md"}, 0},
 	{"subscribe page", "resources/subscribe", map[string]any{"uri": "wiki://pages/some-page"}, 0},
+	{"prompt without its required argument", "prompts/get", map[string]any{"name": "ingest", "arguments": map[string]any{}}, -32602},
+	{"prompt with a blank required argument", "prompts/get", map[string]any{"name": "ingest", "arguments": map[string]any{"path": " "}}, -32602},
+	{"prompt with an unknown argument", "prompts/get", map[string]any{"name": "ingest", "arguments": map[string]any{"path": "sources/a.md", "source": "sources/a.md"}}, -32602},
+	{"prompt with its argument", "prompts/get", map[string]any{"name": "ingest", "arguments": map[string]any{"path": "sources/a.md"}}, 0},
 }
 
 // checkLeniency asserts one answer against its case.

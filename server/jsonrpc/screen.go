@@ -7,7 +7,10 @@ package jsonrpc
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"sort"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/llmwiki/llmwiki/tools"
@@ -121,14 +124,18 @@ const CodeInvalidParams = -32602
 // ScreenParams refuses, before mcp-go sees them, the requests whose params
 // name something srv does not serve, which mcp-go would accept or answer
 // with an internal error: completion/complete for an unknown prompt or
-// resource template, and resources/subscribe to a URI srv does not serve.
+// resource template, resources/subscribe to a URI srv does not serve, and
+// prompts/get of a prompt without a required argument or with one it does
+// not have (the prompt's handler would refuse it as an internal error).
 // It returns 0 and "" for every other message.
 func ScreenParams(srv *server.MCPServer, raw []byte) (int, string) {
 	var probe struct {
 		Method string `json:"method"`
 		Params struct {
-			URI string `json:"uri"`
-			Ref struct {
+			URI       string         `json:"uri"`
+			Name      string         `json:"name"`
+			Arguments map[string]any `json:"arguments"`
+			Ref       struct {
 				Type string `json:"type"`
 				Name string `json:"name"`
 				URI  string `json:"uri"`
@@ -137,7 +144,7 @@ func ScreenParams(srv *server.MCPServer, raw []byte) (int, string) {
 	}
 	// A large message is decoded only when it spells one of these methods
 	// plainly: a write_page body can be megabytes.
-	large := len(raw) > 64<<10 && !bytes.Contains(raw, []byte("completion/complete")) && !bytes.Contains(raw, []byte("resources/subscribe"))
+	large := len(raw) > 64<<10 && !bytes.Contains(raw, []byte("completion/complete")) && !bytes.Contains(raw, []byte("resources/subscribe")) && !bytes.Contains(raw, []byte("prompts/get"))
 	if srv == nil || large || json.Unmarshal(raw, &probe) != nil {
 		return 0, ""
 	}
@@ -153,9 +160,38 @@ func ScreenParams(srv *server.MCPServer, raw []byte) (int, string) {
 				return CodeInvalidParams, "Invalid params: no resource or resource template " + strconv.Quote(Truncate(u))
 			}
 		}
+	case string(mcp.MethodPromptsGet):
+		if sp, ok := srv.ListPrompts()[probe.Params.Name]; ok {
+			return screenPromptArgs(sp.Prompt, probe.Params.Arguments)
+		}
 	case string(mcp.MethodResourcesSubscribe):
 		if u := probe.Params.URI; u != "" && !tools.Serves(srv, u) {
 			return CodeInvalidParams, "Invalid params: this server serves no resource " + strconv.Quote(Truncate(u))
+		}
+	}
+	return 0, ""
+}
+
+// screenPromptArgs refuses prompts/get arguments that miss a required
+// argument of p (absent or blank, as prompts.Render reads them) or name one
+// p does not have, in Render's words.
+func screenPromptArgs(p mcp.Prompt, args map[string]any) (int, string) {
+	known := map[string]bool{}
+	for _, a := range p.Arguments {
+		known[a.Name] = true
+		v, _ := args[a.Name].(string)
+		if a.Required && strings.TrimSpace(v) == "" {
+			return CodeInvalidParams, fmt.Sprintf("Invalid params: the %s prompt needs the argument %q (%s)", p.Name, a.Name, a.Description)
+		}
+	}
+	names := make([]string, 0, len(args))
+	for k := range args {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if !known[k] {
+			return CodeInvalidParams, fmt.Sprintf("Invalid params: the %s prompt has no argument %q", p.Name, Truncate(k))
 		}
 	}
 	return 0, ""

@@ -15,9 +15,9 @@ for (const p of list.prompts) out.args[p.name] = (p.arguments ?? []).map((x) => 
 const complete = async (prompt, arg, value) =>
   (await c.complete({ ref: { type: "ref/prompt", name: prompt }, argument: { name: arg, value } })).completion.values;
 if (out.prompts.includes("ingest")) {
-  const got = await c.getPrompt({ name: "ingest", arguments: { source: "sources/notes/a.md" } });
+  const got = await c.getPrompt({ name: "ingest", arguments: { path: "sources/notes/a.md" } });
   out.ingest = got.messages[0].content.text;
-  out.sources = await complete("ingest", "source", "notes");
+  out.sources = await complete("ingest", "path", "notes");
 }
 out.pages = await complete("query", "page", "gra");
 try {
