@@ -6,21 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/text/encoding"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
 	"golang.org/x/text/encoding/korean"
 )
-
-// koreanPage is a tldr-like page in Korean, for CP949 samples.
-const koreanPage = "# tar\n\n> 압축 파일을 만들고 풉니다.\n> 더 많은 정보: <https://www.gnu.org/software/tar>.\n\n- 파일을 아카이브로 묶기:\n\n`tar cf {{대상.tar}} {{파일1}} {{파일2}}`\n\n- 아카이브의 내용을 자세히 보기:\n\n`tar tvf {{원본.tar}}`\n"
-
-func encodeWith(t testing.TB, e encoding.Encoding, s string) []byte {
-	t.Helper()
-	b, err := e.NewEncoder().Bytes([]byte(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // TestUncertainEncodingAndUnservedFiles: read_page and gather_sources say
 // when a file's encoding is a guess (a CP949 source came back as
@@ -31,7 +19,7 @@ func encodeWith(t testing.TB, e encoding.Encoding, s string) []byte {
 func TestUncertainEncodingAndUnservedFiles(t *testing.T) {
 	s, dir := newStore(t)
 	ctx := context.Background()
-	kr := encodeWith(t, korean.EUCKR, koreanPage)
+	kr := wikitest.Encode(t, korean.EUCKR, wikitest.KoreanPage)
 	mustWrite(t, dir, "sources/korean.md", string(kr))
 	mustWrite(t, dir, "sources/latin1.txt", "caf\xe9 cr\xe8me\n")
 	mustWrite(t, dir, "sources/photo.png", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")

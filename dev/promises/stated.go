@@ -58,7 +58,7 @@ var statedPromises = []stated{
 		"Per progress token on stdio, streamable HTTP and SSE, progress only rises and the total comes once, with the last notification; over HTTP a call's notifications arrive on its own response stream, before the response.",
 		[]string{"tools.TestProgressRebuildIndexAndLint", "cmd/llmwiki.TestProgressStdioBarFillsOnce", "cmd/llmwiki.TestProgressHTTPBarFillsOnce", "server/httpserver.TestPostStreamOrdersNotificationsBeforeResponse"}},
 	{"Unknown names are errors.",
-		"`completion/complete` for an unknown prompt or resource template and `resources/subscribe` for a URI the server does not serve are JSON-RPC errors -32602 on every transport; a page named percent-encoded, as its resource URI spells it, resolves like its decoded name.",
+		"`completion/complete` for an unknown prompt or resource template, `resources/subscribe` for a URI the server does not serve, and `prompts/get` with a required argument missing or blank or an argument the prompt does not take are JSON-RPC errors -32602 on every transport; a page named percent-encoded, as its resource URI spells it, resolves like its decoded name.",
 		[]string{"cmd/llmwiki.TestProtocolLeniencyStdio", "server/httpserver.TestProtocolLeniencyHTTP", "wiki.TestResolvePagePercentEncoded"}},
 	{"Only init and serve create a wiki.",
 		"Every other command, the hooks included, refuses a folder that holds no wiki and leaves it unchanged; `llmwiki status` writes nothing, not even a lock file; `serve --http` on an address in use fails before it creates anything; an unreachable model is `unavailable`, named by its URL.",

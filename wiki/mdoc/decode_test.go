@@ -6,25 +6,13 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"golang.org/x/text/encoding"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/japanese"
 	"golang.org/x/text/encoding/korean"
 	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/traditionalchinese"
 )
-
-// koreanPage is a tldr-like page in Korean, for CP949 samples.
-const koreanPage = "# tar\n\n> 압축 파일을 만들고 풉니다.\n> 더 많은 정보: <https://www.gnu.org/software/tar>.\n\n- 파일을 아카이브로 묶기:\n\n`tar cf {{대상.tar}} {{파일1}} {{파일2}}`\n\n- 아카이브의 내용을 자세히 보기:\n\n`tar tvf {{원본.tar}}`\n"
-
-func encodeWith(t testing.TB, e encoding.Encoding, s string) []byte {
-	t.Helper()
-	b, err := e.NewEncoder().Bytes([]byte(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // TestDecodeUncertainEncoding: text in a legacy encoding that is not
 // Windows-1252 (CJK double-byte, Cyrillic) is marked uncertain and decoded
@@ -38,18 +26,18 @@ func TestDecodeUncertainEncoding(t *testing.T) {
 		uncertain bool
 		text      string // "" = do not check
 	}{
-		{"cp949", encodeWith(t, korean.EUCKR, koreanPage), "euc-kr", true, koreanPage},
-		{"cp949 short", encodeWith(t, korean.EUCKR, "압축 파일을 만들고 풉니다.\n"), "", true, ""},
-		{"shift_jis", encodeWith(t, japanese.ShiftJIS, "# tar\n\n> アーカイブを作成・展開します。\n\n- ファイルをまとめる:\n\n`tar cf target.tar file1`\n"), "shift_jis", true, ""},
-		{"gbk", encodeWith(t, simplifiedchinese.GBK, "# tar\n\n> 创建和解压归档文件。\n\n- 将文件打包:\n\n`tar cf 目标.tar 文件1`\n"), "gb18030", true, ""},
-		{"big5", encodeWith(t, traditionalchinese.Big5, "# tar\n\n> 建立和解壓縮封存檔案。\n\n- 將檔案打包:\n\n`tar cf 目標.tar 檔案1`\n"), "", true, ""},
-		{"cp1251", encodeWith(t, charmap.Windows1251, "# Привет\n\nЭто текст на русском языке, который закодирован в cp1251.\n"), "windows-1251", true, ""},
-		{"latin1 french", encodeWith(t, charmap.Windows1252, "# Café\n\nLe café est très bon à Noël, dit Müller. Ça va très bien, merci pour le thé.\n"), EncodingWindows1252, false, ""},
-		{"cp1252 quotes", encodeWith(t, charmap.Windows1252, "l’été, «déjà» — naïve café\n"), EncodingWindows1252, false, "l’été, «déjà» — naïve café\n"},
-		{"portuguese", encodeWith(t, charmap.Windows1252, "A informação e as ações da população não são sãs; a canção é de João.\n"), EncodingWindows1252, false, ""},
+		{"cp949", wikitest.Encode(t, korean.EUCKR, wikitest.KoreanPage), "euc-kr", true, wikitest.KoreanPage},
+		{"cp949 short", wikitest.Encode(t, korean.EUCKR, "압축 파일을 만들고 풉니다.\n"), "", true, ""},
+		{"shift_jis", wikitest.Encode(t, japanese.ShiftJIS, "# tar\n\n> アーカイブを作成・展開します。\n\n- ファイルをまとめる:\n\n`tar cf target.tar file1`\n"), "shift_jis", true, ""},
+		{"gbk", wikitest.Encode(t, simplifiedchinese.GBK, "# tar\n\n> 创建和解压归档文件。\n\n- 将文件打包:\n\n`tar cf 目标.tar 文件1`\n"), "gb18030", true, ""},
+		{"big5", wikitest.Encode(t, traditionalchinese.Big5, "# tar\n\n> 建立和解壓縮封存檔案。\n\n- 將檔案打包:\n\n`tar cf 目標.tar 檔案1`\n"), "", true, ""},
+		{"cp1251", wikitest.Encode(t, charmap.Windows1251, "# Привет\n\nЭто текст на русском языке, который закодирован в cp1251.\n"), "windows-1251", true, ""},
+		{"latin1 french", wikitest.Encode(t, charmap.Windows1252, "# Café\n\nLe café est très bon à Noël, dit Müller. Ça va très bien, merci pour le thé.\n"), EncodingWindows1252, false, ""},
+		{"cp1252 quotes", wikitest.Encode(t, charmap.Windows1252, "l’été, «déjà» — naïve café\n"), EncodingWindows1252, false, "l’été, «déjà» — naïve café\n"},
+		{"portuguese", wikitest.Encode(t, charmap.Windows1252, "A informação e as ações da população não são sãs; a canção é de João.\n"), EncodingWindows1252, false, ""},
 		{"utf-8 cut mid-character", []byte("# tar\n\n> アーカイブを作成・展開します。\xe3\x80"), EncodingMixedUTF8, true, "# tar\n\n> アーカイブを作成・展開します。ã€"},
 		{"utf-8 with a latin-1 byte", []byte("Grüße aus Köln, caf\xe9\n"), EncodingMixedUTF8, true, "Grüße aus Köln, café\n"},
-		{"danish german", encodeWith(t, charmap.Windows1252, "Blåbærgrød og rødgrød med fløde. Größe, Übung, Äpfel, schön.\n"), EncodingWindows1252, false, ""},
+		{"danish german", wikitest.Encode(t, charmap.Windows1252, "Blåbærgrød og rødgrød med fløde. Größe, Übung, Äpfel, schön.\n"), EncodingWindows1252, false, ""},
 	}
 	for _, c := range cases {
 		d := Decode(c.data)
@@ -82,8 +70,8 @@ func TestDecodeUncertainEncoding(t *testing.T) {
 func FuzzDecode(f *testing.F) {
 	f.Add([]byte("plain text\n"))
 	f.Add([]byte("caf\xe9\n"))
-	f.Add(encodeWith(f, korean.EUCKR, koreanPage))
-	f.Add(encodeWith(f, japanese.ShiftJIS, "アーカイブを作成"))
+	f.Add(wikitest.Encode(f, korean.EUCKR, wikitest.KoreanPage))
+	f.Add(wikitest.Encode(f, japanese.ShiftJIS, "アーカイブを作成"))
 	f.Add([]byte{0xFF, 0xFE, 'a', 0})
 	f.Add([]byte{0x1b, '$', 'B', 0x30, 0x21, 0x1b, '(', 'B', 0x80})
 	f.Add([]byte("Grüße aus Köln, caf\xe9"))

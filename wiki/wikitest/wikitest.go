@@ -17,6 +17,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"golang.org/x/text/encoding"
 )
 
 // RepoRoot returns the repository's root folder (where go.mod is).
@@ -224,4 +226,18 @@ func WriteFile(tb testing.TB, dir, rel, content string) {
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		tb.Fatal(err)
 	}
+}
+
+// KoreanPage is a tldr-like page in Korean, for CP949 samples.
+const KoreanPage = "# tar\n\n> 압축 파일을 만들고 풉니다.\n> 더 많은 정보: <https://www.gnu.org/software/tar>.\n\n- 파일을 아카이브로 묶기:\n\n`tar cf {{대상.tar}} {{파일1}} {{파일2}}`\n\n- 아카이브의 내용을 자세히 보기:\n\n`tar tvf {{원본.tar}}`\n"
+
+// Encode returns s in the legacy encoding e, as a file written by an older
+// editor would hold it.
+func Encode(tb testing.TB, e encoding.Encoding, s string) []byte {
+	tb.Helper()
+	b, err := e.NewEncoder().Bytes([]byte(s))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
 }
