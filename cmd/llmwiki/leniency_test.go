@@ -10,44 +10,10 @@ import (
 
 	"github.com/llmwiki/llmwiki/internal/app"
 	"github.com/llmwiki/llmwiki/server/jsonrpc"
+	"github.com/llmwiki/llmwiki/server/jsonrpc/jsonrpctest"
 	"github.com/llmwiki/llmwiki/tools"
 	"github.com/llmwiki/llmwiki/wiki"
 )
-
-// leniencyCases are requests whose params name what the server does not
-// serve (want -32602, invalid params) and their well-formed twins (want a
-// result).
-var leniencyCases = []struct {
-	name   string
-	method string
-	params map[string]any
-	code   float64 // 0: a result
-}{
-	{"complete unknown prompt", "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "no-such-prompt"}, "argument": map[string]any{"name": "page", "value": "a"}}, -32602},
-	{"complete known prompt", "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "query"}, "argument": map[string]any{"name": "page", "value": "a"}}, 0},
-	{"complete unknown template", "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/resource", "uri": "wiki://nope/{x}"}, "argument": map[string]any{"name": "x", "value": "a"}}, -32602},
-	{"complete page template", "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/resource", "uri": "wiki://pages/{slug}"}, "argument": map[string]any{"name": "slug", "value": "a"}}, 0},
-	{"subscribe foreign uri", "resources/subscribe", map[string]any{"uri": "file:///etc/passwd"}, -32602},
-	{"subscribe unknown wiki uri", "resources/subscribe", map[string]any{"uri": "wiki://nothing.md"}, -32602},
-	{"subscribe context", "resources/subscribe", map[string]any{"uri": "wiki://context.md"}, 0},
-	{"subscribe page", "resources/subscribe", map[string]any{"uri": "wiki://pages/some-page"}, 0},
-	{"prompt without its required argument", "prompts/get", map[string]any{"name": "ingest", "arguments": map[string]any{}}, -32602},
-	{"prompt with a blank required argument", "prompts/get", map[string]any{"name": "ingest", "arguments": map[string]any{"path": " "}}, -32602},
-	{"prompt with an unknown argument", "prompts/get", map[string]any{"name": "ingest", "arguments": map[string]any{"path": "sources/a.md", "source": "sources/a.md"}}, -32602},
-	{"prompt with its argument", "prompts/get", map[string]any{"name": "ingest", "arguments": map[string]any{"path": "sources/a.md"}}, 0},
-}
-
-// checkLeniency asserts one answer against its case.
-func checkLeniency(t *testing.T, name string, code float64, m map[string]any) {
-	t.Helper()
-	e, _ := m["error"].(map[string]any)
-	switch {
-	case code == 0 && (e != nil || m["result"] == nil):
-		t.Errorf("%s: want a result, got %v", name, m)
-	case code != 0 && (e == nil || e["code"] != code):
-		t.Errorf("%s: want error %v, got %v", name, code, m)
-	}
-}
 
 // TestProtocolLeniencyStdio: over stdio, completion/complete for an unknown
 // prompt or resource template and resources/subscribe to a URI the server
@@ -60,12 +26,12 @@ func TestProtocolLeniencyStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.kill()
-	for _, tc := range leniencyCases {
-		m, err := c.request(tc.method, tc.params)
+	for _, tc := range jsonrpctest.LeniencyCases {
+		m, err := c.request(tc.Method, tc.Params)
 		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
+			t.Fatalf("%s: %v", tc.Name, err)
 		}
-		checkLeniency(t, tc.name, tc.code, m)
+		jsonrpctest.CheckLeniency(t, tc.Name, tc.Code, m)
 	}
 }
 
@@ -83,8 +49,8 @@ func FuzzScreenParams(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, tc := range leniencyCases {
-		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": tc.method, "params": tc.params})
+	for _, tc := range jsonrpctest.LeniencyCases {
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": tc.Method, "params": tc.Params})
 		f.Add(b)
 	}
 	f.Add([]byte(`{"id":1,"method":"resources/subscribe","params":{"uri":"wiki://pages/%zz"}}`))
