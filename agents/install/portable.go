@@ -31,8 +31,10 @@ var (
 	zedVars = pathVars{project: "", home: "~"}
 	// continueVars: Continue's YAML blocks expand only ${{ secrets.* }}
 	// and ${{ inputs.* }} templates, no home or workspace variable, and
-	// it starts a stdio server without cwd in the first workspace folder;
-	// llmwiki itself expands a leading ~/ in --root.
+	// it starts a stdio server without cwd in the workspace folder
+	// (resolveCwd in continuedev/continue core/context/mcp/MCPConnection.ts
+	// resolves "." against the workspace); llmwiki itself expands a
+	// leading ~/ in --root.
 	continueVars = pathVars{project: "", home: "~"}
 )
 
