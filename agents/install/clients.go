@@ -229,8 +229,17 @@ func cline(o *Options) (*plan, error) {
 // Continue loads config.yaml in place of an older config.json, so creating
 // one would hide the user's models and settings.
 func continueDev(o *Options) (*plan, error) {
-	server := ordered{{"name", agents.ServerName}, {"type", "stdio"}, {"command", o.Command}, {"args", o.serveArgs()}}
+	command, args, note := o.sharedServer(continueVars)
+	server := ordered{{"name", agents.ServerName}, {"type", "stdio"}, {"command", command}, {"args", args}}
 	p := &plan{}
+	if note != "" {
+		p.notes = append(p.notes, note)
+	}
+	if o.Scope == ScopeProject {
+		if n := unsharedNote(command, args); n != "" {
+			p.notes = append(p.notes, n)
+		}
+	}
 	base := filepath.Join(o.Project, ".continue")
 	if o.Scope == ScopeUser {
 		base = filepath.Join(o.Home, ".continue")

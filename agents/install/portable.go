@@ -29,6 +29,13 @@ var (
 	// project's context servers in the project folder; llmwiki itself
 	// expands a leading ~/ in --root.
 	zedVars = pathVars{project: "", home: "~"}
+	// continueVars: Continue's YAML blocks expand only ${{ secrets.* }}
+	// and ${{ inputs.* }} templates, no home or workspace variable, and
+	// it starts a stdio server without cwd in the workspace folder
+	// (resolveCwd in continuedev/continue core/context/mcp/MCPConnection.ts
+	// resolves "." against the workspace); llmwiki itself expands a
+	// leading ~/ in --root.
+	continueVars = pathVars{project: "", home: "~"}
 )
 
 // sharedServer returns the command and serve arguments for a server entry
@@ -69,6 +76,23 @@ func (o *Options) sharedServer(vars pathVars) (command string, args []string, no
 		return command, args, ""
 	}
 	return command, args, strings.Join(why, " and ") + ", so the file can be shared."
+}
+
+// unsharedNote names the parts of a project-scope server entry still
+// written as absolute paths (a command not on PATH, a wiki neither in the
+// project nor under the home folder), which a teammate's machine lacks.
+func unsharedNote(command string, args []string) string {
+	var abs []string
+	if filepath.IsAbs(command) {
+		abs = append(abs, "the command "+command+" (llmwiki is not on PATH)")
+	}
+	if len(args) == 3 && args[1] == "--root" && filepath.IsAbs(args[2]) {
+		abs = append(abs, "the wiki path "+args[2]+" (neither in the project nor under the home folder)")
+	}
+	if len(abs) == 0 {
+		return ""
+	}
+	return "Written as absolute paths, so the file cannot be shared as it is: " + strings.Join(abs, " and ") + "."
 }
 
 // within returns path relative to dir, with slashes, when path is dir or

@@ -9,16 +9,18 @@ import (
 	"testing"
 
 	"github.com/tailscale/hujson"
+	"gopkg.in/yaml.v3"
 )
 
 // expandAs expands a shared file's server argument the way client does:
 // Claude Code its ${VAR} from the environment, with a relative path taken
 // from the project folder it starts the server in; VS Code and Cursor
 // ${workspaceFolder} and ${userHome}; Zed nothing, starting the server in
-// the project folder, where llmwiki expands a leading ~/ itself.
+// the project folder, where llmwiki expands a leading ~/ itself; Continue
+// like Zed (no variables, servers started in the workspace folder).
 func expandAs(client, arg, home, project string) string {
 	switch client {
-	case "zed":
+	case "zed", "continue":
 		if rest, ok := strings.CutPrefix(arg, "~/"); ok {
 			arg = filepath.Join(home, rest)
 		}
@@ -56,11 +58,9 @@ func TestProjectFilesShareable(t *testing.T) {
 		"cursor":      {".cursor/mcp.json", []string{"mcpServers", "llmwiki"}},
 		"vscode":      {".vscode/mcp.json", []string{"servers", "llmwiki"}},
 		"zed":         {".zed/settings.json", []string{"context_servers", "llmwiki"}},
+		"continue":    {".continue/mcpServers/llmwiki.yaml", nil},
 	}
 	for _, client := range Clients() {
-		if client == "continue" {
-			continue // its project block file is written by the Continue path, changed on its own
-		}
 		for _, where := range []string{"in project", "default ~/llmwiki", "project itself"} {
 			t.Run(client+"/"+where, func(t *testing.T) {
 				o, home, project := setup(t, client, ScopeProject)
@@ -101,16 +101,27 @@ func TestProjectFilesShareable(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				v, err := hujson.Parse(data)
-				if err != nil {
-					t.Fatal(err)
+				var entry map[string]any
+				if client == "continue" {
+					var block struct {
+						McpServers []map[string]any `yaml:"mcpServers"`
+					}
+					if err := yaml.Unmarshal(data, &block); err != nil || len(block.McpServers) != 1 {
+						t.Fatalf("%s: %v, %s", sv.file, err, data)
+					}
+					entry = block.McpServers[0]
+				} else {
+					v, err := hujson.Parse(data)
+					if err != nil {
+						t.Fatal(err)
+					}
+					v.Standardize()
+					var m map[string]any
+					if err := json.Unmarshal(v.Pack(), &m); err != nil {
+						t.Fatal(err)
+					}
+					entry = dig(t, sv.file, m, sv.keys...)
 				}
-				v.Standardize()
-				var m map[string]any
-				if err := json.Unmarshal(v.Pack(), &m); err != nil {
-					t.Fatal(err)
-				}
-				entry := dig(t, sv.file, m, sv.keys...)
 				args, _ := entry["args"].([]any)
 				if entry["command"] != "llmwiki" || len(args) != 3 || args[0] != "serve" || args[1] != "--root" {
 					t.Fatalf("%s: server entry %v", sv.file, entry)
@@ -137,6 +148,15 @@ func TestProjectFilesShareable(t *testing.T) {
 	entry := dig(t, ".mcp.json", m, "mcpServers", "llmwiki")
 	if entry["command"] != testCommand || !reflect.DeepEqual(entry["args"], []any{"serve", "--root", testRoot}) {
 		t.Errorf("outside home and project: %v", entry)
+	}
+	// Continue says so, naming what stays absolute.
+	o, _, _ = setup(t, "continue", ScopeProject)
+	res, err := Install(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, "cannot be shared") || !strings.Contains(notes, testRoot) {
+		t.Errorf("continue, outside home and project: no note says the file cannot be shared: %q", res.Notes)
 	}
 	o, home, _ := setup(t, "claude-code", ScopeUser)
 	o.Root, o.OnPath = filepath.Join(home, "llmwiki"), true
