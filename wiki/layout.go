@@ -26,8 +26,9 @@ var LayoutFiles = []string{"schema.md", "context.md", "index.md", "guidelines.md
 // stateIgnore keeps lock and derived search index out of git by default.
 const stateIgnore = "# llmwiki server state: audit/ and snapshots/ are history worth keeping;\n# search/ is derived and rebuilt when missing.\nsearch/\nlock\nstate.lock\n"
 
-// Init creates the project layout at dir: the folders of [LayoutDirs] and the
-// starting files of [LayoutFiles]. It is idempotent and never overwrites a
+// Init creates the project layout at dir: the folders of [LayoutDirs], the
+// starting files of [LayoutFiles], .llmwiki/.gitignore and an empty
+// [SourcesRecordFile]. It is idempotent and never overwrites a
 // file: an existing file is left exactly as it is. It returns the
 // project-relative paths it created, in order.
 func Init(dir string) ([]string, error) {
@@ -70,6 +71,14 @@ func Init(dir string) ([]string, error) {
 		return created, err
 	} else if ok {
 		created = append(created, ".llmwiki/.gitignore")
+	}
+	// An empty sources record: a new wiki has no source whose change could
+	// have gone unseen, so the first write records its sources without a
+	// rebuild (and its "was missing" message).
+	if ok, err := createIfMissing(root, SourcesRecordFile, nil); err != nil {
+		return created, err
+	} else if ok {
+		created = append(created, SourcesRecordFile)
 	}
 	return created, nil
 }

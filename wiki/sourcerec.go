@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -182,7 +183,10 @@ func sameVersion(a, b fs.FileInfo) bool {
 // caller holds: fn gets a copy of the record as on disk (rebuilt first when
 // the file is missing) and reports whether it changed it; a changed record
 // is written atomically.
-func (s *Store) updateSourceRecordLocked(fn func(map[string]sourceRec) bool) error {
+// writing names the sources the caller is recording as just created: they
+// are new to the record either way, so they alone do not make the rebuild
+// say that a change could have gone unseen.
+func (s *Store) updateSourceRecordLocked(writing []string, fn func(map[string]sourceRec) bool) error {
 	cur, ok, err := s.sourceRecord()
 	if err != nil {
 		return err
@@ -193,7 +197,7 @@ func (s *Store) updateSourceRecordLocked(fn func(map[string]sourceRec) bool) err
 	}
 	changed := false
 	if !ok {
-		m = s.rebuildSourceRecord()
+		m = s.rebuildSourceRecord(writing)
 		changed = true
 	}
 	if fn(m) {
@@ -231,7 +235,13 @@ func (s *Store) recordSourceWrites(call *store.Call, changes []store.Change) {
 		how = call.Tool
 	}
 	now := s.Now().Format(time.RFC3339)
-	err := s.updateSourceRecordLocked(func(m map[string]sourceRec) bool {
+	var writing []string // created by this write: nothing of theirs came before
+	for _, c := range mine {
+		if c.Op == store.OpCreate {
+			writing = append(writing, c.Path)
+		}
+	}
+	err := s.updateSourceRecordLocked(writing, func(m map[string]sourceRec) bool {
 		for _, c := range mine {
 			r := sourceRec{Path: c.Path, SHA256: store.SHA256Hex(c.Data), Size: int64(len(c.Data)), FirstSeen: now, How: how}
 			if old, ok := m[c.Path]; ok && c.Op == store.OpAppend {
@@ -254,8 +264,9 @@ func (s *Store) recordSourceWrites(call *store.Call, changes []store.Change) {
 // source llmwiki wrote, the sha256 of its last audited write (sources are
 // only created, research notes only appended to). Files the log does not
 // name are recorded as found by the scan that follows. It is said once in
-// load_project's problems.
-func (s *Store) rebuildSourceRecord() map[string]sourceRec {
+// load_project's problems, unless no source but those in writing (the ones
+// being recorded as just created) was there to be changed unseen.
+func (s *Store) rebuildSourceRecord(writing []string) map[string]sourceRec {
 	m := map[string]sourceRec{}
 	ents, err := s.ReadDir(store.AuditDir) // a FIFO in its place fails at once
 	if err != nil {
@@ -310,17 +321,23 @@ func (s *Store) rebuildSourceRecord() map[string]sourceRec {
 			m[p] = r
 		}
 	}
-	if len(m) > 0 || s.anySource() {
-		s.AddRebuilt(fmt.Sprintf("%s was missing; rebuilt it: %d source(s) from the audit log, the others as they are now (a change made to those before now cannot be detected)", SourcesRecordFile, len(m)))
+	known := 0
+	for p := range m {
+		if !slices.Contains(writing, p) {
+			known++
+		}
+	}
+	if known > 0 || s.anySource(writing) {
+		s.AddRebuilt(fmt.Sprintf("%s was missing; rebuilt it: %d source(s) from the audit log, the others as they are now (a change made to those before now cannot be detected)", SourcesRecordFile, known))
 	}
 	return m
 }
 
-// anySource reports whether sources/ holds a file.
-func (s *Store) anySource() bool {
+// anySource reports whether sources/ holds a file other than those in skip.
+func (s *Store) anySource(skip []string) bool {
 	found := false
 	_ = fs.WalkDir(s.root.FS(), "sources", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() && !strings.HasPrefix(d.Name(), ".") {
+		if err == nil && d.Type().IsRegular() && !strings.HasPrefix(d.Name(), ".") && !slices.Contains(skip, p) {
 			found = true
 			return fs.SkipAll
 		}
@@ -385,7 +402,7 @@ func (s *Store) scanSources(ctx context.Context) ([]sourceState, []SourceIssue, 
 		// Rebuild it first, so the scan checks what the audit log knows (a
 		// read-only wiki writes nothing: the scan alone answers).
 		ctx2, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := s.Locked(ctx2, func() error { return s.updateSourceRecordLocked(func(map[string]sourceRec) bool { return false }) })
+		err := s.Locked(ctx2, func() error { return s.updateSourceRecordLocked(nil, func(map[string]sourceRec) bool { return false }) })
 		cancel()
 		if err != nil {
 			s.log.Warn("could not rebuild the sources record", "err", err)
@@ -536,7 +553,7 @@ func (s *Store) saveScan(ctx context.Context, updates []sourceRec) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
 	err := s.Locked(ctx, func() error {
-		return s.updateSourceRecordLocked(func(m map[string]sourceRec) bool {
+		return s.updateSourceRecordLocked(nil, func(m map[string]sourceRec) bool {
 			changed := false
 			for _, u := range updates {
 				old, ok := m[u.Path]

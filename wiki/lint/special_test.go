@@ -2,6 +2,7 @@ package lint
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -61,7 +62,11 @@ func TestLintSourcesRecordFIFO(t *testing.T) {
 		"pages/home.md": page("Home", "h", []string{"sources/y.md"}, "2026-01-01", "See [[nowhere]].\n"),
 		"sources/y.md":  "# Y\n",
 	})
-	wikitest.MakeSpecial(t, filepath.Join(dir, filepath.FromSlash(wiki.SourcesRecordFile)), "fifo")
+	rec := filepath.Join(dir, filepath.FromSlash(wiki.SourcesRecordFile))
+	if err := os.Remove(rec); err != nil { // init made an empty one
+		t.Fatal(err)
+	}
+	wikitest.MakeSpecial(t, rec, "fifo")
 	rep, err := wikitest.Within(t, "lint", func() (*Report, error) { return Run(ctx, st, links.Open(st), Options{}) })
 	if err != nil {
 		t.Fatalf("lint with a FIFO sources record: %v", err)
