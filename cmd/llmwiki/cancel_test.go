@@ -21,19 +21,8 @@ import (
 	"github.com/llmwiki/llmwiki/server/stdio"
 	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
-
-// lastCall returns the last audit line of tool, or nil.
-func lastCall(t testing.TB, root, tool string) *store.AuditRecord {
-	t.Helper()
-	var last *store.AuditRecord
-	for _, c := range auditLines(t, root) {
-		if c.Tool == tool {
-			last = &c
-		}
-	}
-	return last
-}
 
 func readFile(t testing.TB, path string) string {
 	t.Helper()
@@ -209,7 +198,7 @@ func TestCancelBeforeStartStdio(t *testing.T) {
 		t.Errorf("a cancelled atomic_write_context replaced context.md:\n%s", got)
 	}
 	n := 0
-	for _, c := range auditLines(t, root) {
+	for _, c := range teststore.AuditLines(t, root) {
 		if c.Tool == "atomic_write_context" {
 			n++
 			if c.Code != store.CodeCancelled {
@@ -227,17 +216,7 @@ func TestCancelBeforeStartStdio(t *testing.T) {
 func lintWiki(t testing.TB, root string, n int) {
 	t.Helper()
 	initWiki(t, root)
-	var body strings.Builder
-	for i := range n {
-		body.Reset()
-		fmt.Fprintf(&body, "---\ntitle: Page %d\n---\n# Page %d\n\n", i, i)
-		for j := range 8 {
-			fmt.Fprintf(&body, "Paragraph %d about topic %d links [[page-%d]] and [[missing-%d]].\n\n", j, i%50, (i*7+j)%n, i)
-		}
-		if err := os.WriteFile(filepath.Join(root, "pages", fmt.Sprintf("page-%d.md", i)), []byte(body.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	wikitest.WriteLinkedPages(t, root, n)
 }
 
 // TestCancelMidLint: notifications/cancelled sent while lint_findings runs
@@ -255,7 +234,7 @@ func TestCancelMidLint(t *testing.T) {
 	checkAudit := func(t *testing.T, root string) {
 		t.Helper()
 		var c *store.AuditRecord
-		waitFor(t, func() bool { c = lastCall(t, root, "lint_findings"); return c != nil }, "lint_findings' audit line")
+		wikitest.WaitFor(t, func() bool { c = teststore.LastCall(t, root, "lint_findings"); return c != nil }, "lint_findings' audit line")
 		if c.Code != store.CodeCancelled {
 			t.Errorf("audit line of the cancelled lint: outcome %s code %s, want code cancelled", c.Outcome, c.Code)
 		}
@@ -405,7 +384,7 @@ func TestShutdownBoundWithStuckHandler(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(root, "pages", "hang.md")); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("the page the stuck call staged is on disk (%v)", err)
 			}
-			if tf := tempFiles(t, root); len(tf) > 0 {
+			if tf := teststore.TempFiles(root); len(tf) > 0 {
 				t.Errorf("temp files left: %v", tf)
 			}
 			// The locks are free: the next server writes at once.

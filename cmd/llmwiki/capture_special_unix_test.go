@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
 // TestCaptureTranscriptNotRegular: a FIFO, or a symbolic link to a
@@ -39,7 +40,7 @@ func TestCaptureTranscriptNotRegular(t *testing.T) {
 			if files, _ := filepath.Glob(filepath.Join(root, "sources", "sessions", "*")); len(files) != 0 {
 				t.Errorf("saved %v", files)
 			}
-			calls := auditLines(t, root)
+			calls := teststore.AuditLines(t, root)
 			if len(calls) == 0 || calls[len(calls)-1].Outcome != "error" || !strings.Contains(calls[len(calls)-1].Error, "is not a regular file") {
 				t.Errorf("audit: %+v", calls)
 			}

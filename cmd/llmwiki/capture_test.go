@@ -13,6 +13,7 @@ import (
 	. "github.com/llmwiki/llmwiki/internal/redact/redacttest"
 	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
 const capSession = "5b1c9a2e-7f3d-4c1a-9e2b-0d4f6a8c1e37"
@@ -91,7 +92,7 @@ func TestCaptureSavesOneSourcePerSession(t *testing.T) {
 	if strip(got) != strip(want) {
 		t.Errorf("saved source differs from testdata/transcripts/session.md:\n%s", got)
 	}
-	calls := auditLines(t, root)
+	calls := teststore.AuditLines(t, root)
 	last := calls[len(calls)-1]
 	if last.Tool != "cli:capture" || last.Outcome != "ok" || len(last.Writes) != 1 || last.Writes[0].Path != rel || last.Writes[0].Before != "" {
 		t.Errorf("audit = %+v", last)
@@ -221,7 +222,7 @@ func TestCaptureRedactsSecrets(t *testing.T) {
 			t.Errorf("redacted_kinds[%s] = %v, want %d", k, kinds[k], n)
 		}
 	}
-	calls := auditLines(t, root)
+	calls := teststore.AuditLines(t, root)
 	last := calls[len(calls)-1]
 	got, _ := last.Extra["redacted"].(map[string]any)
 	if last.Outcome != "ok" || len(got) != len(wantCounts) {
@@ -248,7 +249,7 @@ func TestCaptureIntoProjectWiki(t *testing.T) {
 		return string(b)
 	}
 	envv := map[string]string{"HOME": home, "LLMWIKI_ROOT": global}
-	n := len(auditLines(t, global))
+	n := len(teststore.AuditLines(t, global))
 	_, stderr, err := runIn(t, hook(filepath.Join(project, "checkout")), envv, "capture")
 	rel := "sources/sessions/2026-11-20-" + capSession + ".md"
 	if err != nil || !strings.Contains(stderr, "saved "+rel+" (2 turns) in the wiki at "+projectWiki+" (named by "+filepath.Join(project, ".mcp.json")+")") {
@@ -257,10 +258,10 @@ func TestCaptureIntoProjectWiki(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(projectWiki, filepath.FromSlash(rel))); err != nil {
 		t.Error(err)
 	}
-	if files, _ := filepath.Glob(filepath.Join(global, "sources", "sessions", "*")); len(files) != 0 || len(auditLines(t, global)) != n {
+	if files, _ := filepath.Glob(filepath.Join(global, "sources", "sessions", "*")); len(files) != 0 || len(teststore.AuditLines(t, global)) != n {
 		t.Errorf("the global wiki got %v", files)
 	}
-	if calls := auditLines(t, projectWiki); calls[len(calls)-1].Tool != "cli:capture" || calls[len(calls)-1].Outcome != "ok" {
+	if calls := teststore.AuditLines(t, projectWiki); calls[len(calls)-1].Tool != "cli:capture" || calls[len(calls)-1].Outcome != "ok" {
 		t.Errorf("project audit %+v", calls[len(calls)-1])
 	}
 	// --root still wins.
@@ -330,7 +331,7 @@ func TestCaptureFailsQuietly(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			n := len(auditLines(t, root))
+			n := len(teststore.AuditLines(t, root))
 			args := append([]string{"capture", "--root", root}, c.args...)
 			_, stderr, err := runIn(t, c.stdin, map[string]string{"HOME": home}, args...)
 			if err != nil {
@@ -343,7 +344,7 @@ func TestCaptureFailsQuietly(t *testing.T) {
 			if len(files) != 0 {
 				t.Errorf("saved %v", files)
 			}
-			calls := auditLines(t, root)
+			calls := teststore.AuditLines(t, root)
 			if c.audited {
 				if len(calls) != n+1 || calls[len(calls)-1].Outcome != "error" || calls[len(calls)-1].Tool != "cli:capture" || !strings.Contains(calls[len(calls)-1].Error, c.want) {
 					t.Errorf("audit: %d -> %d lines, last %+v", n, len(calls), calls[len(calls)-1])
@@ -360,16 +361,16 @@ func TestCaptureFailsQuietly(t *testing.T) {
 
 func TestCaptureIfEnabled(t *testing.T) {
 	root, home, tp := captureFixture(t)
-	n := len(auditLines(t, root))
+	n := len(teststore.AuditLines(t, root))
 	_, stderr, _ := runIn(t, hookJSON(capSession, tp), map[string]string{"HOME": home}, "capture", "--root", root, "--if-enabled")
 	files, _ := filepath.Glob(filepath.Join(root, "sources", "sessions", "*"))
-	if stderr != "" || len(files) != 0 || len(auditLines(t, root)) != n {
+	if stderr != "" || len(files) != 0 || len(teststore.AuditLines(t, root)) != n {
 		t.Errorf("disabled capture did something: %q %v", stderr, files)
 	}
 	// Disabled, it does not even complain about its input.
 	_, stderr, _ = runIn(t, "{not json", map[string]string{"HOME": home}, "capture", "--root", root, "--if-enabled")
-	if stderr != "" || len(auditLines(t, root)) != n {
-		t.Errorf("disabled capture with a bad hook input: %q, %d audit lines (want %d)", stderr, len(auditLines(t, root)), n)
+	if stderr != "" || len(teststore.AuditLines(t, root)) != n {
+		t.Errorf("disabled capture with a bad hook input: %q, %d audit lines (want %d)", stderr, len(teststore.AuditLines(t, root)), n)
 	}
 	// schema.md turns it on.
 	schema := filepath.Join(root, "schema.md")
@@ -419,7 +420,7 @@ func TestOrient(t *testing.T) {
 	if hook.Out.Event != "SessionStart" {
 		t.Errorf("event %q", hook.Out.Event)
 	}
-	calls := auditLines(t, root)
+	calls := teststore.AuditLines(t, root)
 	if last := calls[len(calls)-1]; last.Tool != "cli:orient" || last.Outcome != "ok" || len(last.Writes) != 0 {
 		t.Errorf("audit %+v", last)
 	}
@@ -428,14 +429,14 @@ func TestOrient(t *testing.T) {
 	project := filepath.Join(dir, "shop-api")
 	initWiki(t, filepath.Join(project, "docs", "wiki"))
 	os.WriteFile(filepath.Join(project, ".mcp.json"), []byte(`{"mcpServers":{"llmwiki":{"command":"llmwiki","args":["serve","--root","docs/wiki"]}}}`), 0o644)
-	n := len(auditLines(t, root))
+	n := len(teststore.AuditLines(t, root))
 	if _, _, err := runIn(t, "", map[string]string{"CLAUDE_PROJECT_DIR": project, "LLMWIKI_ROOT": root}, "orient", "--hook"); err != nil {
 		t.Fatal(err)
 	}
-	if calls := auditLines(t, filepath.Join(project, "docs", "wiki")); len(calls) == 0 || calls[len(calls)-1].Tool != "cli:orient" {
+	if calls := teststore.AuditLines(t, filepath.Join(project, "docs", "wiki")); len(calls) == 0 || calls[len(calls)-1].Tool != "cli:orient" {
 		t.Errorf("orient --hook did not orient on the project's wiki: %+v", calls)
 	}
-	if len(auditLines(t, root)) != n {
+	if len(teststore.AuditLines(t, root)) != n {
 		t.Error("orient --hook read $LLMWIKI_ROOT's wiki although the project names its own")
 	}
 	// No wiki: say so, create nothing, exit 0.

@@ -11,6 +11,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
 // TestStdioEndToEnd drives the built binary over stdio with the official
@@ -51,10 +52,10 @@ func TestStdioEndToEnd(t *testing.T) {
 	if d := wikitest.DiffHashes(before, outside()); len(d) > 0 {
 		t.Errorf("files outside the root changed: %v", d)
 	}
-	if tf := tempFiles(t, root); len(tf) > 0 {
+	if tf := teststore.TempFiles(root); len(tf) > 0 {
 		t.Errorf("temp files left: %v", tf)
 	}
-	calls := auditLines(t, root)
+	calls := teststore.AuditLines(t, root)
 	if len(calls) != summary.Calls {
 		t.Errorf("audit has %d lines, the client made %d tool calls", len(calls), summary.Calls)
 	}
@@ -136,7 +137,7 @@ func TestSearchEndToEnd(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, ".llmwiki", "search", "index", "index_meta.json")); err != nil {
 		t.Errorf("no index on disk: %v", err)
 	}
-	if got := len(auditLines(t, root)); got != summary.Calls {
+	if got := len(teststore.AuditLines(t, root)); got != summary.Calls {
 		t.Errorf("audit has %d lines, the client made %d calls", got, summary.Calls)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki/eval"
 	"github.com/llmwiki/llmwiki/wiki/model/modeltest"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
 // evalFixture copies testdata/eval (a wiki and a synthetic audit log) to a
@@ -57,7 +58,7 @@ func TestEvalCommand(t *testing.T) {
 	for _, f := range []string{"2026-11-20.jsonl", "2026-11-21.jsonl"} {
 		os.Remove(filepath.Join(dir, ".llmwiki", "audit", f))
 	}
-	calls := auditLines(t, dir)
+	calls := teststore.AuditLines(t, dir)
 	last := calls[len(calls)-1]
 	if last.Tool != "cli:eval" || last.Outcome != "ok" || len(last.Writes) != 1 || last.Writes[0].Path != "guidelines.md" {
 		t.Errorf("last audit line = %+v", last)
@@ -113,7 +114,7 @@ func TestEvalEndToEnd(t *testing.T) {
 	if err := json.Unmarshal(out, &summary); err != nil {
 		t.Fatalf("flow summary: %v\n%s", err, out)
 	}
-	calls := auditLines(t, dir)
+	calls := teststore.AuditLines(t, dir)
 	if len(calls) != summary.Calls {
 		t.Errorf("%d audit lines for %d calls", len(calls), summary.Calls)
 	}

@@ -3,16 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
@@ -86,51 +83,4 @@ func initWiki(t testing.TB, dir string) {
 	if err := run(context.Background(), []string{"init", dir}, strings.NewReader(""), &out, &errb); err != nil {
 		t.Fatalf("init: %v\n%s", err, errb.String())
 	}
-}
-
-// auditLines reads and parses every audit line of the wiki at root.
-func auditLines(t testing.TB, root string) []store.AuditRecord {
-	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(root, ".llmwiki", "audit", "*.jsonl"))
-	var calls []store.AuditRecord
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, line := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
-			if line == "" {
-				continue
-			}
-			var c store.AuditRecord
-			if err := json.Unmarshal([]byte(line), &c); err != nil {
-				t.Fatalf("%s line %d does not parse: %v\n%s", filepath.Base(f), i+1, err, line)
-			}
-			calls = append(calls, c)
-		}
-	}
-	return calls
-}
-
-// tempFiles lists writer temp files under root.
-func tempFiles(t testing.TB, root string) []string {
-	var out []string
-	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && store.IsTempName(p) {
-			out = append(out, p)
-		}
-		return nil
-	})
-	return out
-}
-
-// waitFor polls cond every 50 ms for up to 15 s.
-func waitFor(t *testing.T, cond func() bool, what string) {
-	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for %s", what)
 }

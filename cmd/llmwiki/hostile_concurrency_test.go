@@ -12,6 +12,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
 // snapshotSums maps each snapshotted path to the sha256 of its snapshots.
@@ -190,7 +191,7 @@ func TestConcurrentServers(t *testing.T) {
 			}
 		}
 	}
-	recs := auditLines(t, root)
+	recs := teststore.AuditLines(t, root)
 	for _, r := range recs {
 		for _, w := range r.Writes {
 			l := wiki.LayerOf(w.Path)
@@ -212,7 +213,7 @@ func TestConcurrentServers(t *testing.T) {
 	if conflicts.Load() == 0 {
 		t.Error("no conflict was reported: the writers did not contend")
 	}
-	if tf := tempFiles(t, root); len(tf) > 0 {
+	if tf := teststore.TempFiles(root); len(tf) > 0 {
 		t.Errorf("temp files remain: %v", tf)
 	}
 	t.Logf("%d calls, %d appends, %d replacing writes, %d conflicts reported, %d lost", calls.Load(), len(appended), okWrites.Load(), conflicts.Load(), lost)

@@ -15,6 +15,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
 // Environment for the long crash run (.ci/run sets them; the default test
@@ -405,7 +406,7 @@ func crashCheck(t *testing.T, c *rpc, root string, m *crashModel, st *crashStats
 	// CI machine the background removal can take seconds to run).
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		tf := tempFiles(t, root)
+		tf := teststore.TempFiles(root)
 		if len(tf) == 0 {
 			break
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
 // mountTmpfs mounts a tmpfs of size bytes at a new folder, or skips the
@@ -135,7 +136,7 @@ func TestRealDiskFullAndReadOnly(t *testing.T) {
 				t.Errorf("%s exists after a failed write on a %s disk", p, state)
 			}
 		}
-		if tf := tempFiles(t, root); len(tf) > 0 {
+		if tf := teststore.TempFiles(root); len(tf) > 0 {
 			t.Errorf("temp files left on a %s disk: %v", state, tf)
 		}
 		if r, err := c.tool("read_page", map[string]any{"page": "topic"}); err != nil || r.IsError {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/server/jsonrpc"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
 // proc is the built binary serving a wiki over stdio, spoken to in raw
@@ -366,7 +367,7 @@ func TestHostileProtocolLoad(t *testing.T) {
 			t.Errorf("log entry %d appears %d times", i, c)
 		}
 	}
-	if c := len(auditLines(t, root)); c != 4+20+75 {
+	if c := len(teststore.AuditLines(t, root)); c != 4+20+75 {
 		t.Errorf("%d audit lines, want %d", c, 4+20+75)
 	}
 	wikitest.Cases(t, "protocol", 5+100)

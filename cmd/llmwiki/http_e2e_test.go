@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
 // httpProc is a running `llmwiki serve --http` started by a test.
@@ -128,10 +129,10 @@ func TestHTTPEndToEnd(t *testing.T) {
 			if err := json.Unmarshal(out, &summary); err != nil {
 				t.Fatalf("flow summary: %v\n%s", err, out)
 			}
-			if tf := tempFiles(t, root); len(tf) > 0 {
+			if tf := teststore.TempFiles(root); len(tf) > 0 {
 				t.Errorf("temp files left: %v", tf)
 			}
-			calls := auditLines(t, root)
+			calls := teststore.AuditLines(t, root)
 			tools, reads := 0, 0
 			sessions := map[string]bool{}
 			for _, c := range calls {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
 // TestLinksEndToEnd drives backlinks, lint_findings, edit_page and
@@ -55,10 +56,10 @@ func TestLinksEndToEnd(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "pages", "Plugins", "Graph view.md")); !os.IsNotExist(err) {
 		t.Error("the old file is still there")
 	}
-	if tf := tempFiles(t, root); len(tf) > 0 {
+	if tf := teststore.TempFiles(root); len(tf) > 0 {
 		t.Errorf("temp files left: %v", tf)
 	}
-	calls := auditLines(t, root)
+	calls := teststore.AuditLines(t, root)
 	if len(calls) != s.Calls {
 		t.Errorf("audit has %d lines, the client made %d calls", len(calls), s.Calls)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki/lint"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
 func writeWikiFile(t *testing.T, root, rel, content string) {
@@ -87,7 +88,7 @@ func TestLintCommand(t *testing.T) {
 		t.Errorf("unknown id: %v", err)
 	}
 	// The audit log records the command.
-	calls := auditLines(t, root)
+	calls := teststore.AuditLines(t, root)
 	if calls[len(calls)-1].Tool != "cli:lint" {
 		t.Errorf("last audit line %+v", calls[len(calls)-1])
 	}

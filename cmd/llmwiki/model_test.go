@@ -19,6 +19,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki/model/modeltest"
 	"github.com/llmwiki/llmwiki/wiki/plan"
 	"github.com/llmwiki/llmwiki/wiki/store"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
 func runCLI(t *testing.T, stdin string, args ...string) (string, string, error) {
@@ -66,7 +67,7 @@ func TestIngestYesAppliesAndAudits(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "pages", "sqlite-wal.md")); err != nil {
 		t.Error(err)
 	}
-	calls := auditLines(t, root)
+	calls := teststore.AuditLines(t, root)
 	last := calls[len(calls)-1]
 	if last.Tool != "cli:ingest" || last.Outcome != "ok" {
 		t.Fatalf("last audit line %+v", last)
@@ -128,7 +129,7 @@ func TestIngestPendingThenPlansApply(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "pages", "sqlite-wal.md")); err == nil {
 		t.Error("unapproved action ran")
 	}
-	calls := auditLines(t, root)
+	calls := teststore.AuditLines(t, root)
 	if last := calls[len(calls)-1]; last.Tool != "cli:plans-apply" || last.Outcome != "ok" || len(last.Writes) == 0 {
 		t.Errorf("audit %+v", last)
 	}
@@ -165,7 +166,7 @@ func TestIngestEndpointDown(t *testing.T) {
 	if !strings.Contains(out, "Saved the source as sources/x.md") {
 		t.Errorf("output:\n%s", out)
 	}
-	calls := auditLines(t, root)
+	calls := teststore.AuditLines(t, root)
 	if last := calls[len(calls)-1]; last.Tool != "cli:ingest" || last.Outcome != "error" || !strings.Contains(last.Error, "connection refused") {
 		t.Errorf("audit %+v", last)
 	}
@@ -271,7 +272,7 @@ func TestPlanToolsEndToEnd(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "pages", "sqlite-checkpoints.md")); err == nil {
 		t.Error("unapproved action ran")
 	}
-	calls := auditLines(t, root)
+	calls := teststore.AuditLines(t, root)
 	var propose, apply int
 	for _, c := range calls {
 		switch c.Tool {
@@ -383,7 +384,7 @@ func TestLintDeepCommand(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	calls := auditLines(t, root)
+	calls := teststore.AuditLines(t, root)
 	last := calls[len(calls)-1]
 	if last.Tool != "cli:lint" || last.Extra["deep_dropped"] != 2.0 || last.Extra["model"] == nil {
 		t.Errorf("audit %+v", last)

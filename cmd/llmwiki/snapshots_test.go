@@ -11,6 +11,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/store"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
 // TestSnapshotsCommand: list, restore (audited, logged, undoable) and
@@ -55,7 +56,7 @@ func TestSnapshotsCommand(t *testing.T) {
 	if !strings.Contains(string(log), "] restore | Restored pages/topic.md from ") {
 		t.Errorf("log.md:\n%s", log)
 	}
-	calls := auditLines(t, root)
+	calls := teststore.AuditLines(t, root)
 	last := calls[len(calls)-1]
 	if last.Tool != "cli:snapshots-restore" || last.Outcome != "ok" || len(last.Writes) < 2 || len(last.Snapshots) != 1 {
 		t.Errorf("audit line: %+v", last)

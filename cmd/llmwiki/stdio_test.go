@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
 // rawSession runs the built binary on root and speaks raw JSON-RPC lines.
@@ -127,7 +129,7 @@ func TestStdioBadBytes(t *testing.T) {
 	}
 	s.in.Close()
 	s.cmd.Wait()
-	calls := auditLines(t, root)
+	calls := teststore.AuditLines(t, root)
 	if len(calls) != 4 {
 		t.Fatalf("%d audit lines, want 4", len(calls))
 	}

@@ -4,13 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
 // cancelBody is a notifications/cancelled for request id.
@@ -60,7 +59,7 @@ func TestCancelBeforeStartHTTP(t *testing.T) {
 				}
 				// 7 was refused before 8 was posted; a last request shows
 				// its answer (the refusal) is not merely late.
-				waitFor(t, func() bool { return lastCall(t, ts.root, "atomic_write_context") != nil }, "the cancelled call's audit line")
+				wikitest.WaitFor(t, func() bool { return teststore.LastCall(t, ts.root, "atomic_write_context") != nil }, "the cancelled call's audit line")
 				s.post(`{"jsonrpc":"2.0","id":9,"method":"ping"}`)
 				for m := s.next(); ; m = s.next() {
 					id, _ := m["id"].(float64)
@@ -78,27 +77,10 @@ func TestCancelBeforeStartHTTP(t *testing.T) {
 			if got := readFile(t, filepath.Join(ts.root, "context.md")); got != before {
 				t.Errorf("a cancelled atomic_write_context replaced context.md:\n%s", got)
 			}
-			if c := lastCall(t, ts.root, "atomic_write_context"); c == nil || c.Code != store.CodeCancelled {
+			if c := teststore.LastCall(t, ts.root, "atomic_write_context"); c == nil || c.Code != store.CodeCancelled {
 				t.Errorf("audit line of the cancelled call: %+v, want code cancelled", c)
 			}
 		})
-	}
-}
-
-// lintWiki writes n generated pages (links between them, some dangling)
-// into the wiki at root.
-func lintWiki(t testing.TB, root string, n int) {
-	t.Helper()
-	var body strings.Builder
-	for i := range n {
-		body.Reset()
-		fmt.Fprintf(&body, "---\ntitle: Page %d\n---\n# Page %d\n\n", i, i)
-		for j := range 8 {
-			fmt.Fprintf(&body, "Paragraph %d about topic %d links [[page-%d]] and [[missing-%d]].\n\n", j, i%50, (i*7+j)%n, i)
-		}
-		if err := os.WriteFile(filepath.Join(root, "pages", fmt.Sprintf("page-%d.md", i)), []byte(body.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
 
@@ -116,7 +98,7 @@ func TestCancelMidLint(t *testing.T) {
 	checkAudit := func(t *testing.T, root string) {
 		t.Helper()
 		var c *store.AuditRecord
-		waitFor(t, func() bool { c = lastCall(t, root, "lint_findings"); return c != nil }, "lint_findings' audit line")
+		wikitest.WaitFor(t, func() bool { c = teststore.LastCall(t, root, "lint_findings"); return c != nil }, "lint_findings' audit line")
 		if c.Code != store.CodeCancelled {
 			t.Errorf("audit line of the cancelled lint: outcome %s code %s, want code cancelled", c.Outcome, c.Code)
 		}
@@ -124,7 +106,7 @@ func TestCancelMidLint(t *testing.T) {
 	for _, transport := range []string{"streamable", "sse"} {
 		t.Run(transport, func(t *testing.T) {
 			ts := newTestServer(t, Config{})
-			lintWiki(t, ts.root, pages)
+			wikitest.WriteLinkedPages(t, ts.root, pages)
 			var s *sseSession
 			got := make(chan rpcReply, 1)
 			var sid string
@@ -138,7 +120,7 @@ func TestCancelMidLint(t *testing.T) {
 				sid = ts.initialize()
 				go func() { got <- ts.post(sid, lint(5)) }()
 			}
-			waitFor(t, func() bool { return ts.h.running.Load() == 1 }, "lint_findings to start")
+			wikitest.WaitFor(t, func() bool { return ts.h.running.Load() == 1 }, "lint_findings to start")
 			if transport == "sse" {
 				s.post(cancelBody(5))
 			} else if r := ts.post(sid, cancelBody(5)); r.status != http.StatusAccepted {

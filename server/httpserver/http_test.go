@@ -23,6 +23,7 @@ import (
 	"github.com/llmwiki/llmwiki/tools"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/store"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
 	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -195,7 +196,7 @@ func callBody(id int, tool string, args any) string {
 // refusals returns the audit lines of refused requests.
 func (ts *testServer) refusals() []store.AuditRecord {
 	var out []store.AuditRecord
-	for _, c := range auditLines(ts.t, ts.root) {
+	for _, c := range teststore.AuditLines(ts.t, ts.root) {
 		if c.Tool == "http:refused" {
 			out = append(out, c)
 		}
@@ -282,13 +283,13 @@ func TestHTTPRefusesBadRequests(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			n := len(ts.refusals())
-			nCalls := len(auditLines(t, ts.root)) - n
+			nCalls := len(teststore.AuditLines(t, ts.root)) - n
 			r := ts.do(c.req(), c.sid, c.headers...)
 			if r.status != c.status || !strings.Contains(string(r.body), c.want) {
 				t.Fatalf("status %d, want %d; body %.300s", r.status, c.status, r.body)
 			}
 			var calls []store.AuditRecord
-			for _, a := range auditLines(t, ts.root) {
+			for _, a := range teststore.AuditLines(t, ts.root) {
 				if a.Tool != "http:refused" {
 					calls = append(calls, a)
 				}
@@ -539,7 +540,7 @@ func TestHTTPSessionIdentityInAudit(t *testing.T) {
 		t.Fatalf("write_page: %s", r.body)
 	}
 	ts.post(sid, `{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"wiki://pages/identity"}}`)
-	lines := auditLines(t, ts.root)
+	lines := teststore.AuditLines(t, ts.root)
 	if len(lines) != 2 {
 		t.Fatalf("want 2 audit lines, got %d", len(lines))
 	}
@@ -586,13 +587,13 @@ func TestHTTPDisconnectMidWrite(t *testing.T) {
 		_, err := ts.client.Do(req)
 		errc <- err
 	}()
-	waitFor(t, func() bool { return ts.h.running.Load() == 1 }, "the write to wait for the lock")
+	wikitest.WaitFor(t, func() bool { return ts.h.running.Load() == 1 }, "the write to wait for the lock")
 	cancel() // the client hangs up
 	<-errc
 	// The server sees the hang-up and ends the write while the lock is
 	// still held (a fixed sleep here let a busy machine release the lock
 	// first, and the write went through).
-	waitFor(t, func() bool { return hasAudit(t, ts.root, "write_page", "error") }, "an error audit line for the abandoned write")
+	wikitest.WaitFor(t, func() bool { return hasAudit(t, ts.root, "write_page", "error") }, "an error audit line for the abandoned write")
 	close(release)
 	if _, err := os.Stat(filepath.Join(ts.root, "pages", "before-commit.md")); err == nil {
 		t.Errorf("a write whose client left before the commit was written")
@@ -615,12 +616,12 @@ func TestHTTPDisconnectMidWrite(t *testing.T) {
 	<-errc
 	time.Sleep(100 * time.Millisecond)
 	close(hold)
-	waitFor(t, func() bool { return hasAudit(t, ts.root, "write_page", "ok") }, "an ok audit line for the committed write")
+	wikitest.WaitFor(t, func() bool { return hasAudit(t, ts.root, "write_page", "ok") }, "an ok audit line for the committed write")
 	b, err := os.ReadFile(filepath.Join(ts.root, "pages", "during-commit.md"))
 	if err != nil || !bytes.HasSuffix(b, []byte(body)) {
 		t.Errorf("the write committed while its client left is not whole (%d bytes, %v)", len(b), err)
 	}
-	if tf := tempFiles(t, ts.root); len(tf) > 0 {
+	if tf := teststore.TempFiles(ts.root); len(tf) > 0 {
 		t.Errorf("temp files left: %v", tf)
 	}
 }
@@ -648,7 +649,7 @@ func TestHTTPCancelledNotificationStopsHandler(t *testing.T) {
 	// The call is running (mcp-go has registered it for cancellation
 	// before the tool middleware counts it); a fixed sleep here let a busy
 	// machine send the cancellation before the call was known.
-	waitFor(t, func() bool { return ts.h.running.Load() == 1 }, "the write to wait for the lock")
+	wikitest.WaitFor(t, func() bool { return ts.h.running.Load() == 1 }, "the write to wait for the lock")
 	if r := ts.post(sid, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":42,"reason":"user pressed stop"}}`); r.status != http.StatusAccepted {
 		t.Fatalf("cancel: %d %s", r.status, r.body)
 	}
@@ -663,7 +664,7 @@ func TestHTTPCancelledNotificationStopsHandler(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ts.root, "pages", "cancelled.md")); err == nil {
 		t.Errorf("a cancelled write was written")
 	}
-	if c := lastCall(t, ts.root, "write_page"); c == nil || c.Code != store.CodeCancelled {
+	if c := teststore.LastCall(t, ts.root, "write_page"); c == nil || c.Code != store.CodeCancelled {
 		t.Errorf("audit line of the cancelled call: %+v, want code cancelled", c)
 	}
 }
@@ -696,7 +697,7 @@ func TestHTTPGracefulShutdown(t *testing.T) {
 	defer early.Close()
 	stopped := make(chan error, 1)
 	go func() { stopped <- ts.stop() }()
-	waitFor(t, ts.h.draining.Load, "the server to start draining")
+	wikitest.WaitFor(t, ts.h.draining.Load, "the server to start draining")
 	time.Sleep(100 * time.Millisecond)
 	// While the write is in flight, new requests get 503, on the open
 	// connection and on a new one.
@@ -764,7 +765,7 @@ func TestHTTPAbandonedSessions(t *testing.T) {
 	openHeap, openG := settleMem(ts.client)
 	open := ts.h.sessions.count() // the first may already be swept on a slow machine
 	opened := ts.h.sessions.opened.Load()
-	waitFor(t, func() bool { return ts.h.sessions.count() == 0 }, "the idle sweep to forget every session")
+	wikitest.WaitFor(t, func() bool { return ts.h.sessions.count() == 0 }, "the idle sweep to forget every session")
 	// The swept sessions' goroutines and buffers go a moment later (later
 	// still on a busy machine): poll, up to 30 s, instead of a fixed sleep.
 	var endHeap uint64
@@ -804,18 +805,8 @@ func settleMem(c *http.Client) (uint64, int) {
 
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }
 
-func waitFor(t *testing.T, cond func() bool, what string) {
-	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for %s", what)
-}
-
 func hasAudit(t *testing.T, root, tool, outcome string) bool {
-	for _, a := range auditLines(t, root) {
+	for _, a := range teststore.AuditLines(t, root) {
 		if a.Tool == tool && a.Outcome == outcome {
 			return true
 		}
@@ -851,7 +842,7 @@ func TestHTTPModernClientGetsASession(t *testing.T) {
 	if _, err := c.CallTool(ctx, call); err != nil {
 		t.Fatal(err)
 	}
-	lines := auditLines(t, ts.root)
+	lines := teststore.AuditLines(t, ts.root)
 	if len(lines) != 1 || !strings.HasPrefix(lines[0].Session, "mcp-session-") || lines[0].Client != "mcp-go-default 1" {
 		t.Fatalf("audit: %+v", lines)
 	}
@@ -869,7 +860,7 @@ func TestHandlerWithoutServe(t *testing.T) {
 	if r := ts.post(sid, callBody(2, "list_pages", map[string]any{})); r.status != http.StatusOK || r.result() == nil {
 		t.Fatalf("list_pages: %d %s", r.status, r.body)
 	}
-	lines := auditLines(t, root)
+	lines := teststore.AuditLines(t, root)
 	if len(lines) != 1 || lines[0].Tool != "list_pages" || lines[0].Session != sid || !strings.HasPrefix(lines[0].Remote, "127.0.0.1:") {
 		t.Fatalf("audit: %+v", lines)
 	}

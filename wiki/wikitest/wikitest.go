@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/text/encoding"
 )
@@ -240,4 +242,32 @@ func Encode(tb testing.TB, e encoding.Encoding, s string) []byte {
 		tb.Fatal(err)
 	}
 	return b
+}
+
+// WaitFor polls cond every 50 ms for up to 15 s and fails the test, naming
+// what it waited for, when cond never holds.
+func WaitFor(tb testing.TB, cond func() bool, what string) {
+	tb.Helper()
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	tb.Fatalf("timed out waiting for %s", what)
+}
+
+// WriteLinkedPages writes n generated pages into root's pages/ folder, as a
+// person would: each links to others and to a page that does not exist, so
+// a lint of them has work to do.
+func WriteLinkedPages(tb testing.TB, root string, n int) {
+	tb.Helper()
+	var body strings.Builder
+	for i := range n {
+		body.Reset()
+		fmt.Fprintf(&body, "---\ntitle: Page %d\n---\n# Page %d\n\n", i, i)
+		for j := range 8 {
+			fmt.Fprintf(&body, "Paragraph %d about topic %d links [[page-%d]] and [[missing-%d]].\n\n", j, i%50, (i*7+j)%n, i)
+		}
+		WriteFile(tb, root, fmt.Sprintf("pages/page-%d.md", i), body.String())
+	}
 }
