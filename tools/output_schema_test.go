@@ -1,16 +1,12 @@
 package tools
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
 	"time"
 
-	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/model"
 	"github.com/llmwiki/llmwiki/wiki/model/modeltest"
-	"github.com/llmwiki/llmwiki/wiki/search"
-	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
 // TestEveryToolOutputMatchesItsSchema calls every tool of the catalogue,
@@ -20,13 +16,7 @@ import (
 // schemas type each array "array" and nothing else, so a null would break
 // clients that validate structuredContent (the TypeScript SDK does).
 func TestEveryToolOutputMatchesItsSchema(t *testing.T) {
-	quiet := teststore.Quiet()
-	st, dir, _ := teststore.NewInParent(t, nil, wiki.WithLogger(quiet))
-	idx := search.Open(st, search.Options{Logger: quiet})
-	st.AddDerived(idx)
-	if err := idx.Wait(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	st, dir, idx, quiet := indexedStore(t)
 	reply, _ := json.Marshal(map[string]any{
 		"takeaways": []string{"Alpha is the first letter."},
 		"actions":   []map[string]any{{"kind": "create_page", "slug": "letters", "title": "Letters", "markdown": "Alpha comes first.\n"}},

@@ -1,25 +1,14 @@
 package tools
 
 import (
-	"context"
 	"testing"
-
-	"github.com/llmwiki/llmwiki/wiki"
-	"github.com/llmwiki/llmwiki/wiki/search"
-	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
 // TestSearchWikiCountsPagesAndNotesSources checks search_wiki and
 // load_project report index.pages as pages alone, and that a pages search
 // finding nothing where sources match says so in note.
 func TestSearchWikiCountsPagesAndNotesSources(t *testing.T) {
-	quiet := teststore.Quiet()
-	st, dir, _ := teststore.NewInParent(t, nil, wiki.WithLogger(quiet))
-	idx := search.Open(st, search.Options{Logger: quiet})
-	st.AddDerived(idx)
-	if err := idx.Wait(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	st, dir, idx, quiet := indexedStore(t)
 	h := &harness{t: t, dir: dir, store: st, c: connect(t, Deps{Store: st, Log: quiet, Search: idx}, Options{})}
 	for _, title := range []string{"Alpha", "Beta", "Gamma"} {
 		h.ok("write_page", map[string]any{"title": title, "content": title + " is about zebras.\n"})

@@ -1,9 +1,6 @@
 package mdoc_test
 
 import (
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,19 +11,7 @@ import (
 // BenchmarkFences classifies every line of the English tldr pages and the
 // English Obsidian Help pages, reading the text of each ATX heading.
 func BenchmarkFences(b *testing.B) {
-	var pages []string
-	size := 0
-	for _, rel := range []string{"tldr/pages", "obsidian-help/en"} {
-		filepath.WalkDir(wikitest.Corpus(b, rel), func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
-				if data, err := os.ReadFile(p); err == nil {
-					pages = append(pages, string(data))
-					size += len(data)
-				}
-			}
-			return nil
-		})
-	}
+	pages, size := wikitest.CorpusPages(b, "tldr/pages", "obsidian-help/en")
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
 	heads := 0

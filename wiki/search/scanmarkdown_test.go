@@ -67,20 +67,7 @@ func TestScanMarkdownProse(t *testing.T) {
 // BenchmarkScanMarkdown cuts every English tldr page and every English
 // Obsidian Help page into blocks, as the index does for each page it builds.
 func BenchmarkScanMarkdown(b *testing.B) {
-	var pages []string
-	size := 0
-	for _, rel := range []string{"tldr/pages", "obsidian-help/en"} {
-		root := wikitest.Corpus(b, rel)
-		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
-				if data, err := os.ReadFile(p); err == nil {
-					pages = append(pages, string(data))
-					size += len(data)
-				}
-			}
-			return nil
-		})
-	}
+	pages, size := wikitest.CorpusPages(b, "tldr/pages", "obsidian-help/en")
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
 	n := 0

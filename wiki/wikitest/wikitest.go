@@ -271,3 +271,22 @@ func WriteLinkedPages(tb testing.TB, root string, n int) {
 		WriteFile(tb, root, fmt.Sprintf("pages/page-%d.md", i), body.String())
 	}
 }
+
+// CorpusPages reads every markdown file under the shared corpus folders
+// rels (skipping the test when the corpus is absent) and returns their text
+// and total size, for benchmarks over real pages.
+func CorpusPages(tb testing.TB, rels ...string) (pages []string, size int) {
+	tb.Helper()
+	for _, rel := range rels {
+		filepath.WalkDir(Corpus(tb, rel), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+				if data, err := os.ReadFile(p); err == nil {
+					pages = append(pages, string(data))
+					size += len(data)
+				}
+			}
+			return nil
+		})
+	}
+	return pages, size
+}
