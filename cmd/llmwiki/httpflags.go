@@ -171,6 +171,7 @@ func runHTTP(ctx context.Context, e env, cfg httpConfig, ln net.Listener, st *wi
 	if err != nil {
 		return err
 	}
+	useTestHang(e, srv, st)
 	base := "http://" + ln.Addr().String()
 	auth := "no token (loopback only)"
 	if cfg.token != "" {

@@ -87,9 +87,6 @@ func runServe(ctx context.Context, e env, args []string) error {
 	if slices.Contains(names, "read_page") {
 		a.WarmLinks()
 	}
-	if name := e.getenv(testHangEnv); name != "" {
-		srv.Use(hangTool(name, st))
-	}
 	if httpMode {
 		a.Start()
 		return runHTTP(ctx, e, *hc, ln, st, srv, log, len(names), cancelled, wd.Arm)
@@ -101,6 +98,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 	if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		printConnectHelp(e, dir)
 	}
+	useTestHang(e, srv, st)
 	log.Info("serving over stdio", "root", dir, "tools", len(names))
 	return stdio.Serve(ctx, srv, e.stdin, e.stdout, e.stderr, st, cancelled, stdio.Drain{Timeout: hc.shutdownTimeout, Log: log, Abandoned: wd.Arm})
 }
@@ -113,6 +111,15 @@ const testHangEnv = "LLMWIKI_TEST_HANG_TOOL"
 
 // hangStarted is logged when a [testHangEnv] call has taken the lock.
 const hangStarted = "test hang: a call that never returns holds the project lock"
+
+// useTestHang installs the [testHangEnv] middleware when it is set. The
+// transports call it after their own middleware, so the stuck call is
+// inside what they count as in flight, as a real tool call would be.
+func useTestHang(e env, srv *server.MCPServer, st *wiki.Store) {
+	if name := e.getenv(testHangEnv); name != "" {
+		srv.Use(hangTool(name, st))
+	}
+}
 
 // hangTool is the middleware [testHangEnv] installs.
 func hangTool(name string, st *wiki.Store) server.ToolHandlerMiddleware {

@@ -232,15 +232,21 @@ func (h *Server) Serve(ctx context.Context, ln net.Listener) error {
 	// Drain before Shutdown: once Shutdown starts, net/http drops requests
 	// read on open connections without an answer, and a client deserves
 	// the 503 that tells it to come back.
+	var abandonOnce sync.Once
+	abandon := func(what string) {
+		abandonOnce.Do(func() {
+			h.log.Error("shutdown timeout: "+what+" still running are abandoned (their writes commit whole or not at all)", "calls", h.running.Load())
+			if h.cfg.Abandoned != nil {
+				h.cfg.Abandoned()
+			}
+		})
+	}
 	done := make(chan struct{})
 	go func() { h.inflight.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-deadline.Done():
-		h.log.Error("shutdown timeout: calls still running are abandoned (their writes commit whole or not at all)", "calls", h.running.Load())
-		if h.cfg.Abandoned != nil {
-			h.cfg.Abandoned()
-		}
+		abandon("calls")
 	}
 	shut := make(chan error, 1)
 	go func() { shut <- hs.Shutdown(deadline) }() // closes the listener at once
@@ -256,6 +262,12 @@ func (h *Server) Serve(ctx context.Context, ln net.Listener) error {
 		err = deadline.Err()
 	}
 	if err != nil {
+		// A connection still active at the deadline is a handler that has
+		// not returned, whether or not it was counted as a tool call: the
+		// process must still end within its bound.
+		if errors.Is(err, context.DeadlineExceeded) {
+			abandon("requests")
+		}
 		hs.Close()
 		if !errors.Is(err, context.DeadlineExceeded) {
 			return err
