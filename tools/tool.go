@@ -18,6 +18,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/model"
+	"github.com/llmwiki/llmwiki/wiki/review"
 	"github.com/llmwiki/llmwiki/wiki/search"
 	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -39,6 +40,9 @@ type Deps struct {
 	// Links is the wiki's link graph (backlinks, link checks, move_page's
 	// rewrites), registered with Store.AddDerived. Required with a Store.
 	Links *links.Graph
+	// Review holds change sets and the review queue (nil: review mode is
+	// treated as off, and propose_changes says review is not available).
+	Review *review.Service
 
 	// reflectSchemas makes [newTool] generate every schema from the Go
 	// types, ignoring schemas_gen.go (the test that keeps that file fresh).

@@ -21,6 +21,23 @@ const (
 	// DefaultMergeSimilarity is lint's merge-candidate threshold
 	// (merge_similarity).
 	DefaultMergeSimilarity = 0.8
+	// DefaultReview is the review mode when schema.md names none: agents
+	// are never blocked (a client without elicitation would leave every
+	// write of `before` pending), and every agent write still reaches a
+	// person, as a diff to accept or revert.
+	DefaultReview = ReviewAfter
+)
+
+// The review modes (schema.md review:).
+const (
+	// ReviewOff: writes apply at once and are not queued.
+	ReviewOff = "off"
+	// ReviewAfter: writes apply at once and each one waits in the review
+	// queue for a person to accept or revert.
+	ReviewAfter = "after"
+	// ReviewBefore: nothing under pages/ or context.md changes until a
+	// person approves it.
+	ReviewBefore = "before"
 )
 
 // DefaultRequiredFrontmatter are the frontmatter keys a page must have when
@@ -75,6 +92,9 @@ type Settings struct {
 	// MergeSimilarity is the shingle similarity, 0.5 to 1, at or above
 	// which lint reports two pages as merge candidates (merge_similarity).
 	MergeSimilarity float64
+	// Review is the review mode (review: off, after or before; see
+	// [ReviewOff], [ReviewAfter], [ReviewBefore]).
+	Review string
 	// Raw is schema.md's whole frontmatter.
 	Raw map[string]any
 	// Problems are the settings that were refused, one sentence each,
@@ -144,6 +164,7 @@ func ParseSettings(meta map[string]any) Settings {
 		StaleAfterDays:      p.whole("stale_after_days", DefaultStaleAfterDays, 0),
 		RequiredFrontmatter: p.list("required_frontmatter", DefaultRequiredFrontmatter),
 		MergeSimilarity:     p.number("merge_similarity", DefaultMergeSimilarity, 0.5, 1),
+		Review:              p.review(),
 		Raw:                 meta,
 	}
 	sort.Strings(p.problems)
@@ -257,6 +278,14 @@ func (p *settingsParser) word(key, def string, words ...string) string {
 	}
 	p.refuse(key, fmt.Sprintf("one of %v", words), v, def)
 	return def
+}
+
+// review reads the review mode; a YAML 1.1 "off" read as false is off.
+func (p *settingsParser) review() string {
+	if b, ok := p.meta["review"].(bool); ok && !b {
+		return ReviewOff
+	}
+	return p.word("review", DefaultReview, ReviewOff, ReviewAfter, ReviewBefore)
 }
 
 // text reads a string setting.

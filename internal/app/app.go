@@ -18,6 +18,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/model"
+	"github.com/llmwiki/llmwiki/wiki/review"
 	"github.com/llmwiki/llmwiki/wiki/search"
 )
 
@@ -46,6 +47,9 @@ type App struct {
 	Links *links.Graph
 	Model *model.Client
 	Log   *slog.Logger
+	// Review is the wiki's review (change sets, the review queue); its
+	// change-set actions run through the tools' own executors.
+	Review *review.Service
 
 	bgCtx  context.Context
 	stopBg context.CancelFunc
@@ -71,12 +75,19 @@ func New(st *wiki.Store, o Options) *App {
 	}
 	a.Links = links.Open(st)
 	st.AddDerived(a.Links)
+	a.Review = review.New(st, a.Links, tools.RunWrite(a.deps()))
 	return a
 }
 
 // Deps is what the tools need; every transport (stdio, HTTP) and
 // `llmwiki search` build from it.
 func (a *App) Deps() tools.Deps {
+	d := a.deps()
+	d.Review = a.Review
+	return d
+}
+
+func (a *App) deps() tools.Deps {
 	return tools.Deps{Store: a.Store, Log: a.Log, Model: a.Model, Search: a.Search, Links: a.Links}
 }
 

@@ -27,7 +27,13 @@ const (
 	StatusApplied   = "applied"   // every selected action ran
 	StatusFailed    = "failed"    // an action failed; Results say which ran
 	StatusDiscarded = "discarded" // applied with nothing selected
+	StatusDeclined  = "declined"  // a person declined it; nothing was written
 )
+
+// OpChangeSet is the Op of a change set: actions an agent proposed
+// (propose_changes, or a direct write in review mode "before") for a person
+// to approve.
+const OpChangeSet = "change_set"
 
 // keepFinished is how long finished or expired plans stay on disk.
 const keepFinished = 7 * 24 * time.Hour
@@ -35,8 +41,16 @@ const keepFinished = 7 * 24 * time.Hour
 // Plan is a proposal saved for approval.
 type Plan struct {
 	ID string `json:"id"`
-	// Op is the operation that proposed it: "ingest" or "build".
-	Op      string    `json:"op"`
+	// Op is the operation that proposed it: "ingest", "build" or
+	// [OpChangeSet].
+	Op string `json:"op"`
+	// Number is the plan's short number for people ("change set #12"),
+	// unique in the wiki, assigned by [Book.Save].
+	Number int `json:"number,omitempty"`
+	// Client and Session are who proposed it (the MCP client's name and
+	// version, the audit session).
+	Client  string    `json:"client,omitempty"`
+	Session string    `json:"session,omitempty"`
 	Status  string    `json:"status"`
 	Created time.Time `json:"created"`
 	Expires time.Time `json:"expires"`
@@ -57,7 +71,10 @@ type Plan struct {
 	Model *model.Usage `json:"model,omitempty"`
 	// Selected are the 1-based action numbers approved; Results what each
 	// did; Finished when Apply ended.
-	Selected []int      `json:"selected,omitempty"`
+	Selected []int `json:"selected,omitempty"`
+	// Reviewer says how a person decided (elicitation, web, cli), when one
+	// did.
+	Reviewer string     `json:"reviewer,omitempty"`
 	Results  []Result   `json:"results,omitempty"`
 	Finished *time.Time `json:"finished,omitempty"`
 }

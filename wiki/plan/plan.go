@@ -84,6 +84,37 @@ type Action struct {
 	Links []string `json:"links,omitempty"`
 	// Why is one line for the person.
 	Why string `json:"why,omitempty"`
+
+	// Tool and Arguments are the action of a change set (Kind
+	// [KindCall]): a call of one of the direct write tools (write_page,
+	// edit_page, move_page, atomic_write_context, ...) with that tool's own
+	// arguments, base hashes included, run through that tool's executor
+	// when a person approves it.
+	Tool      string          `json:"tool,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Files are what a change-set action would write, from its dry run at
+	// proposal time: the person sees them, and an approval refuses the
+	// action when one of them changed since (its sha256 differs from
+	// Before).
+	Files []FileChange `json:"files,omitempty"`
+}
+
+// KindCall is the kind of a change-set action: a write tool's call held for
+// a person (see [Action.Tool]). It is not in the model's vocabulary
+// ([Kinds]); only change sets carry it.
+const KindCall = "call"
+
+// FileChange is one file a change-set action writes.
+type FileChange struct {
+	Path string `json:"path"`
+	// Change is "created", "updated" or "deleted".
+	Change string `json:"change"`
+	// Before and After are the file's sha256 ("" when absent).
+	Before string `json:"sha256_before,omitempty"`
+	After  string `json:"sha256_after,omitempty"`
+	// Added and Removed count the lines of the diff.
+	Added   int `json:"lines_added"`
+	Removed int `json:"lines_removed"`
 }
 
 // Target names what the action writes: "pages/<slug>.md" or "context.md".

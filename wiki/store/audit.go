@@ -41,6 +41,9 @@ type Call struct {
 
 // AuditRecord is one line of the audit log, as written and as read back.
 type AuditRecord struct {
+	// ID names the call's line ("a-" and 12 hex digits), unique in the
+	// wiki: the review queue and git trailers refer to a write by it.
+	ID string `json:"id,omitempty"`
 	// Time is when the call started (UTC).
 	Time time.Time `json:"time"`
 	// Session identifies the MCP session (or CLI process) that made the call.
@@ -90,7 +93,7 @@ type WriteRecord struct {
 // arguments (a JSON object or any JSON-encodable value; may be nil).
 func NewCall(tool, session string, args any) *Call {
 	now := time.Now()
-	return &Call{AuditRecord: AuditRecord{Time: now.UTC(), Tool: tool, Session: session, Args: redactArgs(args)}, begun: now}
+	return &Call{AuditRecord: AuditRecord{ID: newSessionID("a"), Time: now.UTC(), Tool: tool, Session: session, Args: redactArgs(args)}, begun: now}
 }
 
 type callKey struct{}

@@ -118,6 +118,10 @@ func (s *Store) update(ctx context.Context, call *Call, fn func(*Tx) error) erro
 	if err := ctx.Err(); err != nil {
 		return Errorf(CodeCancelled, "cancelled before commit; nothing was written")
 	}
+	if d := dryRunFrom(ctx); d != nil {
+		d.add(tx.Changes())
+		return ErrDryRun
+	}
 	committed, records, snaps, err := s.commit(tx)
 	if err != nil {
 		return err
