@@ -15,7 +15,7 @@ import (
 // tool's own input schema, in ctx (a dry run when ctx is one, see
 // [store.WithDryRun]). A tool it does not know is CodeInvalid.
 func RunWrite(d Deps) review.RunFunc {
-	return func(ctx context.Context, tool string, args json.RawMessage) error {
-		return store.Errorf(store.CodeUnavailable, "running %s from a change set is not implemented yet", tool)
+	return func(ctx context.Context, tool string, args json.RawMessage) (any, error) {
+		return nil, store.Errorf(store.CodeUnavailable, "running %s from a change set is not implemented yet", tool)
 	}
 }

@@ -27,7 +27,9 @@
 package ui
 
 import (
-	"errors"
+	"embed"
+	"html/template"
+	"io/fs"
 	"log/slog"
 	"net/http"
 
@@ -52,7 +54,67 @@ type Config struct {
 // CookieName is the session cookie /login sets when a token is configured.
 const CookieName = "llmwiki_session"
 
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// app is the web app of one wiki.
+type app struct {
+	cfg  Config
+	tmpl *template.Template
+	log  *slog.Logger
+}
+
 // New returns the web app's handler.
 func New(cfg Config) (http.Handler, error) {
-	return nil, errors.New("ui: not implemented yet")
+	log := cfg.Log
+	if log == nil {
+		log = cfg.Store.Logger()
+	}
+	t, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	a := &app{cfg: cfg, tmpl: t, log: log}
+	mux := http.NewServeMux()
+	static, _ := fs.Sub(staticFS, "static")
+	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/review", http.StatusSeeOther)
+	})
+	a.reviewRoutes(mux)
+	a.browseRoutes(mux)
+	return mux, nil
+}
+
+// funcs are the template functions every page may use.
+var funcs = template.FuncMap{}
+
+// page is what every template gets: the layout's fields and the page's own.
+type page struct {
+	Title string // the <title> and the heading
+	Nav   string // the nav entry to highlight: review, pages, search, health, eval, activity
+	Flash string // a one-line message after a POST (what was done, or why not)
+	Error string
+	Data  any
+}
+
+// render writes the template name (a file under templates/ defining
+// "name") inside the layout, with status 200.
+func (a *app) render(w http.ResponseWriter, name string, p page) {
+	a.renderStatus(w, http.StatusOK, name, p)
+}
+
+// renderStatus is render with a status.
+func (a *app) renderStatus(w http.ResponseWriter, status int, name string, p page) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.WriteHeader(status)
+	if err := a.tmpl.ExecuteTemplate(w, name, p); err != nil {
+		a.log.Error("ui: render", "template", name, "err", err)
+	}
 }
