@@ -188,3 +188,57 @@ func TestClaudePluginDirConnects(t *testing.T) {
 		t.Errorf("the plugin's server did not serve the wiki at $LLMWIKI_ROOT: %v", err)
 	}
 }
+
+// TestClaudeDeclaresElicitation: Claude Code declares the elicitation
+// capability (form mode) when it connects, so in review mode before, or for
+// propose_changes, llmwiki asks the person in the editor with one form per
+// change set rather than leaving the set pending. The server's stdin is
+// recorded through a wrapper script.
+func TestClaudeDeclaresElicitation(t *testing.T) {
+	bin := claudeCLI(t)
+	home := t.TempDir()
+	root := filepath.Join(home, "wiki")
+	rec := filepath.Join(home, "stdin.jsonl")
+	wrapper := filepath.Join(home, "llmwiki-recorded")
+	script := "#!/bin/sh\ntee '" + rec + "' | '" + binary(t) + "' serve --root '" + root + "'\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	claude(t, bin, home, home, nil, "mcp", "add", "--scope", "user", "llmwiki", wrapper)
+	out := claude(t, bin, home, home, nil, "mcp", "list")
+	if l := serverLine(out, "llmwiki"); !strings.Contains(l, "✔ Connected") {
+		t.Fatalf("llmwiki is not connected:\n%s", out)
+	}
+	data, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(data)) {
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				Capabilities map[string]json.RawMessage `json:"capabilities"`
+				ClientInfo   struct{ Name, Version string } `json:"clientInfo"`
+			} `json:"params"`
+		}
+		if json.Unmarshal([]byte(line), &m) != nil || m.Method != "initialize" {
+			continue
+		}
+		el, ok := m.Params.Capabilities["elicitation"]
+		if !ok {
+			t.Fatalf("%s %s declared no elicitation capability: %s", m.Params.ClientInfo.Name, m.Params.ClientInfo.Version, line)
+		}
+		var modes map[string]json.RawMessage
+		if err := json.Unmarshal(el, &modes); err != nil {
+			t.Fatalf("elicitation capability %s: %v", el, err)
+		}
+		// An empty object means form mode (the spec's default); otherwise
+		// "form" must be there.
+		if _, form := modes["form"]; len(modes) > 0 && !form {
+			t.Errorf("elicitation capability %s has no form mode", el)
+		}
+		t.Logf("%s %s declares elicitation %s", m.Params.ClientInfo.Name, m.Params.ClientInfo.Version, el)
+		return
+	}
+	t.Fatalf("no initialize request recorded:\n%s", data)
+}
