@@ -191,6 +191,9 @@ type Outcome struct {
 func (s *Service) Approve(ctx context.Context, ref string, selected []int, reviewer string) (_ *Outcome, err error) {
 	ctx, finish := s.ownCall(ctx, "review:approve", map[string]any{"ref": ref, "selected": selected, "reviewer": reviewer})
 	defer func() { finish(err) }()
+	if err := checkReviewer(reviewer); err != nil {
+		return nil, err
+	}
 	p, err := s.Get(ref)
 	if err != nil {
 		return nil, err
@@ -295,6 +298,16 @@ func (s *Service) Approve(ctx context.Context, ref string, selected []int, revie
 	return out, nil
 }
 
+// checkReviewer refuses a decision not made by a person through one of the
+// ways a person decides.
+func checkReviewer(r string) error {
+	switch r {
+	case ByElicitation, ByWeb, ByCLI:
+		return nil
+	}
+	return store.Errorf(store.CodeInternal, "review: reviewer %q is not %s, %s or %s", r, ByElicitation, ByWeb, ByCLI)
+}
+
 // awaiting refuses a plan that is not pending or has expired.
 func awaiting(p *plan.Plan, now time.Time) error {
 	switch {
@@ -377,6 +390,9 @@ func filesOf(a plan.Action) string {
 func (s *Service) Decline(ctx context.Context, ref, reviewer string) (_ *plan.Plan, err error) {
 	ctx, finish := s.ownCall(ctx, "review:decline", map[string]any{"ref": ref, "reviewer": reviewer})
 	defer func() { finish(err) }()
+	if err := checkReviewer(reviewer); err != nil {
+		return nil, err
+	}
 	p, err := s.Get(ref)
 	if err != nil {
 		return nil, err

@@ -20,6 +20,11 @@ func withApproval(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, approvalKey{}, id)
 }
 
+// InApproval reports whether ctx is a person's approval of a change set
+// (the writes [Service.Approve] makes through [RunFunc]): a write tool run
+// in it must write, never turn itself into a new change set.
+func InApproval(ctx context.Context) bool { return approvalOf(ctx) != "" }
+
 func approvalOf(ctx context.Context) string {
 	id, _ := ctx.Value(approvalKey{}).(string)
 	return id
