@@ -238,10 +238,7 @@ func (s *Service) Approve(ctx context.Context, ref string, selected []int, revie
 	p.Results = nil
 	for i, a := range p.Actions {
 		n := i + 1
-		r := plan.Result{N: n, Kind: a.Tool, Status: "ok"}
-		if len(a.Files) > 0 {
-			r.Path = a.Files[0].Path
-		}
+		r := plan.Result{N: n, Kind: a.Tool, Status: "ok", Path: mainFile(a)}
 		if !slices.Contains(sorted, n) {
 			r.Status = StatusNotSelected
 			p.Results = append(p.Results, r)
@@ -262,16 +259,8 @@ func (s *Service) Approve(ctx context.Context, ref string, selected []int, revie
 			failed++
 		} else {
 			ok++
-			if r.Path != "" {
-				if data, exists, _ := s.st.ReadRaw(r.Path); exists {
-					r.SHA256 = store.SHA256Hex(data)
-				} else if len(a.Files) > 1 {
-					// A move: the first file is the old name, gone now.
-					r.Path = a.Files[len(a.Files)-1].Path
-					if data, exists, _ := s.st.ReadRaw(r.Path); exists {
-						r.SHA256 = store.SHA256Hex(data)
-					}
-				}
+			if data, exists, _ := s.st.ReadRaw(r.Path); exists {
+				r.SHA256 = store.SHA256Hex(data)
 			}
 		}
 		p.Results = append(p.Results, r)
@@ -296,6 +285,20 @@ func (s *Service) Approve(ctx context.Context, ref string, selected []int, revie
 	call.SetExtra("reviewer", reviewer)
 	s.logDecision(ctx, p, fmt.Sprintf("%s: applied %d of %d actions (%s)", p.Name(), ok, len(p.Actions), reviewer))
 	return out, nil
+}
+
+// mainFile is the file a result names: the first one the action creates or
+// updates (a move's new name, not the old one it deletes).
+func mainFile(a plan.Action) string {
+	for _, f := range a.Files {
+		if f.Change != "deleted" {
+			return f.Path
+		}
+	}
+	if len(a.Files) > 0 {
+		return a.Files[0].Path
+	}
+	return ""
 }
 
 // checkReviewer refuses a decision not made by a person through one of the

@@ -93,8 +93,12 @@ func (s *Service) heldNow() map[string]holding {
 	}
 	files := map[string]holding{}
 	if err == nil {
-		for _, p := range s.book.Pending() {
-			if p.Op != plan.OpChangeSet {
+		list, _ := s.book.List()
+		for _, p := range list {
+			// A set being approved still holds its files, until the
+			// approval records its outcome (or the set's expiry, should
+			// the approval never finish).
+			if p.Op != plan.OpChangeSet || p.Status != plan.StatusPending && p.Status != plan.StatusApplying {
 				continue
 			}
 			for k := range p.Holds() {

@@ -644,3 +644,40 @@ func TestInApproval(t *testing.T) {
 		t.Fatal("a plain ctx is in approval")
 	}
 }
+
+// While a set's approval runs, its files stay held against other writers,
+// and a move's result names the page's new file.
+func TestHeldWhileApplying(t *testing.T) {
+	f := newFixture(t)
+	g := links.Open(f.st)
+	inner := runner(f.st, g)
+	var during error
+	rv := review.New(f.st, g, func(ctx context.Context, tool string, args json.RawMessage) (any, error) {
+		if review.InApproval(ctx) && !store.IsDryRun(ctx) && tool == "move_page" {
+			_, during = f.st.WriteContext(context.Background(), wiki.ContextInput{Content: "# Sneaked in\n"})
+		}
+		return inner(ctx, tool, args)
+	})
+	acts := []review.ActionInput{
+		call("move_page", map[string]any{"from": "beta", "to": "beta-renamed"}),
+		call("atomic_write_context", map[string]any{"content": "# Context\n", "base_sha256": f.sha(t, "context.md")}),
+	}
+	p, err := rv.Propose(f.ctx, review.ProposeInput{Actions: acts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := rv.Approve(f.ctx, p.ID, nil, review.ByWeb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if store.CodeOf(during) != store.CodeConflict || !strings.Contains(during.Error(), "context.md already has a pending change in change set #1") {
+		t.Fatalf("write during the approval: %v", during)
+	}
+	r := out.Plan.Results[0]
+	if out.Plan.Status != plan.StatusApplied || r.Path != "pages/beta-renamed.md" || r.SHA256 != f.sha(t, "pages/beta-renamed.md") {
+		t.Fatalf("status %s, move result %+v", out.Plan.Status, r)
+	}
+	if f.sha(t, "context.md") != p.Actions[1].Files[0].After {
+		t.Fatal("context.md not as proposed")
+	}
+}
