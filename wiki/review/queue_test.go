@@ -314,3 +314,37 @@ func TestRevertPrunedSnapshot(t *testing.T) {
 		t.Errorf("diff without the snapshot: %+v %v", d, err)
 	}
 }
+
+// The index parses only what was appended since, and a last line still
+// being written (or torn) waits until it is whole.
+func TestQueueIndexTail(t *testing.T) {
+	s, st, dir := newService(t, nil)
+	a := call(t, st, "write_page", true, writePage(st, wiki.PageInput{Title: "A", Content: "a\n"}))
+	if got := queueIDs(t, s); !reflect.DeepEqual(got, []string{a}) {
+		t.Fatalf("queue %v", got)
+	}
+	logs, _ := filepath.Glob(filepath.Join(dir, ".llmwiki", "audit", "*.jsonl"))
+	f, err := os.OpenFile(logs[len(logs)-1], os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"id":"a-0123456789ab","outcome":"ok","extra":{"review":"after"},"writes":[{"path":"pages/t.md","sha256_bef`); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if got := queueIDs(t, s); !reflect.DeepEqual(got, []string{a}) {
+		t.Fatalf("with a torn last line: %v", got)
+	}
+	// The store's next audit line moves the torn bytes away first.
+	b := call(t, st, "write_page", true, writePage(st, wiki.PageInput{Title: "B", Content: "b\n"}))
+	if got := queueIDs(t, s); !reflect.DeepEqual(got, []string{b, a}) {
+		t.Fatalf("after the repair: %v, want %v", got, []string{b, a})
+	}
+	// A file cut shorter (by a person's hand) is parsed again.
+	if err := os.WriteFile(logs[len(logs)-1], nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := queueIDs(t, s); len(got) != 0 {
+		t.Fatalf("after the audit file was emptied: %v", got)
+	}
+}
