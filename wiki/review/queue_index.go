@@ -143,12 +143,7 @@ func parseQueued(line []byte) (queued, bool) {
 	if m, ok := a.Extra.Mark.(string); ok && m == wiki.ReviewOff {
 		return queued{}, false
 	}
-	var files []store.WriteRecord
-	for _, w := range a.Writes {
-		if Reviewed(w.Path) && w.Before != w.After {
-			files = append(files, w)
-		}
-	}
+	files := netWrites(a.Writes)
 	if len(files) == 0 {
 		return queued{}, false
 	}
@@ -156,6 +151,33 @@ func parseQueued(line []byte) (queued, bool) {
 		w:         Write{ID: a.ID, Time: a.Time, Client: a.Client, Session: a.Session, Tool: a.Tool, Files: files, Status: StatusUnreviewed},
 		snapshots: a.Snapshots,
 	}, true
+}
+
+// netWrites is what a call did to each reviewed file, in the order first
+// written: from the sha256 before its first write to the one after its last
+// (a call may write a file twice, as two updates); a file left as it was is
+// dropped.
+func netWrites(ws []store.WriteRecord) []store.WriteRecord {
+	var out []store.WriteRecord
+	at := map[string]int{}
+	for _, w := range ws {
+		if !Reviewed(w.Path) {
+			continue
+		}
+		if i, ok := at[w.Path]; ok {
+			out[i].After = w.After
+			continue
+		}
+		at[w.Path] = len(out)
+		out = append(out, w)
+	}
+	kept := out[:0]
+	for _, w := range out {
+		if w.Before != w.After {
+			kept = append(kept, w)
+		}
+	}
+	return kept
 }
 
 // markNeedle is in every marked line: the others are not decoded at all.

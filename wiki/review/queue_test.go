@@ -348,3 +348,35 @@ func TestQueueIndexTail(t *testing.T) {
 		t.Fatalf("after the audit file was emptied: %v", got)
 	}
 }
+
+// A call that wrote a page twice is reverted to the version before its
+// first write; one that wrote a page and put it back is not queued.
+func TestRevertTwoWritesOfOneFile(t *testing.T) {
+	s, st, dir := newService(t, map[string]string{"pages/a.md": "# A\n", "pages/b.md": "# B\n"})
+	replace := func(rel, data string) func(ctx context.Context) error {
+		return func(ctx context.Context) error {
+			return st.Update(ctx, func(tx *store.Tx) error { return tx.Replace(rel, []byte(data), "") })
+		}
+	}
+	id := call(t, st, "edit_page", true, func(ctx context.Context) error {
+		for _, f := range []func(context.Context) error{replace("pages/a.md", "# A2\n"), replace("pages/a.md", "# A3\n"), replace("pages/b.md", "# B2\n"), replace("pages/b.md", "# B\n")} {
+			if err := f(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	ws, _, _, err := s.Queue(10, "")
+	if err != nil || len(ws) != 1 || len(ws[0].Files) != 1 || ws[0].Files[0] != (store.WriteRecord{Path: "pages/a.md", Before: sha("# A\n"), After: sha("# A3\n")}) {
+		t.Fatalf("queued %+v %v", ws, err)
+	}
+	if d, err := s.WriteDiffs(id); err != nil || !strings.Contains(d[0].Diff, "-# A\n+# A3\n") {
+		t.Errorf("diff %+v %v", d, err)
+	}
+	if _, err := s.Revert(context.Background(), id, ByCLI); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, dir, "pages/a.md"); got != "# A\n" {
+		t.Errorf("a.md = %q", got)
+	}
+}
