@@ -234,10 +234,7 @@ func (s *Service) Revert(ctx context.Context, id, reviewer string) (res RevertRe
 		if f.Before == "" {
 			continue
 		}
-		data, ok, err := s.version(f.Path, f.Before, q.snapshots)
-		if err != nil {
-			return res, err
-		}
+		data, ok := s.version(f.Path, f.Before)
 		if !ok {
 			return res, store.Errorf(store.CodeNotFound, "the version of %s before write %s is no longer stored (the snapshot retention pruned it); nothing was reverted: restore an older version by hand from its history", f.Path, id)
 		}
@@ -287,7 +284,7 @@ func (s *Service) Revert(ctx context.Context, id, reviewer string) (res RevertRe
 			}
 			files = append(files, f.Path)
 		}
-		_, err := s.st.AppendLogTx(tx, revertLog(id, q.w.Files))
+		_, err := s.st.AppendLogTx(tx, revertLog(id, reviewer, q.w.Files))
 		return err
 	})
 	if err != nil {
@@ -305,18 +302,18 @@ func (s *Service) Revert(ctx context.Context, id, reviewer string) (res RevertRe
 }
 
 // revertLog is the log.md entry of a revert.
-func revertLog(id string, files []store.WriteRecord) wiki.LogInput {
+func revertLog(id, reviewer string, files []store.WriteRecord) wiki.LogInput {
 	paths := make([]string, len(files))
 	for i, f := range files {
 		paths[i] = f.Path
 	}
-	title := fmt.Sprintf("%s (write %s)", strings.Join(paths, ", "), id)
+	title := fmt.Sprintf("write %s reverted: %s (%s)", id, strings.Join(paths, ", "), reviewer)
 	var details string
-	if len(title) > 200 {
-		title = fmt.Sprintf("%d files (write %s)", len(files), id)
+	if len(title) > wiki.MaxLogTitle {
+		title = fmt.Sprintf("write %s reverted: %d files (%s)", id, len(files), reviewer)
 		details = "- " + strings.Join(paths, "\n- ")
 	}
-	return wiki.LogInput{Op: "revert", Title: title, Details: details}
+	return wiki.LogInput{Op: "review", Title: title, Details: details}
 }
 
 // Count returns what awaits a person.

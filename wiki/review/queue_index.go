@@ -26,22 +26,19 @@ import (
 // queued is one marked write as the index keeps it.
 type queued struct {
 	w Write
-	// snapshots are the record's snapshot files (the versions it replaced).
-	snapshots []string
 }
 
 // auditLine is the part of an audit line the queue reads (the arguments
 // are skipped).
 type auditLine struct {
-	ID        string              `json:"id"`
-	Time      time.Time           `json:"time"`
-	Session   string              `json:"session"`
-	Client    string              `json:"client"`
-	Tool      string              `json:"tool"`
-	Outcome   string              `json:"outcome"`
-	Writes    []store.WriteRecord `json:"writes"`
-	Snapshots []string            `json:"snapshots"`
-	Extra     struct {
+	ID      string              `json:"id"`
+	Time    time.Time           `json:"time"`
+	Session string              `json:"session"`
+	Client  string              `json:"client"`
+	Tool    string              `json:"tool"`
+	Outcome string              `json:"outcome"`
+	Writes  []store.WriteRecord `json:"writes"`
+	Extra   struct {
 		// Mark is Extra[MarkKey].
 		Mark any `json:"review"`
 	} `json:"extra"`
@@ -147,10 +144,7 @@ func parseQueued(line []byte) (queued, bool) {
 	if len(files) == 0 {
 		return queued{}, false
 	}
-	return queued{
-		w:         Write{ID: a.ID, Time: a.Time, Client: a.Client, Session: a.Session, Tool: a.Tool, Files: files, Status: StatusUnreviewed},
-		snapshots: a.Snapshots,
-	}, true
+	return queued{w: Write{ID: a.ID, Time: a.Time, Client: a.Client, Session: a.Session, Tool: a.Tool, Files: files, Status: StatusUnreviewed}}, true
 }
 
 // netWrites is what a call did to each reviewed file, in the order first

@@ -191,7 +191,7 @@ func TestRevertUpdateByteExact(t *testing.T) {
 	if !wrote || len(rec.Snapshots) == 0 {
 		t.Errorf("revert writes %+v snapshots %v: want pages/a.md from the written version back to the original, snapshotted", rec.Writes, rec.Snapshots)
 	}
-	if log := readFile(t, dir, "log.md"); !strings.Contains(log, "revert | pages/a.md (write "+id+")") {
+	if log := readFile(t, dir, "log.md"); !strings.Contains(log, "review | write "+id+" reverted: pages/a.md (web)") {
 		t.Errorf("log.md lacks the revert entry:\n%s", log)
 	}
 	// The revert is not itself queued, and the write is no longer.
