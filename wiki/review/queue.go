@@ -36,19 +36,14 @@ func (s *Service) Queue(limit int, cursor string) (ws []Write, next string, tota
 	if limit <= 0 {
 		limit = DefaultQueueLimit
 	}
-	err = s.withIndex(func(all []queued, decs map[string]Decision) error {
+	err = s.withIndex(func(all []queued, at map[string]int, decs map[string]Decision) error {
 		start := 0
 		if cursor != "" {
-			start = -1
-			for i := range all {
-				if all[i].w.ID == cursor {
-					start = i
-					break
-				}
-			}
-			if start < 0 {
+			i, ok := at[cursor]
+			if !ok {
 				return store.Errorf(store.CodeInvalid, "cursor is not one the review queue returned: pass next_cursor as given, or omit cursor to start from the newest write")
 			}
+			start = i
 		}
 		for i := range all {
 			if _, done := decs[all[i].w.ID]; done {
@@ -77,17 +72,16 @@ func (s *Service) Queue(limit int, cursor string) (ws []Write, next string, tota
 // lookup returns the marked write id with its status.
 func (s *Service) lookup(id string) (queued, error) {
 	var out queued
-	err := s.withIndex(func(all []queued, decs map[string]Decision) error {
-		for _, q := range all {
-			if q.w.ID == id {
-				out = q
-				if d, ok := decs[id]; ok {
-					out.w.Status = d.Decision
-				}
-				return nil
-			}
+	err := s.withIndex(func(all []queued, at map[string]int, decs map[string]Decision) error {
+		i, ok := at[id]
+		if !ok {
+			return notQueued(id)
 		}
-		return notQueued(id)
+		out = all[i]
+		if d, ok := decs[id]; ok {
+			out.w.Status = d.Decision
+		}
+		return nil
 	})
 	return out, err
 }
@@ -105,12 +99,12 @@ func (s *Service) Accept(ctx context.Context, ids []string, reviewer string) err
 	if len(ids) == 0 {
 		return store.Errorf(store.CodeInvalid, "name the writes to accept (their ids, as the review queue lists them)")
 	}
-	err := s.withIndex(func(all []queued, decs map[string]Decision) error {
+	err := s.withIndex(func(all []queued, at map[string]int, decs map[string]Decision) error {
 		for _, id := range ids {
 			if d, ok := decs[id]; ok {
 				return alreadyDecided(d)
 			}
-			if !containsWrite(all, id) {
+			if _, ok := at[id]; !ok {
 				return notQueued(id)
 			}
 		}
@@ -126,7 +120,7 @@ func (s *Service) Accept(ctx context.Context, ids []string, reviewer string) err
 // AcceptAll accepts every write in the queue and returns how many.
 func (s *Service) AcceptAll(ctx context.Context, reviewer string) (int, error) {
 	var ids []string
-	err := s.withIndex(func(all []queued, decs map[string]Decision) error {
+	err := s.withIndex(func(all []queued, at map[string]int, decs map[string]Decision) error {
 		for _, q := range all {
 			if _, done := decs[q.w.ID]; !done {
 				ids = append(ids, q.w.ID)
@@ -138,15 +132,6 @@ func (s *Service) AcceptAll(ctx context.Context, reviewer string) (int, error) {
 		return 0, err
 	}
 	return s.decide(ctx, "review:accept", ids, DecisionAccepted, reviewer, false)
-}
-
-func containsWrite(all []queued, id string) bool {
-	for _, q := range all {
-		if q.w.ID == id {
-			return true
-		}
-	}
-	return false
 }
 
 // decide appends the decision on ids to DecisionsFile under the project

@@ -72,8 +72,9 @@ type queueIndex struct {
 	dec   tailFile
 	decs  map[string]Decision // write id -> its decision (the first one)
 	// sorted is every marked write, newest first; nil when it must be
-	// built again from files.
+	// built again from files. at is the position of each id in sorted.
 	sorted []queued
+	at     map[string]int
 }
 
 type auditFile struct {
@@ -291,9 +292,9 @@ func (q *queueIndex) refreshDecisions(st *wiki.Store) error {
 }
 
 // withIndex brings the index up to date and calls fn with every marked
-// write, newest first, and the decisions by write id (fn must not keep or
-// change them).
-func (s *Service) withIndex(fn func(all []queued, decs map[string]Decision) error) error {
+// write, newest first, the position of each id in it, and the decisions by
+// write id (fn must not keep or change them).
+func (s *Service) withIndex(fn func(all []queued, at map[string]int, decs map[string]Decision) error) error {
 	q := &s.queue
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -316,6 +317,10 @@ func (s *Service) withIndex(fn func(all []queued, decs map[string]Decision) erro
 			}
 		}
 		q.sorted = out
+		q.at = make(map[string]int, len(out))
+		for i, w := range out {
+			q.at[w.w.ID] = i
+		}
 	}
-	return fn(q.sorted, q.decs)
+	return fn(q.sorted, q.at, q.decs)
 }

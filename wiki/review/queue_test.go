@@ -380,3 +380,28 @@ func TestRevertTwoWritesOfOneFile(t *testing.T) {
 		t.Errorf("a.md = %q", got)
 	}
 }
+
+func TestRevertContextAndCount(t *testing.T) {
+	s, st, dir := newService(t, nil)
+	orig := readFile(t, dir, "context.md")
+	id := call(t, st, "atomic_write_context", true, func(ctx context.Context) error {
+		_, err := st.WriteContext(ctx, wiki.ContextInput{Content: "# Context\n\nThe synthesis.\n", BaseSHA256: sha(orig)})
+		return err
+	})
+	if c, err := s.Count(); err != nil || c != (Counts{Pending: 0, Unreviewed: 1}) {
+		t.Fatalf("count %+v %v", c, err)
+	}
+	ws, _, _, _ := s.Queue(0, "")
+	if len(ws) != 1 || ws[0].ID != id || ws[0].Files[0].Path != "context.md" {
+		t.Fatalf("queued %+v (log.md, written too, is not reviewed)", ws)
+	}
+	if _, err := s.Revert(context.Background(), id, ByCLI); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, dir, "context.md"); got != orig {
+		t.Errorf("context.md = %q, want %q", got, orig)
+	}
+	if c, err := s.Count(); err != nil || c.Unreviewed != 0 {
+		t.Errorf("count after revert %+v %v", c, err)
+	}
+}
