@@ -91,6 +91,8 @@ func Reviewed(rel string) bool {
 type ActionInput struct {
 	Tool      string          `json:"tool"`
 	Arguments json.RawMessage `json:"arguments"`
+	// Why is one line for the person (the action's [plan.Action.Why]).
+	Why string `json:"why,omitempty"`
 }
 
 // ProposeInput is a change set as an agent proposes it.
