@@ -20,6 +20,7 @@ type ApplyPlanOutput struct {
 	Status  string        `json:"status" jsonschema:"applied, failed (see results) or discarded"`
 	Applied int           `json:"applied" jsonschema:"how many actions ran"`
 	Results []plan.Result `json:"results" jsonschema:"one entry per approved action: ok, failed or not_run, with the file and its new sha256"`
+	Reviewed
 	Notes
 }
 
