@@ -152,12 +152,23 @@ func (r askResult) review() *ReviewStatus {
 
 // elicitationDeclared reports whether the client of ctx declared the
 // elicitation capability in initialize.
+// The transports' sessions (stdio, HTTP) keep what the client declared; an
+// in-process session (tests) keeps nothing and hands the request to its
+// handler, if it has one ([errNoAsker]).
 func elicitationDeclared(ctx context.Context) bool {
-	s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo)
-	if !ok {
-		return false
+	sess := server.ClientSessionFromContext(ctx)
+	if s, ok := sess.(server.SessionWithClientInfo); ok {
+		return s.GetClientCapabilities().Elicitation != nil
 	}
-	return s.GetClientCapabilities().Elicitation != nil
+	_, ok := sess.(server.SessionWithElicitation)
+	return ok
+}
+
+// errNoAsker reports an elicitation refused because the session has no
+// way to ask (an in-process client without a handler): the set is pending
+// as for a client without the capability.
+func errNoAsker(err error) bool {
+	return errors.Is(err, server.ErrElicitationNotSupported) || strings.Contains(err.Error(), "no elicitation handler")
 }
 
 // askPerson puts the pending set p to the person: one elicitation/create
@@ -205,6 +216,9 @@ func askPerson(ctx context.Context, d Deps, p *plan.Plan, ticks []int) (askResul
 	ectx, cancel := context.WithTimeout(ctx, elicitTimeout)
 	answer, err := srv.RequestElicitation(ectx, req)
 	cancel()
+	if err != nil && errNoAsker(err) {
+		return res, nil
+	}
 	if err != nil {
 		d.logger().Warn("elicitation failed; the change set stays pending", "plan", p.ID, "err", err)
 		why := "the question in the editor got no answer"
