@@ -54,8 +54,8 @@ func TestReviewPageRendersSetAndEscapes(t *testing.T) {
 	for _, want := range []string{
 		`action="/review/sets/7/approve"`, `formaction="/review/sets/7/decline"`, `id="approve-7"`, `id="decline-7"`,
 		`claude-code 2.0`, `s-abc`, `2026-12-01 10:00 UTC`, `2026-12-02 10:00 UTC`,
-		`<span class="del">-old line</span>`, `<span class="add">&#43;&lt;script&gt;alert(1)&lt;/script&gt;</span>`,
-		`<span class="hunk">@@ -1 &#43;1 @@</span>`, `Alpha is &lt;b&gt;bold&lt;/b&gt;`, `data-mode="before"`,
+		`<span class="del">-old line` + "\n</span>", `<span class="add">&#43;&lt;script&gt;alert(1)&lt;/script&gt;` + "\n</span>",
+		`<span class="hunk">@@ -1 &#43;1 @@` + "\n</span>", `Alpha is &lt;b&gt;bold&lt;/b&gt;`, `data-mode="before"`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("page lacks %s", want)
@@ -77,7 +77,7 @@ func TestReviewPageRendersQueue(t *testing.T) {
 	for _, want := range []string{
 		`id="write-a-0123456789ab"`, `action="/review/writes/a-0123456789ab/accept"`, `formaction="/review/writes/a-0123456789ab/revert"`,
 		`id="accept-a-0123456789ab"`, `id="revert-a-0123456789ab"`, `id="accept-all"`, `Unreviewed writes (120)`,
-		`href="/review?cursor=c50"`, `cursor 1.0`, `write_page`, `2026-12-01 09:30 UTC`, `<span class="add">&#43;hello</span>`,
+		`href="/review?cursor=c50"`, `cursor 1.0`, `write_page`, `2026-12-01 09:30 UTC`, `<span class="add">&#43;hello` + "\n</span>",
 		`id="sets-empty"`,
 	} {
 		if !strings.Contains(body, want) {
