@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"html/template"
 	"net/http/httptest"
 	"strings"
@@ -90,5 +91,19 @@ func TestDiffLinesCapped(t *testing.T) {
 	lines, omitted := diffLines(strings.Repeat("+x\n", maxDiffLines+5))
 	if len(lines) != maxDiffLines || omitted != 5 {
 		t.Errorf("%d lines shown, %d omitted; want %d and 5", len(lines), omitted, maxDiffLines)
+	}
+}
+
+// A model plan's actions show what they would write (no dry run), escaped.
+func TestReviewPageRendersModelPlan(t *testing.T) {
+	p := &plan.Plan{ID: "p-2", Op: "ingest", Number: 9, Status: plan.StatusPending, Source: "sources/a.md",
+		Actions: []plan.Action{{Kind: plan.KindCreatePage, Slug: "gamma", Title: "Gamma", Markdown: "Body <script>x</script>", Why: "new topic"}}}
+	a := &app{cfg: Config{}}
+	sv := a.setView(context.Background(), p)
+	body := renderReview(t, reviewData{Mode: "after", Sets: []setView{sv}})
+	for _, want := range []string{`Plan (ingest) #9`, `id="check-9-1"`, `sources/a.md`, `new topic`, `<pre class="body">Body &lt;script&gt;x&lt;/script&gt;</pre>`, `create page pages/gamma.md`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %s", want)
+		}
 	}
 }
