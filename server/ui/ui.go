@@ -21,6 +21,7 @@
 //	GET  /eval                      hit rate and wasted reads over time (server-rendered SVG)
 //	GET  /activity                  the audit log, filtered by client, session, tool, outcome
 //	GET  /login, POST /login        with a token configured: a form that sets an HttpOnly SameSite cookie
+//	POST /logout                    ends the login
 //
 // Agent-written markdown is untrusted HTML: it is rendered by goldmark and
 // sanitized by bluemonday before it reaches the page.
@@ -62,9 +63,10 @@ var staticFS embed.FS
 
 // app is the web app of one wiki.
 type app struct {
-	cfg  Config
-	tmpl *template.Template
-	log  *slog.Logger
+	cfg    Config
+	tmpl   *template.Template
+	log    *slog.Logger
+	logins sessions
 }
 
 // New returns the web app's handler.
@@ -84,13 +86,16 @@ func New(cfg Config) (http.Handler, error) {
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/review", http.StatusSeeOther)
 	})
+	a.authRoutes(mux)
 	a.reviewRoutes(mux)
 	a.browseRoutes(mux)
-	return mux, nil
+	return a.protect(mux), nil
 }
 
 // funcs are the template functions every page may use.
-var funcs = template.FuncMap{}
+var funcs = template.FuncMap{
+	"when": relTime,
+}
 
 // page is what every template gets: the layout's fields and the page's own.
 type page struct {
