@@ -18,6 +18,7 @@ var everyTool = []string{
 	"validate_structure", "lint_findings", "submit_lint_findings", "dismiss_lint_findings", "atomic_write_context", "write_page",
 	"edit_page", "research_save", "save_source", "append_log", "rebuild_index",
 	"restore_snapshot", "move_page", "propose_plan", "apply_plan", "file_answer",
+	"propose_changes",
 }
 
 func TestPromptFiles(t *testing.T) {
@@ -125,6 +126,45 @@ func TestRenderArguments(t *testing.T) {
 		i := strings.Index(out, "`"+name+"`")
 		if i < first || i > last {
 			t.Errorf("%s is not between load_project and append_log", name)
+		}
+	}
+}
+
+// TestReviewModes: every workflow that writes pages or context.md says what
+// each review mode means for it and never to retry a pending write; the one
+// change set per source (propose_changes) is asked for only where the server
+// offers that tool.
+func TestReviewModes(t *testing.T) {
+	for _, name := range []string{"ingest", "build", "research"} {
+		p := Get(name)
+		for _, offered := range []bool{true, false} {
+			tools := everyTool
+			if !offered {
+				tools = without(everyTool, "propose_changes")
+			}
+			out, err := p.RenderGeneric(tools)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{"review mode", "`before`", "`after`", "\"pending\"", "never", "`llmwiki ui`", "`llmwiki review`"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("%s (propose_changes offered: %v) lacks %q", name, offered, want)
+				}
+			}
+			if name == "research" {
+				if strings.Contains(out, "`propose_changes`") {
+					t.Errorf("research proposes changes; its notes are sources, never reviewed")
+				}
+				continue
+			}
+			for _, want := range []string{"`off`", "declined", "approve", "You cannot approve anything yourself"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("%s (propose_changes offered: %v) lacks %q", name, offered, want)
+				}
+			}
+			if got := strings.Contains(out, "ONE call of `propose_changes`") || strings.Contains(out, "call `propose_changes` instead, once"); got != offered {
+				t.Errorf("%s: asks for one change set = %v with propose_changes offered = %v", name, got, offered)
+			}
 		}
 	}
 }
