@@ -2,6 +2,7 @@ package prompts
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -165,6 +166,61 @@ func TestReviewModes(t *testing.T) {
 			if got := strings.Contains(out, "ONE call of `propose_changes`") || strings.Contains(out, "call `propose_changes` instead, once"); got != offered {
 				t.Errorf("%s: asks for one change set = %v with propose_changes offered = %v", name, got, offered)
 			}
+		}
+	}
+}
+
+// TestPromptNamesTheWikisReviewMode: prompts/get names the mode schema.md
+// sets now (the default, then before); a sub-agent's generic text, written
+// once for every wiki, names none.
+func TestPromptNamesTheWikisReviewMode(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "wiki")
+	if _, err := wiki.Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	st, err := wiki.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	pv := NewProvider(st, everyTool, nil)
+	get := func(name string, args map[string]string) string {
+		t.Helper()
+		for _, sp := range pv.ServerPrompts() {
+			if sp.Prompt.Name != name {
+				continue
+			}
+			req := mcp.GetPromptRequest{}
+			req.Params.Name, req.Params.Arguments = name, args
+			res, err := sp.Handler(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res.Messages[0].Content.(mcp.TextContent).Text
+		}
+		t.Fatalf("prompt %s not offered", name)
+		return ""
+	}
+	args := map[string]map[string]string{"ingest": {"path": "sources/a.md"}, "build": {}, "research": {"topic": "bm25"}}
+	for _, mode := range []string{wiki.DefaultReview, wiki.ReviewBefore} {
+		if mode != wiki.DefaultReview {
+			if err := os.WriteFile(filepath.Join(dir, "schema.md"), []byte("---\nreview: "+mode+"\n---\n# Schema\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for name, a := range args {
+			if got, want := get(name, a), "this wiki's is `"+mode+"`"; !strings.Contains(got, want) {
+				t.Errorf("%s in mode %s lacks %q", name, mode, want)
+			}
+		}
+	}
+	for name := range args {
+		out, err := Get(name).RenderGeneric(everyTool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(out, "this wiki's is") {
+			t.Errorf("generic %s names a mode", name)
 		}
 	}
 }
