@@ -237,6 +237,24 @@ func TestResolveFollowsTheRegistry(t *testing.T) {
 	if !strings.Contains(find(rs, "librarian").Body, "`search_wiki`") {
 		t.Error("librarian's instructions do not use search_wiki once it exists")
 	}
+	// propose_changes joins the agents that write pages or context.md, and
+	// their workflows then ask for one change set.
+	rs, err = Resolve(append(more, mk("propose_changes", false)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		want := r.Role == "ingester" || r.Role == "builder"
+		if got := contains(r.Tools, "propose_changes"); got != want {
+			t.Errorf("%s: propose_changes allowed = %v, want %v", r.Role, got, want)
+		}
+		if want && !strings.Contains(r.Body, "`propose_changes`") {
+			t.Errorf("%s's instructions do not use propose_changes once it exists", r.Role)
+		}
+		if got := strings.Contains(r.Body, "never retry a write that came back pending"); got != want {
+			t.Errorf("%s: rules of conduct carry the pending rule = %v, want %v", r.Role, got, want)
+		}
+	}
 }
 
 func TestCommands(t *testing.T) {
@@ -253,6 +271,11 @@ func TestCommands(t *testing.T) {
 		f := string(ClaudeCommandFile(c, "wiki-"+c.Agent))
 		if !strings.Contains(f, "$ARGUMENTS") || !strings.Contains(f, "wiki-"+c.Agent) {
 			t.Errorf("command %s:\n%s", c.Name, f)
+		}
+		// The workflows that write pages or context.md pass on what awaits
+		// the person's review and how to review it.
+		if reviews := c.Name == "ingest" || c.Name == "build"; reviews != strings.Contains(f, "`llmwiki review`") {
+			t.Errorf("command %s names llmwiki review = %v:\n%s", c.Name, !reviews, f)
 		}
 	}
 	sort.Strings(names)

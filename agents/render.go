@@ -83,6 +83,10 @@ func (c Command) delegation(agentRef, args string) string {
 		"lint":     "lint the llmwiki wiki (only around this page if one is given) and report the findings",
 		"research": "research this topic and save the findings as a research note in the llmwiki wiki",
 	}[c.Name]
-	return "Use the " + agentRef + " sub-agent to " + what + ": " + args + "\n\n" +
+	out := "Use the " + agentRef + " sub-agent to " + what + ": " + args + "\n\n" +
 		"Pass its report back to me as it is. The agent reaches the wiki only through the llmwiki MCP tools; do not edit wiki files yourself.\n"
+	if c.Name == "ingest" || c.Name == "build" {
+		out += "\nIts report says what waits for my review (review mode after: its writes, in the review queue; before: the change set it proposed): tell me, with how to review it (`llmwiki ui` or `llmwiki review`). Never approve a change set for me.\n"
+	}
+	return out
 }

@@ -132,6 +132,13 @@ func (p *Prompt) Available(tools []string) bool {
 // only tools in tools. It fails when the body names a tool that is not
 // offered (through {{tool}}) or a required argument is empty.
 func (p *Prompt) Render(args map[string]string, tools []string) (string, error) {
+	return p.renderIn(args, tools, "")
+}
+
+// renderIn is Render for a wiki whose review mode is known (mode, one of
+// wiki.ReviewOff, ReviewAfter, ReviewBefore; "" when it is not): the text
+// then names the mode the wiki is in.
+func (p *Prompt) renderIn(args map[string]string, tools []string, mode string) (string, error) {
 	for _, a := range p.Arguments {
 		if a.Required && strings.TrimSpace(args[a.Name]) == "" {
 			return "", fmt.Errorf("the %s prompt needs the argument %q (%s)", p.Name, a.Name, a.Description)
@@ -146,16 +153,16 @@ func (p *Prompt) Render(args map[string]string, tools []string) (string, error) 
 			return "", fmt.Errorf("the %s prompt has no argument %q", p.Name, k)
 		}
 	}
-	return p.render(args, tools)
+	return p.render(args, tools, mode)
 }
 
 // RenderGeneric renders the workflow for a sub-agent: arguments are left
 // empty, so the text refers to "the source you were given" and the like.
 func (p *Prompt) RenderGeneric(tools []string) (string, error) {
-	return p.render(map[string]string{}, tools)
+	return p.render(map[string]string{}, tools, "")
 }
 
-func (p *Prompt) render(args map[string]string, tools []string) (string, error) {
+func (p *Prompt) render(args map[string]string, tools []string, mode string) (string, error) {
 	have := set(tools)
 	base, err := p.tmpl()
 	if err != nil {
@@ -179,7 +186,7 @@ func (p *Prompt) render(args map[string]string, tools []string) (string, error) 
 		clean[k] = strings.TrimSpace(v)
 	}
 	var b bytes.Buffer
-	if err := t.Execute(&b, map[string]any{"Arg": clean}); err != nil {
+	if err := t.Execute(&b, map[string]any{"Arg": clean, "Mode": mode}); err != nil {
 		return "", err
 	}
 	return tidy(b.String()), nil

@@ -2,6 +2,7 @@ package prompts
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -18,6 +19,7 @@ var everyTool = []string{
 	"validate_structure", "lint_findings", "submit_lint_findings", "dismiss_lint_findings", "atomic_write_context", "write_page",
 	"edit_page", "research_save", "save_source", "append_log", "rebuild_index",
 	"restore_snapshot", "move_page", "propose_plan", "apply_plan", "file_answer",
+	"propose_changes",
 }
 
 func TestPromptFiles(t *testing.T) {
@@ -125,6 +127,100 @@ func TestRenderArguments(t *testing.T) {
 		i := strings.Index(out, "`"+name+"`")
 		if i < first || i > last {
 			t.Errorf("%s is not between load_project and append_log", name)
+		}
+	}
+}
+
+// TestReviewModes: every workflow that writes pages or context.md says what
+// each review mode means for it and never to retry a pending write; the one
+// change set per source (propose_changes) is asked for only where the server
+// offers that tool.
+func TestReviewModes(t *testing.T) {
+	for _, name := range []string{"ingest", "build", "research"} {
+		p := Get(name)
+		for _, offered := range []bool{true, false} {
+			tools := everyTool
+			if !offered {
+				tools = without(everyTool, "propose_changes")
+			}
+			out, err := p.RenderGeneric(tools)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{"review mode", "`before`", "`after`", "\"pending\"", "never", "`llmwiki ui`", "`llmwiki review`"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("%s (propose_changes offered: %v) lacks %q", name, offered, want)
+				}
+			}
+			if name == "research" {
+				if strings.Contains(out, "`propose_changes`") {
+					t.Errorf("research proposes changes; its notes are sources, never reviewed")
+				}
+				continue
+			}
+			for _, want := range []string{"`off`", "declined", "approve", "You cannot approve anything yourself"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("%s (propose_changes offered: %v) lacks %q", name, offered, want)
+				}
+			}
+			if got := strings.Contains(out, "ONE call of `propose_changes`") || strings.Contains(out, "call `propose_changes` instead, once"); got != offered {
+				t.Errorf("%s: asks for one change set = %v with propose_changes offered = %v", name, got, offered)
+			}
+		}
+	}
+}
+
+// TestPromptNamesTheWikisReviewMode: prompts/get names the mode schema.md
+// sets now (the default, then before); a sub-agent's generic text, written
+// once for every wiki, names none.
+func TestPromptNamesTheWikisReviewMode(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "wiki")
+	if _, err := wiki.Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	st, err := wiki.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	pv := NewProvider(st, everyTool, nil)
+	get := func(name string, args map[string]string) string {
+		t.Helper()
+		for _, sp := range pv.ServerPrompts() {
+			if sp.Prompt.Name != name {
+				continue
+			}
+			req := mcp.GetPromptRequest{}
+			req.Params.Name, req.Params.Arguments = name, args
+			res, err := sp.Handler(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res.Messages[0].Content.(mcp.TextContent).Text
+		}
+		t.Fatalf("prompt %s not offered", name)
+		return ""
+	}
+	args := map[string]map[string]string{"ingest": {"path": "sources/a.md"}, "build": {}, "research": {"topic": "bm25"}}
+	for _, mode := range []string{wiki.DefaultReview, wiki.ReviewBefore} {
+		if mode != wiki.DefaultReview {
+			if err := os.WriteFile(filepath.Join(dir, "schema.md"), []byte("---\nreview: "+mode+"\n---\n# Schema\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for name, a := range args {
+			if got, want := get(name, a), "this wiki's is `"+mode+"`"; !strings.Contains(got, want) {
+				t.Errorf("%s in mode %s lacks %q", name, mode, want)
+			}
+		}
+	}
+	for name := range args {
+		out, err := Get(name).RenderGeneric(everyTool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(out, "this wiki's is") {
+			t.Errorf("generic %s names a mode", name)
 		}
 	}
 }

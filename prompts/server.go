@@ -81,7 +81,11 @@ func (pv *Provider) handler(p *Prompt) server.PromptHandlerFunc {
 				}
 			}
 		}
-		text, err := p.Render(req.Params.Arguments, pv.tools)
+		mode := ""
+		if pv.store != nil {
+			mode = pv.store.Settings().Review
+		}
+		text, err := p.renderIn(req.Params.Arguments, pv.tools, mode)
 		if call != nil {
 			var aerr error
 			if err != nil {
