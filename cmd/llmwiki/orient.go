@@ -8,7 +8,9 @@ import (
 	"strings"
 
 	"github.com/llmwiki/llmwiki/agents"
+	"github.com/llmwiki/llmwiki/internal/app"
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/review"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
@@ -106,6 +108,7 @@ func orientation(ctx context.Context, e env, dir string) (string, error) {
 	for _, pr := range p.Problems {
 		fmt.Fprintf(&b, "Problem: %s\n", pr)
 	}
+	b.WriteString(orientReview(app.New(st, app.Options{NoSearch: true}).Review))
 	if len(p.RecentLog) > 0 {
 		b.WriteString("Recent log:\n")
 		for _, l := range p.RecentLog {
@@ -122,6 +125,22 @@ func orientation(ctx context.Context, e env, dir string) (string, error) {
 	}
 	b.WriteString("Sub-agents: " + strings.Join(subs, ", ") + ". Workflows are also MCP prompts: ingest, build, query, lint, research.\n")
 	return b.String(), nil
+}
+
+// orientReview tells a starting session the review mode, when a person
+// reviews, and what awaits the person.
+func orientReview(svc *review.Service) string {
+	var b strings.Builder
+	switch svc.Mode() {
+	case wiki.ReviewBefore:
+		b.WriteString("Review mode before: writes to pages/ and context.md wait for a person's approval (propose them as one change set with propose_changes).\n")
+	case wiki.ReviewAfter:
+		b.WriteString("Review mode after: writes to pages/ and context.md apply at once and a person accepts or reverts each.\n")
+	}
+	if c, err := svc.Count(); err == nil && (c.Pending > 0 || c.Unreviewed > 0) {
+		fmt.Fprintf(&b, "Awaiting review: %s; the person decides with llmwiki review or on the review page (llmwiki ui).\n", reviewSummaryCounts(c))
+	}
+	return b.String()
 }
 
 // head returns the first lines of s, at most maxLines lines and maxChars

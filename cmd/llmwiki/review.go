@@ -387,6 +387,19 @@ func (r reviewCmd) printDiff(fd review.FileDiff) {
 	writeDiff(w, fd.Diff, r.colour, "      ")
 }
 
+// reviewSummary says what awaits a person, for status and orient.
+func reviewSummary(c review.Counts) string {
+	if c.Pending == 0 && c.Unreviewed == 0 {
+		return "nothing awaits review"
+	}
+	return reviewSummaryCounts(c) + " (llmwiki review)"
+}
+
+func reviewSummaryCounts(c review.Counts) string {
+	return fmt.Sprintf("%d %s awaiting approval, %s to accept or revert",
+		c.Pending, english.Plural(c.Pending, "change set", "change sets"), english.Count(c.Unreviewed, "unreviewed write"))
+}
+
 // ANSI colours of a diff on a terminal.
 const (
 	ansiRed   = "\x1b[31m"
