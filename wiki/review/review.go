@@ -67,6 +67,8 @@ type Service struct {
 	g    *links.Graph
 	run  RunFunc
 	book *plan.Book
+	// queue is the review queue's index of the audit log (queue_index.go).
+	queue queueIndex
 }
 
 // New returns the review of st; run executes change-set actions.
@@ -91,6 +93,8 @@ func Reviewed(rel string) bool {
 type ActionInput struct {
 	Tool      string          `json:"tool"`
 	Arguments json.RawMessage `json:"arguments"`
+	// Why is one line for the person (the action's [plan.Action.Why]).
+	Why string `json:"why,omitempty"`
 }
 
 // ProposeInput is a change set as an agent proposes it.
