@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -217,5 +218,43 @@ func TestReviewDiffColour(t *testing.T) {
 	}
 	if colourOn(env{stdout: &strings.Builder{}, getenv: func(string) string { return "" }}) {
 		t.Error("colour on for a buffer")
+	}
+}
+
+// TestReviewExitStatusBinary runs the built binary: a malformed id is exit
+// status 2, a write that does not exist 1, each said in one line on
+// stderr; a revert that works is 0 and says what it restored.
+func TestReviewExitStatusBinary(t *testing.T) {
+	bin := binary(t)
+	root, _, updated := queuedWrites(t)
+	cases := []struct {
+		args   []string
+		status int
+		stderr string
+		stdout string
+	}{
+		{[]string{"revert", "abc"}, 2, `"abc" is not a write id`, ""},
+		{[]string{"approve", "x"}, 2, `"x" is not a change set number`, ""},
+		{[]string{"revert", "a-0123456789ab"}, 1, "a-0123456789ab", ""},
+		{[]string{"revert", updated}, 0, "", "Reverted " + updated},
+	}
+	for _, tc := range cases {
+		cmd := exec.Command(bin, append([]string{"review", "--root", root}, tc.args...)...)
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		status := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			status = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if status != tc.status || !strings.Contains(errb.String(), tc.stderr) || !strings.Contains(out.String(), tc.stdout) {
+			t.Errorf("review %v: exit %d, stdout %q, stderr %q; want exit %d saying %q / %q", tc.args, status, out.String(), errb.String(), tc.status, tc.stdout, tc.stderr)
+		}
+		if tc.status != 0 && (strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 || !strings.HasPrefix(errb.String(), "llmwiki: ")) {
+			t.Errorf("review %v: stderr is not one llmwiki: line: %q", tc.args, errb.String())
+		}
 	}
 }
