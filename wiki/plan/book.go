@@ -187,7 +187,14 @@ func (b *Book) List() ([]*Plan, error) {
 		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool {
-		return out[i].Created.After(out[j].Created) || out[i].Created.Equal(out[j].Created) && out[i].ID > out[j].ID
+		a, b := out[i], out[j]
+		if !a.Created.Equal(b.Created) {
+			return a.Created.After(b.Created)
+		}
+		if a.Number != b.Number {
+			return a.Number > b.Number
+		}
+		return a.ID > b.ID
 	})
 	return out, nil
 }
@@ -367,4 +374,25 @@ func (p *Plan) StatusLine(now time.Time) string {
 		return fmt.Sprintf("pending, expires in %s", p.Expires.Sub(now).Round(time.Second))
 	}
 	return p.Status
+}
+
+// CheckSelection validates 1-based action numbers for a plan of n actions
+// (each in 1..n, none twice), as [Apply] does.
+func CheckSelection(sel []int, n int) error { return checkSelection(sel, n) }
+
+// Update changes the plan id under the project lock: fn gets the plan as it
+// is on disk and the result is written back unless fn fails.
+func (b *Book) Update(ctx context.Context, id string, fn func(*Plan) error) (*Plan, error) {
+	var p *Plan
+	err := b.s.Locked(ctx, func() error {
+		var err error
+		if p, err = b.Load(id); err != nil {
+			return err
+		}
+		if err := fn(p); err != nil {
+			return err
+		}
+		return b.write(p)
+	})
+	return p, err
 }
