@@ -80,7 +80,7 @@ func printResults(e env, p *plan.Plan) {
 			ok++
 		}
 	}
-	fmt.Fprintf(e.stdout, "\nApplied %d of %d approved action(s) of plan %s:\n", ok, len(p.Selected), p.ID)
+	fmt.Fprintf(e.stdout, "\nApplied %d of %d approved action(s) of %s:\n", ok, len(p.Selected), p.Name())
 	for _, r := range p.Results {
 		line := fmt.Sprintf("  [%d] %-7s %s %s", r.N, r.Status, r.Kind, r.Path)
 		if r.Error != "" {

@@ -342,6 +342,9 @@ func (r reviewCmd) printSet(s reviewSet, withDiff bool) {
 		if len(files) > 0 {
 			line += ": " + strings.Join(files, ", ")
 		}
+		if a.Why != "" {
+			line += " — " + a.Why
+		}
 		fmt.Fprintln(w, line)
 		if i < len(s.Diffs) {
 			if s.Diffs[i].Error != "" {
@@ -488,7 +491,7 @@ func (r reviewCmd) approve(ctx context.Context, ref, only string) error {
 	p := out.Plan
 	failed := 0
 	for _, res := range p.Results {
-		if res.Status != "ok" {
+		if res.Status == "failed" {
 			failed++
 		}
 	}
@@ -501,7 +504,7 @@ func (r reviewCmd) approve(ctx context.Context, ref, only string) error {
 		return err
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d of the %d selected actions of #%s did not apply (see each one's reason above)", failed, len(p.Selected), setRef(p))
+		return fmt.Errorf("%d of the %d selected actions of %s did not apply (see each one's reason above)", failed, len(p.Selected), p.Name())
 	}
 	return nil
 }
@@ -515,7 +518,7 @@ func (r reviewCmd) decline(ctx context.Context, ref string) error {
 		r.printJSON(p)
 		return nil
 	}
-	fmt.Fprintf(r.e.stdout, "Declined #%s; nothing written.\n", setRef(p))
+	fmt.Fprintf(r.e.stdout, "Declined %s; nothing written.\n", p.Name())
 	return nil
 }
 

@@ -7,10 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/llmwiki/llmwiki/internal/app"
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/plan"
 	"github.com/llmwiki/llmwiki/wiki/review"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
@@ -256,5 +259,254 @@ func TestReviewExitStatusBinary(t *testing.T) {
 		if tc.status != 0 && (strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 || !strings.HasPrefix(errb.String(), "llmwiki: ")) {
 			t.Errorf("review %v: stderr is not one llmwiki: line: %q", tc.args, errb.String())
 		}
+	}
+}
+
+// proposeSet saves a change set of write_page actions creating the pages
+// titled titles, as an agent's propose_changes would, and returns it.
+func proposeSet(t *testing.T, root string, titles ...string) *plan.Plan {
+	t.Helper()
+	st, err := wiki.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	in := review.ProposeInput{Takeaways: []string{"The letters come in order."}, Client: "test-agent 1.0", Session: "s-agent"}
+	for _, title := range titles {
+		args, _ := json.Marshal(map[string]any{"title": title, "content": title + " is a letter.\nIt has a page.\n"})
+		in.Actions = append(in.Actions, review.ActionInput{Tool: "write_page", Arguments: args})
+	}
+	c := store.NewCall("propose_changes", "s-agent", nil)
+	p, err := app.New(st, app.Options{NoSearch: true}).Review.Propose(store.WithCall(context.Background(), c), in)
+	if aerr := st.Audit(c, err); aerr != nil {
+		t.Fatal(aerr)
+	}
+	if err != nil {
+		t.Fatalf("propose: %v", err)
+	}
+	return p
+}
+
+// pagesOf lists the files under pages/ with their content, and context.md.
+func pagesOf(t *testing.T, root string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	for k, v := range treeOf(t, root) {
+		if strings.HasPrefix(k, "pages"+string(filepath.Separator)) || k == "context.md" {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// TestReviewChangeSetListShowApproveOnly lists a pending three-action
+// change set (text and --json), shows its diffs, and approves only action
+// 2: exactly that page is written, in an audited call of the CLI's with
+// reviewer cli, and the set is no longer pending.
+func TestReviewChangeSetListShowApproveOnly(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "wiki")
+	initWiki(t, root)
+	p := proposeSet(t, root, "Alpha", "Beta", "Gamma")
+	num := strconv.Itoa(p.Number)
+	if p.Number < 1 {
+		t.Fatalf("change set has no number: %+v", p)
+	}
+
+	out, errOut, err := runIn(t, "", nil, "review", "--root", root, "--json")
+	if err != nil {
+		t.Fatalf("review --json: %v\n%s", err, errOut)
+	}
+	var list struct {
+		Mode    string `json:"mode"`
+		Pending []struct {
+			Number    int      `json:"number"`
+			Op        string   `json:"op"`
+			Client    string   `json:"client"`
+			Created   string   `json:"created"`
+			Expires   string   `json:"expires"`
+			Takeaways []string `json:"takeaways"`
+			Actions   []struct {
+				Tool  string `json:"tool"`
+				Files []struct {
+					Path    string `json:"path"`
+					Change  string `json:"change"`
+					Added   int    `json:"lines_added"`
+					Removed *int   `json:"lines_removed"`
+				} `json:"files"`
+			} `json:"actions"`
+			Diffs json.RawMessage `json:"diffs"`
+		} `json:"pending"`
+		Unreviewed struct {
+			Writes []json.RawMessage `json:"writes"`
+			Total  *int              `json:"total"`
+		} `json:"unreviewed"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("review --json: %v\n%s", err, out)
+	}
+	if list.Mode != wiki.ReviewAfter || len(list.Pending) != 1 || list.Unreviewed.Total == nil || *list.Unreviewed.Total != 0 || list.Unreviewed.Writes == nil {
+		t.Fatalf("review --json: %s", out)
+	}
+	s := list.Pending[0]
+	if s.Number != p.Number || s.Op != plan.OpChangeSet || s.Client != "test-agent 1.0" || s.Created == "" || s.Expires == "" || len(s.Takeaways) != 1 || len(s.Actions) != 3 || s.Diffs != nil {
+		t.Errorf("pending set: %+v", s)
+	}
+	for i, want := range []string{"pages/alpha.md", "pages/beta.md", "pages/gamma.md"} {
+		a := s.Actions[i]
+		if a.Tool != "write_page" || len(a.Files) != 1 || a.Files[0].Path != want || a.Files[0].Change != "created" || a.Files[0].Added < 2 || a.Files[0].Removed == nil {
+			t.Errorf("action %d: %+v, want write_page creating %s", i+1, a, want)
+		}
+	}
+
+	text, _, err := runIn(t, "", nil, "review", "--root", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Change set #" + num + " by test-agent 1.0", "The letters come in order.", "[2] write_page: created pages/beta.md +", "llmwiki review approve N"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("review text lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "+Beta is a letter.") {
+		t.Errorf("review without --diff printed diffs:\n%s", text)
+	}
+	text, _, err = runIn(t, "", nil, "review", "show", "#"+num, "--root", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "+Beta is a letter.") || !strings.Contains(text, "+Gamma is a letter.") || strings.Contains(text, "\x1b[") {
+		t.Errorf("review show lacks the diffs (or is coloured into a buffer):\n%s", text)
+	}
+	out, _, err = runIn(t, "", nil, "review", "show", num, "--root", root, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown struct {
+		Number int `json:"number"`
+		Diffs  []struct {
+			N     int               `json:"n"`
+			Files []review.FileDiff `json:"files"`
+		} `json:"diffs"`
+	}
+	if err := json.Unmarshal([]byte(out), &shown); err != nil || shown.Number != p.Number || len(shown.Diffs) != 3 || shown.Diffs[1].N != 2 ||
+		len(shown.Diffs[1].Files) != 1 || shown.Diffs[1].Files[0].Path != "pages/beta.md" || !strings.Contains(shown.Diffs[1].Files[0].Diff, "+Beta is a letter.") {
+		t.Errorf("review show --json (%v): %s", err, out)
+	}
+
+	before := pagesOf(t, root)
+	out, errOut, err = runIn(t, "", nil, "review", "approve", num, "--only", "2", "--root", root)
+	if err != nil {
+		t.Fatalf("approve --only 2: %v\n%s%s", err, out, errOut)
+	}
+	after := pagesOf(t, root)
+	beta := filepath.Join("pages", "beta.md")
+	if !strings.Contains(after[beta], "Beta is a letter.") {
+		t.Errorf("pages/beta.md not written: %q", after[beta])
+	}
+	for k, v := range after {
+		if k != beta && before[k] != v {
+			t.Errorf("approve --only 2 wrote %s", k)
+		}
+	}
+	for _, k := range []string{filepath.Join("pages", "alpha.md"), filepath.Join("pages", "gamma.md")} {
+		if _, ok := after[k]; ok {
+			t.Errorf("approve --only 2 wrote %s", k)
+		}
+	}
+	if !strings.Contains(out, "[2] ok") || !strings.Contains(out, "pages/beta.md") {
+		t.Errorf("approve said:\n%s", out)
+	}
+	rec := lastAudit(t, root)
+	if rec.Tool != "cli:review" || rec.Client != reviewClient || rec.Outcome != "ok" || rec.Extra["reviewer"] != review.ByCLI {
+		t.Errorf("audit of the approval: tool %q client %q outcome %q extra %v", rec.Tool, rec.Client, rec.Outcome, rec.Extra)
+	}
+	wrote := false
+	for _, w := range rec.Writes {
+		wrote = wrote || w.Path == "pages/beta.md"
+	}
+	if !wrote {
+		t.Errorf("the approval's audit line does not record pages/beta.md: %+v", rec.Writes)
+	}
+	out, _, _ = runIn(t, "", nil, "review", "--root", root, "--json")
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list.Pending) != 0 {
+		t.Errorf("still pending after the approval: %s", out)
+	}
+	// Approving it again is a conflict, exit 1.
+	_, errOut, err = runIn(t, "", nil, "review", "approve", num, "--root", root)
+	if !errors.Is(err, exitCode(1)) || !strings.Contains(errOut, "not pending") {
+		t.Errorf("second approve: err %v, stderr %q", err, errOut)
+	}
+}
+
+// TestReviewDeclineWritesNothing declines a pending set: no page or
+// context.md changes, the set ends declined, and the decision is audited.
+func TestReviewDeclineWritesNothing(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "wiki")
+	initWiki(t, root)
+	p := proposeSet(t, root, "Delta", "Epsilon")
+	before := pagesOf(t, root)
+	out, errOut, err := runIn(t, "", nil, "review", "decline", strconv.Itoa(p.Number), "--root", root, "--json")
+	if err != nil {
+		t.Fatalf("decline: %v\n%s", err, errOut)
+	}
+	var got plan.Plan
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.Status != plan.StatusDeclined || got.Number != p.Number || got.Reviewer != review.ByCLI {
+		t.Errorf("decline --json (%v): %s", err, out)
+	}
+	after := pagesOf(t, root)
+	if len(after) != len(before) {
+		t.Errorf("decline changed the pages: %d files before, %d after", len(before), len(after))
+	}
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("decline changed %s", k)
+		}
+	}
+	rec := lastAudit(t, root)
+	if rec.Tool != "cli:review" || rec.Client != reviewClient || rec.Outcome != "ok" || rec.Extra["decision"] != "declined" || len(rec.Writes) != 0 && hasReviewed(rec.Writes) {
+		t.Errorf("audit of the decline: %+v", rec)
+	}
+	_, errOut, err = runIn(t, "", nil, "review", "approve", strconv.Itoa(p.Number), "--root", root)
+	if !errors.Is(err, exitCode(1)) || !strings.Contains(errOut, "declined") {
+		t.Errorf("approving a declined set: err %v, stderr %q", err, errOut)
+	}
+	_, errOut, err = runIn(t, "", nil, "review", "show", "99", "--root", root)
+	if !errors.Is(err, exitCode(1)) || !strings.Contains(errOut, "#99 does not exist") {
+		t.Errorf("show 99: err %v, stderr %q", err, errOut)
+	}
+}
+
+func hasReviewed(ws []store.WriteRecord) bool {
+	for _, w := range ws {
+		if review.Reviewed(w.Path) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestReviewApproveConflictIsExitOne: an action whose page changed since
+// the proposal is refused with its reason, the other still applies, and
+// the command exits 1.
+func TestReviewApproveConflictIsExitOne(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "wiki")
+	initWiki(t, root)
+	p := proposeSet(t, root, "Zeta", "Eta")
+	// Zeta is created meanwhile by hand.
+	if err := os.WriteFile(filepath.Join(root, "pages", "zeta.md"), []byte("---\ntitle: Zeta\n---\nBy hand.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := runIn(t, "", nil, "review", "approve", strconv.Itoa(p.Number), "--root", root)
+	if !errors.Is(err, exitCode(1)) || !strings.Contains(errOut, "1 of the 2 selected actions") {
+		t.Fatalf("approve with a conflict: err %v\nstdout %s\nstderr %s", err, out, errOut)
+	}
+	if !strings.Contains(out, "[1] failed") || !strings.Contains(out, "changed since") || !strings.Contains(out, "[2] ok") {
+		t.Errorf("approve said:\n%s", out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "pages", "zeta.md")); !strings.Contains(string(b), "By hand.") {
+		t.Errorf("zeta overwritten: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "pages", "eta.md")); !strings.Contains(string(b), "Eta is a letter.") {
+		t.Errorf("eta not written: %q", b)
 	}
 }
