@@ -163,4 +163,7 @@ func pendingHint(e env, p *plan.Plan) {
 		return
 	}
 	fmt.Fprintf(e.stdout, "\nThe plan is pending until %s UTC. Apply it with:\n  llmwiki plans apply %s --select 1,2   (or --yes for all)\n", p.Expires.Format("15:04:05"), p.ID)
+	if p.Number > 0 {
+		fmt.Fprintf(e.stdout, "  or: llmwiki review approve %d --only 1,2   (every action without --only)\n", p.Number)
+	}
 }

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
+	"io"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -42,5 +45,37 @@ func TestReviewColourOnATerminal(t *testing.T) {
 	}
 	if colourOn(env{stdout: tty, getenv: func(k string) string { return map[string]string{"NO_COLOR": "1"}[k] }}) {
 		t.Error("colour on with NO_COLOR set")
+	}
+}
+
+// TestReviewDiffColouredOnATerminal runs review --diff with stdout a
+// terminal: added lines come green, removed red; with NO_COLOR, plain.
+func TestReviewDiffColouredOnATerminal(t *testing.T) {
+	root, _, _ := queuedWrites(t)
+	for _, noColour := range []bool{false, true} {
+		master, tty := openPTY(t)
+		got := make(chan string)
+		go func() {
+			b, _ := io.ReadAll(master) // ends with EIO once tty is closed
+			got <- string(b)
+		}()
+		var errb strings.Builder
+		envv := map[string]string{}
+		if noColour {
+			envv["NO_COLOR"] = "1"
+		}
+		e := env{stdin: strings.NewReader(""), stdout: tty, stderr: &errb, getenv: func(k string) string { return envv[k] }}
+		if err := runReview(context.Background(), e, []string{"--root", root, "--diff"}); err != nil {
+			t.Fatalf("review --diff: %v\n%s", err, errb.String())
+		}
+		tty.Close()
+		out := <-got
+		coloured := strings.Contains(out, ansiGreen+"+Alpha is the first letter of the Greek alphabet.") && strings.Contains(out, ansiRed+"-Alpha is the first letter.")
+		if coloured == noColour || noColour && strings.Contains(out, "\x1b[") {
+			t.Errorf("NO_COLOR=%v: coloured %v:\n%q", noColour, coloured, out)
+		}
+		if !strings.Contains(out, "+Alpha is the first letter of the Greek alphabet.") {
+			t.Errorf("no diff on the terminal:\n%q", out)
+		}
 	}
 }

@@ -7,15 +7,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/llmwiki/llmwiki/internal/app"
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/model/modeltest"
 	"github.com/llmwiki/llmwiki/wiki/plan"
 	"github.com/llmwiki/llmwiki/wiki/review"
 	"github.com/llmwiki/llmwiki/wiki/store"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
 // queuedWrites makes a wiki holding two writes an agent made in mode after
@@ -52,26 +55,14 @@ func queuedWrites(t *testing.T) (root, created, updated string) {
 	return root, created, updated
 }
 
-// lastAudit is the last line of the wiki's audit log.
-func lastAudit(t *testing.T, root string) store.AuditRecord {
+// reviewAudit is the last audit line of the command line's review.
+func reviewAudit(t *testing.T, root string) store.AuditRecord {
 	t.Helper()
-	ents, _ := filepath.Glob(filepath.Join(root, ".llmwiki", "audit", "*.jsonl"))
-	var recs []store.AuditRecord
-	for _, f := range ents {
-		b, _ := os.ReadFile(f)
-		r, _ := store.ParseAuditLines(b)
-		recs = append(recs, r...)
+	rec := teststore.LastCall(t, root, "cli:review")
+	if rec == nil {
+		t.Fatal("no cli:review audit line")
 	}
-	if len(recs) == 0 {
-		t.Fatal("no audit line")
-	}
-	last := recs[0]
-	for _, r := range recs {
-		if !r.Time.Before(last.Time) {
-			last = r
-		}
-	}
-	return last
+	return *rec
 }
 
 func statusReviewOf(t *testing.T, root string) statusReview {
@@ -97,6 +88,14 @@ func TestReviewRevertRestoresAndAccept(t *testing.T) {
 	if got := statusReviewOf(t, root); got.Mode != wiki.ReviewAfter || got.Unreviewed != 2 || got.Error != "" {
 		t.Fatalf("status review %+v, want mode after, 2 unreviewed", got)
 	}
+	text, _, err := runIn(t, "", nil, "status", "--root", root)
+	if err != nil || !strings.Contains(text, "review (mode after): 0 change sets awaiting approval, 2 unreviewed writes to accept or revert (llmwiki review)") {
+		t.Errorf("status text (%v) does not count what awaits review:\n%s", err, text)
+	}
+	text, _, err = runIn(t, "", nil, "orient", "--root", root)
+	if err != nil || !strings.Contains(text, "Review mode after:") || !strings.Contains(text, "Awaiting review: 0 change sets awaiting approval, 2 unreviewed writes") {
+		t.Errorf("orient (%v) does not say what awaits review:\n%s", err, text)
+	}
 	// The version before the rewrite, as the first write left it.
 	first := func() string {
 		t.Helper()
@@ -121,7 +120,7 @@ func TestReviewRevertRestoresAndAccept(t *testing.T) {
 	if b, _ := os.ReadFile(page); string(b) != first {
 		t.Errorf("alpha after revert:\n%s\nwant the version before:\n%s", b, first)
 	}
-	rec := lastAudit(t, root)
+	rec := reviewAudit(t, root)
 	if rec.Tool != "cli:review" || rec.Client != reviewClient || rec.Outcome != "ok" || rec.Extra["reviewer"] != review.ByCLI {
 		t.Errorf("audit of the revert: tool %q client %q outcome %q extra %v", rec.Tool, rec.Client, rec.Outcome, rec.Extra)
 	}
@@ -416,7 +415,7 @@ func TestReviewChangeSetListShowApproveOnly(t *testing.T) {
 	if !strings.Contains(out, "[2] ok") || !strings.Contains(out, "pages/beta.md") {
 		t.Errorf("approve said:\n%s", out)
 	}
-	rec := lastAudit(t, root)
+	rec := reviewAudit(t, root)
 	if rec.Tool != "cli:review" || rec.Client != reviewClient || rec.Outcome != "ok" || rec.Extra["reviewer"] != review.ByCLI {
 		t.Errorf("audit of the approval: tool %q client %q outcome %q extra %v", rec.Tool, rec.Client, rec.Outcome, rec.Extra)
 	}
@@ -462,7 +461,7 @@ func TestReviewDeclineWritesNothing(t *testing.T) {
 			t.Errorf("decline changed %s", k)
 		}
 	}
-	rec := lastAudit(t, root)
+	rec := reviewAudit(t, root)
 	if rec.Tool != "cli:review" || rec.Client != reviewClient || rec.Outcome != "ok" || rec.Extra["decision"] != "declined" || len(rec.Writes) != 0 && hasReviewed(rec.Writes) {
 		t.Errorf("audit of the decline: %+v", rec)
 	}
@@ -508,5 +507,45 @@ func TestReviewApproveConflictIsExitOne(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(root, "pages", "eta.md")); !strings.Contains(string(b), "Eta is a letter.") {
 		t.Errorf("eta not written: %q", b)
+	}
+}
+
+// TestReviewApprovesAModelPlan: a model's pending ingest plan is listed by
+// review beside the change sets and approved by number like them.
+func TestReviewApprovesAModelPlan(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "wiki")
+	initWiki(t, root)
+	srv := modeltest.New(t, ingestReply())
+	out, errOut, err := runCLI(t, "SQLite keeps a write-ahead log.\n", "ingest", "--root", root, "--base-url", srv.BaseURL(), "--as", "wal.md", "-")
+	if err != nil {
+		t.Fatalf("ingest: %v\n%s", err, errOut)
+	}
+	m := regexp.MustCompile(`llmwiki review approve (\d+) --only`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("ingest does not say how to approve with llmwiki review:\n%s", out)
+	}
+	text, _, err := runIn(t, "", nil, "review", "--root", root)
+	if err != nil || !strings.Contains(text, "#"+m[1]+" Plan p-") || !strings.Contains(text, "[2] create page pages/sqlite-checkpoints.md") {
+		t.Errorf("review (%v) does not list the plan:\n%s", err, text)
+	}
+	out, errOut, err = runIn(t, "", nil, "review", "approve", m[1], "--only", "2", "--root", root, "--json")
+	if err != nil {
+		t.Fatalf("approve: %v\n%s", err, errOut)
+	}
+	var got struct {
+		Op       string        `json:"op"`
+		Status   string        `json:"status"`
+		Reviewer string        `json:"reviewer"`
+		Failed   *int          `json:"failed"`
+		Results  []plan.Result `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.Op != "ingest" || got.Status != plan.StatusApplied || got.Reviewer != review.ByCLI || got.Failed == nil || *got.Failed != 0 || len(got.Results) != 1 || got.Results[0].Path != "pages/sqlite-checkpoints.md" {
+		t.Errorf("approve --json (%v): %s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(root, "pages", "sqlite-checkpoints.md")); err != nil {
+		t.Error("approved action did not run")
+	}
+	if _, err := os.Stat(filepath.Join(root, "pages", "sqlite-wal.md")); err == nil {
+		t.Error("unapproved action ran")
 	}
 }
