@@ -549,3 +549,53 @@ func TestReviewApprovesAModelPlan(t *testing.T) {
 		t.Error("unapproved action ran")
 	}
 }
+
+// TestReviewPagesAndAcceptsByID pages the unreviewed writes with --limit
+// and --cursor (next_cursor absent on the last page, total every write),
+// then accepts one by id.
+func TestReviewPagesAndAcceptsByID(t *testing.T) {
+	root, created, updated := queuedWrites(t)
+	type page struct {
+		Unreviewed struct {
+			Writes []struct {
+				ID    string              `json:"id"`
+				Files []store.WriteRecord `json:"files"`
+			} `json:"writes"`
+			Total      int     `json:"total"`
+			NextCursor *string `json:"next_cursor"`
+		} `json:"unreviewed"`
+	}
+	list := func(args ...string) page {
+		t.Helper()
+		out, errOut, err := runIn(t, "", nil, append([]string{"review", "--root", root, "--json", "--limit", "1"}, args...)...)
+		if err != nil {
+			t.Fatalf("review %v: %v\n%s", args, err, errOut)
+		}
+		var p page
+		if err := json.Unmarshal([]byte(out), &p); err != nil {
+			t.Fatalf("review --json: %v\n%s", err, out)
+		}
+		return p
+	}
+	first := list()
+	if len(first.Unreviewed.Writes) != 1 || first.Unreviewed.Writes[0].ID != updated || first.Unreviewed.Total != 2 || first.Unreviewed.NextCursor == nil {
+		t.Fatalf("first page: %+v", first.Unreviewed)
+	}
+	if f := first.Unreviewed.Writes[0].Files; len(f) != 1 || f[0].Path != "pages/alpha.md" || f[0].Before == "" || f[0].After == "" {
+		t.Errorf("first page's files: %+v", f)
+	}
+	second := list("--cursor", *first.Unreviewed.NextCursor)
+	if len(second.Unreviewed.Writes) != 1 || second.Unreviewed.Writes[0].ID != created || second.Unreviewed.Total != 2 || second.Unreviewed.NextCursor != nil {
+		t.Fatalf("second page: %+v", second.Unreviewed)
+	}
+	out, errOut, err := runIn(t, "", nil, "review", "accept", created, "--root", root)
+	if err != nil || !strings.Contains(out, "Accepted 1 write.") {
+		t.Fatalf("accept %s: %v\n%s%s", created, err, out, errOut)
+	}
+	if rec := reviewAudit(t, root); rec.Extra["decision"] != "accepted" || rec.Extra["reviewer"] != review.ByCLI {
+		t.Errorf("audit of the accept: %v", rec.Extra)
+	}
+	if p := list(); p.Unreviewed.Total != 1 || p.Unreviewed.Writes[0].ID != updated {
+		t.Errorf("after accepting %s: %+v", created, p.Unreviewed)
+	}
+}
