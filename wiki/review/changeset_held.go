@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -17,6 +19,11 @@ type approvalKey struct{}
 func withApproval(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, approvalKey{}, id)
 }
+
+// InApproval reports whether ctx is a person's approval of a change set
+// (the writes [Service.Approve] makes through [RunFunc]): a write tool run
+// in it must write, never turn itself into a new change set.
+func InApproval(ctx context.Context) bool { return approvalOf(ctx) != "" }
 
 func approvalOf(ctx context.Context) string {
 	id, _ := ctx.Value(approvalKey{}).(string)
@@ -70,7 +77,10 @@ func (s *Service) holder(ctx context.Context, rel string) string {
 func (s *Service) heldNow() map[string]holding {
 	h := &s.held
 	var mtime time.Time
-	fi, err := s.st.Root().Stat(plan.Dir)
+	// A plain stat of the host path: the folder is the server's own state,
+	// and this runs on every write, where os.Root's walk of the path
+	// component by component would add several system calls.
+	fi, err := os.Stat(filepath.Join(s.st.Dir(), filepath.FromSlash(plan.Dir)))
 	if err == nil {
 		mtime = fi.ModTime()
 	} else if !errorsIsNotExist(err) {
@@ -83,8 +93,12 @@ func (s *Service) heldNow() map[string]holding {
 	}
 	files := map[string]holding{}
 	if err == nil {
-		for _, p := range s.book.Pending() {
-			if p.Op != plan.OpChangeSet {
+		list, _ := s.book.List()
+		for _, p := range list {
+			// A set being approved still holds its files, until the
+			// approval records its outcome (or the set's expiry, should
+			// the approval never finish).
+			if p.Op != plan.OpChangeSet || p.Status != plan.StatusPending && p.Status != plan.StatusApplying {
 				continue
 			}
 			for k := range p.Holds() {
