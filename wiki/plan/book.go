@@ -227,15 +227,12 @@ const NumberFile = ".llmwiki/plan-number"
 
 // SaveWith stores a new pending plan expiring after ttl: it sets ID,
 // Number, Status, Created, Expires and Reserved, and under the project
-// lock refuses (CodeConflict) when another pending plan or change set holds
+// lock refuses (CodeConflict) when another pending (or applying) plan or
+// change set holds
 // one of the slugs it creates or, for a change set, one of the files its
 // actions write ([Plan.Holds]). Finished plans older than a week are
 // removed.
 func (b *Book) SaveWith(ctx context.Context, p *Plan, ttl time.Duration) error {
-	now := b.s.Now()
-	p.ID = newID(now)
-	p.Status = StatusPending
-	p.Created, p.Expires = now, now.Add(ttl)
 	p.Reserved = nil
 	for _, a := range p.Actions {
 		switch {
@@ -250,9 +247,14 @@ func (b *Book) SaveWith(ctx context.Context, p *Plan, ttl time.Duration) error {
 		}
 	}
 	return b.s.Locked(ctx, func() error {
+		// Timed under the lock, so numbers and creation times agree.
+		now := b.s.Now()
+		p.ID = newID(now)
+		p.Status = StatusPending
+		p.Created, p.Expires = now, now.Add(ttl)
 		list, _ := b.List()
 		for _, o := range list {
-			if o.ID == p.ID || o.Status != StatusPending || o.Expired(now) {
+			if o.ID == p.ID || o.Status != StatusPending && o.Status != StatusApplying || o.Expired(now) {
 				continue
 			}
 			theirs := o.Holds()
