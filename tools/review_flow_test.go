@@ -383,6 +383,10 @@ func TestAfterModeMarksWrites(t *testing.T) {
 			t.Errorf("%s audit line %+v, want no review mark", tool, rec)
 		}
 	}
+	lp := h.ok("load_project", map[string]any{})
+	if sum, _ := lp["review"].(map[string]any); sum["mode"] != "after" || sum["unreviewed"] != 1.0 {
+		t.Errorf("load_project review %v, want mode after and 1 unreviewed write", lp["review"])
+	}
 	off, _ := reviewHarness(t, wiki.ReviewOff, nil, nil)
 	off.ok("write_page", map[string]any{"title": "Eta", "content": "Eta.\n"})
 	if rec := teststore.LastCall(t, off.dir, "write_page"); rec == nil || rec.Extra[review.MarkKey] != nil {
