@@ -28,6 +28,9 @@ var reviewableTools = map[string]bool{
 	"atomic_write_context": true,
 	"research_save":        true,
 	"file_answer":          true,
+	// A restore rewrites a page too: in mode before it waits like any
+	// other write.
+	"restore_snapshot": true,
 }
 
 // reviewMode is the wiki's review mode; off without a review service.

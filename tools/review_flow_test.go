@@ -297,6 +297,27 @@ func TestBeforeModeWritePage(t *testing.T) {
 			t.Fatalf("result %v, want write_page's own output for pages/delta.md, applied", out)
 		}
 	})
+	t.Run("restore_snapshot waits too", func(t *testing.T) {
+		h, _ := reviewHarness(t, wiki.ReviewBefore, nil, nil)
+		if _, err := h.store.WritePage(context.Background(), wiki.PageInput{Title: "Alpha", Content: "Changed.\n", BaseSHA256: fileSHA(t, h.dir, "pages/alpha.md")}); err != nil {
+			t.Fatal(err)
+		}
+		now := fileSHA(t, h.dir, "pages/alpha.md")
+		// Never a write past the person: pending, or refused while the
+		// review service does not take restore_snapshot as an action.
+		r := h.call("restore_snapshot", map[string]any{"path": "pages/alpha.md"})
+		if fileSHA(t, h.dir, "pages/alpha.md") != now {
+			t.Fatal("restore_snapshot rewrote pages/alpha.md in mode before")
+		}
+		if !r.IsError {
+			b, _ := json.Marshal(r.StructuredContent)
+			var out map[string]any
+			json.Unmarshal(b, &out)
+			if reviewOf(t, out)["status"] != "pending" {
+				t.Fatalf("result %v, want pending", out)
+			}
+		}
+	})
 	t.Run("bad call fails as before", func(t *testing.T) {
 		h, d := reviewHarness(t, wiki.ReviewBefore, nil, nil)
 		r := h.call("write_page", map[string]any{"title": "Alpha", "content": "x", "base_sha256": strings.Repeat("0", 64)})
