@@ -24,7 +24,6 @@ type FileAnswerInput struct {
 // FileAnswerOutput is the verdict on each citation.
 type FileAnswerOutput struct {
 	eval.FileAnswerResult
-	Reviewed
 	Notes
 }
 

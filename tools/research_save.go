@@ -17,7 +17,6 @@ type ResearchSaveInput struct {
 // ResearchSaveOutput reports the write.
 type ResearchSaveOutput struct {
 	wiki.ResearchWrite
-	Reviewed
 	Notes
 }
 

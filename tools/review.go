@@ -18,19 +18,51 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// reviewableTools are the direct write tools whose calls can be actions of
-// a change set ([RunWrite]); in review mode before, a call of one becomes a
-// one-action change set a person approves.
-var reviewableTools = map[string]bool{
+// changeSetTools are the direct write tools a change-set action can call
+// ([RunWrite]).
+var changeSetTools = map[string]bool{
 	"write_page":           true,
 	"edit_page":            true,
 	"move_page":            true,
 	"atomic_write_context": true,
 	"research_save":        true,
 	"file_answer":          true,
-	// A restore rewrites a page too: in mode before it waits like any
-	// other write.
+	"restore_snapshot":     true,
+}
+
+// reviewableTools are the tools that can write pages or context.md: in
+// review mode before, a call of one that would write such a file (see
+// [writesReviewed]) becomes a one-action change set a person approves.
+// research_save and file_answer write neither, so they are never held.
+var reviewableTools = map[string]bool{
+	"write_page":           true,
+	"edit_page":            true,
+	"move_page":            true,
+	"atomic_write_context": true,
+	// A restore rewrites a page or context.md too (or guidelines.md,
+	// which is not reviewed).
 	"restore_snapshot": true,
+}
+
+// writesReviewed dry-runs the call (raw, through run) and reports whether
+// it would write a file a person reviews; a call its own checks refuse
+// returns their error, as it would without review. The dry run has an
+// audit record of its own, so nothing it reads or warns of reaches the
+// call's line twice.
+func writesReviewed[Out any](ctx context.Context, run func(context.Context, any) (Out, error), raw any) (bool, error) {
+	c := store.CallFrom(ctx)
+	probe := store.NewCall(c.Tool, c.Session, nil)
+	probe.Client = c.Client
+	dctx, dry := store.WithDryRun(store.WithCall(ctx, probe))
+	if _, err := run(dctx, raw); err != nil && !errors.Is(err, store.ErrDryRun) {
+		return false, err
+	}
+	for _, ch := range dry.Changes() {
+		if review.Reviewed(ch.Path) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // reviewMode is the wiki's review mode; off without a review service.

@@ -417,3 +417,94 @@ func TestAfterModeMarksWrites(t *testing.T) {
 
 // tookOver reports a call the review took over (none in mode after).
 func tookOver(rec *store.AuditRecord) bool { return rec.Extra["decision"] != nil }
+
+// TestBeforeModePendingOutputsMatchSchemas: every reviewable tool's
+// pending result (its output with empty fields and review) still matches
+// the output schema it publishes ([harness.call] checks it).
+func TestBeforeModePendingOutputsMatchSchemas(t *testing.T) {
+	h, _ := reviewHarness(t, wiki.ReviewBefore, nil, nil)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"write_page", map[string]any{"title": "Theta", "content": "Theta.\n"}},
+		{"edit_page", map[string]any{"page": "alpha", "base_sha256": fileSHA(t, h.dir, "pages/alpha.md"), "op": "append", "heading": "Notes", "content": "More."}},
+		{"move_page", map[string]any{"page": "beta", "slug": "second-letter"}},
+		{"atomic_write_context", map[string]any{"content": "# Context\n\nLetters.\n"}},
+	} {
+		t.Run(c.tool, func(t *testing.T) {
+			before := reviewedFiles(t, h.dir)
+			out := h.ok(c.tool, c.args)
+			if rv := reviewOf(t, out); rv["status"] != "pending" || !strings.Contains(rv["message"].(string), "awaits review") {
+				t.Fatalf("review %v, want pending", rv)
+			}
+			if after := reviewedFiles(t, h.dir); !equalMaps(before, after) {
+				t.Fatalf("%s wrote in mode before:\nbefore %v\nafter  %v", c.tool, before, after)
+			}
+		})
+	}
+	// Tools that write no page or context.md run at once, as in mode off.
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		file string
+	}{
+		{"research_save", map[string]any{"topic": "letters", "content": "Alpha, then beta."}, "sources/research/letters.md"},
+		{"file_answer", map[string]any{"question": "What is alpha?", "answer": "The first letter."}, ""},
+	} {
+		out := h.ok(c.tool, c.args)
+		if out["review"] != nil {
+			t.Errorf("%s: review %v, want none (it writes no reviewed file)", c.tool, out["review"])
+		}
+		if c.file != "" && fileSHA(t, h.dir, c.file) == "" {
+			t.Errorf("%s: %s not written", c.tool, c.file)
+		}
+		if rec := teststore.LastCall(t, h.dir, c.tool); rec == nil || rec.Outcome != "ok" || rec.Extra["decision"] != nil {
+			t.Errorf("%s: audit line %+v, want ok and no review decision", c.tool, rec)
+		}
+	}
+}
+
+type failingPerson struct{}
+
+func (failingPerson) Elicit(context.Context, mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	return nil, context.DeadlineExceeded
+}
+
+// TestElicitationErrorLeavesPending: when the question in the editor gets
+// no answer (an error, a timeout), nothing is written and the set stays
+// pending for the review page or the CLI, and the result says so.
+func TestElicitationErrorLeavesPending(t *testing.T) {
+	h, d := reviewHarness(t, wiki.ReviewBefore, nil, nil)
+	srv, _, err := NewServer(d, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.NewInProcessClientWithOptions(srv, client.WithElicitationHandler(failingPerson{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "go-test", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	h.c = c
+	out := h.ok("write_page", map[string]any{"title": "Iota", "content": "Iota.\n"})
+	rv := reviewOf(t, out)
+	if rv["status"] != "pending" || !strings.HasPrefix(rv["message"].(string), "change set #1 awaits review (") || !strings.Contains(rv["message"].(string), "llmwiki review approve 1") {
+		t.Fatalf("review %v, want pending with why the editor did not ask", rv)
+	}
+	if fileSHA(t, h.dir, "pages/iota.md") != "" {
+		t.Fatal("written without an answer")
+	}
+	if ps, _ := d.Review.Pending(); len(ps) != 1 {
+		t.Fatalf("%d pending, want 1", len(ps))
+	}
+}

@@ -22,7 +22,7 @@ func RunWrite(d Deps) review.RunFunc {
 	byName := sync.OnceValue(func() map[string]Tool {
 		m := map[string]Tool{}
 		for _, t := range Catalogue(d) {
-			if reviewableTools[t.Tool.Name] {
+			if changeSetTools[t.Tool.Name] {
 				m[t.Tool.Name] = t
 			}
 		}

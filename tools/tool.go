@@ -171,9 +171,13 @@ func typed[Out any](d Deps, t mcp.Tool, run func(context.Context, any) (Out, err
 		var out Out
 		if err == nil {
 			mode := d.reviewMode()
+			held := false
 			if reviewable && mode == wiki.ReviewBefore {
+				held, err = writesReviewed(ctx, run, raw)
+			}
+			if held {
 				out, err = proposeCall[Out](ctx, d, t.Name, raw)
-			} else {
+			} else if err == nil {
 				out, err = run(ctx, raw)
 				if err == nil && !readOnly && mode == wiki.ReviewAfter {
 					markForReview(call)
