@@ -17,7 +17,7 @@ import (
 
 // Tools are the write tools a change-set action may call: the direct
 // writers of pages/ and context.md.
-var Tools = []string{"write_page", "edit_page", "move_page", "atomic_write_context", "research_save", "file_answer"}
+var Tools = []string{"write_page", "edit_page", "move_page", "atomic_write_context", "restore_snapshot", "research_save", "file_answer"}
 
 // Limits of a change set's takeaways.
 const (
