@@ -1,0 +1,212 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/search"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
+)
+
+// browseApp is a wiki holding files with its link graph (and, with
+// indexed, its search index built) and the web app over it.
+type browseApp struct {
+	st  *wiki.Store
+	dir string
+	h   http.Handler
+	idx *search.Index
+}
+
+func newBrowseApp(t *testing.T, files map[string]string, indexed bool) *browseApp {
+	t.Helper()
+	quiet := teststore.Quiet()
+	st, dir := teststore.New(t, files, wiki.WithLogger(quiet))
+	g := links.Open(st)
+	st.AddDerived(g)
+	b := &browseApp{st: st, dir: dir}
+	if indexed {
+		b.idx = search.Open(st, search.Options{Logger: quiet})
+		st.AddDerived(b.idx)
+		if err := b.idx.Wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err := New(Config{Store: st, Links: g, Search: b.idx, Log: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.h = h
+	return b
+}
+
+// get returns the status and body of GET target.
+func (b *browseApp) get(t *testing.T, target string) (int, string) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	b.h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
+	body, _ := io.ReadAll(rec.Result().Body)
+	return rec.Code, string(body)
+}
+
+// post returns the response to a same-origin form POST.
+func (b *browseApp) post(t *testing.T, target string, form url.Values) *http.Response {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodPost, target, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	rec := httptest.NewRecorder()
+	b.h.ServeHTTP(rec, req)
+	return rec.Result()
+}
+
+// mustContain fails unless body holds every one of want.
+func mustContain(t *testing.T, body string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(body, w) {
+			t.Errorf("body lacks %q:\n%s", w, body)
+		}
+	}
+}
+
+// article is the rendered page body of a /pages response.
+func article(t *testing.T, body string) string {
+	t.Helper()
+	i := strings.Index(body, `<article class="page-body">`)
+	j := strings.Index(body, `</article>`)
+	if i < 0 || j < i {
+		t.Fatalf("no article in:\n%s", body)
+	}
+	return body[i:j]
+}
+
+func TestPagesList(t *testing.T) {
+	b := newBrowseApp(t, map[string]string{
+		"pages/raft.md":   "---\ntitle: Raft consensus\nsummary: Leader election and log replication\nupdated: 2026-10-01T10:00:00Z\n---\n# Raft\n",
+		"pages/paxos.md":  "---\ntitle: Paxos\nsummary: The older protocol\n---\nBody\n",
+		"pages/en/Go.md":  "# Go language\n",
+		"pages/notes.txt": "not a page",
+	}, false)
+	code, body := b.get(t, "/pages")
+	if code != 200 {
+		t.Fatalf("status %d", code)
+	}
+	mustContain(t, body, "Raft consensus", "pages/raft.md", "Leader election and log replication", "2026-10-01T10:00:00Z",
+		"Paxos", `href="/pages/paxos.md"`, "Go language", `href="/pages/en/Go.md"`, "1–3 of 3")
+	code, body = b.get(t, "/pages?q=leader")
+	if code != 200 {
+		t.Fatalf("status %d", code)
+	}
+	mustContain(t, body, "Raft consensus", "1–1 of 1")
+	if strings.Contains(body, "Paxos") {
+		t.Errorf("filter kept Paxos:\n%s", body)
+	}
+}
+
+func TestPagesListPaging(t *testing.T) {
+	files := map[string]string{}
+	for i := range listLimit + 5 {
+		files[fmt.Sprintf("pages/p%03d.md", i)] = fmt.Sprintf("# Page %03d\n", i)
+	}
+	b := newBrowseApp(t, files, false)
+	_, body := b.get(t, "/pages")
+	mustContain(t, body, "1–100 of 105", `href="/pages?cursor=100"`, "Page 099")
+	if strings.Contains(body, "Page 100") {
+		t.Error("first page shows row 101")
+	}
+	_, body = b.get(t, "/pages?cursor=100")
+	mustContain(t, body, "101–105 of 105", "Page 104", `href="/pages"`)
+}
+
+func TestPageRendersInert(t *testing.T) {
+	b := newBrowseApp(t, map[string]string{
+		"pages/evil.md": "---\ntitle: Evil\n---\n# Evil\n\n<script>alert(1)</script>\n\n[x](javascript:alert(1))\n\n" +
+			"<img src=x onerror=alert(1)>\n\n<a href=\"/pages/evil.md\" onclick=\"alert(2)\">click</a>\n\n" +
+			"[[Evil|self]] <iframe src=\"https://example.com\"></iframe> <a href=\"JaVaScRiPt:alert(3)\">y</a>\n",
+		"pages/quote.md": "![[x\" onerror=\"alert(4).png]] [[a\" onclick=\"b]]\n",
+	}, false)
+	code, body := b.get(t, "/pages/evil")
+	if code != 200 {
+		t.Fatalf("status %d:\n%s", code, body)
+	}
+	art := strings.ToLower(article(t, body))
+	for _, bad := range []string{"<script", "javascript:", "onerror=", "onclick=", "<iframe"} {
+		if strings.Contains(art, bad) {
+			t.Errorf("rendered body holds %q:\n%s", bad, art)
+		}
+	}
+	mustContain(t, art, "click", "self")
+	// A wikilink target cannot break out of its attribute: its quotes stay text.
+	_, body = b.get(t, "/pages/quote")
+	art = article(t, body)
+	mustContain(t, art, `<span class="wl-missing">x&#34; onerror=&#34;alert(4).png</span>`)
+	if strings.Contains(art, `" onerror`) || strings.Contains(art, `" onclick`) {
+		t.Errorf("a quote in a link target closed an attribute:\n%s", art)
+	}
+}
+
+func TestPageRendersLinksAndEmbeds(t *testing.T) {
+	b := newBrowseApp(t, map[string]string{
+		"pages/raft.md": "---\ntitle: Raft\ntags: [consensus, distributed]\n---\n# Raft\n\n" +
+			"See [[Paxos]], [[Paxos|the older one]], [[Paxos#Phase two]], [[Nowhere]] and [md](paxos.md#phase-one).\n\n" +
+			"![[Leader]]\n\n![[diagram.png]]\n\n![[Paxos#Phase two]]\n\n- [x] done\n",
+		"pages/paxos.md":      "# Paxos\n\n## Phase one\n\nPrepare.\n\n## Phase two\n\nAccept **quorum**.\n\n## After\n\nLater text.\n",
+		"pages/leader.md":     "---\ntitle: Leader\n---\nThe leader text. ![[Raft]] [[Raft]]\n",
+		"pages/diagram.png":   "\x89PNG\r\n\x1a\nfake",
+		"pages/electing.md":   "Links to [[Raft]].\n",
+		"sources/secret.json": "{}",
+	}, false)
+	code, body := b.get(t, "/pages/raft")
+	if code != 200 {
+		t.Fatalf("status %d:\n%s", code, body)
+	}
+	art := article(t, body)
+	mustContain(t, art,
+		`<a href="/pages/paxos.md" rel="nofollow">Paxos</a>`,
+		`<a href="/pages/paxos.md" rel="nofollow">the older one</a>`,
+		`<a href="/pages/paxos.md#h-phase-two" rel="nofollow">`,
+		`<span class="wl-missing" title="no file named Nowhere">Nowhere</span>`,
+		`<a href="/pages/paxos.md#h-phase-one" rel="nofollow">md</a>`,
+		`<div class="wl-embed"><p>The leader text.`, // the embed, one level deep:
+		`<a href="/pages/raft.md" rel="nofollow">Raft</a>`,
+		`<img src="/files/pages/diagram.png" alt="diagram.png">`,
+		"Accept <strong>quorum</strong>",
+		`<input checked="" disabled="" type="checkbox">`,
+	)
+	if strings.Contains(art, "Later text") || strings.Contains(art, "Prepare.") {
+		t.Errorf("a section embed inlined more than its section:\n%s", art)
+	}
+	if strings.Count(art, "wl-embed") != 2 {
+		t.Errorf("want two inlined embeds (Leader, Paxos#Phase two), got:\n%s", art)
+	}
+	// Frontmatter table and backlinks.
+	mustContain(t, body, "<th>tags</th><td>consensus, distributed</td>", "<th>title</th><td>Raft</td>",
+		`<a href="/pages/electing.md"><code>pages/electing.md</code></a> line 1`, `<code>[[Raft]]</code>`)
+
+	// The heading ids the fragment links point at exist.
+	_, body = b.get(t, "/pages/paxos")
+	mustContain(t, body, `<h2 id="h-phase-two">Phase two</h2>`)
+
+	// /files serves the image, nothing else.
+	rec := httptest.NewRecorder()
+	b.h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/files/pages/diagram.png", nil))
+	if rec.Code != 200 || rec.Header().Get("Content-Type") != "image/png" || !strings.HasSuffix(rec.Body.String(), "fake") {
+		t.Errorf("/files/pages/diagram.png: %d %q %q", rec.Code, rec.Header().Get("Content-Type"), rec.Body.String())
+	}
+	for _, p := range []string{"/files/sources/secret.json", "/files/pages/raft.md", "/files/.llmwiki/audit/x.png", "/files/schema.md"} {
+		if code, _ := b.get(t, p); code != http.StatusNotFound {
+			t.Errorf("GET %s = %d, want 404", p, code)
+		}
+	}
+	if code, _ := b.get(t, "/pages/no-such-page"); code != http.StatusNotFound {
+		t.Errorf("missing page: status %d, want 404", code)
+	}
+}
