@@ -20,6 +20,8 @@ func (a *app) browseRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /pages", a.pagesList)
 	mux.HandleFunc("GET /pages/{path...}", a.pageView)
 	mux.HandleFunc("GET /files/{path...}", a.file)
+	mux.HandleFunc("GET /history/{path...}", a.history)
+	mux.HandleFunc("POST /history/{path...}", a.restore)
 }
 
 // listLimit is how many rows a list page shows at once.

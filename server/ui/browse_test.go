@@ -1,18 +1,23 @@
 package ui
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/search"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
@@ -208,5 +213,117 @@ func TestPageRendersLinksAndEmbeds(t *testing.T) {
 	}
 	if code, _ := b.get(t, "/pages/no-such-page"); code != http.StatusNotFound {
 		t.Errorf("missing page: status %d, want 404", code)
+	}
+}
+
+// writeVersions writes the page raft three times (v1, v2, v3), so two
+// versions are stored, and returns the sha256 of each write.
+func writeVersions(t *testing.T, st *wiki.Store) []string {
+	t.Helper()
+	ctx := context.Background()
+	var shas []string
+	base := ""
+	for _, body := range []string{"alpha line\nshared\n", "beta line\nshared\n", "gamma line\nshared\n<script>x</script>\n"} {
+		out, err := st.WritePage(ctx, wiki.PageInput{Title: "Raft", Slug: "raft", Content: body, BaseSHA256: base})
+		if err != nil {
+			t.Fatal(err)
+		}
+		base = out.SHA256
+		shas = append(shas, out.SHA256)
+	}
+	return shas
+}
+
+func TestHistoryShowsDiffsAndRestores(t *testing.T) {
+	b := newBrowseApp(t, nil, false)
+	shas := writeVersions(t, b.st)
+	_, snaps, err := b.st.SnapshotsOf("raft")
+	if err != nil || len(snaps) != 2 {
+		t.Fatalf("snapshots: %v %v", snaps, err)
+	}
+	code, body := b.get(t, "/history/raft")
+	if code != 200 {
+		t.Fatalf("status %d:\n%s", code, body)
+	}
+	mustContain(t, body,
+		"History of pages/raft.md", shas[2][:12], // the current file
+		snaps[0].SHA256Prefix[:12], snaps[1].SHA256Prefix[:12],
+		`<span class="del">-beta line</span>`, `<span class="add">&#43;gamma line</span>`, // newest version → current
+		`<span class="del">-alpha line</span>`, `<span class="add">&#43;beta line</span>`, // older → newer
+		`<span class="add">&#43;&lt;script&gt;x&lt;/script&gt;</span>`,
+		`name="snapshot" value="`+path.Base(snaps[1].Snapshot)+`"`,
+		"1–2 of 2",
+	)
+	// Restore the oldest version (v1) with the form.
+	resp := b.post(t, "/history/raft", url.Values{"snapshot": {path.Base(snaps[1].Snapshot)}})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/history/raft" {
+		t.Fatalf("restore: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	data, err := os.ReadFile(filepath.Join(b.dir, "pages/raft.md"))
+	if err != nil || store.SHA256Hex(data) != shas[0] {
+		t.Fatalf("after restore the page is %q (sha %s), want v1 %s", data, store.SHA256Hex(data), shas[0])
+	}
+	rec := teststore.LastCall(t, b.dir, "web:restore")
+	if rec == nil || rec.Outcome != "ok" || rec.Client != Client || len(rec.Writes) == 0 || rec.Writes[0].Path != "pages/raft.md" || rec.Writes[0].After != shas[0] {
+		t.Fatalf("audit line of the restore: %+v", rec)
+	}
+	// The flash says so on the next page, which lists the replaced v3 too.
+	req := httptest.NewRequest(http.MethodGet, "/history/raft", nil)
+	for _, c := range resp.Cookies() {
+		req.AddCookie(c)
+	}
+	w := httptest.NewRecorder()
+	b.h.ServeHTTP(w, req)
+	mustContain(t, w.Body.String(), "restored pages/raft.md from", "1–3 of 3")
+
+	// A bad snapshot name is refused with a flash, nothing written.
+	resp = b.post(t, "/history/raft", url.Values{"snapshot": {"deadbeefdeadbeef"}})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("bad restore: %d", resp.StatusCode)
+	}
+	if rec := teststore.LastCall(t, b.dir, "web:restore"); rec.Outcome != "error" {
+		t.Errorf("bad restore audited as %q", rec.Outcome)
+	}
+	if after, _ := os.ReadFile(filepath.Join(b.dir, "pages/raft.md")); !bytes.Equal(after, data) {
+		t.Error("a refused restore changed the page")
+	}
+}
+
+func TestHistoryCrossOriginRestoreRefused(t *testing.T) {
+	b := newBrowseApp(t, nil, false)
+	shas := writeVersions(t, b.st)
+	_, snaps, _ := b.st.SnapshotsOf("raft")
+	req := httptest.NewRequest(http.MethodPost, "/history/raft", strings.NewReader(url.Values{"snapshot": {path.Base(snaps[1].Snapshot)}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	rec := httptest.NewRecorder()
+	b.h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusForbidden {
+		t.Errorf("cross-site restore: status %d, want 403", rec.Code)
+	}
+	if data, _ := os.ReadFile(filepath.Join(b.dir, "pages/raft.md")); store.SHA256Hex(data) != shas[2] {
+		t.Error("a cross-site POST restored a version")
+	}
+}
+
+func TestHistoryPaging(t *testing.T) {
+	b := newBrowseApp(t, nil, false)
+	ctx := context.Background()
+	base := ""
+	for i := range historyLimit + 3 {
+		out, err := b.st.WritePage(ctx, wiki.PageInput{Title: "Raft", Slug: "raft", Content: fmt.Sprintf("version %d\n", i), BaseSHA256: base})
+		if err != nil {
+			t.Fatal(err)
+		}
+		base = out.SHA256
+	}
+	_, body := b.get(t, "/history/raft")
+	mustContain(t, body, "1–10 of 12", `href="/history/raft?cursor=10"`, `<span class="add">&#43;version 12</span>`)
+	_, body = b.get(t, "/history/raft?cursor=10")
+	// The first version of the second page is diffed against the last of the first.
+	mustContain(t, body, "11–12 of 12", `<span class="del">-version 1</span>`, `<span class="add">&#43;version 2</span>`, `<span class="add">&#43;version 1</span>`)
+	// A name that is no page nor restorable file says why.
+	if code, body := b.get(t, "/history/no-such"); code/100 != 4 || !strings.Contains(body, `class="error"`) {
+		t.Errorf("missing page history: %d\n%s", code, body)
 	}
 }
