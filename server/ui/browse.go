@@ -22,20 +22,11 @@ func (a *app) browseRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /files/{path...}", a.file)
 	mux.HandleFunc("GET /history/{path...}", a.history)
 	mux.HandleFunc("POST /history/{path...}", a.restore)
+	mux.HandleFunc("GET /search", a.search)
 }
 
 // listLimit is how many rows a list page shows at once.
 const listLimit = 100
-
-// offsetParam reads the cursor of a paged list (an offset, as
-// tools.CursorOffset gives it).
-func offsetParam(r *http.Request) int {
-	n, err := strconv.Atoi(r.URL.Query().Get("cursor"))
-	if err != nil || n < 0 {
-		return 0
-	}
-	return n
-}
 
 // listPager is the paging line under a list.
 type listPager struct {
@@ -43,32 +34,34 @@ type listPager struct {
 	Prev, Next      string // links, "" when there is none
 }
 
-// pageOf builds the listPager of a list of total rows shown from offset, with
-// base the list's address and its other query parameters.
-func pageOf(r *http.Request, total, offset, shown int) listPager {
+// pageOf builds the paging line of a list of total rows, shown from
+// offset, limit at a time; its links keep the request's other parameters.
+func pageOf(r *http.Request, total, offset, shown, limit int) listPager {
 	p := listPager{Total: total, From: offset + 1, To: offset + shown}
 	if shown == 0 {
 		p.From = 0
 	}
-	link := func(off int) string {
-		q := r.URL.Query()
-		if off == 0 {
-			q.Del("cursor")
-		} else {
-			q.Set("cursor", strconv.Itoa(off))
-		}
-		if e := q.Encode(); e != "" {
-			return r.URL.Path + "?" + e
-		}
-		return r.URL.Path
-	}
 	if offset > 0 {
-		p.Prev = link(max(0, offset-listLimit))
+		p.Prev = pageLink(r, max(0, offset-limit))
 	}
 	if offset+shown < total {
-		p.Next = link(offset + shown)
+		p.Next = pageLink(r, offset+shown)
 	}
 	return p
+}
+
+// pageLink is the request's address with its cursor set to off.
+func pageLink(r *http.Request, off int) string {
+	q := r.URL.Query()
+	if off == 0 {
+		q.Del("cursor")
+	} else {
+		q.Set("cursor", strconv.Itoa(off))
+	}
+	if e := q.Encode(); e != "" {
+		return r.URL.Path + "?" + e
+	}
+	return r.URL.Path
 }
 
 // pageRow is one line of the page list.
@@ -103,7 +96,7 @@ func (a *app) pagesList(w http.ResponseWriter, r *http.Request) {
 		rows = append(rows, pageRow{Title: p.Title, Path: p.Path, Summary: p.Summary, Updated: upd, URL: pageURL(p.Path)})
 	}
 	a.render(w, "pages", page{Title: "Pages", Nav: "pages", Data: map[string]any{
-		"Q": q, "Rows": rows, "Pager": pageOf(r, len(match), off, len(rows)), "All": len(pages),
+		"Q": q, "Rows": rows, "Pager": pageOf(r, len(match), off, len(rows), listLimit), "All": len(pages),
 	}})
 }
 

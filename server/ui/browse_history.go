@@ -92,7 +92,7 @@ func (a *app) history(w http.ResponseWriter, r *http.Request) {
 		d.Versions = append(d.Versions, v)
 		newer, newerOK, against = old, ok, v.Time
 	}
-	d.Pager = pageOf(r, len(snaps), off, end-off)
+	d.Pager = pageOf(r, len(snaps), off, end-off, historyLimit)
 	p.Data = d
 	a.render(w, "history", p)
 }

@@ -327,3 +327,53 @@ func TestHistoryPaging(t *testing.T) {
 		t.Errorf("missing page history: %d\n%s", code, body)
 	}
 }
+
+func TestSearchPage(t *testing.T) {
+	files := map[string]string{
+		"pages/raft.md":   "---\ntitle: Raft consensus\n---\n# Raft\n\n## Election\n\nThe leader election uses randomized timeouts <b>bold</b>.\n",
+		"pages/paxos.md":  "---\ntitle: Paxos\n---\nNo leader words here about quorum.\n",
+		"sources/note.md": "A source on election timeouts.\n",
+	}
+	for i := range searchLimit + 2 {
+		files[fmt.Sprintf("pages/t%02d.md", i)] = fmt.Sprintf("# Timeout %d\n\ntimeouts timeouts everywhere %d\n", i, i)
+	}
+	b := newBrowseApp(t, files, true)
+	code, body := b.get(t, "/search")
+	if code != 200 {
+		t.Fatalf("status %d", code)
+	}
+	mustContain(t, body, `data-state="ready"`, "24 pages")
+
+	code, body = b.get(t, "/search?q=leader+election")
+	if code != 200 {
+		t.Fatalf("status %d:\n%s", code, body)
+	}
+	mustContain(t, body, `<a href="/pages/raft.md#h-election">Raft consensus</a> <code>pages/raft.md</code>:6`,
+		"<mark>leader</mark> <mark>election</mark>", "&lt;b&gt;bold&lt;/b&gt;", "score ")
+	if strings.Contains(body, "<b>bold</b>") {
+		t.Error("snippet markup reached the page")
+	}
+	_, body = b.get(t, "/search?q=timeouts")
+	mustContain(t, body, "1–20 of", `href="/search?cursor=20&amp;q=timeouts"`)
+	_, body = b.get(t, "/search?q=timeouts&cursor=20")
+	mustContain(t, body, "21–")
+	_, body = b.get(t, "/search?q=timeouts&scope=sources")
+	mustContain(t, body, "<code>sources/note.md</code>", `<option value="sources" selected>`)
+
+	off := newBrowseApp(t, nil, false)
+	_, body = off.get(t, "/search?q=x")
+	mustContain(t, body, `id="index-off"`)
+}
+
+func TestSnippetHTML(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"a **b** c", "a <mark>b</mark> c"},
+		{"<script>**x**</script>", "&lt;script&gt;<mark>x</mark>&lt;/script&gt;"},
+		{"odd **marker", "odd **marker"},
+		{"**a** and **b", "<mark>a</mark> and **b"},
+	} {
+		if got := string(snippetHTML(c.in)); got != c.want {
+			t.Errorf("snippetHTML(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
