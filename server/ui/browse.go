@@ -23,6 +23,7 @@ func (a *app) browseRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /history/{path...}", a.history)
 	mux.HandleFunc("POST /history/{path...}", a.restore)
 	mux.HandleFunc("GET /search", a.search)
+	mux.HandleFunc("GET /health", a.health)
 }
 
 // listLimit is how many rows a list page shows at once.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
+	"github.com/llmwiki/llmwiki/wiki/lint"
 	"github.com/llmwiki/llmwiki/wiki/search"
 	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
@@ -375,5 +376,49 @@ func TestSnippetHTML(t *testing.T) {
 		if got := string(snippetHTML(c.in)); got != c.want {
 			t.Errorf("snippetHTML(%q) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+func TestHealthPage(t *testing.T) {
+	files := map[string]string{
+		"pages/raft.md":   "---\ntitle: Raft\nsources: [sources/raft.md]\n---\n# Raft\n\nThe leader is elected by majority vote. See [[Ghost]] and [[Paxos]].\n",
+		"pages/paxos.md":  "---\ntitle: Paxos\nsources: [sources/raft.md]\n---\n# Paxos\n\nThe leader is never elected in Paxos. [[Raft]]\n",
+		"sources/raft.md": "Raft paper.\n",
+		"pages/bad.md":    "---\ntitle: [unclosed\n---\nBody\n",
+	}
+	for i := range healthPerCategory + 2 {
+		files[fmt.Sprintf("pages/d%02d.md", i)] = fmt.Sprintf("---\ntitle: D%d\nsources: [sources/raft.md]\n---\n# D%d\n\n[[Missing %d]] [[Raft]]\n", i, i, i)
+	}
+	b := newBrowseApp(t, files, false)
+	_, err := lint.Submit(context.Background(), b.st, "agent", "test", []lint.Proposal{{
+		Kind: "contradiction", Message: "Raft and Paxos disagree on elections",
+		Evidence: []lint.Quote{{Path: "pages/raft.md", Quote: "The leader is elected by majority vote"}, {Path: "pages/paxos.md", Quote: "The leader is never elected in Paxos"}},
+	}, {
+		Kind: "unsupported_claim", Message: "made up", Evidence: []lint.Quote{{Path: "pages/raft.md", Quote: "this sentence is not in the page"}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, body := b.get(t, "/health")
+	if code != 200 {
+		t.Fatalf("status %d:\n%s", code, body)
+	}
+	mustContain(t, body,
+		`data-kind="dangling_link" data-count="13"`, // Ghost and twelve Missing N
+		`<a href="/pages/raft.md"><code>pages/raft.md</code></a>:7`,
+		`all 13 dangling_link findings`, `href="/health?category=dangling_link"`,
+		`data-kind="contradiction" data-count="1"`,
+		`<span class="ok">verified</span> <a href="/pages/raft.md"><code>pages/raft.md</code></a>:7 <q>The leader is elected by majority vote</q>`,
+		`<span class="ok">verified</span> <a href="/pages/paxos.md"><code>pages/paxos.md</code></a>:7 <q>The leader is never elected in Paxos</q>`,
+		`data-kind="unsupported_claim" data-count="1"`, `<span class="bad">not found</span>`, "unverified",
+		`data-ok="false"`, `<td>bad_frontmatter</td><td><code>pages/bad.md</code></td>`,
+	)
+	if n := strings.Count(body, `<li class="finding sev-`); n > 6*healthPerCategory {
+		t.Errorf("overview shows %d findings; it should cap each category", n)
+	}
+	_, body = b.get(t, "/health?category=dangling_link")
+	mustContain(t, body, "Health: dangling_link", "1–13 of 13", "Missing 11", `href="/health">all categories`)
+	if strings.Contains(body, `id="structure"`) {
+		t.Error("a category page repeats the structure section")
 	}
 }
