@@ -15,10 +15,12 @@ import (
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/eval"
 	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/lint"
 	"github.com/llmwiki/llmwiki/wiki/search"
 	"github.com/llmwiki/llmwiki/wiki/store"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
 	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
@@ -420,5 +422,39 @@ func TestHealthPage(t *testing.T) {
 	mustContain(t, body, "Health: dangling_link", "1–13 of 13", "Missing 11", `href="/health">all categories`)
 	if strings.Contains(body, `id="structure"`) {
 		t.Error("a category page repeats the structure section")
+	}
+}
+
+func TestEvalPage(t *testing.T) {
+	empty := newBrowseApp(t, nil, false)
+	code, body := empty.get(t, "/eval")
+	if code != 200 {
+		t.Fatalf("status %d", code)
+	}
+	mustContain(t, body, `id="eval-empty"`, "file_answer")
+
+	// The eval fixture: seven answered questions, two of them wiki hits,
+	// three wasted reads (wiki/eval's tests worked them out by hand).
+	b := newBrowseApp(t, nil, false)
+	src := filepath.Join(wikitest.RepoRoot(t), "testdata", "eval")
+	wikitest.CopyTree(t, filepath.Join(src, "wiki"), b.dir)
+	wikitest.CopyTree(t, filepath.Join(src, "audit"), filepath.Join(b.dir, ".llmwiki", "audit"))
+	g := links.Open(b.st)
+	if _, _, err := eval.Run(context.Background(), b.st, g, eval.Options{}); err != nil { // one stored run
+		t.Fatal(err)
+	}
+	g.Close()
+	code, body = b.get(t, "/eval")
+	if code != 200 {
+		t.Fatalf("status %d:\n%s", code, body)
+	}
+	mustContain(t, body, `<svg class="chart" id="eval-chart"`, "<th>Questions answered</th><td class=\"num\">7</td>",
+		"<th>Wiki hit rate</th><td class=\"num\">29%</td>", "<th>Wasted reads</th><td class=\"num\">3</td>",
+		"hit rate 29% of 7 questions", "3 wasted reads", "1 stored <code>llmwiki eval</code> runs")
+	if n := strings.Count(body, `class="hit-point"`); n != 2 {
+		t.Errorf("chart has %d hit-rate points, want 2 (the stored run and now)", n)
+	}
+	if strings.Contains(body, "<script") {
+		t.Error("the eval page holds a script")
 	}
 }
