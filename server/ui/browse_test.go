@@ -415,7 +415,7 @@ func TestHealthPage(t *testing.T) {
 		`data-kind="unsupported_claim" data-count="1"`, `<span class="bad">not found</span>`, "unverified",
 		`data-ok="false"`, `<td>bad_frontmatter</td><td><code>pages/bad.md</code></td>`,
 	)
-	if n := strings.Count(body, `<li class="finding sev-`); n > 6*healthPerCategory {
+	if n := strings.Count(body, `<li class="finding finding-`); n > 6*healthPerCategory {
 		t.Errorf("overview shows %d findings; it should cap each category", n)
 	}
 	_, body = b.get(t, "/health?category=dangling_link")
