@@ -77,6 +77,7 @@ func New(st *wiki.Store, g *links.Graph, run RunFunc) *Service {
 	s := &Service{st: st, g: g, run: run, book: plan.NewBook(st)}
 	st.SetHeld(s.holder)
 	st.SetKeepSnapshots(s.keepVersions)
+	s.recoverStale(context.Background())
 	return s
 }
 
