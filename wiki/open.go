@@ -53,6 +53,7 @@ type Store struct {
 	viewOnly bool             // ViewOnly
 
 	held atomic.Pointer[HeldFunc] // SetHeld; nil when nothing holds files
+	keep atomic.Pointer[KeepFunc] // SetKeepSnapshots; nil when retention keeps nothing more
 }
 
 // Option configures [Open].

@@ -402,6 +402,7 @@ func (s *Store) pruneLocked(dryRun bool) (PruneResult, error) {
 	// Copies that survive whatever happens: current files and the
 	// snapshots kept by age or count.
 	surviving := map[string]bool{}
+	survivingOf := map[string]bool{} // KeepKey(file, sha256) of the same
 	type candidate struct {
 		sn  store.Snapshot
 		sum string
@@ -417,12 +418,14 @@ func (s *Store) pruneLocked(dryRun bool) (PruneResult, error) {
 	for _, of := range files {
 		if cur, ok, _ := s.ReadRaw(of); ok {
 			surviving[store.SHA256Hex(cur)] = true
+			survivingOf[KeepKey(of, store.SHA256Hex(cur))] = true
 		}
 		for i, sn := range byFile[of] {
 			if i < keepLast || !sn.Replaced.Before(cutoff) {
 				res.Kept++
 				if sum := sumOf(sn.Snapshot); sum != "" {
 					surviving[sum] = true
+					survivingOf[KeepKey(of, sum)] = true
 				}
 				continue
 			}
@@ -430,6 +433,14 @@ func (s *Store) pruneLocked(dryRun bool) (PruneResult, error) {
 		}
 	}
 	refs := s.referencedVersions()
+	// Versions a write awaiting review needs: kept unless the same file
+	// still has that version (its current content, or a kept snapshot of
+	// it), since a revert and a diff look for it there only.
+	keep := s.keptVersions()
+	if keep[KeepAll] {
+		res.Kept += len(candidates)
+		return res, nil
+	}
 	// Oldest first, so of several copies of a referenced version the
 	// newest stays.
 	sort.Slice(candidates, func(i, j int) bool { return candidates[i].sn.Replaced.Before(candidates[j].sn.Replaced) })
@@ -443,6 +454,11 @@ func (s *Store) pruneLocked(dryRun bool) (PruneResult, error) {
 	for _, c := range candidates {
 		if c.sum == "" {
 			res.Kept++ // unreadable: leave it for a person to look at
+			continue
+		}
+		if k := KeepKey(c.sn.Path, c.sum); keep[k] && !survivingOf[k] {
+			res.Kept++
+			res.KeptReferenced++
 			continue
 		}
 		if refs[c.sum] && !surviving[c.sum] && remaining[c.sum] == 1 {

@@ -7,6 +7,7 @@ import (
 	"path"
 	"text/tabwriter"
 
+	"github.com/llmwiki/llmwiki/internal/app"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
@@ -32,6 +33,11 @@ func runSnapshots(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer st.Close()
+	if sub != "list" {
+		// The review's hooks: a restore respects the files pending change
+		// sets hold, and the retention keeps what unreviewed writes need.
+		app.New(st, app.Options{NoSearch: true})
+	}
 	switch sub {
 	case "list":
 		return snapshotsList(e, st, rest, *asJSON, *limit)

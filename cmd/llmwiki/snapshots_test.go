@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/store"
@@ -86,5 +87,49 @@ func TestSnapshotsCommand(t *testing.T) {
 	out, _, err = runCLI(t, "", "snapshots", "prune", "--dry-run", "--root", root)
 	if err != nil || !strings.Contains(out, "keep 1 days, and the newest 1 of each file") || !strings.Contains(out, "Would delete 0") {
 		t.Errorf("prune --dry-run: %v\n%s", err, out)
+	}
+}
+
+// `llmwiki snapshots prune` keeps the version before a write still in the
+// review queue, whatever its age.
+func TestSnapshotsPruneKeepsUnreviewed(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "wiki")
+	initWiki(t, root)
+	old := func() time.Time { return time.Now().Add(-10 * 24 * time.Hour) }
+	st, err := wiki.Open(root, wiki.WithClock(old), wiki.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	base := ""
+	var sums []string
+	for i, body := range []string{"first\n", "second\n", "third\n", "fourth\n"} {
+		c := store.NewCall("write_page", st.SessionID(), nil)
+		if i == 1 {
+			c.SetExtra("review", wiki.ReviewAfter) // the write of "second" awaits review
+		}
+		w, err := st.WritePage(store.WithCall(ctx, c), wiki.PageInput{Title: "Topic", Content: body, BaseSHA256: base})
+		if aerr := st.Audit(c, err); err != nil || aerr != nil {
+			t.Fatal(err, aerr)
+		}
+		base = w.SHA256
+		sums = append(sums, w.SHA256)
+	}
+	st.Close()
+	schema, _ := os.ReadFile(filepath.Join(root, "schema.md"))
+	s := strings.Replace(string(schema), "snapshot_keep_days: 0 ", "snapshot_keep_days: 1", 1)
+	s = strings.Replace(s, "snapshot_keep_last: 20", "snapshot_keep_last: 1 ", 1)
+	if err := os.WriteFile(filepath.Join(root, "schema.md"), []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Snapshots: first, second, third; the newest is kept by count, first
+	// and second are what the queued write needs.
+	out, _, err := runCLI(t, "", "snapshots", "prune", "--root", root)
+	if err != nil || !strings.Contains(out, "Deleted 0 snapshot(s)") {
+		t.Fatalf("prune with a write awaiting review: %v\n%s", err, out)
+	}
+	out, _, err = runCLI(t, "", "snapshots", "list", "topic", "--root", root)
+	if err != nil || !strings.Contains(out, sums[0][:16]) || !strings.Contains(out, sums[1][:16]) {
+		t.Errorf("the versions the queued write needs: %v\n%s", err, out)
 	}
 }

@@ -78,6 +78,8 @@ type Plan struct {
 	Reviewer string     `json:"reviewer,omitempty"`
 	Results  []Result   `json:"results,omitempty"`
 	Finished *time.Time `json:"finished,omitempty"`
+	// Applier is who is applying it, while Status is StatusApplying.
+	Applier *Applier `json:"applier,omitempty"`
 }
 
 // Result is what one approved action did.

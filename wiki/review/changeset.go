@@ -172,7 +172,10 @@ func (s *Service) Get(ref string) (*plan.Plan, error) {
 }
 
 // Pending returns the plans and change sets awaiting a person, newest first.
-func (s *Service) Pending() ([]*plan.Plan, error) { return s.book.Pending(), nil }
+func (s *Service) Pending() ([]*plan.Plan, error) {
+	s.recoverStale(context.Background())
+	return s.book.Pending(), nil
+}
 
 // Outcome is what an approval did.
 type Outcome struct {
@@ -219,6 +222,7 @@ func (s *Service) Approve(ctx context.Context, ref string, selected []int, revie
 		return &Outcome{Plan: applied, Outputs: map[int]any{}}, aerr
 	}
 	sorted := slices.Sorted(slices.Values(selected))
+	defer approving.start(p.ID)()
 	p, err = s.book.Update(ctx, p.ID, func(q *plan.Plan) error {
 		if err := awaiting(q, s.st.Now()); err != nil {
 			return err
@@ -226,7 +230,7 @@ func (s *Service) Approve(ctx context.Context, ref string, selected []int, revie
 		if err := plan.CheckSelection(selected, len(q.Actions)); err != nil {
 			return err
 		}
-		q.Status, q.Selected, q.Reviewer = plan.StatusApplying, sorted, reviewer
+		q.Status, q.Selected, q.Reviewer, q.Applier = plan.StatusApplying, sorted, reviewer, s.applier()
 		return nil
 	})
 	if err != nil {
@@ -275,6 +279,7 @@ func (s *Service) Approve(ctx context.Context, ref string, selected []int, revie
 	default:
 		p.Status = plan.StatusApplied
 	}
+	p.Applier = nil
 	final := *p
 	if _, werr := s.book.Update(ctx, p.ID, func(q *plan.Plan) error { *q = final; return nil }); werr != nil {
 		s.st.Logger().Error("could not record the change set's outcome", "plan", p.ID, "err", werr)

@@ -48,6 +48,7 @@ type heldFiles struct {
 	mtime    time.Time
 	loadedAt time.Time
 	files    map[string]holding // plan.HoldKey -> holder
+	applying []string           // ids of the change sets applying
 }
 
 const racyWindow = 50 * time.Millisecond
@@ -92,6 +93,7 @@ func (s *Service) heldNow() map[string]holding {
 		return h.files
 	}
 	files := map[string]holding{}
+	var applying []string
 	if err == nil {
 		list, _ := s.book.List()
 		for _, p := range list {
@@ -101,15 +103,31 @@ func (s *Service) heldNow() map[string]holding {
 			if p.Op != plan.OpChangeSet || p.Status != plan.StatusPending && p.Status != plan.StatusApplying {
 				continue
 			}
+			expires := p.Expires
+			if p.Status == plan.StatusApplying {
+				applying = append(applying, p.ID)
+				// An approval that is gone holds nothing (changeset_recover.go).
+				if at, ok := s.staleAt(p); ok && at.Before(expires) {
+					expires = at
+				}
+			}
 			for k := range p.Holds() {
 				if _, ok := files[k]; !ok {
-					files[k] = holding{id: p.ID, name: p.Name(), expires: p.Expires}
+					files[k] = holding{id: p.ID, name: p.Name(), expires: expires}
 				}
 			}
 		}
 	}
-	h.valid, h.mtime, h.loadedAt, h.files = true, mtime, time.Now(), files
+	h.valid, h.mtime, h.loadedAt, h.files, h.applying = true, mtime, time.Now(), files, applying
 	return files
+}
+
+// applyingNow returns the ids of the change sets applying, as last loaded.
+func (s *Service) applyingNow() []string {
+	s.heldNow()
+	s.held.mu.Lock()
+	defer s.held.mu.Unlock()
+	return append([]string(nil), s.held.applying...)
 }
 
 func errorsIsNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

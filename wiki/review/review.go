@@ -76,6 +76,8 @@ type Service struct {
 func New(st *wiki.Store, g *links.Graph, run RunFunc) *Service {
 	s := &Service{st: st, g: g, run: run, book: plan.NewBook(st)}
 	st.SetHeld(s.holder)
+	st.SetKeepSnapshots(s.keepVersions)
+	s.recoverStale(context.Background())
 	return s
 }
 
