@@ -217,7 +217,7 @@ func TestClaudeDeclaresElicitation(t *testing.T) {
 		var m struct {
 			Method string `json:"method"`
 			Params struct {
-				Capabilities map[string]json.RawMessage `json:"capabilities"`
+				Capabilities map[string]json.RawMessage     `json:"capabilities"`
 				ClientInfo   struct{ Name, Version string } `json:"clientInfo"`
 			} `json:"params"`
 		}
