@@ -1,0 +1,313 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"image/png"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
+)
+
+// The browser tests drive the web app of the built binary with headless
+// Chromium (Debian's chromium package) through the DevTools protocol: what
+// a person sees and clicks, checked against the files on disk.
+
+// chromiumPath returns the Chromium to drive: $LLMWIKI_CHROMIUM, else the
+// first of the usual names on PATH. Without one the test skips, and under
+// CI=true it fails (.ci/run installs Debian's chromium package).
+func chromiumPath(t testing.TB) string {
+	t.Helper()
+	wikitest.SkipShort(t, "end-to-end (headless Chromium)")
+	if p := os.Getenv("LLMWIKI_CHROMIUM"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("LLMWIKI_CHROMIUM=%s: %v", p, err)
+		}
+		return p
+	}
+	for _, name := range []string{"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	msg := "Chromium is not installed: install chromium (apt-get install chromium) or set LLMWIKI_CHROMIUM to its path"
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip("skipping: " + msg)
+	return ""
+}
+
+// artifactsDir is where screenshots go: $LLMWIKI_ARTIFACTS/screenshots, or
+// testdata/artifacts/screenshots in the repository (git-ignored).
+func artifactsDir(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(wikitest.RepoRoot(t), "testdata", "artifacts", "screenshots")
+	if d := os.Getenv("LLMWIKI_ARTIFACTS"); d != "" {
+		dir = filepath.Join(d, "screenshots")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// uiProc is the built binary serving a wiki's web app, started by a test.
+type uiProc struct {
+	cmd    *exec.Cmd
+	base   string // http://127.0.0.1:PORT
+	mu     sync.Mutex
+	stderr bytes.Buffer
+	done   chan error
+}
+
+var uiURLRE = regexp.MustCompile(`(http://127\.0\.0\.1:[0-9]+)`)
+
+// startUI starts `llmwiki ui --root root --addr 127.0.0.1:0` and waits for
+// the URL it prints on stderr.
+func startUI(t *testing.T, root string, env ...string) *uiProc {
+	t.Helper()
+	cmd := exec.Command(binary(t), "ui", "--root", root, "--addr", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), append([]string{"LLMWIKI_LOG=warn"}, env...)...)
+	pr, pw := io.Pipe()
+	cmd.Stderr = pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &uiProc{cmd: cmd, done: make(chan error, 1)}
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			p.mu.Lock()
+			p.stderr.WriteString(line + "\n")
+			p.mu.Unlock()
+			if m := uiURLRE.FindStringSubmatch(line); m != nil {
+				select {
+				case found <- m[1]:
+				default:
+				}
+			}
+		}
+	}()
+	go func() {
+		err := cmd.Wait()
+		pw.Close()
+		p.done <- err
+	}()
+	t.Cleanup(func() { p.stop(t) })
+	select {
+	case p.base = <-found:
+		return p
+	case err := <-p.done:
+		if strings.Contains(p.log(), `unknown command "ui"`) {
+			t.Skip("skipping: this build has no web app yet (llmwiki ui)")
+		}
+		t.Fatalf("llmwiki ui exited early: %v\n%s", err, p.log())
+	case <-time.After(20 * time.Second):
+		t.Fatalf("llmwiki ui did not say where it listens:\n%s", p.log())
+	}
+	return nil
+}
+
+func (p *uiProc) log() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.String()
+}
+
+// stop ends the server with SIGTERM (SIGKILL after 20 s); it is safe to
+// call twice.
+func (p *uiProc) stop(t *testing.T) {
+	if p.cmd.ProcessState != nil {
+		return
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(20 * time.Second):
+		p.cmd.Process.Kill()
+		<-p.done
+		t.Errorf("llmwiki ui did not stop within 20 s of SIGTERM:\n%s", p.log())
+	}
+}
+
+// browser is one headless Chromium tab and what it saw.
+type browser struct {
+	t   *testing.T
+	ctx context.Context
+	// dialogs counts JavaScript dialogs (alert, confirm, prompt) that
+	// opened; each is dismissed at once so the page goes on.
+	dialogs atomic.Int32
+	mu      sync.Mutex
+	// console holds dialogs, console messages and uncaught exceptions.
+	console []string
+}
+
+// newBrowser starts headless Chromium with a fresh profile. The flags keep
+// it off the network (no sync, updates, field trials or QUIC probes), so
+// on a closed machine it makes no connection but to the test's server.
+func newBrowser(t *testing.T) *browser {
+	t.Helper()
+	exe := chromiumPath(t)
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Headless,
+		chromedp.NoSandbox, // tests and CI run as root
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.WindowSize(1280, 900),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-default-apps", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-domain-reliability", true),
+		chromedp.Flag("disable-client-side-phishing-detection", true),
+		chromedp.Flag("disable-features", "Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication,CertificateTransparencyComponentUpdater"),
+		chromedp.Flag("metrics-recording-only", true),
+		chromedp.Flag("no-pings", true),
+		chromedp.Flag("password-store", "basic"),
+		chromedp.Flag("use-mock-keychain", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(actx, chromedp.WithErrorf(t.Logf))
+	t.Cleanup(func() {
+		cancelTab()
+		cancelAlloc()
+	})
+	b := &browser{t: t, ctx: ctx}
+	// The first call starts the browser, without a time limit of its own
+	// (a limit on it would bound the browser's whole life).
+	if _, err := chromedp.Run(ctx, chromedp.Location()); err != nil {
+		t.Fatalf("start Chromium (%s): %v", exe, err)
+	}
+	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)
+	go func() {
+		for ev, err := range dialogs {
+			if err != nil {
+				return
+			}
+			b.dialogs.Add(1)
+			b.logf("dialog %s: %q", ev.Type, ev.Message)
+			chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
+		}
+	}()
+	chromedp.Listen(ctx, func(ev any) {
+		switch ev := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			var args []string
+			for _, a := range ev.Args {
+				args = append(args, string(a.Value))
+			}
+			b.logf("console.%s %s", ev.Type, strings.Join(args, " "))
+		case *runtime.EventExceptionThrown:
+			b.logf("exception: %s", ev.ExceptionDetails.Text)
+		}
+	})
+	return b
+}
+
+func (b *browser) logf(format string, args ...any) {
+	b.mu.Lock()
+	b.console = append(b.console, strings.TrimSpace(fmt.Sprintf(format, args...)))
+	b.mu.Unlock()
+}
+
+func (b *browser) log() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.Join(b.console, "\n")
+}
+
+// get runs one action in b's tab with a time limit and returns its value.
+func get[T any](b *browser, what string, a chromedp.Action[T]) T {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		b.t.Fatalf("%s: %v\nbrowser log:\n%s", what, err, b.log())
+	}
+	return v
+}
+
+// do runs actions in b's tab with a time limit.
+func (b *browser) do(what string, steps ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	get(b, what, chromedp.Steps(steps...))
+}
+
+// open loads url, waits for its body and returns the document's status.
+func (b *browser) open(url string) int64 {
+	b.t.Helper()
+	resp := get(b, "open "+url, chromedp.NavigateResponse(url))
+	b.do("wait for the body of "+url, chromedp.WaitReady(chromedp.CSS("body")))
+	if resp == nil {
+		b.t.Fatalf("open %s: no HTTP response", url)
+	}
+	return resp.Status
+}
+
+// shot saves a full-page screenshot of the tab as name.png in the
+// artifacts folder and checks it is a PNG of some size.
+func (b *browser) shot(name string) string {
+	b.t.Helper()
+	buf := get(b, "screenshot "+name, chromedp.FullScreenshot(100))
+	img, err := png.Decode(bytes.NewReader(buf))
+	if err != nil {
+		b.t.Fatalf("screenshot %s is not a PNG: %v", name, err)
+	}
+	if r := img.Bounds(); r.Dx() < 100 || r.Dy() < 100 {
+		b.t.Fatalf("screenshot %s is %dx%d", name, r.Dx(), r.Dy())
+	}
+	path := filepath.Join(artifactsDir(b.t), name+".png")
+	if err := os.WriteFile(path, buf, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+	b.t.Logf("screenshot: %s", path)
+	return path
+}
+
+// TestBrowserHarness starts the built binary's web app on a fresh wiki,
+// opens it in headless Chromium, and saves a screenshot: the harness the
+// other browser tests build on.
+func TestBrowserHarness(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "wiki")
+	initWiki(t, root)
+	p := startUI(t, root)
+	b := newBrowser(t)
+	if st := b.open(p.base + "/"); st != 200 {
+		t.Fatalf("GET / in Chromium: status %d, want 200\nserver log:\n%s", st, p.log())
+	}
+	title := get(b, "title", chromedp.Title())
+	if !strings.Contains(title, "llmwiki") {
+		t.Errorf("title %q does not name llmwiki", title)
+	}
+	b.shot("harness")
+	if n := b.dialogs.Load(); n != 0 {
+		t.Errorf("%d JavaScript dialogs opened", n)
+	}
+}
