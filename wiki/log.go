@@ -14,7 +14,7 @@ import (
 )
 
 // LogOps is the fixed set of operations a log.md entry may name.
-var LogOps = []string{"ingest", "build", "query", "lint", "research", "edit", "move", "restore", "eval", "note"}
+var LogOps = []string{"ingest", "build", "query", "lint", "research", "edit", "move", "restore", "eval", "note", "revert"}
 
 // Limits of a log entry.
 const (
@@ -114,6 +114,21 @@ func (s *Store) AppendLog(ctx context.Context, in LogInput) (LogWrite, error) {
 	}
 	out.Entry = heading
 	return out, nil
+}
+
+// AppendLogTx appends one entry to log.md in tx, for a writer outside this
+// package whose own transaction logs what it did (a review's revert), so the
+// entry and the write land together.
+func (s *Store) AppendLogTx(tx *store.Tx, in LogInput) (LogWrite, error) {
+	heading, entry, err := RenderLogEntry(s.Now().Format("2006-01-02 15:04"), in)
+	if err != nil {
+		return LogWrite{}, err
+	}
+	sum, err := appendLogTx(tx, entry)
+	if err != nil {
+		return LogWrite{}, err
+	}
+	return LogWrite{Entry: heading, SHA256: sum}, nil
 }
 
 // appendLogTx appends a rendered entry ([RenderLogEntry]) to log.md in tx,

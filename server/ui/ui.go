@@ -62,9 +62,10 @@ var staticFS embed.FS
 
 // app is the web app of one wiki.
 type app struct {
-	cfg  Config
-	tmpl *template.Template
-	log  *slog.Logger
+	cfg    Config
+	tmpl   *template.Template
+	log    *slog.Logger
+	logins sessions
 }
 
 // New returns the web app's handler.
@@ -84,13 +85,16 @@ func New(cfg Config) (http.Handler, error) {
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/review", http.StatusSeeOther)
 	})
+	a.authRoutes(mux)
 	a.reviewRoutes(mux)
 	a.browseRoutes(mux)
-	return mux, nil
+	return a.protect(mux), nil
 }
 
 // funcs are the template functions every page may use.
-var funcs = template.FuncMap{}
+var funcs = template.FuncMap{
+	"when": relTime,
+}
 
 // page is what every template gets: the layout's fields and the page's own.
 type page struct {

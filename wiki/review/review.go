@@ -67,6 +67,8 @@ type Service struct {
 	g    *links.Graph
 	run  RunFunc
 	book *plan.Book
+	// queue is the review queue's index of the audit log (queue_index.go).
+	queue queueIndex
 }
 
 // New returns the review of st; run executes change-set actions.
