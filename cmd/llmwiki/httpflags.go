@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/netip"
 	"os"
 	"strings"
@@ -155,9 +156,9 @@ func listenHTTP(cfg httpConfig) (net.Listener, error) {
 	return ln, nil
 }
 
-// runHTTP serves srv on ln until ctx ends (SIGINT, SIGTERM). The URLs go
-// to stderr.
-func runHTTP(ctx context.Context, e env, cfg httpConfig, ln net.Listener, st *wiki.Store, srv *server.MCPServer, log *slog.Logger, ntools int, cancelled *jsonrpc.CancelledIDs, abandoned func()) error {
+// runHTTP serves srv on ln until ctx ends (SIGINT, SIGTERM), and web (the
+// web app, nil: none) at every other path. The URLs go to stderr.
+func runHTTP(ctx context.Context, e env, cfg httpConfig, ln net.Listener, st *wiki.Store, srv *server.MCPServer, web http.Handler, log *slog.Logger, ntools int, cancelled *jsonrpc.CancelledIDs, abandoned func()) error {
 	h, err := httpserver.New(httpserver.Config{
 		Addr:            cfg.addr,
 		Token:           cfg.token,
@@ -167,6 +168,7 @@ func runHTTP(ctx context.Context, e env, cfg httpConfig, ln net.Listener, st *wi
 		SessionIdle:     cfg.sessionIdle,
 		ShutdownTimeout: cfg.shutdownTimeout,
 		Abandoned:       abandoned,
+		UI:              web,
 	}, st, srv, log, cancelled)
 	if err != nil {
 		return err
@@ -178,6 +180,9 @@ func runHTTP(ctx context.Context, e env, cfg httpConfig, ln net.Listener, st *wi
 		auth = "bearer token required"
 	}
 	fmt.Fprintf(e.stderr, "llmwiki: serving %s on %s/mcp (streamable HTTP) and %s/sse (SSE); %s\n", st.Dir(), base, base, auth)
+	if web != nil {
+		fmt.Fprintf(e.stderr, "llmwiki: the review page is %s/review\n", base)
+	}
 	log.Info("serving over HTTP", "addr", ln.Addr().String(), "tools", ntools, "token", cfg.token != "")
 	return h.Serve(ctx, ln)
 }

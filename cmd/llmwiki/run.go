@@ -39,6 +39,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"serve", "serve a wiki to MCP clients over stdio, or HTTP with --http", runServe},
+		{"ui", "serve the review page and the wiki in a browser (loopback; also at / of serve --http)", runUI},
 		{"search", "search the wiki from the command line (the search_wiki engine)", runSearch},
 		{"init", "create a wiki's folders and starting files (never overwrites)", runInit},
 		{"status", "show the wiki at a glance: pages, sources, lint, eval, search index, snapshots, recent log (--json)", runStatus},

@@ -88,8 +88,12 @@ func runServe(ctx context.Context, e env, args []string) error {
 		a.WarmLinks()
 	}
 	if httpMode {
+		web, err := webApp(a, hc.token)
+		if err != nil {
+			return err
+		}
 		a.Start()
-		return runHTTP(ctx, e, *hc, ln, st, srv, log, len(names), cancelled, wd.Arm)
+		return runHTTP(ctx, e, *hc, ln, st, srv, web, log, len(names), cancelled, wd.Arm)
 	}
 	// Over stdio the background work starts at the first request past the
 	// handshake (Options.PastHandshake), or app.HandshakeGrace after

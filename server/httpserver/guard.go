@@ -36,7 +36,10 @@ var queryTokenNames = map[string]bool{
 //  4. an Origin header, when present, is the server's own origin or one of
 //     --allow-origin (403; cross-site requests from browsers);
 //  5. with a token configured, "Authorization: Bearer <token>", compared in
-//     constant time (401 with WWW-Authenticate);
+//     constant time (401 with WWW-Authenticate); on the web app's paths
+//     (every path but [isMCPPath]'s) the app's own cookie login replaces
+//     it, and checks 6–8 do not apply (its bodies are forms, bounded to
+//     --max-body-mb);
 //  6. GET and DELETE on /mcp name a session this server handed out (400
 //     without one, 404 for an unknown one);
 //  7. a POST body is at most --max-body-mb (413), whether it declares its
@@ -74,6 +77,13 @@ func (h *Server) guard(next http.Handler) http.Handler {
 		}
 		if origin := r.Header.Get("Origin"); origin != "" && !h.originAllowed(origin, r.Host) {
 			h.refuse(w, r, http.StatusForbidden, "Origin not allowed", "Origin "+quoteShort(origin)+" may not call this server; see --allow-origin")
+			return
+		}
+		if h.cfg.UI != nil && !isMCPPath(r.URL.Path) {
+			if r.Body != nil {
+				r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+			}
+			next.ServeHTTP(w, r)
 			return
 		}
 		if h.cfg.Token != "" {
@@ -129,6 +139,12 @@ func (h *Server) guard(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// isMCPPath reports whether path is one of the MCP transports' (/mcp,
+// /sse, /message); every other path is the web app's.
+func isMCPPath(path string) bool {
+	return path == "/mcp" || path == "/sse" || path == "/message"
 }
 
 // postSession is the session a POST belongs to: the Mcp-Session-Id header

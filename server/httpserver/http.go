@@ -51,6 +51,11 @@ type Config struct {
 	// Abandoned, when set, is called when the shutdown leaves calls
 	// running (see [github.com/llmwiki/llmwiki/server/stdio.Drain]).
 	Abandoned func()
+	// UI, when set, is the web app served at every path but the MCP ones
+	// (see [isMCPPath]), under the same Host, Origin and shutdown checks.
+	// A browser cannot send a bearer header: the UI does its own login,
+	// which must take the same Token. Its POSTs count as calls in flight.
+	UI http.Handler
 }
 
 // Server serves one MCP server over streamable HTTP (/mcp) and legacy
@@ -77,7 +82,8 @@ type Server struct {
 	refusals refusalLimiter
 }
 
-// New wraps srv for HTTP; cfg must have been checked (see [Config]).
+// New wraps srv for HTTP; cfg must have been checked (see [Config]). A nil
+// srv serves only cfg.UI (`llmwiki ui`).
 // cancelled is the registry the server's [tools.Options.Cancelled] asks
 // (nil: a new one, for tests that build srv without it).
 func New(cfg Config, st *wiki.Store, srv *server.MCPServer, log *slog.Logger, cancelled *jsonrpc.CancelledIDs) (*Server, error) {
@@ -94,6 +100,14 @@ func New(cfg Config, st *wiki.Store, srv *server.MCPServer, log *slog.Logger, ca
 	for _, o := range cfg.AllowOrigins {
 		u, _ := ParseOrigin(o)
 		h.origins[u] = true
+	}
+	mux := http.NewServeMux()
+	if cfg.UI != nil {
+		mux.Handle("/", h.countPosts(cfg.UI))
+	}
+	if srv == nil {
+		h.handler = h.guard(mux)
+		return h, nil
 	}
 	srv.Use(func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -145,12 +159,27 @@ func New(cfg Config, st *wiki.Store, srv *server.MCPServer, log *slog.Logger, ca
 	}
 	h.stream = server.NewStreamableHTTPServer(srv, streamOpts...)
 	h.sse = server.NewSSEServer(srv, sseOpts...)
-	mux := http.NewServeMux()
 	mux.Handle("/mcp", withPostStreams(h.stream))
 	mux.Handle("/sse", h.sse)
 	mux.Handle("/message", h.sse)
 	h.handler = h.guard(mux)
 	return h, nil
+}
+
+// countPosts counts the POSTs of next as calls in flight, so a shutdown
+// lets a person's decision finish its write.
+func (h *Server) countPosts(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			h.inflight.Add(1)
+			h.running.Add(1)
+			defer func() {
+				h.running.Add(-1)
+				h.inflight.Done()
+			}()
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // sessionProtocolVersions are the MCP revisions with protocol-level
@@ -253,8 +282,10 @@ func (h *Server) Serve(ctx context.Context, ln net.Listener) error {
 	// Let responses queued for SSE streams reach their clients, then end
 	// the long-lived streams so Shutdown can finish.
 	time.Sleep(200 * time.Millisecond)
-	_ = h.stream.Shutdown(deadline)
-	h.sse.CloseSessions()
+	if h.stream != nil {
+		_ = h.stream.Shutdown(deadline)
+		h.sse.CloseSessions()
+	}
 	var err error
 	select {
 	case err = <-shut:
