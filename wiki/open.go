@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki/changefeed"
@@ -50,6 +51,8 @@ type Store struct {
 	feed     *changefeed.Feed // nil until first use, or when no watcher runs
 	noWatch  bool             // WithoutWatcher
 	viewOnly bool             // ViewOnly
+
+	held atomic.Pointer[HeldFunc] // SetHeld; nil when nothing holds files
 }
 
 // Option configures [Open].

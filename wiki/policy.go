@@ -18,7 +18,7 @@ func (s *Store) policy() store.Policy {
 		CheckReplace:   checkReplace,
 		CheckNewName:   s.checkNewPage,
 		Snapshotted:    snapshotted,
-		BeforeCommit:   s.autoIndex,
+		BeforeCommit:   s.beforeCommit,
 		Committed:      s.committed,
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -186,7 +187,14 @@ func (b *Book) List() ([]*Plan, error) {
 		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool {
-		return out[i].Created.After(out[j].Created) || out[i].Created.Equal(out[j].Created) && out[i].ID > out[j].ID
+		a, b := out[i], out[j]
+		if !a.Created.Equal(b.Created) {
+			return a.Created.After(b.Created)
+		}
+		if a.Number != b.Number {
+			return a.Number > b.Number
+		}
+		return a.ID > b.ID
 	})
 	return out, nil
 }
@@ -210,31 +218,122 @@ func (b *Book) Reserved(except string) map[string]string {
 	return out
 }
 
-// Save stores a new pending plan: it sets ID, Status, Created, Expires and
-// Reserved, and under the project lock refuses (CodeConflict) when another
-// pending plan reserved one of its slugs meanwhile. Finished plans older than
-// a week are removed.
-func (b *Book) Save(ctx context.Context, p *Plan) error {
+// Save stores a new pending plan expiring after [TTL] (see [Book.SaveWith]).
+func (b *Book) Save(ctx context.Context, p *Plan) error { return b.SaveWith(ctx, p, TTL) }
+
+// NumberFile keeps the last plan number given ([Plan.Number]), so numbers
+// are never reused, even after finished plans are removed.
+const NumberFile = ".llmwiki/plan-number"
+
+// SaveWith stores a new pending plan expiring after ttl: it sets ID,
+// Number, Status, Created, Expires and Reserved, and under the project
+// lock refuses (CodeConflict) when another pending plan or change set holds
+// one of the slugs it creates or, for a change set, one of the files its
+// actions write ([Plan.Holds]). Finished plans older than a week are
+// removed.
+func (b *Book) SaveWith(ctx context.Context, p *Plan, ttl time.Duration) error {
 	now := b.s.Now()
 	p.ID = newID(now)
 	p.Status = StatusPending
-	p.Created, p.Expires = now, now.Add(TTL)
+	p.Created, p.Expires = now, now.Add(ttl)
 	p.Reserved = nil
 	for _, a := range p.Actions {
-		if a.Kind == KindCreatePage {
+		switch {
+		case a.Kind == KindCreatePage:
 			p.Reserved = append(p.Reserved, a.Slug)
+		case a.Kind == KindCall:
+			for _, f := range a.Files {
+				if f.Change == "created" && wiki.LayerOf(f.Path) == wiki.LayerPages {
+					p.Reserved = append(p.Reserved, strings.TrimSuffix(strings.TrimPrefix(f.Path, "pages/"), ".md"))
+				}
+			}
 		}
 	}
 	return b.s.Locked(ctx, func() error {
-		held := b.Reserved(p.ID)
-		for _, s := range p.Reserved {
-			if other, ok := held[s]; ok {
-				return store.Errorf(store.CodeConflict, "page %s is reserved by pending plan %s; apply or let it expire (at most %s) first", s, other, TTL)
+		list, _ := b.List()
+		for _, o := range list {
+			if o.ID == p.ID || o.Status != StatusPending || o.Expired(now) {
+				continue
+			}
+			theirs := o.Holds()
+			for k, rel := range p.Holds() {
+				if _, ok := theirs[k]; !ok {
+					continue
+				}
+				if o.Op != OpChangeSet && p.Op != OpChangeSet {
+					return store.Errorf(store.CodeConflict, "page %s is reserved by pending plan %s; apply or let it expire (at most %s) first", strings.TrimSuffix(strings.TrimPrefix(rel, "pages/"), ".md"), o.ID, TTL)
+				}
+				return store.Errorf(store.CodeConflict, "%s already has a pending change in %s; approve or decline it first (llmwiki review, or the review page)", rel, o.Name())
 			}
 		}
+		n, err := b.nextNumber(list)
+		if err != nil {
+			return err
+		}
+		p.Number = n
 		b.prune(now)
 		return b.write(p)
 	})
+}
+
+// nextNumber reserves the next plan number, under the project lock: one
+// more than the last given (the counter file, or the highest number of a
+// plan on disk when that is higher).
+func (b *Book) nextNumber(list []*Plan) (int, error) {
+	last := 0
+	if data, ok, err := b.s.ReadState(NumberFile); err != nil {
+		return 0, err
+	} else if ok {
+		last, _ = strconv.Atoi(strings.TrimSpace(string(data)))
+	}
+	for _, p := range list {
+		last = max(last, p.Number)
+	}
+	n := last + 1
+	if err := b.s.WriteState(NumberFile, []byte(strconv.Itoa(n)+"\n")); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// Holds returns what a pending plan keeps others from writing, by identity
+// key ([wiki.PageKey] for pages): the pages it creates and, for a change
+// set, every file its actions write. The values are the files' paths.
+func (p *Plan) Holds() map[string]string {
+	out := map[string]string{}
+	for _, s := range p.Reserved {
+		rel := wiki.PagePath(s)
+		out[wiki.PageKey(rel)] = rel
+	}
+	if p.Op == OpChangeSet {
+		for _, a := range p.Actions {
+			for _, f := range a.Files {
+				out[HoldKey(f.Path)] = f.Path
+			}
+		}
+	}
+	return out
+}
+
+// HoldKey is the key of rel in [Plan.Holds].
+func HoldKey(rel string) string {
+	if wiki.LayerOf(rel) == wiki.LayerPages {
+		return wiki.PageKey(rel)
+	}
+	return rel
+}
+
+// Name is how people refer to the plan: "change set #3", "plan #3" (or
+// its id when it predates numbers).
+func (p *Plan) Name() string {
+	kind := "plan"
+	if p.Op == OpChangeSet {
+		kind = "change set"
+	}
+	if p.Number == 0 {
+		return kind + " " + p.ID
+	}
+	return fmt.Sprintf("%s #%d", kind, p.Number)
 }
 
 // prune removes plans that ended or expired more than a week ago.
@@ -275,4 +374,25 @@ func (p *Plan) StatusLine(now time.Time) string {
 		return fmt.Sprintf("pending, expires in %s", p.Expires.Sub(now).Round(time.Second))
 	}
 	return p.Status
+}
+
+// CheckSelection validates 1-based action numbers for a plan of n actions
+// (each in 1..n, none twice), as [Apply] does.
+func CheckSelection(sel []int, n int) error { return checkSelection(sel, n) }
+
+// Update changes the plan id under the project lock: fn gets the plan as it
+// is on disk and the result is written back unless fn fails.
+func (b *Book) Update(ctx context.Context, id string, fn func(*Plan) error) (*Plan, error) {
+	var p *Plan
+	err := b.s.Locked(ctx, func() error {
+		var err error
+		if p, err = b.Load(id); err != nil {
+			return err
+		}
+		if err := fn(p); err != nil {
+			return err
+		}
+		return b.write(p)
+	})
+	return p, err
 }

@@ -69,11 +69,14 @@ type Service struct {
 	book *plan.Book
 	// queue is the review queue's index of the audit log (queue_index.go).
 	queue queueIndex
+	held  heldFiles
 }
 
 // New returns the review of st; run executes change-set actions.
 func New(st *wiki.Store, g *links.Graph, run RunFunc) *Service {
-	return &Service{st: st, g: g, run: run, book: plan.NewBook(st)}
+	s := &Service{st: st, g: g, run: run, book: plan.NewBook(st)}
+	st.SetHeld(s.holder)
+	return s
 }
 
 // Mode is the wiki's review mode now.
@@ -93,6 +96,8 @@ func Reviewed(rel string) bool {
 type ActionInput struct {
 	Tool      string          `json:"tool"`
 	Arguments json.RawMessage `json:"arguments"`
+	// Why is one line for the person (optional).
+	Why string `json:"why,omitempty"`
 }
 
 // ProposeInput is a change set as an agent proposes it.

@@ -1,0 +1,101 @@
+package review
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"sync"
+	"time"
+
+	"github.com/llmwiki/llmwiki/wiki/plan"
+)
+
+type approvalKey struct{}
+
+// withApproval marks ctx as the approval of change set id: the files that
+// set holds may be written in it.
+func withApproval(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, approvalKey{}, id)
+}
+
+func approvalOf(ctx context.Context) string {
+	id, _ := ctx.Value(approvalKey{}).(string)
+	return id
+}
+
+// holding is one file a pending change set holds.
+type holding struct {
+	id, name string
+	expires  time.Time
+}
+
+// heldFiles is the in-memory list of files pending change sets hold,
+// consulted on every write to a reviewed file. It is reloaded from the
+// plan book when this service saved or ended a set, or when the plans
+// folder changed on disk (another process); a listing read within
+// [racyWindow] of the folder's change is not trusted, since file times
+// are coarse.
+type heldFiles struct {
+	mu       sync.Mutex
+	valid    bool
+	mtime    time.Time
+	loadedAt time.Time
+	files    map[string]holding // plan.HoldKey -> holder
+}
+
+const racyWindow = 50 * time.Millisecond
+
+func (h *heldFiles) invalidate() {
+	h.mu.Lock()
+	h.valid = false
+	h.mu.Unlock()
+}
+
+// holder is the [wiki.HeldFunc] the service installs in its store.
+func (s *Service) holder(ctx context.Context, rel string) string {
+	if !Reviewed(rel) {
+		return ""
+	}
+	files := s.heldNow()
+	if len(files) == 0 {
+		return ""
+	}
+	hd, ok := files[plan.HoldKey(rel)]
+	if !ok || !s.st.Now().Before(hd.expires) || approvalOf(ctx) == hd.id {
+		return ""
+	}
+	return hd.name
+}
+
+func (s *Service) heldNow() map[string]holding {
+	h := &s.held
+	var mtime time.Time
+	fi, err := s.st.Root().Stat(plan.Dir)
+	if err == nil {
+		mtime = fi.ModTime()
+	} else if !errorsIsNotExist(err) {
+		mtime = time.Now() // unknown: reload
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.valid && mtime.Equal(h.mtime) && h.loadedAt.Sub(mtime) > racyWindow {
+		return h.files
+	}
+	files := map[string]holding{}
+	if err == nil {
+		for _, p := range s.book.Pending() {
+			if p.Op != plan.OpChangeSet {
+				continue
+			}
+			for k := range p.Holds() {
+				if _, ok := files[k]; !ok {
+					files[k] = holding{id: p.ID, name: p.Name(), expires: p.Expires}
+				}
+			}
+		}
+	}
+	h.valid, h.mtime, h.loadedAt, h.files = true, mtime, time.Now(), files
+	return files
+}
+
+func errorsIsNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
