@@ -24,6 +24,7 @@ type FileAnswerInput struct {
 // FileAnswerOutput is the verdict on each citation.
 type FileAnswerOutput struct {
 	eval.FileAnswerResult
+	Reviewed
 	Notes
 }
 

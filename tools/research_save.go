@@ -17,6 +17,7 @@ type ResearchSaveInput struct {
 // ResearchSaveOutput reports the write.
 type ResearchSaveOutput struct {
 	wiki.ResearchWrite
+	Reviewed
 	Notes
 }
 

@@ -35,7 +35,11 @@ const StatusNotSelected = "not_selected"
 // pending change set (numbered, expiring after [TTL]). A bad action fails
 // the whole proposal with an error naming it ("action 2 (edit_page):
 // ..."); nothing is saved then.
-func (s *Service) Propose(ctx context.Context, in ProposeInput) (*plan.Plan, error) {
+func (s *Service) Propose(ctx context.Context, in ProposeInput) (_ *plan.Plan, err error) {
+	// The dry runs record into the caller's call (the tool call that
+	// proposed), or into one the proposal audits itself.
+	ctx, finish := s.ownCall(ctx, "review:propose", map[string]any{"actions": len(in.Actions)})
+	defer func() { finish(err) }()
 	if err := checkTakeaways(in.Takeaways); err != nil {
 		return nil, err
 	}
@@ -77,11 +81,12 @@ func (s *Service) Propose(ctx context.Context, in ProposeInput) (*plan.Plan, err
 		}
 		p.Actions = append(p.Actions, plan.Action{Kind: plan.KindCall, Tool: a.Tool, Arguments: json.RawMessage(args), Files: files, Why: a.Why})
 	}
-	err := s.book.SaveWith(ctx, p, TTL)
+	err = s.book.SaveWith(ctx, p, TTL)
 	s.held.invalidate()
 	if err != nil {
 		return nil, err
 	}
+	store.CallFrom(ctx).SetExtra("change_set", p.Number)
 	return p, nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -70,7 +72,10 @@ func (s *Service) holder(ctx context.Context, rel string) string {
 func (s *Service) heldNow() map[string]holding {
 	h := &s.held
 	var mtime time.Time
-	fi, err := s.st.Root().Stat(plan.Dir)
+	// A plain stat of the host path: the folder is the server's own state,
+	// and this runs on every write, where os.Root's walk of the path
+	// component by component would add several system calls.
+	fi, err := os.Stat(filepath.Join(s.st.Dir(), filepath.FromSlash(plan.Dir)))
 	if err == nil {
 		mtime = fi.ModTime()
 	} else if !errorsIsNotExist(err) {

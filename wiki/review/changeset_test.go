@@ -561,3 +561,38 @@ func TestDryRunLeavesNothing(t *testing.T) {
 		t.Fatalf("diffs of 5 = %v, %v", ds, err)
 	}
 }
+
+// A change set proposed by another process (another Store on the same
+// folder) holds its files in this one at once.
+func TestHeldAcrossProcesses(t *testing.T) {
+	f := newFixture(t)
+	// Prime this process's held list: nothing pending.
+	if _, err := f.st.WritePage(f.ctx, wiki.PageInput{Title: "Delta", Slug: "delta", Content: "d\n"}); err != nil {
+		t.Fatal(err)
+	}
+	other, err := wiki.Open(f.dir, wiki.WithClock(f.clk.now), wiki.WithLogger(teststore.Quiet()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	og := links.Open(other)
+	orv := review.New(other, og, runner(other, og))
+	p, err := orv.Propose(f.ctx, review.ProposeInput{Actions: []review.ActionInput{call("write_page", map[string]any{"title": "Gamma", "slug": "gamma", "content": "g\n"})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec := teststore.LastCall(t, f.dir, "review:propose"); rec == nil || fmt.Sprint(rec.Extra["change_set"]) != fmt.Sprint(p.Number) || rec.Outcome != "ok" {
+		t.Fatalf("propose audit = %+v", rec)
+	}
+	_, err = f.st.WritePage(f.ctx, wiki.PageInput{Title: "Gamma", Slug: "gamma", Content: "mine\n"})
+	if store.CodeOf(err) != store.CodeConflict || !strings.Contains(err.Error(), "change set #1") {
+		t.Fatalf("write in this process: %v", err)
+	}
+	// Its approval, here, writes the held file.
+	if _, err := f.rv.Approve(f.ctx, "#1", nil, review.ByWeb); err != nil {
+		t.Fatal(err)
+	}
+	if f.sha(t, "pages/gamma.md") != p.Actions[0].Files[0].After {
+		t.Fatal("gamma not written as proposed")
+	}
+}
