@@ -25,6 +25,7 @@ func (a *app) browseRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /search", a.search)
 	mux.HandleFunc("GET /health", a.health)
 	mux.HandleFunc("GET /eval", a.evalPage)
+	mux.HandleFunc("GET /activity", a.activity)
 }
 
 // listLimit is how many rows a list page shows at once.

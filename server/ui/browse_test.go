@@ -458,3 +458,61 @@ func TestEvalPage(t *testing.T) {
 		t.Error("the eval page holds a script")
 	}
 }
+
+func TestActivityPage(t *testing.T) {
+	b := newBrowseApp(t, nil, false)
+	code, body := b.get(t, "/activity")
+	if code != 200 {
+		t.Fatalf("status %d", code)
+	}
+	mustContain(t, body, `id="activity-empty"`)
+
+	ctx := context.Background()
+	audit := func(tool, client, session string, fn func(context.Context) error) {
+		t.Helper()
+		call := store.NewCall(tool, session, nil)
+		call.Client = client
+		err := fn(store.WithCall(ctx, call))
+		if aerr := b.st.Audit(call, err); aerr != nil {
+			t.Fatal(aerr)
+		}
+	}
+	audit("write_page", "claude-code 2.1", "s-1", func(ctx context.Context) error {
+		_, err := b.st.WritePage(ctx, wiki.PageInput{Title: "Raft", Content: "body\n"})
+		return err
+	})
+	audit("search_wiki", "cursor 1.0", "s-2", func(context.Context) error {
+		return store.Errorf(store.CodeInvalid, "query is empty")
+	})
+	for range activityLimit + 4 {
+		audit("read_page", "claude-code 2.1", "s-3", func(context.Context) error { return nil })
+	}
+	code, body = b.get(t, "/activity")
+	if code != 200 {
+		t.Fatalf("status %d:\n%s", code, body)
+	}
+	mustContain(t, body, "1–100 of 106", `href="/activity?cursor=100"`,
+		`<option value="claude-code 2.1">claude-code 2.1</option>`, `<option value="cursor 1.0">cursor 1.0</option>`,
+		`<option value="write_page">write_page</option>`, `<option value="error">error</option>`, `<option value="s-2">s-2</option>`)
+	if i, j := strings.Index(body, "<code>read_page</code>"), strings.Index(body, "<code>write_page</code>"); i < 0 || j >= 0 {
+		t.Errorf("the first page should hold the newest lines (read_page) only: read_page at %d, write_page at %d", i, j)
+	}
+	_, body = b.get(t, "/activity?cursor=100")
+	mustContain(t, body, "101–106 of 106", "<code>write_page</code>", "<code>search_wiki</code>")
+	if i, j := strings.Index(body, "<code>search_wiki</code>"), strings.Index(body, "<code>write_page</code>"); i > j {
+		t.Error("older lines come before newer ones")
+	}
+
+	_, body = b.get(t, "/activity?tool=write_page")
+	mustContain(t, body, "1–1 of 1", "<td>claude-code 2.1</td><td><code>s-1</code></td><td><code>write_page</code></td><td>ok</td><td><code>pages/raft.md</code>",
+		`<option value="write_page" selected>`)
+	_, body = b.get(t, "/activity?outcome=error&client=cursor+1.0")
+	mustContain(t, body, "1–1 of 1", "<code>search_wiki</code>", `<span class="sev sev-error">invalid</span>`, "query is empty")
+	_, body = b.get(t, "/activity?session=s-9")
+	mustContain(t, body, "No line matches these filters.", `<option value="s-9" selected>`)
+
+	// A new line shows at once (the cached day file grew).
+	audit("lint_findings", "claude-code 2.1", "s-4", func(context.Context) error { return nil })
+	_, body = b.get(t, "/activity?session=s-4")
+	mustContain(t, body, "1–1 of 1", "<code>lint_findings</code>")
+}
