@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"html/template"
 	"net/http/httptest"
 	"strings"
@@ -54,8 +55,8 @@ func TestReviewPageRendersSetAndEscapes(t *testing.T) {
 	for _, want := range []string{
 		`action="/review/sets/7/approve"`, `formaction="/review/sets/7/decline"`, `id="approve-7"`, `id="decline-7"`,
 		`claude-code 2.0`, `s-abc`, `2026-12-01 10:00 UTC`, `2026-12-02 10:00 UTC`,
-		`<span class="del">-old line</span>`, `<span class="add">&#43;&lt;script&gt;alert(1)&lt;/script&gt;</span>`,
-		`<span class="hunk">@@ -1 &#43;1 @@</span>`, `Alpha is &lt;b&gt;bold&lt;/b&gt;`, `data-mode="before"`,
+		`<span class="del">-old line` + "\n</span>", `<span class="add">&#43;&lt;script&gt;alert(1)&lt;/script&gt;` + "\n</span>",
+		`<span class="hunk">@@ -1 &#43;1 @@` + "\n</span>", `Alpha is &lt;b&gt;bold&lt;/b&gt;`, `data-mode="before"`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("page lacks %s", want)
@@ -77,7 +78,7 @@ func TestReviewPageRendersQueue(t *testing.T) {
 	for _, want := range []string{
 		`id="write-a-0123456789ab"`, `action="/review/writes/a-0123456789ab/accept"`, `formaction="/review/writes/a-0123456789ab/revert"`,
 		`id="accept-a-0123456789ab"`, `id="revert-a-0123456789ab"`, `id="accept-all"`, `Unreviewed writes (120)`,
-		`href="/review?cursor=c50"`, `cursor 1.0`, `write_page`, `2026-12-01 09:30 UTC`, `<span class="add">&#43;hello</span>`,
+		`href="/review?cursor=c50"`, `cursor 1.0`, `write_page`, `2026-12-01 09:30 UTC`, `<span class="add">&#43;hello` + "\n</span>",
 		`id="sets-empty"`,
 	} {
 		if !strings.Contains(body, want) {
@@ -90,5 +91,19 @@ func TestDiffLinesCapped(t *testing.T) {
 	lines, omitted := diffLines(strings.Repeat("+x\n", maxDiffLines+5))
 	if len(lines) != maxDiffLines || omitted != 5 {
 		t.Errorf("%d lines shown, %d omitted; want %d and 5", len(lines), omitted, maxDiffLines)
+	}
+}
+
+// A model plan's actions show what they would write (no dry run), escaped.
+func TestReviewPageRendersModelPlan(t *testing.T) {
+	p := &plan.Plan{ID: "p-2", Op: "ingest", Number: 9, Status: plan.StatusPending, Source: "sources/a.md",
+		Actions: []plan.Action{{Kind: plan.KindCreatePage, Slug: "gamma", Title: "Gamma", Markdown: "Body <script>x</script>", Why: "new topic"}}}
+	a := &app{cfg: Config{}}
+	sv := a.setView(context.Background(), p)
+	body := renderReview(t, reviewData{Mode: "after", Sets: []setView{sv}})
+	for _, want := range []string{`Plan (ingest) #9`, `id="check-9-1"`, `sources/a.md`, `new topic`, `<pre class="body">Body &lt;script&gt;x&lt;/script&gt;</pre>`, `create page pages/gamma.md`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %s", want)
+		}
 	}
 }

@@ -58,6 +58,7 @@ type actionView struct {
 	Label string
 	Why   string
 	Files []fileView
+	Body  string // a model plan's action: the markdown it writes
 	Error string // why its diff could not be computed
 }
 
@@ -131,7 +132,11 @@ func (a *app) setView(ctx context.Context, p *plan.Plan) setView {
 			}
 			av.Label = act.Tool + " " + strings.Join(paths, ", ")
 		} else {
-			av.Label = act.Describe()
+			// A model plan's actions are not dry-run calls: the person
+			// reads what each would write.
+			av.Label, av.Body = act.Describe(), act.Markdown
+			v.Actions = append(v.Actions, av)
+			continue
 		}
 		fds, err := a.cfg.Review.Diffs(ctx, p, n)
 		if err != nil {

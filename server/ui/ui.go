@@ -21,6 +21,7 @@
 //	GET  /eval                      hit rate and wasted reads over time (server-rendered SVG)
 //	GET  /activity                  the audit log, filtered by client, session, tool, outcome
 //	GET  /login, POST /login        with a token configured: a form that sets an HttpOnly SameSite cookie
+//	POST /logout                    ends the login
 //
 // Agent-written markdown is untrusted HTML: it is rendered by goldmark and
 // sanitized by bluemonday before it reaches the page.

@@ -227,7 +227,8 @@ const NumberFile = ".llmwiki/plan-number"
 
 // SaveWith stores a new pending plan expiring after ttl: it sets ID,
 // Number, Status, Created, Expires and Reserved, and under the project
-// lock refuses (CodeConflict) when another pending plan or change set holds
+// lock refuses (CodeConflict) when another pending (or applying) plan or
+// change set holds
 // one of the slugs it creates or, for a change set, one of the files its
 // actions write ([Plan.Holds]). Finished plans older than a week are
 // removed.
@@ -252,7 +253,7 @@ func (b *Book) SaveWith(ctx context.Context, p *Plan, ttl time.Duration) error {
 	return b.s.Locked(ctx, func() error {
 		list, _ := b.List()
 		for _, o := range list {
-			if o.ID == p.ID || o.Status != StatusPending || o.Expired(now) {
+			if o.ID == p.ID || o.Status != StatusPending && o.Status != StatusApplying || o.Expired(now) {
 				continue
 			}
 			theirs := o.Holds()

@@ -191,6 +191,9 @@ type Outcome struct {
 func (s *Service) Approve(ctx context.Context, ref string, selected []int, reviewer string) (_ *Outcome, err error) {
 	ctx, finish := s.ownCall(ctx, "review:approve", map[string]any{"ref": ref, "selected": selected, "reviewer": reviewer})
 	defer func() { finish(err) }()
+	if err := checkReviewer(reviewer); err != nil {
+		return nil, err
+	}
 	p, err := s.Get(ref)
 	if err != nil {
 		return nil, err
@@ -235,10 +238,7 @@ func (s *Service) Approve(ctx context.Context, ref string, selected []int, revie
 	p.Results = nil
 	for i, a := range p.Actions {
 		n := i + 1
-		r := plan.Result{N: n, Kind: a.Tool, Status: "ok"}
-		if len(a.Files) > 0 {
-			r.Path = a.Files[0].Path
-		}
+		r := plan.Result{N: n, Kind: a.Tool, Status: "ok", Path: mainFile(a)}
 		if !slices.Contains(sorted, n) {
 			r.Status = StatusNotSelected
 			p.Results = append(p.Results, r)
@@ -259,16 +259,8 @@ func (s *Service) Approve(ctx context.Context, ref string, selected []int, revie
 			failed++
 		} else {
 			ok++
-			if r.Path != "" {
-				if data, exists, _ := s.st.ReadRaw(r.Path); exists {
-					r.SHA256 = store.SHA256Hex(data)
-				} else if len(a.Files) > 1 {
-					// A move: the first file is the old name, gone now.
-					r.Path = a.Files[len(a.Files)-1].Path
-					if data, exists, _ := s.st.ReadRaw(r.Path); exists {
-						r.SHA256 = store.SHA256Hex(data)
-					}
-				}
+			if data, exists, _ := s.st.ReadRaw(r.Path); exists {
+				r.SHA256 = store.SHA256Hex(data)
 			}
 		}
 		p.Results = append(p.Results, r)
@@ -293,6 +285,30 @@ func (s *Service) Approve(ctx context.Context, ref string, selected []int, revie
 	call.SetExtra("reviewer", reviewer)
 	s.logDecision(ctx, p, fmt.Sprintf("%s: applied %d of %d actions (%s)", p.Name(), ok, len(p.Actions), reviewer))
 	return out, nil
+}
+
+// mainFile is the file a result names: the first one the action creates or
+// updates (a move's new name, not the old one it deletes).
+func mainFile(a plan.Action) string {
+	for _, f := range a.Files {
+		if f.Change != "deleted" {
+			return f.Path
+		}
+	}
+	if len(a.Files) > 0 {
+		return a.Files[0].Path
+	}
+	return ""
+}
+
+// checkReviewer refuses a decision not made by a person through one of the
+// ways a person decides.
+func checkReviewer(r string) error {
+	switch r {
+	case ByElicitation, ByWeb, ByCLI:
+		return nil
+	}
+	return store.Errorf(store.CodeInternal, "review: reviewer %q is not %s, %s or %s", r, ByElicitation, ByWeb, ByCLI)
 }
 
 // awaiting refuses a plan that is not pending or has expired.
@@ -377,6 +393,9 @@ func filesOf(a plan.Action) string {
 func (s *Service) Decline(ctx context.Context, ref, reviewer string) (_ *plan.Plan, err error) {
 	ctx, finish := s.ownCall(ctx, "review:decline", map[string]any{"ref": ref, "reviewer": reviewer})
 	defer func() { finish(err) }()
+	if err := checkReviewer(reviewer); err != nil {
+		return nil, err
+	}
 	p, err := s.Get(ref)
 	if err != nil {
 		return nil, err

@@ -81,8 +81,8 @@ func (s *Service) Diffs(ctx context.Context, p *plan.Plan, n int) ([]FileDiff, e
 	out := make([]FileDiff, 0, len(a.Files))
 	for _, f := range a.Files {
 		fd := FileDiff{Path: f.Path, Change: f.Change, Added: f.Added, Removed: f.Removed}
-		old, okOld := s.setVersion(f.Path, f.Before)
-		now, okNew := s.setVersion(f.Path, f.After)
+		old, okOld := s.version(f.Path, f.Before)
+		now, okNew := s.version(f.Path, f.After)
 		if okOld && okNew {
 			fd.Diff, _, _ = unified(f.Path, old, now)
 		}
@@ -91,12 +91,26 @@ func (s *Service) Diffs(ctx context.Context, p *plan.Plan, n int) ([]FileDiff, e
 	return out, nil
 }
 
-// setVersion returns the bytes of rel whose sha256 is sum ("" is the
-// absent file): the file on disk or one of its snapshots ([Service.version]).
-func (s *Service) setVersion(rel, sum string) ([]byte, bool) {
+// version returns the bytes of rel whose sha256 is sum ("" is the absent
+// file): the file on disk or one of its snapshots.
+func (s *Service) version(rel, sum string) ([]byte, bool) {
 	if sum == "" {
 		return nil, true
 	}
-	data, ok, err := s.version(rel, sum, nil)
-	return data, ok && err == nil
+	if data, ok, err := s.st.ReadRaw(rel); err == nil && ok && store.SHA256Hex(data) == sum {
+		return data, true
+	}
+	snaps, err := s.st.Snapshots(rel)
+	if err != nil {
+		return nil, false
+	}
+	for _, sn := range snaps {
+		if !strings.HasPrefix(sum, sn.SHA256Prefix) {
+			continue
+		}
+		if data, ok, err := s.st.ReadRaw(sn.Snapshot); err == nil && ok && store.SHA256Hex(data) == sum {
+			return data, true
+		}
+	}
+	return nil, false
 }

@@ -20,6 +20,11 @@ func withApproval(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, approvalKey{}, id)
 }
 
+// InApproval reports whether ctx is a person's approval of a change set
+// (the writes [Service.Approve] makes through [RunFunc]): a write tool run
+// in it must write, never turn itself into a new change set.
+func InApproval(ctx context.Context) bool { return approvalOf(ctx) != "" }
+
 func approvalOf(ctx context.Context) string {
 	id, _ := ctx.Value(approvalKey{}).(string)
 	return id
@@ -88,8 +93,12 @@ func (s *Service) heldNow() map[string]holding {
 	}
 	files := map[string]holding{}
 	if err == nil {
-		for _, p := range s.book.Pending() {
-			if p.Op != plan.OpChangeSet {
+		list, _ := s.book.List()
+		for _, p := range list {
+			// A set being approved still holds its files, until the
+			// approval records its outcome (or the set's expiry, should
+			// the approval never finish).
+			if p.Op != plan.OpChangeSet || p.Status != plan.StatusPending && p.Status != plan.StatusApplying {
 				continue
 			}
 			for k := range p.Holds() {

@@ -596,3 +596,88 @@ func TestHeldAcrossProcesses(t *testing.T) {
 		t.Fatal("gamma not written as proposed")
 	}
 }
+
+func TestDecisionNeedsAPerson(t *testing.T) {
+	f := newFixture(t)
+	p, err := f.rv.Propose(f.ctx, review.ProposeInput{Actions: f.three(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []string{"", "agent", "claude"} {
+		if _, err := f.rv.Approve(f.ctx, p.ID, nil, who); err == nil {
+			t.Fatalf("approved by %q", who)
+		}
+		if _, err := f.rv.Decline(f.ctx, p.ID, who); err == nil {
+			t.Fatalf("declined by %q", who)
+		}
+	}
+	if got, _ := f.rv.Get(p.ID); got.Status != plan.StatusPending {
+		t.Fatalf("status = %s", got.Status)
+	}
+}
+
+func TestInApproval(t *testing.T) {
+	f := newFixture(t)
+	var seen []bool
+	g := links.Open(f.st)
+	inner := runner(f.st, g)
+	rv := review.New(f.st, g, func(ctx context.Context, tool string, args json.RawMessage) (any, error) {
+		seen = append(seen, review.InApproval(ctx), store.IsDryRun(ctx))
+		return inner(ctx, tool, args)
+	})
+	p, err := rv.Propose(f.ctx, review.ProposeInput{Actions: []review.ActionInput{call("write_page", map[string]any{"title": "Gamma", "slug": "gamma", "content": "g\n"})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rv.Diffs(f.ctx, p, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rv.Approve(f.ctx, p.ID, nil, review.ByCLI); err != nil {
+		t.Fatal(err)
+	}
+	// propose: dry run, not an approval; diffs: a dry run as the set's
+	// approval; approve: the real run.
+	if fmt.Sprint(seen) != "[false true true true true false]" {
+		t.Fatalf("(in approval, dry run) per run = %v", seen)
+	}
+	if review.InApproval(f.ctx) {
+		t.Fatal("a plain ctx is in approval")
+	}
+}
+
+// While a set's approval runs, its files stay held against other writers,
+// and a move's result names the page's new file.
+func TestHeldWhileApplying(t *testing.T) {
+	f := newFixture(t)
+	g := links.Open(f.st)
+	inner := runner(f.st, g)
+	var during error
+	rv := review.New(f.st, g, func(ctx context.Context, tool string, args json.RawMessage) (any, error) {
+		if review.InApproval(ctx) && !store.IsDryRun(ctx) && tool == "move_page" {
+			_, during = f.st.WriteContext(context.Background(), wiki.ContextInput{Content: "# Sneaked in\n"})
+		}
+		return inner(ctx, tool, args)
+	})
+	acts := []review.ActionInput{
+		call("move_page", map[string]any{"from": "beta", "to": "beta-renamed"}),
+		call("atomic_write_context", map[string]any{"content": "# Context\n", "base_sha256": f.sha(t, "context.md")}),
+	}
+	p, err := rv.Propose(f.ctx, review.ProposeInput{Actions: acts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := rv.Approve(f.ctx, p.ID, nil, review.ByWeb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if store.CodeOf(during) != store.CodeConflict || !strings.Contains(during.Error(), "context.md already has a pending change in change set #1") {
+		t.Fatalf("write during the approval: %v", during)
+	}
+	r := out.Plan.Results[0]
+	if out.Plan.Status != plan.StatusApplied || r.Path != "pages/beta-renamed.md" || r.SHA256 != f.sha(t, "pages/beta-renamed.md") {
+		t.Fatalf("status %s, move result %+v", out.Plan.Status, r)
+	}
+	if f.sha(t, "context.md") != p.Actions[1].Files[0].After {
+		t.Fatal("context.md not as proposed")
+	}
+}

@@ -75,8 +75,9 @@ func queueWiki(tb testing.TB, n, realWrites int) *wiki.Store {
 }
 
 // BenchmarkQueue10k is the first page of the review queue of a wiki with
-// 10,000 marked writes: cold (a fresh Service parses the whole audit log)
-// and warm (the index is cached; only the stat of each file is repeated).
+// 10,000 marked writes: cold (a fresh Service parses the whole audit log),
+// warm (the index is cached; only the stat of each file is repeated) and
+// page (warm, with the diffs of the 50 writes shown).
 func BenchmarkQueue10k(b *testing.B) {
 	n := 10000
 	if v, err := strconv.Atoi(os.Getenv("LLMWIKI_BENCH_WRITES")); err == nil && v > 0 {
@@ -99,6 +100,23 @@ func BenchmarkQueue10k(b *testing.B) {
 		check(s)
 		for b.Loop() {
 			check(s)
+		}
+	})
+	// What the review page shows: the first page and each write's diffs.
+	b.Run("page", func(b *testing.B) {
+		s := New(st, nil, nil)
+		check(s)
+		for b.Loop() {
+			ws, _, _, err := s.Queue(50, "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, w := range ws {
+				d, err := s.WriteDiffs(w.ID)
+				if err != nil || len(d) != 1 || d[0].Added != 1 || d[0].Removed != 1 {
+					b.Fatalf("diffs of %s: %+v %v", w.ID, d, err)
+				}
+			}
 		}
 	})
 }

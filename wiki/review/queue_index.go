@@ -26,22 +26,19 @@ import (
 // queued is one marked write as the index keeps it.
 type queued struct {
 	w Write
-	// snapshots are the record's snapshot files (the versions it replaced).
-	snapshots []string
 }
 
 // auditLine is the part of an audit line the queue reads (the arguments
 // are skipped).
 type auditLine struct {
-	ID        string              `json:"id"`
-	Time      time.Time           `json:"time"`
-	Session   string              `json:"session"`
-	Client    string              `json:"client"`
-	Tool      string              `json:"tool"`
-	Outcome   string              `json:"outcome"`
-	Writes    []store.WriteRecord `json:"writes"`
-	Snapshots []string            `json:"snapshots"`
-	Extra     struct {
+	ID      string              `json:"id"`
+	Time    time.Time           `json:"time"`
+	Session string              `json:"session"`
+	Client  string              `json:"client"`
+	Tool    string              `json:"tool"`
+	Outcome string              `json:"outcome"`
+	Writes  []store.WriteRecord `json:"writes"`
+	Extra   struct {
 		// Mark is Extra[MarkKey].
 		Mark any `json:"review"`
 	} `json:"extra"`
@@ -75,8 +72,9 @@ type queueIndex struct {
 	dec   tailFile
 	decs  map[string]Decision // write id -> its decision (the first one)
 	// sorted is every marked write, newest first; nil when it must be
-	// built again from files.
+	// built again from files. at is the position of each id in sorted.
 	sorted []queued
+	at     map[string]int
 }
 
 type auditFile struct {
@@ -147,10 +145,7 @@ func parseQueued(line []byte) (queued, bool) {
 	if len(files) == 0 {
 		return queued{}, false
 	}
-	return queued{
-		w:         Write{ID: a.ID, Time: a.Time, Client: a.Client, Session: a.Session, Tool: a.Tool, Files: files, Status: StatusUnreviewed},
-		snapshots: a.Snapshots,
-	}, true
+	return queued{w: Write{ID: a.ID, Time: a.Time, Client: a.Client, Session: a.Session, Tool: a.Tool, Files: files, Status: StatusUnreviewed}}, true
 }
 
 // netWrites is what a call did to each reviewed file, in the order first
@@ -297,9 +292,9 @@ func (q *queueIndex) refreshDecisions(st *wiki.Store) error {
 }
 
 // withIndex brings the index up to date and calls fn with every marked
-// write, newest first, and the decisions by write id (fn must not keep or
-// change them).
-func (s *Service) withIndex(fn func(all []queued, decs map[string]Decision) error) error {
+// write, newest first, the position of each id in it, and the decisions by
+// write id (fn must not keep or change them).
+func (s *Service) withIndex(fn func(all []queued, at map[string]int, decs map[string]Decision) error) error {
 	q := &s.queue
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -322,6 +317,10 @@ func (s *Service) withIndex(fn func(all []queued, decs map[string]Decision) erro
 			}
 		}
 		q.sorted = out
+		q.at = make(map[string]int, len(out))
+		for i, w := range out {
+			q.at[w.w.ID] = i
+		}
 	}
-	return fn(q.sorted, q.decs)
+	return fn(q.sorted, q.at, q.decs)
 }

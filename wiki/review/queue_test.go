@@ -191,7 +191,7 @@ func TestRevertUpdateByteExact(t *testing.T) {
 	if !wrote || len(rec.Snapshots) == 0 {
 		t.Errorf("revert writes %+v snapshots %v: want pages/a.md from the written version back to the original, snapshotted", rec.Writes, rec.Snapshots)
 	}
-	if log := readFile(t, dir, "log.md"); !strings.Contains(log, "revert | pages/a.md (write "+id+")") {
+	if log := readFile(t, dir, "log.md"); !strings.Contains(log, "review | write "+id+" reverted: pages/a.md (web)") {
 		t.Errorf("log.md lacks the revert entry:\n%s", log)
 	}
 	// The revert is not itself queued, and the write is no longer.
@@ -378,5 +378,30 @@ func TestRevertTwoWritesOfOneFile(t *testing.T) {
 	}
 	if got := readFile(t, dir, "pages/a.md"); got != "# A\n" {
 		t.Errorf("a.md = %q", got)
+	}
+}
+
+func TestRevertContextAndCount(t *testing.T) {
+	s, st, dir := newService(t, nil)
+	orig := readFile(t, dir, "context.md")
+	id := call(t, st, "atomic_write_context", true, func(ctx context.Context) error {
+		_, err := st.WriteContext(ctx, wiki.ContextInput{Content: "# Context\n\nThe synthesis.\n", BaseSHA256: sha(orig)})
+		return err
+	})
+	if c, err := s.Count(); err != nil || c != (Counts{Pending: 0, Unreviewed: 1}) {
+		t.Fatalf("count %+v %v", c, err)
+	}
+	ws, _, _, _ := s.Queue(0, "")
+	if len(ws) != 1 || ws[0].ID != id || ws[0].Files[0].Path != "context.md" {
+		t.Fatalf("queued %+v (log.md, written too, is not reviewed)", ws)
+	}
+	if _, err := s.Revert(context.Background(), id, ByCLI); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, dir, "context.md"); got != orig {
+		t.Errorf("context.md = %q, want %q", got, orig)
+	}
+	if c, err := s.Count(); err != nil || c.Unreviewed != 0 {
+		t.Errorf("count after revert %+v %v", c, err)
 	}
 }

@@ -67,9 +67,9 @@ type Service struct {
 	g    *links.Graph
 	run  RunFunc
 	book *plan.Book
+	held heldFiles
 	// queue is the review queue's index of the audit log (queue_index.go).
 	queue queueIndex
-	held  heldFiles
 }
 
 // New returns the review of st; run executes change-set actions.
