@@ -233,10 +233,6 @@ const NumberFile = ".llmwiki/plan-number"
 // actions write ([Plan.Holds]). Finished plans older than a week are
 // removed.
 func (b *Book) SaveWith(ctx context.Context, p *Plan, ttl time.Duration) error {
-	now := b.s.Now()
-	p.ID = newID(now)
-	p.Status = StatusPending
-	p.Created, p.Expires = now, now.Add(ttl)
 	p.Reserved = nil
 	for _, a := range p.Actions {
 		switch {
@@ -251,6 +247,11 @@ func (b *Book) SaveWith(ctx context.Context, p *Plan, ttl time.Duration) error {
 		}
 	}
 	return b.s.Locked(ctx, func() error {
+		// Timed under the lock, so numbers and creation times agree.
+		now := b.s.Now()
+		p.ID = newID(now)
+		p.Status = StatusPending
+		p.Created, p.Expires = now, now.Add(ttl)
 		list, _ := b.List()
 		for _, o := range list {
 			if o.ID == p.ID || o.Status != StatusPending && o.Status != StatusApplying || o.Expired(now) {
