@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image/png"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,7 +24,10 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/llmwiki/llmwiki/wiki/plan"
+	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
 
 // The browser tests drive the web app of the built binary with headless
@@ -306,5 +311,196 @@ func TestBrowserHarness(t *testing.T) {
 	b.shot("harness")
 	if n := b.dialogs.Load(); n != 0 {
 		t.Errorf("%d JavaScript dialogs opened", n)
+	}
+}
+
+// mcpTool calls a tool on c and fails the test on a transport or tool
+// error.
+func mcpTool(t *testing.T, c *rpc, name string, args map[string]any) toolResult {
+	t.Helper()
+	r, err := c.tool(name, args)
+	if err != nil || r.IsError {
+		t.Fatalf("%s: %v %s", name, err, r.Text)
+	}
+	return r
+}
+
+func readBytes(t *testing.T, root, rel string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// waitFlash waits for the flash line of the page a POST redirected to
+// and returns it; a flash of class error fails the test.
+func (b *browser) waitFlash(what string) string {
+	b.t.Helper()
+	b.do(what+": wait for the flash", chromedp.WaitVisible(chromedp.CSS("p.flash, main > p.error")))
+	if e := get(b, what+": error flash", chromedp.Evaluate[string](`(document.querySelector("main > p.error") || {}).textContent || ""`)); e != "" {
+		b.t.Fatalf("%s: the page shows an error: %s", what, e)
+	}
+	return get(b, what+": flash", chromedp.Text(chromedp.CSS("p.flash")))
+}
+
+// checked returns the checked state of change set ref's action boxes,
+// in order.
+func (b *browser) checked(ref string) []bool {
+	b.t.Helper()
+	return get(b, "checkboxes of set "+ref, chromedp.Evaluate[[]bool](
+		fmt.Sprintf(`[...document.querySelectorAll('input[type=checkbox][data-set="%s"]')].map(e => e.checked)`, ref)))
+}
+
+// TestBrowserReviewFlow is the review of issue 18 as a person does it in
+// Chromium: an agent (a stdio MCP client without elicitation) updates a
+// page in mode after and proposes a change set of three new pages; on the
+// review page the person unticks the second action and approves, then
+// reverts the update. The disk must hold exactly the two approved pages,
+// with the bytes the proposal announced, and the page's previous version.
+// Every page of the web app is then opened and saved as a screenshot.
+func TestBrowserReviewFlow(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "wiki")
+	initWiki(t, root)
+	c, err := startRPC(t, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcpTool(t, c, "write_page", map[string]any{"title": "Alpha", "summary": "The first letter.", "content": "Alpha is the first letter.\n\n## Related\n\n- [[beta]]\n"})
+	alphaV1 := readBytes(t, root, "pages/alpha.md")
+	mcpTool(t, c, "write_page", map[string]any{"title": "Alpha", "content": "Alpha is the first letter of the Greek alphabet.\n\n## Related\n\n- [[beta]]\n- [[one]]\n", "base_sha256": store.SHA256Hex(alphaV1)})
+	alphaV2 := readBytes(t, root, "pages/alpha.md")
+	set := mcpTool(t, c, "propose_changes", map[string]any{
+		"takeaways": []any{"Greek letters are numbered from one.", "Each number gets a page."},
+		"actions": []any{
+			map[string]any{"tool": "write_page", "why": "the first number", "arguments": map[string]any{"title": "One", "summary": "The number one.", "content": "One comes first; see [[alpha]].\n"}},
+			map[string]any{"tool": "write_page", "why": "the second number", "arguments": map[string]any{"title": "Two", "summary": "The number two.", "content": "Two comes after [[one]].\n"}},
+			map[string]any{"tool": "write_page", "why": "the third number", "arguments": map[string]any{"title": "Three", "summary": "The number three.", "content": "Three comes after [[two]].\n"}},
+		},
+	})
+	if err := c.close(); err != nil {
+		t.Fatalf("stdio server: %v", err)
+	}
+	var proposal struct {
+		ChangeSet int    `json:"change_set"`
+		Status    string `json:"status"`
+		Actions   []struct {
+			N     int               `json:"n"`
+			Files []plan.FileChange `json:"files"`
+		} `json:"actions"`
+	}
+	raw, _ := json.Marshal(set.Data)
+	if err := json.Unmarshal(raw, &proposal); err != nil || proposal.ChangeSet == 0 || proposal.Status != "pending" || len(proposal.Actions) != 3 {
+		t.Fatalf("propose_changes answered %s (%v)", raw, err)
+	}
+	for _, rel := range []string{"pages/one.md", "pages/two.md", "pages/three.md"} {
+		if _, err := os.Stat(filepath.Join(root, rel)); !os.IsNotExist(err) {
+			t.Fatalf("%s exists before approval (%v)", rel, err)
+		}
+	}
+	// The queued update of alpha is the write the person reverts.
+	var updateID string
+	for _, r := range teststore.AuditLines(t, root) {
+		if r.Tool == "write_page" && len(r.Writes) > 0 && r.Writes[0].Path == "pages/alpha.md" && r.Writes[0].Before != "" {
+			updateID = r.ID
+		}
+	}
+	if updateID == "" {
+		t.Fatal("no audit line for the update of pages/alpha.md")
+	}
+
+	p := startUI(t, root)
+	b := newBrowser(t)
+	ref := strconv.Itoa(proposal.ChangeSet)
+	if st := b.open(p.base + "/review"); st != 200 {
+		t.Fatalf("GET /review: %d\n%s", st, p.log())
+	}
+	if got := b.checked(ref); fmt.Sprint(got) != "[true true true]" {
+		t.Fatalf("change set #%s shows boxes %v, want three ticked", ref, got)
+	}
+	for _, want := range []string{"Greek letters are numbered from one.", "pages/one.md", "pages/two.md", "pages/three.md", "+One comes first; see [[alpha]]."} {
+		if txt := get(b, "set text", chromedp.Text(chromedp.CSS("#set-"+ref))); !strings.Contains(txt, want) {
+			t.Errorf("change set #%s does not show %q:\n%s", ref, want, txt)
+		}
+	}
+	if txt := get(b, "write text", chromedp.Text(chromedp.CSS("#write-"+updateID))); !strings.Contains(txt, "+Alpha is the first letter of the Greek alphabet.") || !strings.Contains(txt, "-Alpha is the first letter.") {
+		t.Errorf("the queued update shows no diff of its lines:\n%s", txt)
+	}
+	b.shot("review")
+
+	b.do("untick action 2", chromedp.Click(chromedp.ID(fmt.Sprintf("check-%s-2", ref))))
+	if got := b.checked(ref); fmt.Sprint(got) != "[true false true]" {
+		t.Fatalf("after unticking action 2 the boxes are %v", got)
+	}
+	b.shot("review-ticked")
+	b.do("approve", chromedp.Click(chromedp.ID("approve-"+ref)))
+	flash := b.waitFlash("approve")
+	t.Logf("approve: %s", flash)
+	b.shot("review-approved")
+	// The approved pages hold exactly what was proposed; created and
+	// updated are the time of the approval.
+	for _, f := range []struct{ rel, title, summary, content string }{
+		{"pages/one.md", "One", "The number one.", "One comes first; see [[alpha]].\n"},
+		{"pages/three.md", "Three", "The number three.", "Three comes after [[two]].\n"},
+	} {
+		got := readBytes(t, root, f.rel)
+		m := regexp.MustCompile(`(?m)^created: "([0-9TZ:-]+)"$`).FindSubmatch(got)
+		if m == nil {
+			t.Errorf("%s has no created date:\n%s", f.rel, got)
+			continue
+		}
+		want := fmt.Sprintf("---\ntitle: %s\nsummary: %s\ncreated: \"%s\"\nupdated: \"%s\"\n---\n%s", f.title, f.summary, m[1], m[1], f.content)
+		if string(got) != want {
+			t.Errorf("%s on disk is\n%q\nwant\n%q", f.rel, got, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "pages", "two.md")); !os.IsNotExist(err) {
+		t.Errorf("pages/two.md, the unticked action, exists after approval (%v)", err)
+	}
+	if !bytes.Equal(readBytes(t, root, "pages/alpha.md"), alphaV2) {
+		t.Error("approving the set changed pages/alpha.md")
+	}
+
+	if st := b.open(p.base + "/review"); st != 200 {
+		t.Fatalf("GET /review: %d", st)
+	}
+	b.do("revert the update", chromedp.Click(chromedp.ID("revert-"+updateID)))
+	flash = b.waitFlash("revert")
+	t.Logf("revert: %s", flash)
+	b.shot("review-reverted")
+	if got := readBytes(t, root, "pages/alpha.md"); !bytes.Equal(got, alphaV1) {
+		t.Errorf("after revert pages/alpha.md is\n%s\nwant the version before the update:\n%s", got, alphaV1)
+	}
+	decided := map[string]string{}
+	for _, r := range teststore.AuditLines(t, root) {
+		if strings.HasPrefix(r.Tool, "web:") {
+			decided[r.Tool] = r.Outcome
+		}
+	}
+	if decided["web:review_approve"] != "ok" || decided["web:review_revert"] != "ok" {
+		t.Errorf("the web decisions are not audited as ok: %v", decided)
+	}
+
+	// Every page of the web app, as a person browses it.
+	for _, pg := range []struct{ name, path, want string }{
+		{"pages", "/pages", "Alpha"},
+		{"page", "/pages/alpha.md", "Alpha is the first letter."},
+		{"history", "/history/alpha.md", "alpha"},
+		{"search", "/search?q=first+letter", "Alpha"},
+		{"health", "/health", ""},
+		{"eval", "/eval", ""},
+		{"activity", "/activity", "write_page"},
+	} {
+		if st := b.open(p.base + pg.path); st != 200 {
+			t.Errorf("GET %s in Chromium: status %d", pg.path, st)
+		}
+		if txt := get(b, pg.name+" text", chromedp.Text(chromedp.CSS("main"))); !strings.Contains(txt, pg.want) {
+			t.Errorf("GET %s does not show %q:\n%.1500s", pg.path, pg.want, txt)
+		}
+		b.shot(pg.name)
+	}
+	if n := b.dialogs.Load(); n != 0 {
+		t.Errorf("%d JavaScript dialogs opened:\n%s", n, b.log())
 	}
 }
