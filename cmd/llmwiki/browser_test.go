@@ -504,3 +504,116 @@ func TestBrowserReviewFlow(t *testing.T) {
 		t.Errorf("%d JavaScript dialogs opened:\n%s", n, b.log())
 	}
 }
+
+// hostileMarkdown is agent-written markdown that tries every way of
+// running script in the person's browser; each payload would set
+// window.__pwned and open a dialog.
+const hostileMarkdown = `Hostile content for the sanitizer.
+
+<script>window.__pwned = "script"; alert("script")</script>
+
+[click me](javascript:window.__pwned='md-link';alert('md-link'))
+
+<a href="javascript:window.__pwned='a';alert('a')" id="jslink">raw link</a>
+
+<img src="x" onerror="window.__pwned='img';alert('img')">
+
+<svg onload="window.__pwned='svg';alert('svg')"><circle r="5"></circle></svg>
+
+<iframe src="javascript:window.parent.__pwned='iframe';alert('iframe')"></iframe>
+
+<div onclick="window.__pwned='div'" onmouseover="alert('hover')" id="hoverme">hover or click me</div>
+
+<form action="javascript:alert('form')"><button id="formbtn">send</button></form>
+
+![pic](javascript:alert('pic'))
+
+<style>body { background: url("javascript:alert('css')") }</style>
+
+## Related
+
+- [[alpha]]
+`
+
+// scriptTraces lists what of a page could run script: script elements
+// that are not the app's own, on* attributes, and javascript: URLs.
+const scriptTraces = `(() => {
+	const out = [];
+	for (const e of document.querySelectorAll('*')) {
+		if (e.tagName === 'SCRIPT' && !(e.getAttribute('src') || '').startsWith('/static/')) out.push('script element: ' + e.outerHTML.slice(0, 80));
+		if (e.tagName === 'IFRAME') out.push('iframe: ' + e.outerHTML.slice(0, 80));
+		for (const a of e.attributes) {
+			if (/^on/i.test(a.name)) out.push(e.tagName + ' ' + a.name + '=' + a.value.slice(0, 60));
+			if (/^\s*javascript:/i.test(a.value)) out.push(e.tagName + ' ' + a.name + '=' + a.value.slice(0, 60));
+		}
+	}
+	return out;
+})()`
+
+// TestBrowserHostilePageInert writes a page holding <script>, javascript:
+// links and onerror= attributes through write_page (so it is also a
+// queued write with a diff, in the page list, its history, search results
+// and the activity log), and opens each of those pages in Chromium,
+// hovering and clicking what the payload offers: no dialog may open, no
+// payload may set window.__pwned, and the DOM must hold no script element,
+// on* attribute or javascript: URL.
+func TestBrowserHostilePageInert(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "wiki")
+	initWiki(t, root)
+	c, err := startRPC(t, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	title := `Evil <img src=x onerror="window.__pwned='title';alert('title')">`
+	mcpTool(t, c, "write_page", map[string]any{"title": "Alpha", "content": "Alpha is safe.\n"})
+	first := mcpTool(t, c, "write_page", map[string]any{"slug": "evil", "title": title, "summary": `<script>alert("summary")</script>`, "content": hostileMarkdown})
+	raw, _ := json.Marshal(first.Data)
+	var w struct {
+		SHA256 string `json:"sha256"`
+	}
+	json.Unmarshal(raw, &w)
+	mcpTool(t, c, "write_page", map[string]any{"slug": "evil", "title": title, "content": hostileMarkdown + "\n<img src=y onerror=alert('second')>\n", "base_sha256": w.SHA256})
+	if err := c.close(); err != nil {
+		t.Fatalf("stdio server: %v", err)
+	}
+
+	p := startUI(t, root)
+	b := newBrowser(t)
+	for _, pg := range []struct{ name, path string }{
+		{"hostile-review", "/review"},
+		{"hostile-pages", "/pages"},
+		{"hostile-page", "/pages/evil.md"},
+		{"hostile-history", "/history/evil.md"},
+		{"hostile-search", "/search?q=hostile+sanitizer"},
+		{"hostile-activity", "/activity"},
+	} {
+		if st := b.open(p.base + pg.path); st != 200 {
+			t.Errorf("GET %s: status %d", pg.path, st)
+			continue
+		}
+		// Hover and click what the payload put on the page, if the
+		// sanitizer left it (a click may navigate: come back after).
+		for _, sel := range []string{"#hoverme", "#jslink", "#formbtn"} {
+			if n := get(b, "count "+sel, chromedp.Evaluate[int](`document.querySelectorAll("`+sel+`").length`)); n > 0 {
+				b.do("click "+sel, chromedp.Click(chromedp.CSS(sel)))
+				time.Sleep(200 * time.Millisecond)
+				b.open(p.base + pg.path)
+			}
+		}
+		if traces := get(b, "script traces", chromedp.Evaluate[[]string](scriptTraces)); len(traces) > 0 {
+			t.Errorf("GET %s holds what could run script:\n  %s", pg.path, strings.Join(traces, "\n  "))
+		}
+		if pw := get(b, "window.__pwned", chromedp.Evaluate[string](`typeof window.__pwned === "undefined" ? "" : String(window.__pwned)`)); pw != "" {
+			t.Errorf("GET %s: a payload ran (window.__pwned = %q)", pg.path, pw)
+		}
+		b.shot(pg.name)
+	}
+	// The payload's text is shown to the person, escaped, where it is data.
+	b.open(p.base + "/review")
+	if txt := get(b, "review text", chromedp.Text(chromedp.CSS("#writes"))); !strings.Contains(txt, `+<script>window.__pwned = "script"; alert("script")</script>`) {
+		t.Errorf("the review diff does not show the agent's <script> line as text:\n%.3000s", txt)
+	}
+	if n := b.dialogs.Load(); n != 0 {
+		t.Errorf("%d JavaScript dialogs opened:\n%s", n, b.log())
+	}
+}
