@@ -503,6 +503,13 @@ func TestBrowserReviewFlow(t *testing.T) {
 	if n := b.dialogs.Load(); n != 0 {
 		t.Errorf("%d JavaScript dialogs opened:\n%s", n, b.log())
 	}
+	// Browsing wrote no failed call into the audit log (rendering a
+	// pending set's diffs is a dry run, not an audited error).
+	for _, r := range teststore.AuditLines(t, root) {
+		if r.Outcome != "ok" {
+			t.Errorf("audit line %s %s: %s %s %s", r.ID, r.Tool, r.Outcome, r.Code, r.Error)
+		}
+	}
 }
 
 // hostileMarkdown is agent-written markdown that tries every way of

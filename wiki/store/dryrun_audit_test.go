@@ -11,11 +11,17 @@ import (
 // TestDryRunWithoutCallIsNotAudited: a dry run made without a Call in its
 // ctx (the review page renders a pending change set's diffs so) writes
 // nothing, so it leaves no audit line, in particular no "internal" error
-// line for ErrDryRun.
+// line for ErrDryRun: neither from Update's own Call nor from the one
+// WithOwnCall gives a store method (wiki's WritePage).
 func TestDryRunWithoutCallIsNotAudited(t *testing.T) {
 	s, dir := newTestStore(t)
 	ctx, dr := WithDryRun(context.Background())
-	err := s.Update(ctx, func(tx *Tx) error { return tx.Create("pages/a.md", []byte("# A\n")) })
+	octx, _, done := s.WithOwnCall(ctx)
+	err := s.Update(octx, func(tx *Tx) error { return tx.Create("pages/a.md", []byte("# A\n")) })
+	done(err)
+	if err2 := s.Update(ctx, func(tx *Tx) error { return nil }); !errors.Is(err2, ErrDryRun) {
+		t.Fatalf("Update without a Call in a dry run: %v, want ErrDryRun", err2)
+	}
 	if !errors.Is(err, ErrDryRun) {
 		t.Fatalf("Update in a dry run: %v, want ErrDryRun", err)
 	}

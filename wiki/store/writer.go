@@ -84,13 +84,17 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 
 // WithOwnCall returns ctx carrying a Call: the caller's, or a new
 // "internal" one that done audits (so a store method can report what it
-// wrote, such as the snapshot it made, whoever called it).
+// wrote, such as the snapshot it made, whoever called it); in a dry run
+// ([WithDryRun]) nothing is written and done audits nothing.
 func (s *Store) WithOwnCall(ctx context.Context) (context.Context, *Call, func(error)) {
 	if c := CallFrom(ctx); c != nil {
 		return ctx, c, func(error) {}
 	}
 	c := NewCall("internal", s.session, nil)
 	return WithCall(ctx, c), c, func(err error) {
+		if IsDryRun(ctx) {
+			return
+		}
 		if aerr := s.Audit(c, err); aerr != nil {
 			s.log.Error("audit line not written", "err", aerr)
 		}
