@@ -25,7 +25,7 @@ import (
 // of the newest write.
 func reviewWiki10k(b *testing.B, n int) (*wiki.Store, string) {
 	b.Helper()
-	st, _ := teststore.New(b, map[string]string{"schema.md": "# Schema\n\nreview: after\n"}, wiki.WithLogger(teststore.Quiet()))
+	st, _ := teststore.New(b, map[string]string{"schema.md": "---\nreview: after\n---\n# Schema\n"}, wiki.WithLogger(teststore.Quiet()))
 	const pages, updates = 10, 40
 	write := func(in wiki.PageInput) (store.AuditRecord, string) {
 		c := store.NewCall("write_page", "bench-session", map[string]any{"title": in.Title})
