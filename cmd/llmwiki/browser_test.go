@@ -335,7 +335,9 @@ func readBytes(t *testing.T, root, rel string) []byte {
 }
 
 // waitFlash waits for the flash line of the page a POST redirected to
-// and returns it; a flash of class error fails the test.
+// and returns it; a flash of class error fails the test. The page the
+// POST came from must have had no flash (a flash is shown once: open the
+// page afresh before the click).
 func (b *browser) waitFlash(what string) string {
 	b.t.Helper()
 	b.do(what+": wait for the flash", chromedp.WaitVisible(chromedp.CSS("p.flash, main > p.error")))
@@ -622,5 +624,92 @@ func TestBrowserHostilePageInert(t *testing.T) {
 	}
 	if n := b.dialogs.Load(); n != 0 {
 		t.Errorf("%d JavaScript dialogs opened:\n%s", n, b.log())
+	}
+}
+
+// TestBrowserModeBefore: in mode before, an agent's direct write_page
+// (a client without elicitation) changes nothing on disk and becomes a
+// one-action change set; the person approves one such set and declines
+// another in Chromium, and only the approved page is written.
+func TestBrowserModeBefore(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "wiki")
+	initWiki(t, root)
+	if err := os.WriteFile(filepath.Join(root, "schema.md"), []byte("---\nreview: before\n---\n# Schema\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := startRPC(t, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, title := range []string{"Beta", "Gamma"} {
+		r, err := c.tool("write_page", map[string]any{"title": title, "summary": "A letter.", "content": title + " is a Greek letter.\n"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(r.Text, "awaits review") {
+			t.Errorf("write_page %s in mode before answered %q, want it to say the change set awaits review", title, r.Text)
+		}
+	}
+	c.close()
+	for _, rel := range []string{"pages/beta.md", "pages/gamma.md"} {
+		if _, err := os.Stat(filepath.Join(root, rel)); !os.IsNotExist(err) {
+			t.Fatalf("%s exists before review (%v)", rel, err)
+		}
+	}
+	p := startUI(t, root)
+	b := newBrowser(t)
+	if st := b.open(p.base + "/review"); st != 200 {
+		t.Fatalf("GET /review: %d", st)
+	}
+	if mode := get(b, "mode", chromedp.Evaluate[string](`document.getElementById("review-mode").dataset.mode`)); mode != "before" {
+		t.Errorf("the page shows mode %q, want before", mode)
+	}
+	// Sets are listed newest first: Gamma's, then Beta's.
+	refs := get(b, "set refs", chromedp.Evaluate[[]string](`[...document.querySelectorAll("article.set")].map(e => e.dataset.set)`))
+	if len(refs) != 2 {
+		t.Fatalf("the review page lists change sets %v, want two", refs)
+	}
+	refOf := map[string]string{}
+	for _, ref := range refs {
+		txt := get(b, "set "+ref, chromedp.Text(chromedp.CSS("#set-"+ref)))
+		for _, rel := range []string{"pages/beta.md", "pages/gamma.md"} {
+			if strings.Contains(txt, rel) {
+				refOf[rel] = ref
+			}
+		}
+	}
+	if refOf["pages/beta.md"] == "" || refOf["pages/gamma.md"] == "" || refOf["pages/beta.md"] == refOf["pages/gamma.md"] {
+		t.Fatalf("cannot tell the two one-action sets apart: %v", refOf)
+	}
+	b.shot("before-review")
+	b.do("approve beta", chromedp.Click(chromedp.ID("approve-"+refOf["pages/beta.md"])))
+	t.Logf("approve: %s", b.waitFlash("approve"))
+	b.open(p.base + "/review") // the flash is shown once: wait for a new one
+	b.do("decline gamma", chromedp.Click(chromedp.ID("decline-"+refOf["pages/gamma.md"])))
+	t.Logf("decline: %s", b.waitFlash("decline"))
+	b.shot("before-decided")
+	if got := string(readBytes(t, root, "pages/beta.md")); !strings.Contains(got, "title: Beta\n") || !strings.HasSuffix(got, "---\nBeta is a Greek letter.\n") {
+		t.Errorf("pages/beta.md after approval:\n%s", got)
+	}
+	if _, err := os.Stat(filepath.Join(root, "pages", "gamma.md")); !os.IsNotExist(err) {
+		t.Errorf("pages/gamma.md exists after its set was declined (%v)", err)
+	}
+	if n := get(b, "sets left", chromedp.Evaluate[int](`document.querySelectorAll("article.set").length`)); n != 0 {
+		t.Errorf("%d change sets still listed after approve and decline", n)
+	}
+	decided := map[string]string{}
+	for _, r := range teststore.AuditLines(t, root) {
+		if strings.HasPrefix(r.Tool, "web:") {
+			decided[r.Tool] = r.Outcome
+		}
+		if r.Outcome != "ok" {
+			t.Errorf("audit line %s %s: %s %s %s", r.ID, r.Tool, r.Outcome, r.Code, r.Error)
+		}
+	}
+	if decided["web:review_approve"] != "ok" || decided["web:review_decline"] != "ok" {
+		t.Errorf("the web decisions are not audited as ok: %v", decided)
+	}
+	if n := b.dialogs.Load(); n != 0 {
+		t.Errorf("%d JavaScript dialogs opened", n)
 	}
 }
