@@ -66,12 +66,18 @@ func runUI(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	a.Start()
+	// Read the review queue's index of the audit log now, so the first
+	// page does not pay for parsing every marked line.
+	counts, err := a.Review.Count()
+	if err != nil {
+		log.Warn("the review queue could not be read", "err", err)
+	}
 	url := "http://" + ln.Addr().String() + "/review"
 	auth := "no token (loopback only)"
 	if hc.token != "" {
 		auth = "log in with the token"
 	}
-	fmt.Fprintf(e.stderr, "llmwiki: the web app of %s is at %s; %s; Ctrl-C stops it\n", dir, url, auth)
+	fmt.Fprintf(e.stderr, "llmwiki: the web app of %s is at %s (%d change sets pending, %d writes unreviewed); %s; Ctrl-C stops it\n", dir, url, counts.Pending, counts.Unreviewed, auth)
 	if *open {
 		if err := openBrowser(url); err != nil {
 			log.Warn("could not open a browser; open the URL yourself", "url", url, "err", err)

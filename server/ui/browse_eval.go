@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"math"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/llmwiki/llmwiki/wiki/eval"
@@ -63,7 +64,7 @@ func (a *app) evalPage(w http.ResponseWriter, r *http.Request) {
 		{"Citations", fmt.Sprint(s.Citations), fmt.Sprintf("%d verified, %d wrong, %d stale; validity %s", s.CitationsVerified, s.CitationErrors, s.StaleCitations, pct(s.CitationValidity))},
 		{"Answers without citations", fmt.Sprint(s.Uncited), ""},
 		{"Gaps", fmt.Sprint(s.GapCount), "needed sources, repeated topics, empty searches, dangling links"},
-		{"Errors / warnings", fmt.Sprintf("%d / %d", s.ErrorCount, s.WarningCount), "`llmwiki eval` lists them"},
+		{"Errors / warnings", fmt.Sprintf("%d / %d", s.ErrorCount, s.WarningCount), "llmwiki eval lists them"},
 		{"Audit log", fmt.Sprintf("%d lines in %d files", rep.AuditLog.Lines, rep.AuditLog.Files), ""},
 	}
 	p.Data = d
@@ -103,7 +104,7 @@ func trendChart(runs []eval.RunSummary) template.HTML {
 		y := yHit(f)
 		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#e5e5e5"/>`, left, y, left+plotW, y)
 		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" text-anchor="end" fill="%s">%.0f%%</text>`, left-6, y+4, hitColor, f*100)
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" fill="%s">%.0f</text>`, left+plotW+6, y+4, wasteCol, f*float64(maxWaste))
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" fill="%s">%s</text>`, left+plotW+6, y+4, wasteCol, strconv.FormatFloat(f*float64(maxWaste), 'g', 3, 64))
 	}
 	// The target hit rate.
 	ty := yHit(eval.HitRateTarget)

@@ -251,9 +251,9 @@ func TestHistoryShowsDiffsAndRestores(t *testing.T) {
 	mustContain(t, body,
 		"History of pages/raft.md", shas[2][:12], // the current file
 		snaps[0].SHA256Prefix[:12], snaps[1].SHA256Prefix[:12],
-		`<span class="del">-beta line</span>`, `<span class="add">&#43;gamma line</span>`, // newest version → current
-		`<span class="del">-alpha line</span>`, `<span class="add">&#43;beta line</span>`, // older → newer
-		`<span class="add">&#43;&lt;script&gt;x&lt;/script&gt;</span>`,
+		"<span class=\"del\">-beta line\n</span>", "<span class=\"add\">&#43;gamma line\n</span>", // newest version → current
+		"<span class=\"del\">-alpha line\n</span>", "<span class=\"add\">&#43;beta line\n</span>", // older → newer
+		"<span class=\"add\">&#43;&lt;script&gt;x&lt;/script&gt;\n</span>",
 		`name="snapshot" value="`+path.Base(snaps[1].Snapshot)+`"`,
 		"1–2 of 2",
 	)
@@ -321,10 +321,10 @@ func TestHistoryPaging(t *testing.T) {
 		base = out.SHA256
 	}
 	_, body := b.get(t, "/history/raft")
-	mustContain(t, body, "1–10 of 12", `href="/history/raft?cursor=10"`, `<span class="add">&#43;version 12</span>`)
+	mustContain(t, body, "1–10 of 12", `href="/history/raft?cursor=10"`, "<span class=\"add\">&#43;version 12\n</span>")
 	_, body = b.get(t, "/history/raft?cursor=10")
 	// The first version of the second page is diffed against the last of the first.
-	mustContain(t, body, "11–12 of 12", `<span class="del">-version 1</span>`, `<span class="add">&#43;version 2</span>`, `<span class="add">&#43;version 1</span>`)
+	mustContain(t, body, "11–12 of 12", "<span class=\"del\">-version 1\n</span>", "<span class=\"add\">&#43;version 2\n</span>", "<span class=\"add\">&#43;version 1\n</span>")
 	// A name that is no page nor restorable file says why.
 	if code, body := b.get(t, "/history/no-such"); code/100 != 4 || !strings.Contains(body, `class="error"`) {
 		t.Errorf("missing page history: %d\n%s", code, body)
@@ -415,7 +415,7 @@ func TestHealthPage(t *testing.T) {
 		`data-kind="unsupported_claim" data-count="1"`, `<span class="bad">not found</span>`, "unverified",
 		`data-ok="false"`, `<td>bad_frontmatter</td><td><code>pages/bad.md</code></td>`,
 	)
-	if n := strings.Count(body, `<li class="finding sev-`); n > 6*healthPerCategory {
+	if n := strings.Count(body, `<li class="finding finding-`); n > 6*healthPerCategory {
 		t.Errorf("overview shows %d findings; it should cap each category", n)
 	}
 	_, body = b.get(t, "/health?category=dangling_link")

@@ -215,7 +215,9 @@ func (a *app) decide(w http.ResponseWriter, r *http.Request, what string, args m
 	call := store.NewCall("web:review_"+what, a.sessionOf(r), args)
 	call.Client = Client
 	call.Remote = r.RemoteAddr
-	msg, err := fn(store.WithCall(r.Context(), call))
+	// A decision once posted runs to the end even if the browser goes
+	// away: the person saw it submitted.
+	msg, err := fn(store.WithCall(context.WithoutCancel(r.Context()), call))
 	if aerr := a.cfg.Store.Audit(call, err); aerr != nil {
 		a.log.Error("ui: audit line not written", "tool", call.Tool, "err", aerr)
 	}
