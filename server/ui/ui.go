@@ -117,7 +117,10 @@ func (a *app) renderStatus(w http.ResponseWriter, status int, name string, p pag
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Header().Set("Referrer-Policy", "no-referrer")
+	// same-origin, not no-referrer: under no-referrer a browser sends
+	// "Origin: null" with the page's own form POSTs, which the server's
+	// Origin check refuses; same-origin still sends nothing to other sites.
+	w.Header().Set("Referrer-Policy", "same-origin")
 	w.WriteHeader(status)
 	if err := a.tmpl.ExecuteTemplate(w, name, p); err != nil {
 		a.log.Error("ui: render", "template", name, "err", err)

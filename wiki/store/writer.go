@@ -64,7 +64,8 @@ type Tx struct {
 //
 // The paths written, with sha256 before and after, and the snapshots made are
 // added to the [Call] in ctx. When ctx has no Call, Update audits the write
-// itself as tool "internal", so no write is ever unaudited.
+// itself as tool "internal", so no write is ever unaudited; a dry run
+// ([WithDryRun]) writes nothing and is not audited then.
 func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 	call := CallFrom(ctx)
 	own := call == nil
@@ -73,7 +74,7 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 		ctx = WithCall(ctx, call)
 	}
 	err := s.update(ctx, call, fn)
-	if own {
+	if own && !IsDryRun(ctx) {
 		if aerr := s.Audit(call, err); aerr != nil {
 			s.log.Error("audit line not written", "err", aerr)
 		}
@@ -83,13 +84,17 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 
 // WithOwnCall returns ctx carrying a Call: the caller's, or a new
 // "internal" one that done audits (so a store method can report what it
-// wrote, such as the snapshot it made, whoever called it).
+// wrote, such as the snapshot it made, whoever called it); in a dry run
+// ([WithDryRun]) nothing is written and done audits nothing.
 func (s *Store) WithOwnCall(ctx context.Context) (context.Context, *Call, func(error)) {
 	if c := CallFrom(ctx); c != nil {
 		return ctx, c, func(error) {}
 	}
 	c := NewCall("internal", s.session, nil)
 	return WithCall(ctx, c), c, func(err error) {
+		if IsDryRun(ctx) {
+			return
+		}
 		if aerr := s.Audit(c, err); aerr != nil {
 			s.log.Error("audit line not written", "err", aerr)
 		}
