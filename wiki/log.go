@@ -116,6 +116,21 @@ func (s *Store) AppendLog(ctx context.Context, in LogInput) (LogWrite, error) {
 	return out, nil
 }
 
+// AppendLogTx appends one entry to log.md in tx, for a writer outside this
+// package whose own transaction logs what it did (a review's revert), so the
+// entry and the write land together.
+func (s *Store) AppendLogTx(tx *store.Tx, in LogInput) (LogWrite, error) {
+	heading, entry, err := RenderLogEntry(s.Now().Format("2006-01-02 15:04"), in)
+	if err != nil {
+		return LogWrite{}, err
+	}
+	sum, err := appendLogTx(tx, entry)
+	if err != nil {
+		return LogWrite{}, err
+	}
+	return LogWrite{Entry: heading, SHA256: sum}, nil
+}
+
 // appendLogTx appends a rendered entry ([RenderLogEntry]) to log.md in tx,
 // separated from the one before by a blank line, and returns log.md's new
 // sha256. Writers that log their own operation (context.md's build) call

@@ -68,6 +68,8 @@ type Service struct {
 	run  RunFunc
 	book *plan.Book
 	held heldFiles
+	// queue is the review queue's index of the audit log (queue_index.go).
+	queue queueIndex
 }
 
 // New returns the review of st; run executes change-set actions.
