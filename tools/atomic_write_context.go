@@ -18,6 +18,7 @@ type AtomicWriteContextInput struct {
 // AtomicWriteContextOutput reports the write.
 type AtomicWriteContextOutput struct {
 	wiki.ContextWrite
+	Reviewed
 	Notes
 }
 

@@ -26,6 +26,7 @@ func Catalogue(d Deps) []Tool {
 		WritePage(d),
 		EditPage(d),
 		MovePage(d),
+		ProposeChanges(d),
 		ListSnapshots(d),
 		RestoreSnapshot(d),
 		ResearchSave(d),

@@ -26,6 +26,7 @@ type EditPageInput struct {
 type EditPageOutput struct {
 	edit.Result
 	UnresolvedLinks []links.Unresolved `json:"unresolved_links,omitempty" jsonschema:"wikilinks the edit added that lead to no file, each with the existing page it probably meant; the edit is written all the same"`
+	Reviewed
 	Notes
 }
 

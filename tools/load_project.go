@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/search"
@@ -16,7 +17,48 @@ type LoadProjectOutput struct {
 	wiki.Project
 	// Index is the search index's health (absent when the server has none).
 	Index *search.Status `json:"index,omitempty" jsonschema:"the search index: state (ready, building, stale, failed), pages indexed and why it is not ready"`
+	// Review is what awaits a person (absent when the server has no review).
+	Review *ReviewSummary `json:"review,omitempty" jsonschema:"the review mode and what awaits the person: pending change sets and plans, and writes not yet reviewed"`
 	Notes
+}
+
+// ReviewSummary is what awaits a person, for orientation.
+type ReviewSummary struct {
+	Mode       string       `json:"mode" jsonschema:"off (writes apply at once), after (writes apply and wait in the review queue) or before (writes wait for the person's approval: use propose_changes)"`
+	Pending    []PendingSet `json:"pending" jsonschema:"change sets and plans awaiting the person, newest first; do not propose them again"`
+	Unreviewed int          `json:"unreviewed" jsonschema:"writes in the review queue the person has not accepted or reverted"`
+}
+
+// PendingSet is one change set or plan awaiting a person.
+type PendingSet struct {
+	ChangeSet  int       `json:"change_set" jsonschema:"its number (#N)"`
+	ID         string    `json:"id"`
+	Op         string    `json:"op" jsonschema:"change_set, ingest or build"`
+	Actions    int       `json:"actions" jsonschema:"how many actions it holds"`
+	ProposedBy string    `json:"proposed_by,omitempty" jsonschema:"the client that proposed it"`
+	Expires    time.Time `json:"expires" jsonschema:"when it can no longer be approved"`
+}
+
+// reviewSummary is load_project's review section; problems reading it are
+// warnings.
+func reviewSummary(ctx context.Context, d Deps) *ReviewSummary {
+	if d.Review == nil {
+		return nil
+	}
+	sum := &ReviewSummary{Mode: d.reviewMode(), Pending: []PendingSet{}}
+	ps, err := d.Review.Pending()
+	if err != nil {
+		store.CallFrom(ctx).AddWarning("pending change sets not listed: " + store.PublicMessage(err))
+	}
+	for _, p := range ps {
+		sum.Pending = append(sum.Pending, PendingSet{ChangeSet: p.Number, ID: p.ID, Op: p.Op, Actions: len(p.Actions), ProposedBy: p.Client, Expires: p.Expires})
+	}
+	c, err := d.Review.Count()
+	if err != nil {
+		store.CallFrom(ctx).AddWarning("review queue not counted: " + store.PublicMessage(err))
+	}
+	sum.Unreviewed = c.Unreviewed
+	return sum
 }
 
 // readOnlyWarning is load_project's warning on a read-only wiki.
@@ -27,7 +69,7 @@ const readOnlyWarning = "the wiki is read-only: every tool that writes is refuse
 func LoadProject(d Deps) Tool {
 	return newTool(d, toolSpec{
 		Name: "load_project", Toolset: "core", Title: "Load project",
-		Description: "Orientation for this wiki; call it first in every workflow. Returns schema.md (the rules pages follow), guidelines.md (learned rules), context.md (the current synthesis), counts, sources not yet folded into context.md, pages changed since the last build, stale derived state, the search index's state and recent log entries.",
+		Description: "Orientation for this wiki; call it first in every workflow. Returns schema.md (the rules pages follow), guidelines.md (learned rules), context.md (the current synthesis), counts, sources not yet folded into context.md, pages changed since the last build, stale derived state, the search index's state, the review mode with the change sets awaiting the person, and recent log entries.",
 		Hints:       readOnlyHints,
 	},
 		func(ctx context.Context, _ LoadProjectInput) (LoadProjectOutput, error) {
@@ -41,6 +83,7 @@ func LoadProject(d Deps) Tool {
 				st := d.Search.Status()
 				out.Index = &st
 			}
+			out.Review = reviewSummary(ctx, d)
 			return out, err
 		})
 }

@@ -16,6 +16,7 @@ type MovePageInput struct {
 // MovePageOutput reports the move.
 type MovePageOutput struct {
 	edit.MoveResult
+	Reviewed
 	Notes
 }
 

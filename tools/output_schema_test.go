@@ -7,6 +7,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/wiki/model"
 	"github.com/llmwiki/llmwiki/wiki/model/modeltest"
+	"github.com/llmwiki/llmwiki/wiki/review"
 )
 
 // TestEveryToolOutputMatchesItsSchema calls every tool of the catalogue,
@@ -30,7 +31,9 @@ func TestEveryToolOutputMatchesItsSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := connect(t, Deps{Store: st, Log: quiet, Search: idx, Model: mc}, Options{})
+	d := withLinks(Deps{Store: st, Log: quiet, Search: idx, Model: mc})
+	d.Review = review.New(st, d.Links, RunWrite(d))
+	c := connect(t, d, Options{})
 	t.Cleanup(func() { c.Close() })
 	h := &harness{t: t, dir: dir, store: st, c: c}
 
@@ -67,6 +70,9 @@ func TestEveryToolOutputMatchesItsSchema(t *testing.T) {
 	ok("dismiss_lint_findings", map[string]any{"undismiss": []any{id}})
 	plan := ok("propose_plan", map[string]any{"operation": "ingest", "path": "sources/a.md"})
 	ok("apply_plan", map[string]any{"plan_id": plan["plan_id"], "selected": []any{}}) // discards: no results
+	// Pending: the client declared no elicitation.
+	ok("propose_changes", map[string]any{"takeaways": []any{"Gamma is third."},
+		"actions": []any{map[string]any{"tool": "write_page", "arguments": map[string]any{"title": "Gamma", "content": "Gamma is the third letter.\n"}, "why": "a page on gamma"}}})
 
 	// The same reads on a wiki with content.
 	for _, name := range []string{"load_project", "list_pages", "gather_sources", "validate_structure", "lint_findings", "list_snapshots"} {

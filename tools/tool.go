@@ -64,6 +64,9 @@ type Tool struct {
 	Toolset string
 
 	types uint64 // fingerprint of the input and output Go types (schemas.go)
+	// run decodes raw arguments as the handler does and runs the tool's
+	// function, with no audit line of its own ([RunWrite]).
+	run func(ctx context.Context, raw any) (any, error)
 }
 
 // ReadOnly reports whether the tool carries the read-only annotation.
@@ -117,26 +120,47 @@ func newTool[In, Out any](d Deps, spec toolSpec, fn func(context.Context, In) (O
 	opts := append([]mcp.ToolOption{mcp.WithDescription(spec.Description)}, schemaOptions[In, Out](d, spec.Name, types)...)
 	opts = append(opts, spec.Hints.options(spec.Title)...)
 	t := mcp.NewTool(spec.Name, opts...)
-	return Tool{Tool: t, Handler: typed(d, t, fn), Toolset: spec.Toolset, types: types}
+	run := decodeRun(t, fn)
+	anyRun := func(ctx context.Context, raw any) (any, error) {
+		out, err := run(ctx, raw)
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	return Tool{Tool: t, Handler: typed(d, t, run), Toolset: spec.Toolset, types: types, run: anyRun}
+}
+
+// decodeRun is fn behind the strict decoding of its raw arguments against
+// the tool's own input schema ([decodeArgs]).
+func decodeRun[In, Out any](t mcp.Tool, fn func(context.Context, In) (Out, error)) func(context.Context, any) (Out, error) {
+	// Compiled on first call: start-up cost matters to editors that spawn
+	// the server for every session.
+	validate := sync.OnceValue(func() func(any) error { return schemaValidator(t) })
+	renamed := sync.OnceValue(func() map[string]string { return renamesFor(t) })
+	return func(ctx context.Context, raw any) (Out, error) {
+		var in In
+		if err := decodeArgs(raw, &in, validate(), renamed()); err != nil {
+			var zero Out
+			return zero, err
+		}
+		return fn(ctx, in)
+	}
 }
 
 // typed wraps fn as an MCP handler: strict argument decoding and validation
 // against the tool's own input schema (unknown arguments, wrong types and
 // missing required fields are refused by name), a [store.Call] in the context,
 // one audit line, and errors mapped by [toolError].
-func typed[In, Out any](d Deps, t mcp.Tool, fn func(context.Context, In) (Out, error)) server.ToolHandlerFunc {
-	// Compiled on first call: start-up cost matters to editors that spawn
-	// the server for every session.
-	validate := sync.OnceValue(func() func(any) error { return schemaValidator(t) })
-	renamed := sync.OnceValue(func() map[string]string { return renamesFor(t) })
+func typed[Out any](d Deps, t mcp.Tool, run func(context.Context, any) (Out, error)) server.ToolHandlerFunc {
 	readOnly := Tool{Tool: t}.ReadOnly()
+	reviewable := reviewableTools[t.Name]
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		raw := req.GetRawArguments()
 		call := store.NewCall(t.Name, sessionID(ctx, d.Store), raw)
 		fillClient(ctx, call)
 		ctx = store.WithCall(ctx, call)
 		ctx, finishProgress := withProgress(ctx, req)
-		var in In
 		var err error
 		if !readOnly {
 			// A write tool on a read-only wiki is refused before it does
@@ -144,12 +168,21 @@ func typed[In, Out any](d Deps, t mcp.Tool, fn func(context.Context, In) (Out, e
 			// register it at all).
 			err = d.Store.CheckWritable()
 		}
-		if err == nil {
-			err = decodeArgs(raw, &in, validate(), renamed())
-		}
 		var out Out
 		if err == nil {
-			out, err = fn(ctx, in)
+			mode := d.reviewMode()
+			held := false
+			if reviewable && mode == wiki.ReviewBefore {
+				held, err = writesReviewed(ctx, run, raw)
+			}
+			if held {
+				out, err = proposeCall[Out](ctx, d, t.Name, raw)
+			} else if err == nil {
+				out, err = run(ctx, raw)
+				if err == nil && !readOnly && mode == wiki.ReviewAfter {
+					markForReview(call)
+				}
+			}
 		}
 		if err != nil && ctx.Err() != nil {
 			err = cancelledError(err)

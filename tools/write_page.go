@@ -25,6 +25,7 @@ type WritePageInput struct {
 type WritePageOutput struct {
 	wiki.PageWrite
 	UnresolvedLinks []links.Unresolved `json:"unresolved_links,omitempty" jsonschema:"wikilinks in the page that lead to no file, each with the existing page it probably meant; the page is written all the same"`
+	Reviewed
 	Notes
 }
 

@@ -109,3 +109,65 @@ func TestServeOverPipes(t *testing.T) {
 		t.Errorf("the call running at the end of stdin: %v, want its answer", got[3])
 	}
 }
+
+// TestServeElicitationRoundTrip checks that the screen passes a client's
+// JSON-RPC response to a request of the server's (elicitation/create, which
+// a tool in review mode before sends) through to mcp-go: the tool gets the
+// person's answer.
+func TestServeElicitationRoundTrip(t *testing.T) {
+	srv := server.NewMCPServer("test", "1")
+	srv.AddTool(mcp.NewTool("ask"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		res, err := srv.RequestElicitation(ctx, mcp.ElicitationRequest{Params: mcp.ElicitationParams{
+			Message:         "approve?",
+			RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"action_1": map[string]any{"type": "boolean"}}},
+		}})
+		if err != nil {
+			return mcp.NewToolResultError(err.Error()), nil
+		}
+		b, _ := json.Marshal(res.Content)
+		return mcp.NewToolResultText(string(res.Action) + " " + string(b)), nil
+	})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	served := make(chan error, 1)
+	go func() {
+		served <- Serve(context.Background(), srv, inR, outW, io.Discard, nil, jsonrpc.NewCancelledIDs(),
+			Drain{Timeout: 10 * time.Second, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		outW.Close()
+	}()
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+	io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ask","arguments":{}}}`+"\n")
+	sc := bufio.NewScanner(outR)
+	var answer string
+	for sc.Scan() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Result struct {
+				Content []struct {
+					Text string `json:"text"`
+				} `json:"content"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("stdout line %q is not JSON: %v", sc.Text(), err)
+		}
+		if m.Method == "elicitation/create" {
+			io.WriteString(inW, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"action":"accept","content":{"action_1":true}}}`+"\n")
+			continue
+		}
+		if string(m.ID) == "3" {
+			if len(m.Result.Content) > 0 {
+				answer = m.Result.Content[0].Text
+			}
+			inW.Close()
+		}
+	}
+	if err := <-served; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	if answer != `accept {"action_1":true}` {
+		t.Fatalf("the tool got %q, want the client's answer accept {\"action_1\":true}", answer)
+	}
+}
