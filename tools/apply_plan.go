@@ -68,9 +68,9 @@ func applyReviewed(ctx context.Context, d Deps, in ApplyPlanInput) (ApplyPlanOut
 		return ApplyPlanOutput{}, err
 	}
 	if p.Status != plan.StatusPending {
-		return ApplyPlanOutput{}, store.Errorf(store.CodeConflict, "%s is %s, not pending; propose a new plan", setName(p), p.Status)
+		return ApplyPlanOutput{}, store.Errorf(store.CodeConflict, "%s is %s, not pending; propose a new plan", p.Name(), p.Status)
 	}
-	recordSet(ctx, p, reviewPending)
+	recordPending(ctx, p)
 	res, err := askPerson(ctx, d, p, in.Selected)
 	if err != nil {
 		return ApplyPlanOutput{}, err

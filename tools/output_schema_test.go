@@ -71,11 +71,8 @@ func TestEveryToolOutputMatchesItsSchema(t *testing.T) {
 	plan := ok("propose_plan", map[string]any{"operation": "ingest", "path": "sources/a.md"})
 	ok("apply_plan", map[string]any{"plan_id": plan["plan_id"], "selected": []any{}}) // discards: no results
 	// Pending: the client declared no elicitation.
-	called["propose_changes"] = true
-	if r := h.call("propose_changes", map[string]any{"takeaways": []any{"Gamma is third."},
-		"actions": []any{map[string]any{"tool": "write_page", "arguments": map[string]any{"title": "Gamma", "content": "Gamma is the third letter.\n"}, "why": "a page on gamma"}}}); r.IsError && !reviewStubbed(d) {
-		t.Errorf("propose_changes failed: %s", text(r))
-	}
+	ok("propose_changes", map[string]any{"takeaways": []any{"Gamma is third."},
+		"actions": []any{map[string]any{"tool": "write_page", "arguments": map[string]any{"title": "Gamma", "content": "Gamma is the third letter.\n"}, "why": "a page on gamma"}}})
 
 	// The same reads on a wiki with content.
 	for _, name := range []string{"load_project", "list_pages", "gather_sources", "validate_structure", "lint_findings", "list_snapshots"} {

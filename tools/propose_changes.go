@@ -73,7 +73,7 @@ func ProposeChanges(d Deps) Tool {
 			if err != nil {
 				return ProposeChangesOutput{}, err
 			}
-			recordSet(ctx, p, reviewPending)
+			recordPending(ctx, p)
 			res, err := askPerson(ctx, d, p, nil)
 			if err != nil {
 				return ProposeChangesOutput{}, err

@@ -16,6 +16,7 @@ type RestoreSnapshotInput struct {
 // RestoreSnapshotOutput reports the restore.
 type RestoreSnapshotOutput struct {
 	wiki.RestoreResult
+	Reviewed
 	Notes
 }
 

@@ -28,6 +28,9 @@ var reviewableTools = map[string]bool{
 	"atomic_write_context": true,
 	"research_save":        true,
 	"file_answer":          true,
+	// A restore rewrites a page too: in mode before it waits like any
+	// other write.
+	"restore_snapshot": true,
 }
 
 // reviewMode is the wiki's review mode; off without a review service.
@@ -39,9 +42,14 @@ func (d Deps) reviewMode() string {
 }
 
 // markForReview puts call in the review queue (mode after) when it wrote a
-// file a person reviews.
+// file a person reviews, unless a person approved those writes within the
+// call (propose_changes answered in the editor).
 func markForReview(call *store.Call) {
-	for _, w := range call.Record().Writes {
+	rec := call.Record()
+	if rec.Extra["decision"] == "approved" {
+		return
+	}
+	for _, w := range rec.Writes {
 		if review.Reviewed(w.Path) {
 			call.SetExtra(review.MarkKey, wiki.ReviewAfter)
 			return
@@ -79,18 +87,6 @@ type reviewSetter interface{ setReview(*ReviewStatus) }
 // in the editor; after it the change set stays pending.
 const elicitTimeout = 10 * time.Minute
 
-// setName is how a message names p: "change set #3" or "plan #3".
-func setName(p *plan.Plan) string {
-	what := "plan"
-	if p.Op == plan.OpChangeSet {
-		what = "change set"
-	}
-	if p.Number > 0 {
-		return fmt.Sprintf("%s #%d", what, p.Number)
-	}
-	return what + " " + p.ID
-}
-
 // setRef is how the CLI names p.
 func setRef(p *plan.Plan) string {
 	if p.Number > 0 {
@@ -105,13 +101,13 @@ func pendingMessage(p *plan.Plan, why string) string {
 	if why != "" {
 		why = " (" + why + ")"
 	}
-	return fmt.Sprintf("%s awaits review%s: the person approves it on the review page (llmwiki ui) or with `llmwiki review approve %s`; do not retry the write", setName(p), why, setRef(p))
+	return fmt.Sprintf("%s awaits review%s: the person approves it on the review page (llmwiki ui) or with `llmwiki review approve %s`; do not retry the write", p.Name(), why, setRef(p))
 }
 
 // declinedError is the result of a set the person declined: an error, so
 // the model cannot take it for a success.
 func declinedError(p *plan.Plan) error {
-	return store.Errorf(store.CodeRefused, "the person declined %s; nothing was written; ask them what to change", setName(p))
+	return store.Errorf(store.CodeRefused, "the person declined %s; nothing was written; ask them what to change", p.Name())
 }
 
 // actionLine sums up action n of p for the person: its files with their
@@ -188,7 +184,7 @@ func askPerson(ctx context.Context, d Deps, p *plan.Plan, ticks []int) (askResul
 		ticked[n] = true
 	}
 	var msg strings.Builder
-	fmt.Fprintf(&msg, "Review %s", setName(p))
+	fmt.Fprintf(&msg, "Review %s", p.Name())
 	if p.Client != "" {
 		fmt.Fprintf(&msg, " from %s", p.Client)
 	}
@@ -256,7 +252,6 @@ func declineSet(ctx context.Context, d Deps, p *plan.Plan) (askResult, error) {
 	if got != nil {
 		p = got
 	}
-	recordSet(ctx, p, reviewDeclined)
 	return askResult{plan: p, status: reviewDeclined}, declinedError(p)
 }
 
@@ -271,7 +266,7 @@ func approveSet(ctx context.Context, d Deps, p *plan.Plan, selected []int) (askR
 	res := askResult{plan: p, outputs: o.Outputs, status: reviewApplied}
 	var failed []string
 	for _, r := range p.Results {
-		if r.Status != "ok" {
+		if r.Status != "ok" && r.Status != review.StatusNotSelected {
 			failed = append(failed, fmt.Sprintf("action %d %s: %s", r.N, r.Status, r.Error))
 		}
 	}
@@ -282,9 +277,9 @@ func approveSet(ctx context.Context, d Deps, p *plan.Plan, selected []int) (askR
 	for _, n := range selected {
 		nums = append(nums, strconv.Itoa(n))
 	}
-	res.message = fmt.Sprintf("the person approved %s (actions %s of %d)", setName(p), strings.Join(nums, ", "), len(p.Actions))
+	res.message = fmt.Sprintf("the person approved %s (actions %s of %d)", p.Name(), strings.Join(nums, ", "), len(p.Actions))
 	if len(p.Actions) == 1 {
-		res.message = fmt.Sprintf("the person approved %s", setName(p))
+		res.message = fmt.Sprintf("the person approved %s", p.Name())
 	}
 	if len(failed) > 0 {
 		sort.Strings(failed)
@@ -292,13 +287,19 @@ func approveSet(ctx context.Context, d Deps, p *plan.Plan, selected []int) (askR
 	} else if err != nil {
 		res.message += "; " + store.PublicMessage(err)
 	}
-	recordSet(ctx, p, res.status)
 	return res, nil
 }
 
-// recordSet notes on the call's audit line what became of change set p.
-func recordSet(ctx context.Context, p *plan.Plan, status string) {
-	store.CallFrom(ctx).SetExtra("change_set", map[string]any{"number": p.Number, "id": p.ID, "status": status})
+// recordPending notes on the call's audit line that p awaits the person,
+// in the words the review service records its decisions with (change_set
+// or plan: the number; decision).
+func recordPending(ctx context.Context, p *plan.Plan) {
+	key := "plan"
+	if p.Op == plan.OpChangeSet {
+		key = "change_set"
+	}
+	store.CallFrom(ctx).SetExtra(key, p.Number)
+	store.CallFrom(ctx).SetExtra("decision", reviewPending)
 }
 
 // proposeCall turns a call of a reviewable write tool (review mode
@@ -319,7 +320,7 @@ func proposeCall[Out any](ctx context.Context, d Deps, tool string, raw any) (Ou
 	if err != nil {
 		return out, err
 	}
-	recordSet(ctx, p, reviewPending)
+	recordPending(ctx, p)
 	res, err := askPerson(ctx, d, p, nil)
 	if err != nil {
 		return out, err

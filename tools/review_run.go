@@ -11,7 +11,8 @@ import (
 
 // RunWrite returns the executor of change-set actions: it runs one call of
 // a direct write tool (write_page, edit_page, move_page,
-// atomic_write_context, research_save, file_answer) with its arguments as
+// atomic_write_context, research_save, file_answer, restore_snapshot) with
+// its arguments as
 // that tool's handler would, decoding and validating them against the
 // tool's own input schema, in ctx (a dry run when ctx is one, see
 // [store.WithDryRun]). A tool it does not know is CodeInvalid. It writes no
@@ -30,7 +31,7 @@ func RunWrite(d Deps) review.RunFunc {
 	return func(ctx context.Context, tool string, args json.RawMessage) (any, error) {
 		t, ok := byName()[tool]
 		if !ok {
-			return nil, store.Errorf(store.CodeInvalid, "tool %q cannot be an action of a change set; use one of write_page, edit_page, move_page, atomic_write_context, research_save, file_answer", tool)
+			return nil, store.Errorf(store.CodeInvalid, "tool %q cannot be an action of a change set; use one of write_page, edit_page, move_page, atomic_write_context, research_save, file_answer, restore_snapshot", tool)
 		}
 		if err := d.Store.CheckWritable(); err != nil {
 			return nil, err

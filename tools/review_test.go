@@ -68,11 +68,3 @@ func TestRunWrite(t *testing.T) {
 		})
 	}
 }
-
-// reviewStubbed reports whether the review service is still the skeleton's
-// stub (its methods answer "not implemented yet"): the tests of change sets
-// skip then.
-func reviewStubbed(d Deps) bool {
-	_, err := d.Review.Pending()
-	return err != nil && strings.Contains(err.Error(), "not implemented")
-}

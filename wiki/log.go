@@ -14,7 +14,7 @@ import (
 )
 
 // LogOps is the fixed set of operations a log.md entry may name.
-var LogOps = []string{"ingest", "build", "query", "lint", "research", "edit", "move", "restore", "eval", "note", "revert", "review"}
+var LogOps = []string{"ingest", "build", "query", "lint", "research", "edit", "move", "restore", "eval", "note", "review"}
 
 // Limits of a log entry.
 const (

@@ -412,7 +412,7 @@ func TestOrient(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &hook); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	for _, want := range []string{"0 pages", "has not been built yet (cap 400 lines)", "wiki-builder (build)", "never edit its files", "Synthesis (context.md, start)"} {
+	for _, want := range []string{"0 pages", "has not been built yet (cap 400 lines)", "wiki-builder (build)", "never edit its files", "Synthesis (context.md, start)", "Review mode: after (writes apply at once and wait in the review queue"} {
 		if !strings.Contains(hook.Out.Context, want) {
 			t.Errorf("orientation lacks %q:\n%s", want, hook.Out.Context)
 		}

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/llmwiki/llmwiki/agents"
-	"github.com/llmwiki/llmwiki/internal/app"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/review"
 	"github.com/llmwiki/llmwiki/wiki/store"
@@ -108,7 +107,7 @@ func orientation(ctx context.Context, e env, dir string) (string, error) {
 	for _, pr := range p.Problems {
 		fmt.Fprintf(&b, "Problem: %s\n", pr)
 	}
-	b.WriteString(orientReview(app.New(st, app.Options{NoSearch: true}).Review))
+	orientReview(&b, st)
 	if len(p.RecentLog) > 0 {
 		b.WriteString("Recent log:\n")
 		for _, l := range p.RecentLog {
@@ -127,20 +126,38 @@ func orientation(ctx context.Context, e env, dir string) (string, error) {
 	return b.String(), nil
 }
 
-// orientReview tells a starting session the review mode, when a person
-// reviews, and what awaits the person.
-func orientReview(svc *review.Service) string {
-	var b strings.Builder
-	switch svc.Mode() {
-	case wiki.ReviewBefore:
-		b.WriteString("Review mode before: writes to pages/ and context.md wait for a person's approval (propose them as one change set with propose_changes).\n")
-	case wiki.ReviewAfter:
-		b.WriteString("Review mode after: writes to pages/ and context.md apply at once and a person accepts or reverts each.\n")
+// orientModes says what each review mode means for an agent.
+var orientModes = map[string]string{
+	wiki.ReviewOff:    "writes apply at once",
+	wiki.ReviewAfter:  "writes apply at once and wait in the review queue for the person",
+	wiki.ReviewBefore: "nothing under pages/ or context.md changes until the person approves: discuss the takeaways, then send one change set per source with propose_changes",
+}
+
+// orientReview writes the review mode and what awaits the person.
+func orientReview(b *strings.Builder, st *wiki.Store) {
+	rv := review.New(st, nil, nil)
+	mode := rv.Mode()
+	fmt.Fprintf(b, "Review mode: %s (%s).\n", mode, orientModes[mode])
+	if ps, err := rv.Pending(); err == nil {
+		for i, p := range ps {
+			if i == 10 {
+				fmt.Fprintf(b, "Awaiting review: %d more.\n", len(ps)-i)
+				break
+			}
+			from := ""
+			if p.Client != "" {
+				from = ", from " + p.Client
+			}
+			actions := "actions"
+			if len(p.Actions) == 1 {
+				actions = "action"
+			}
+			fmt.Fprintf(b, "Awaiting review: %s (%d %s%s, expires %s UTC); do not propose it again.\n", p.Name(), len(p.Actions), actions, from, p.Expires.UTC().Format("2006-01-02 15:04"))
+		}
 	}
-	if c, err := svc.Count(); err == nil && (c.Pending > 0 || c.Unreviewed > 0) {
-		fmt.Fprintf(&b, "Awaiting review: %s; the person decides with llmwiki review or on the review page (llmwiki ui).\n", reviewSummaryCounts(c))
+	if c, err := rv.Count(); err == nil && c.Unreviewed > 0 {
+		fmt.Fprintf(b, "Unreviewed writes: %d (the person accepts or reverts them on the review page or with llmwiki review).\n", c.Unreviewed)
 	}
-	return b.String()
 }
 
 // head returns the first lines of s, at most maxLines lines and maxChars

@@ -390,16 +390,12 @@ func (r reviewCmd) printDiff(fd review.FileDiff) {
 	writeDiff(w, fd.Diff, r.colour, "      ")
 }
 
-// reviewSummary says what awaits a person, for status and orient.
+// reviewSummary says what awaits a person, for status.
 func reviewSummary(c review.Counts) string {
 	if c.Pending == 0 && c.Unreviewed == 0 {
 		return "nothing awaits review"
 	}
-	return reviewSummaryCounts(c) + " (llmwiki review)"
-}
-
-func reviewSummaryCounts(c review.Counts) string {
-	return fmt.Sprintf("%d %s awaiting approval, %s to accept or revert",
+	return fmt.Sprintf("%d %s awaiting approval, %s to accept or revert (llmwiki review)",
 		c.Pending, english.Plural(c.Pending, "change set", "change sets"), english.Count(c.Unreviewed, "unreviewed write"))
 }
 

@@ -93,7 +93,7 @@ func TestReviewRevertRestoresAndAccept(t *testing.T) {
 		t.Errorf("status text (%v) does not count what awaits review:\n%s", err, text)
 	}
 	text, _, err = runIn(t, "", nil, "orient", "--root", root)
-	if err != nil || !strings.Contains(text, "Review mode after:") || !strings.Contains(text, "Awaiting review: 0 change sets awaiting approval, 2 unreviewed writes") {
+	if err != nil || !strings.Contains(text, "Review mode: after") || !strings.Contains(text, "Unreviewed writes: 2") {
 		t.Errorf("orient (%v) does not say what awaits review:\n%s", err, text)
 	}
 	// The version before the rewrite, as the first write left it.

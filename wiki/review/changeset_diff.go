@@ -81,8 +81,8 @@ func (s *Service) Diffs(ctx context.Context, p *plan.Plan, n int) ([]FileDiff, e
 	out := make([]FileDiff, 0, len(a.Files))
 	for _, f := range a.Files {
 		fd := FileDiff{Path: f.Path, Change: f.Change, Added: f.Added, Removed: f.Removed}
-		old, okOld := s.setVersion(f.Path, f.Before)
-		now, okNew := s.setVersion(f.Path, f.After)
+		old, okOld := s.version(f.Path, f.Before)
+		now, okNew := s.version(f.Path, f.After)
 		if okOld && okNew {
 			fd.Diff, _, _ = unified(f.Path, old, now)
 		}
@@ -91,9 +91,9 @@ func (s *Service) Diffs(ctx context.Context, p *plan.Plan, n int) ([]FileDiff, e
 	return out, nil
 }
 
-// setVersion returns the bytes of rel whose sha256 is sum ("" is the absent
+// version returns the bytes of rel whose sha256 is sum ("" is the absent
 // file): the file on disk or one of its snapshots.
-func (s *Service) setVersion(rel, sum string) ([]byte, bool) {
+func (s *Service) version(rel, sum string) ([]byte, bool) {
 	if sum == "" {
 		return nil, true
 	}

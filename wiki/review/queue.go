@@ -36,19 +36,14 @@ func (s *Service) Queue(limit int, cursor string) (ws []Write, next string, tota
 	if limit <= 0 {
 		limit = DefaultQueueLimit
 	}
-	err = s.withIndex(func(all []queued, decs map[string]Decision) error {
+	err = s.withIndex(func(all []queued, at map[string]int, decs map[string]Decision) error {
 		start := 0
 		if cursor != "" {
-			start = -1
-			for i := range all {
-				if all[i].w.ID == cursor {
-					start = i
-					break
-				}
-			}
-			if start < 0 {
+			i, ok := at[cursor]
+			if !ok {
 				return store.Errorf(store.CodeInvalid, "cursor is not one the review queue returned: pass next_cursor as given, or omit cursor to start from the newest write")
 			}
+			start = i
 		}
 		for i := range all {
 			if _, done := decs[all[i].w.ID]; done {
@@ -77,17 +72,16 @@ func (s *Service) Queue(limit int, cursor string) (ws []Write, next string, tota
 // lookup returns the marked write id with its status.
 func (s *Service) lookup(id string) (queued, error) {
 	var out queued
-	err := s.withIndex(func(all []queued, decs map[string]Decision) error {
-		for _, q := range all {
-			if q.w.ID == id {
-				out = q
-				if d, ok := decs[id]; ok {
-					out.w.Status = d.Decision
-				}
-				return nil
-			}
+	err := s.withIndex(func(all []queued, at map[string]int, decs map[string]Decision) error {
+		i, ok := at[id]
+		if !ok {
+			return notQueued(id)
 		}
-		return notQueued(id)
+		out = all[i]
+		if d, ok := decs[id]; ok {
+			out.w.Status = d.Decision
+		}
+		return nil
 	})
 	return out, err
 }
@@ -105,12 +99,12 @@ func (s *Service) Accept(ctx context.Context, ids []string, reviewer string) err
 	if len(ids) == 0 {
 		return store.Errorf(store.CodeInvalid, "name the writes to accept (their ids, as the review queue lists them)")
 	}
-	err := s.withIndex(func(all []queued, decs map[string]Decision) error {
+	err := s.withIndex(func(all []queued, at map[string]int, decs map[string]Decision) error {
 		for _, id := range ids {
 			if d, ok := decs[id]; ok {
 				return alreadyDecided(d)
 			}
-			if !containsWrite(all, id) {
+			if _, ok := at[id]; !ok {
 				return notQueued(id)
 			}
 		}
@@ -126,7 +120,7 @@ func (s *Service) Accept(ctx context.Context, ids []string, reviewer string) err
 // AcceptAll accepts every write in the queue and returns how many.
 func (s *Service) AcceptAll(ctx context.Context, reviewer string) (int, error) {
 	var ids []string
-	err := s.withIndex(func(all []queued, decs map[string]Decision) error {
+	err := s.withIndex(func(all []queued, at map[string]int, decs map[string]Decision) error {
 		for _, q := range all {
 			if _, done := decs[q.w.ID]; !done {
 				ids = append(ids, q.w.ID)
@@ -138,15 +132,6 @@ func (s *Service) AcceptAll(ctx context.Context, reviewer string) (int, error) {
 		return 0, err
 	}
 	return s.decide(ctx, "review:accept", ids, DecisionAccepted, reviewer, false)
-}
-
-func containsWrite(all []queued, id string) bool {
-	for _, q := range all {
-		if q.w.ID == id {
-			return true
-		}
-	}
-	return false
 }
 
 // decide appends the decision on ids to DecisionsFile under the project
@@ -234,10 +219,7 @@ func (s *Service) Revert(ctx context.Context, id, reviewer string) (res RevertRe
 		if f.Before == "" {
 			continue
 		}
-		data, ok, err := s.version(f.Path, f.Before, q.snapshots)
-		if err != nil {
-			return res, err
-		}
+		data, ok := s.version(f.Path, f.Before)
 		if !ok {
 			return res, store.Errorf(store.CodeNotFound, "the version of %s before write %s is no longer stored (the snapshot retention pruned it); nothing was reverted: restore an older version by hand from its history", f.Path, id)
 		}
@@ -287,7 +269,7 @@ func (s *Service) Revert(ctx context.Context, id, reviewer string) (res RevertRe
 			}
 			files = append(files, f.Path)
 		}
-		_, err := s.st.AppendLogTx(tx, revertLog(id, q.w.Files))
+		_, err := s.st.AppendLogTx(tx, revertLog(id, reviewer, q.w.Files))
 		return err
 	})
 	if err != nil {
@@ -305,18 +287,18 @@ func (s *Service) Revert(ctx context.Context, id, reviewer string) (res RevertRe
 }
 
 // revertLog is the log.md entry of a revert.
-func revertLog(id string, files []store.WriteRecord) wiki.LogInput {
+func revertLog(id, reviewer string, files []store.WriteRecord) wiki.LogInput {
 	paths := make([]string, len(files))
 	for i, f := range files {
 		paths[i] = f.Path
 	}
-	title := fmt.Sprintf("%s (write %s)", strings.Join(paths, ", "), id)
+	title := fmt.Sprintf("write %s reverted: %s (%s)", id, strings.Join(paths, ", "), reviewer)
 	var details string
-	if len(title) > 200 {
-		title = fmt.Sprintf("%d files (write %s)", len(files), id)
+	if len(title) > wiki.MaxLogTitle {
+		title = fmt.Sprintf("write %s reverted: %d files (%s)", id, len(files), reviewer)
 		details = "- " + strings.Join(paths, "\n- ")
 	}
-	return wiki.LogInput{Op: "revert", Title: title, Details: details}
+	return wiki.LogInput{Op: "review", Title: title, Details: details}
 }
 
 // Count returns what awaits a person.

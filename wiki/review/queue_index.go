@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -25,22 +26,19 @@ import (
 // queued is one marked write as the index keeps it.
 type queued struct {
 	w Write
-	// snapshots are the record's snapshot files (the versions it replaced).
-	snapshots []string
 }
 
 // auditLine is the part of an audit line the queue reads (the arguments
 // are skipped).
 type auditLine struct {
-	ID        string              `json:"id"`
-	Time      time.Time           `json:"time"`
-	Session   string              `json:"session"`
-	Client    string              `json:"client"`
-	Tool      string              `json:"tool"`
-	Outcome   string              `json:"outcome"`
-	Writes    []store.WriteRecord `json:"writes"`
-	Snapshots []string            `json:"snapshots"`
-	Extra     struct {
+	ID      string              `json:"id"`
+	Time    time.Time           `json:"time"`
+	Session string              `json:"session"`
+	Client  string              `json:"client"`
+	Tool    string              `json:"tool"`
+	Outcome string              `json:"outcome"`
+	Writes  []store.WriteRecord `json:"writes"`
+	Extra   struct {
 		// Mark is Extra[MarkKey].
 		Mark any `json:"review"`
 	} `json:"extra"`
@@ -73,6 +71,10 @@ type queueIndex struct {
 	files map[string]*auditFile // audit file name -> its marked writes
 	dec   tailFile
 	decs  map[string]Decision // write id -> its decision (the first one)
+	// sorted is every marked write, newest first; nil when it must be
+	// built again from files. at is the position of each id in sorted.
+	sorted []queued
+	at     map[string]int
 }
 
 type auditFile struct {
@@ -132,9 +134,6 @@ func readTail(st *wiki.Store, rel string, t *tailFile, restart func(), fn func(l
 // parseQueued returns the marked write a line records, if it is one: an ok
 // call marked for review with at least one reviewed write.
 func parseQueued(line []byte) (queued, bool) {
-	if !bytes.Contains(line, []byte(`"`+MarkKey+`"`)) {
-		return queued{}, false // not marked: skip the decoding
-	}
 	var a auditLine
 	if json.Unmarshal(line, &a) != nil || a.ID == "" || a.Outcome != "ok" || a.Extra.Mark == nil {
 		return queued{}, false
@@ -142,19 +141,80 @@ func parseQueued(line []byte) (queued, bool) {
 	if m, ok := a.Extra.Mark.(string); ok && m == wiki.ReviewOff {
 		return queued{}, false
 	}
-	var files []store.WriteRecord
-	for _, w := range a.Writes {
-		if Reviewed(w.Path) && w.Before != w.After {
-			files = append(files, w)
-		}
-	}
+	files := netWrites(a.Writes)
 	if len(files) == 0 {
 		return queued{}, false
 	}
-	return queued{
-		w:         Write{ID: a.ID, Time: a.Time, Client: a.Client, Session: a.Session, Tool: a.Tool, Files: files, Status: StatusUnreviewed},
-		snapshots: a.Snapshots,
-	}, true
+	return queued{w: Write{ID: a.ID, Time: a.Time, Client: a.Client, Session: a.Session, Tool: a.Tool, Files: files, Status: StatusUnreviewed}}, true
+}
+
+// netWrites is what a call did to each reviewed file, in the order first
+// written: from the sha256 before its first write to the one after its last
+// (a call may write a file twice, as two updates); a file left as it was is
+// dropped.
+func netWrites(ws []store.WriteRecord) []store.WriteRecord {
+	var out []store.WriteRecord
+	at := map[string]int{}
+	for _, w := range ws {
+		if !Reviewed(w.Path) {
+			continue
+		}
+		if i, ok := at[w.Path]; ok {
+			out[i].After = w.After
+			continue
+		}
+		at[w.Path] = len(out)
+		out = append(out, w)
+	}
+	kept := out[:0]
+	for _, w := range out {
+		if w.Before != w.After {
+			kept = append(kept, w)
+		}
+	}
+	return kept
+}
+
+// markNeedle is in every marked line: the others are not decoded at all.
+var markNeedle = []byte(`"` + MarkKey + `"`)
+
+// parseAll parses lines into the marked writes they record, in order, on
+// every CPU when there are many (decoding is most of a cold start's work).
+func parseAll(lines [][]byte) []queued {
+	const chunk = 512
+	if len(lines) <= chunk {
+		return parseRange(lines)
+	}
+	parts := make([][]queued, (len(lines)+chunk-1)/chunk)
+	next := make(chan int, len(parts))
+	for i := range parts {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(parts)) {
+		wg.Go(func() {
+			for i := range next {
+				parts[i] = parseRange(lines[i*chunk : min((i+1)*chunk, len(lines))])
+			}
+		})
+	}
+	wg.Wait()
+	var out []queued
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+func parseRange(lines [][]byte) []queued {
+	var out []queued
+	for _, l := range lines {
+		if w, ok := parseQueued(l); ok {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // StatusUnreviewed is the Status of a write awaiting a person.
@@ -183,11 +243,16 @@ func (q *queueIndex) refresh(st *wiki.Store) error {
 			af = &auditFile{}
 			q.files[n] = af
 		}
-		err := readTail(st, path.Join(store.AuditDir, n), &af.tailFile, func() { af.writes = nil }, func(l []byte) {
-			if w, ok := parseQueued(l); ok {
-				af.writes = append(af.writes, w)
+		var lines [][]byte
+		err := readTail(st, path.Join(store.AuditDir, n), &af.tailFile, func() { af.writes, q.sorted = nil, nil }, func(l []byte) {
+			if bytes.Contains(l, markNeedle) {
+				lines = append(lines, l)
 			}
 		})
+		if len(lines) > 0 {
+			q.sorted = nil
+			af.writes = append(af.writes, parseAll(lines)...)
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			delete(seen, n)
 			continue
@@ -199,6 +264,7 @@ func (q *queueIndex) refresh(st *wiki.Store) error {
 	for n := range q.files {
 		if !seen[n] {
 			delete(q.files, n)
+			q.sorted = nil
 		}
 	}
 	return q.refreshDecisions(st)
@@ -226,28 +292,35 @@ func (q *queueIndex) refreshDecisions(st *wiki.Store) error {
 }
 
 // withIndex brings the index up to date and calls fn with every marked
-// write, newest first, and the decisions by write id (fn must not keep or
-// change them).
-func (s *Service) withIndex(fn func(all []queued, decs map[string]Decision) error) error {
+// write, newest first, the position of each id in it, and the decisions by
+// write id (fn must not keep or change them).
+func (s *Service) withIndex(fn func(all []queued, at map[string]int, decs map[string]Decision) error) error {
 	q := &s.queue
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if err := q.refresh(s.st); err != nil {
 		return err
 	}
-	names := make([]string, 0, len(q.files))
-	n := 0
-	for name, af := range q.files {
-		names = append(names, name)
-		n += len(af.writes)
-	}
-	sort.Strings(names)
-	out := make([]queued, 0, n)
-	for i := len(names) - 1; i >= 0; i-- {
-		ws := q.files[names[i]].writes
-		for j := len(ws) - 1; j >= 0; j-- {
-			out = append(out, ws[j])
+	if q.sorted == nil {
+		names := make([]string, 0, len(q.files))
+		n := 0
+		for name, af := range q.files {
+			names = append(names, name)
+			n += len(af.writes)
+		}
+		sort.Strings(names)
+		out := make([]queued, 0, n)
+		for i := len(names) - 1; i >= 0; i-- {
+			ws := q.files[names[i]].writes
+			for j := len(ws) - 1; j >= 0; j-- {
+				out = append(out, ws[j])
+			}
+		}
+		q.sorted = out
+		q.at = make(map[string]int, len(out))
+		for i, w := range out {
+			q.at[w.w.ID] = i
 		}
 	}
-	return fn(out, q.decs)
+	return fn(q.sorted, q.at, q.decs)
 }

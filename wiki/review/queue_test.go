@@ -191,7 +191,7 @@ func TestRevertUpdateByteExact(t *testing.T) {
 	if !wrote || len(rec.Snapshots) == 0 {
 		t.Errorf("revert writes %+v snapshots %v: want pages/a.md from the written version back to the original, snapshotted", rec.Writes, rec.Snapshots)
 	}
-	if log := readFile(t, dir, "log.md"); !strings.Contains(log, "revert | pages/a.md (write "+id+")") {
+	if log := readFile(t, dir, "log.md"); !strings.Contains(log, "review | write "+id+" reverted: pages/a.md (web)") {
 		t.Errorf("log.md lacks the revert entry:\n%s", log)
 	}
 	// The revert is not itself queued, and the write is no longer.
@@ -312,5 +312,96 @@ func TestRevertPrunedSnapshot(t *testing.T) {
 	}
 	if d, err := s.WriteDiffs(id); err != nil || !strings.Contains(d[0].Diff, "no longer stored") {
 		t.Errorf("diff without the snapshot: %+v %v", d, err)
+	}
+}
+
+// The index parses only what was appended since, and a last line still
+// being written (or torn) waits until it is whole.
+func TestQueueIndexTail(t *testing.T) {
+	s, st, dir := newService(t, nil)
+	a := call(t, st, "write_page", true, writePage(st, wiki.PageInput{Title: "A", Content: "a\n"}))
+	if got := queueIDs(t, s); !reflect.DeepEqual(got, []string{a}) {
+		t.Fatalf("queue %v", got)
+	}
+	logs, _ := filepath.Glob(filepath.Join(dir, ".llmwiki", "audit", "*.jsonl"))
+	f, err := os.OpenFile(logs[len(logs)-1], os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"id":"a-0123456789ab","outcome":"ok","extra":{"review":"after"},"writes":[{"path":"pages/t.md","sha256_bef`); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if got := queueIDs(t, s); !reflect.DeepEqual(got, []string{a}) {
+		t.Fatalf("with a torn last line: %v", got)
+	}
+	// The store's next audit line moves the torn bytes away first.
+	b := call(t, st, "write_page", true, writePage(st, wiki.PageInput{Title: "B", Content: "b\n"}))
+	if got := queueIDs(t, s); !reflect.DeepEqual(got, []string{b, a}) {
+		t.Fatalf("after the repair: %v, want %v", got, []string{b, a})
+	}
+	// A file cut shorter (by a person's hand) is parsed again.
+	if err := os.WriteFile(logs[len(logs)-1], nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := queueIDs(t, s); len(got) != 0 {
+		t.Fatalf("after the audit file was emptied: %v", got)
+	}
+}
+
+// A call that wrote a page twice is reverted to the version before its
+// first write; one that wrote a page and put it back is not queued.
+func TestRevertTwoWritesOfOneFile(t *testing.T) {
+	s, st, dir := newService(t, map[string]string{"pages/a.md": "# A\n", "pages/b.md": "# B\n"})
+	replace := func(rel, data string) func(ctx context.Context) error {
+		return func(ctx context.Context) error {
+			return st.Update(ctx, func(tx *store.Tx) error { return tx.Replace(rel, []byte(data), "") })
+		}
+	}
+	id := call(t, st, "edit_page", true, func(ctx context.Context) error {
+		for _, f := range []func(context.Context) error{replace("pages/a.md", "# A2\n"), replace("pages/a.md", "# A3\n"), replace("pages/b.md", "# B2\n"), replace("pages/b.md", "# B\n")} {
+			if err := f(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	ws, _, _, err := s.Queue(10, "")
+	if err != nil || len(ws) != 1 || len(ws[0].Files) != 1 || ws[0].Files[0] != (store.WriteRecord{Path: "pages/a.md", Before: sha("# A\n"), After: sha("# A3\n")}) {
+		t.Fatalf("queued %+v %v", ws, err)
+	}
+	if d, err := s.WriteDiffs(id); err != nil || !strings.Contains(d[0].Diff, "-# A\n+# A3\n") {
+		t.Errorf("diff %+v %v", d, err)
+	}
+	if _, err := s.Revert(context.Background(), id, ByCLI); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, dir, "pages/a.md"); got != "# A\n" {
+		t.Errorf("a.md = %q", got)
+	}
+}
+
+func TestRevertContextAndCount(t *testing.T) {
+	s, st, dir := newService(t, nil)
+	orig := readFile(t, dir, "context.md")
+	id := call(t, st, "atomic_write_context", true, func(ctx context.Context) error {
+		_, err := st.WriteContext(ctx, wiki.ContextInput{Content: "# Context\n\nThe synthesis.\n", BaseSHA256: sha(orig)})
+		return err
+	})
+	if c, err := s.Count(); err != nil || c != (Counts{Pending: 0, Unreviewed: 1}) {
+		t.Fatalf("count %+v %v", c, err)
+	}
+	ws, _, _, _ := s.Queue(0, "")
+	if len(ws) != 1 || ws[0].ID != id || ws[0].Files[0].Path != "context.md" {
+		t.Fatalf("queued %+v (log.md, written too, is not reviewed)", ws)
+	}
+	if _, err := s.Revert(context.Background(), id, ByCLI); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, dir, "context.md"); got != orig {
+		t.Errorf("context.md = %q, want %q", got, orig)
+	}
+	if c, err := s.Count(); err != nil || c.Unreviewed != 0 {
+		t.Errorf("count after revert %+v %v", c, err)
 	}
 }

@@ -67,9 +67,9 @@ type Service struct {
 	g    *links.Graph
 	run  RunFunc
 	book *plan.Book
+	held heldFiles
 	// queue is the review queue's index of the audit log (queue_index.go).
 	queue queueIndex
-	held  heldFiles
 }
 
 // New returns the review of st; run executes change-set actions.
@@ -96,7 +96,7 @@ func Reviewed(rel string) bool {
 type ActionInput struct {
 	Tool      string          `json:"tool"`
 	Arguments json.RawMessage `json:"arguments"`
-	// Why is one line for the person (the action's [plan.Action.Why]).
+	// Why is one line for the person (optional).
 	Why string `json:"why,omitempty"`
 }
 
