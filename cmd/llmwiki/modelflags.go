@@ -80,7 +80,7 @@ func printResults(e env, p *plan.Plan) {
 			ok++
 		}
 	}
-	fmt.Fprintf(e.stdout, "\nApplied %d of %d approved action(s) of plan %s:\n", ok, len(p.Selected), p.ID)
+	fmt.Fprintf(e.stdout, "\nApplied %d of %d approved action(s) of %s:\n", ok, len(p.Selected), p.Name())
 	for _, r := range p.Results {
 		line := fmt.Sprintf("  [%d] %-7s %s %s", r.N, r.Status, r.Kind, r.Path)
 		if r.Error != "" {
@@ -163,4 +163,7 @@ func pendingHint(e env, p *plan.Plan) {
 		return
 	}
 	fmt.Fprintf(e.stdout, "\nThe plan is pending until %s UTC. Apply it with:\n  llmwiki plans apply %s --select 1,2   (or --yes for all)\n", p.Expires.Format("15:04:05"), p.ID)
+	if p.Number > 0 {
+		fmt.Fprintf(e.stdout, "  or: llmwiki review approve %d --only 1,2   (every action without --only)\n", p.Number)
+	}
 }

@@ -34,6 +34,8 @@ func TestCommandsRefuseAFolderWithoutAWiki(t *testing.T) {
 		{"snapshots restore", []string{"snapshots", "restore", "pages/a.md"}, ""},
 		{"plans list", []string{"plans"}, ""},
 		{"plans show", []string{"plans", "show", "p1"}, ""},
+		{"review list", []string{"review"}, ""},
+		{"review approve", []string{"review", "approve", "1"}, ""},
 		{"ingest", append([]string{"ingest", src}, model...), ""},
 		{"build", append([]string{"build"}, model...), ""},
 		{"capture", []string{"capture", "--transcript", src}, "stderr"},

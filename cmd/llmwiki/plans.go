@@ -12,7 +12,7 @@ import (
 )
 
 func runPlans(ctx context.Context, e env, args []string) error {
-	fs := newFlags(e, "plans", "plans [--root DIR] [list | show ID [--show] | apply ID (--yes | --select 1,3)]")
+	fs := newFlags(e, "plans", "plans [--root DIR] [list | show ID [--show] | apply ID (--yes | --select 1,3)]\n\nllmwiki review lists these plans with the agents' change sets, by number, and approves or declines them.")
 	rootFlag := fs.String("root", "", "wiki root (default $LLMWIKI_ROOT, else ~/llmwiki)")
 	yes := fs.Bool("yes", false, "apply: every action")
 	sel := fs.String("select", "", "apply: only these actions (\"1,3\", \"2-4\", \"none\" discards)")

@@ -15,6 +15,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/eval"
 	"github.com/llmwiki/llmwiki/wiki/lint"
+	"github.com/llmwiki/llmwiki/wiki/review"
 	"github.com/llmwiki/llmwiki/wiki/search"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
@@ -35,6 +36,15 @@ type wikiStatus struct {
 	SearchIndex    statusSearchIndex `json:"search_index"`
 	Snapshots      statusSnapshots   `json:"snapshots"`
 	RecentLog      []string          `json:"recent_log"`
+	Review         statusReview      `json:"review"`
+}
+
+// statusReview is what awaits a person (llmwiki review).
+type statusReview struct {
+	Mode string `json:"mode"`
+	review.Counts
+	// Error says why the counts could not be read (they are 0 then).
+	Error string `json:"error,omitempty"`
 }
 
 type statusEval struct {
@@ -96,7 +106,8 @@ func collectStatus(ctx context.Context, st *wiki.Store, dir string) (*wikiStatus
 	if err != nil {
 		return nil, err
 	}
-	rep, err := lint.Run(ctx, st, app.New(st, app.Options{NoSearch: true}).Links, lint.Options{})
+	a := app.New(st, app.Options{NoSearch: true})
+	rep, err := lint.Run(ctx, st, a.Links, lint.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -104,6 +115,12 @@ func collectStatus(ctx context.Context, st *wiki.Store, dir string) (*wikiStatus
 		Name: p.Name, Pages: p.Counts.Pages, Sources: p.Counts.Sources, PendingSources: p.Counts.PendingSources,
 		StalePages: rep.Counts[string(lint.KindStalePage)], IndexStale: p.IndexStale,
 		Lint: rep.Counts, LintSeverities: rep.Severities, RecentLog: p.RecentLog,
+		Review: statusReview{Mode: a.Review.Mode()},
+	}
+	if c, err := a.Review.Count(); err != nil {
+		s.Review.Error = oneLineMsg(cliMessage(err))
+	} else {
+		s.Review.Counts = c
 	}
 	if s.Lint == nil {
 		s.Lint = map[string]int{}
@@ -174,6 +191,11 @@ func printStatus(e env, s *wikiStatus) {
 		fmt.Fprintln(w, "search index: built")
 	}
 	fmt.Fprintf(w, "snapshots: %s, %s\n", english.Count(s.Snapshots.Files, "file"), english.Count(int(s.Snapshots.Bytes), "byte"))
+	fmt.Fprintf(w, "review (mode %s): %s", s.Review.Mode, reviewSummary(s.Review.Counts))
+	if s.Review.Error != "" {
+		fmt.Fprintf(w, " (not counted: %s)", s.Review.Error)
+	}
+	fmt.Fprintln(w)
 	if len(s.RecentLog) > 0 {
 		fmt.Fprintln(w, "recent log:")
 		for _, l := range s.RecentLog {
