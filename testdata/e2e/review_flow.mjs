@@ -1,0 +1,61 @@
+// Usage: node review_flow.mjs --bin PATH --root DIR --steps FILE [--person ANSWER]
+// Review by a person over stdio with the official TypeScript SDK client.
+// FILE holds a JSON list of tool calls ({"tool": name, "arguments": {...}}),
+// made in order on one connection; each call's result is kept, error or
+// not. ANSWER says how the person answers elicitation/create:
+//   none (default)  the client does not declare the elicitation capability;
+//   accept:1,3      accept with exactly those actions ticked (action_N),
+//                   every other boolean of the form unticked;
+//   accept          accept without content (the form's defaults stand);
+//   decline, cancel that action.
+// Prints {"elicitations": [params...], "results": [{is_error, text,
+// structured}]} for the Go test, which checks the disk and the audit log.
+import { readFileSync } from "node:fs";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { args, assert } from "./lib.mjs";
+
+const a = args();
+const steps = JSON.parse(readFileSync(a.steps, "utf8"));
+const answer = a.person ?? "none";
+const elicitations = [];
+
+const capabilities = answer === "none" ? {} : { elicitation: { form: {} } };
+const client = new Client({ name: "llmwiki-e2e-review", version: "1.0.0" }, { capabilities });
+if (answer !== "none") {
+  client.setRequestHandler(ElicitRequestSchema, async (req) => {
+    elicitations.push(req.params);
+    const [action, ticks] = answer.split(":");
+    if (action !== "accept") return { action };
+    if (ticks === undefined) return { action: "accept" };
+    const want = new Set(ticks.split(",").filter(Boolean).map((n) => `action_${n}`));
+    const content = {};
+    for (const key of Object.keys(req.params.requestedSchema?.properties ?? {})) content[key] = want.has(key);
+    return { action: "accept", content };
+  });
+}
+const transport = new StdioClientTransport({
+  command: a.bin,
+  args: ["serve", "--root", a.root],
+  stderr: "inherit",
+  env: { ...process.env, LLMWIKI_LOG: "warn" },
+});
+await client.connect(transport);
+const results = [];
+try {
+  const tools = (await client.listTools()).tools.map((t) => t.name);
+  assert.ok(tools.includes("propose_changes"), `propose_changes is registered: ${tools}`);
+  for (const s of steps) {
+    const r = await client.callTool({ name: s.tool, arguments: s.arguments }, undefined, { timeout: 120000 });
+    results.push({
+      tool: s.tool,
+      is_error: r.isError === true,
+      text: (r.content ?? []).map((c) => c.text ?? "").join("\n"),
+      structured: r.structuredContent ?? null,
+    });
+  }
+} finally {
+  await client.close();
+}
+process.stdout.write(JSON.stringify({ elicitations, results }));
