@@ -291,3 +291,300 @@ func TestReviewElicitationTicksTwoOfThree(t *testing.T) {
 		t.Errorf("approval wrote %v", wrote)
 	}
 }
+
+// TestReviewElicitationDecline: the person declines the form; nothing under
+// the root changes (every file's sha256 but the server's own .llmwiki/ and
+// log.md, which may only grow),
+// the agent gets an error it cannot take for success, and the audit line
+// says declined.
+func TestReviewElicitationDecline(t *testing.T) {
+	// accept with every box unticked declines too.
+	for _, answer := range []string{"decline", "cancel", "accept:"} {
+		t.Run(answer, func(t *testing.T) {
+			root := reviewWiki(t, "after", map[string]string{"existing": "## Notes\n\nKept.\n"})
+			before := treeSums(t, root)
+			oldLog, _ := readRel(t, root, "log.md")
+			out := reviewFlow(t, root, answer, threeActions())
+			// log.md may only have grown by an entry saying what the
+			// person decided.
+			if newLog, _ := readRel(t, root, "log.md"); !strings.HasPrefix(newLog, oldLog) {
+				t.Errorf("log.md was rewritten, not appended to:\n%s", newLog)
+			}
+			if len(out.Elicitations) != 1 {
+				t.Fatalf("%d elicitations, want 1", len(out.Elicitations))
+			}
+			r := out.Results[0]
+			if !r.IsError || !strings.Contains(r.Text, "the person declined change set #1") || !strings.Contains(r.Text, "nothing was written") {
+				t.Errorf("declined propose_changes: error %v, %q", r.IsError, r.Text)
+			}
+			after := treeSums(t, root)
+			for p, s := range before {
+				if p == "log.md" {
+					continue
+				}
+				if after[p] != s {
+					t.Errorf("%s changed (%s → %s)", p, s, after[p])
+				}
+			}
+			for p := range after {
+				if _, ok := before[p]; !ok {
+					t.Errorf("%s was created", p)
+				}
+			}
+			declined := auditWith(t, root, "decision", "declined")
+			if len(declined) != 1 || declined[0].Extra["reviewer"] != "elicitation" || declined[0].Extra["change_set"] != 1.0 {
+				t.Fatalf("decline audit lines %+v", declined)
+			}
+			for _, w := range declined[0].Writes {
+				if w.Path != "log.md" {
+					t.Errorf("the decline wrote %s", w.Path)
+				}
+			}
+			if got := auditWith(t, root, "decision", "approved"); len(got) != 0 {
+				t.Errorf("approved lines after a decline: %+v", got)
+			}
+		})
+	}
+}
+
+// TestReviewBeforeDirectWriteAsksOnce: in mode before a plain write_page is
+// a one-action change set: one form with one boolean; accepting it (the
+// defaults standing) writes the page and returns write_page's own output
+// with the review.
+func TestReviewBeforeDirectWriteAsksOnce(t *testing.T) {
+	root := reviewWiki(t, "before", nil)
+	out := reviewFlow(t, root, "accept", writeStep("delta", "Delta", "## Notes\n\nAbout delta.\n"))
+	if len(out.Elicitations) != 1 {
+		t.Fatalf("%d elicitations, want 1", len(out.Elicitations))
+	}
+	props := out.Elicitations[0].RequestedSchema.Properties
+	if p, ok := props["action_1"]; len(props) != 1 || !ok || p.Type != "boolean" || p.Default == nil || !*p.Default {
+		t.Fatalf("requested schema properties %+v, want one boolean action_1 defaulting to true", props)
+	}
+	if !strings.Contains(out.Elicitations[0].Message, "pages/delta.md created") {
+		t.Errorf("message: %s", out.Elicitations[0].Message)
+	}
+	r := out.Results[0]
+	if r.IsError {
+		t.Fatalf("write_page: %s", r.Text)
+	}
+	if _, status, _ := r.reviewOf(t); status != "applied" {
+		t.Errorf("review status %q, want applied", status)
+	}
+	if r.Structured["path"] != "pages/delta.md" {
+		t.Errorf("write_page output %v, want its own path", r.Structured)
+	}
+	got, ok := readRel(t, root, "pages/delta.md")
+	if !ok || !strings.HasSuffix(got, "## Notes\n\nAbout delta.\n") {
+		t.Errorf("pages/delta.md (exists %v):\n%s", ok, got)
+	}
+}
+
+// TestReviewBeforePendingApprovedByCLI: a client without elicitation writes
+// in mode before; the call returns at once with the set pending and
+// nothing written; `llmwiki review --json` lists it; `llmwiki review
+// approve N` writes it and the audit line names the cli reviewer.
+func TestReviewBeforePendingApprovedByCLI(t *testing.T) {
+	root := reviewWiki(t, "before", nil)
+	out := reviewFlow(t, root, "none", writeStep("delta", "Delta", "## Notes\n\nAbout delta.\n"))
+	if len(out.Elicitations) != 0 {
+		t.Fatalf("%d elicitations to a client without the capability", len(out.Elicitations))
+	}
+	r := out.Results[0]
+	n, status, msg := r.reviewOf(t)
+	if r.IsError || status != "pending" || n != 1 {
+		t.Fatalf("write_page: error %v, review #%d %s: %s", r.IsError, n, status, r.Text)
+	}
+	for _, want := range []string{"change set #1 awaits review", "llmwiki review approve 1", "do not retry"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("pending message lacks %q: %s", want, msg)
+		}
+	}
+	if _, ok := readRel(t, root, "pages/delta.md"); ok {
+		t.Fatal("a pending write was written")
+	}
+	list, stderr, code := reviewCLI(t, root, "--json")
+	var l struct {
+		Mode    string `json:"mode"`
+		Pending []struct {
+			Number  int    `json:"number"`
+			Op      string `json:"op"`
+			Client  string `json:"client"`
+			Actions []struct {
+				Tool  string `json:"tool"`
+				Files []struct {
+					Path   string `json:"path"`
+					Change string `json:"change"`
+				} `json:"files"`
+			} `json:"actions"`
+		} `json:"pending"`
+	}
+	if err := json.Unmarshal([]byte(list), &l); code != 0 || err != nil {
+		t.Fatalf("review --json: exit %d, %v\n%s%s", code, err, list, stderr)
+	}
+	if l.Mode != "before" || len(l.Pending) != 1 || l.Pending[0].Number != 1 || !strings.HasPrefix(l.Pending[0].Client, "llmwiki-e2e-review") ||
+		len(l.Pending[0].Actions) != 1 || l.Pending[0].Actions[0].Tool != "write_page" || len(l.Pending[0].Actions[0].Files) != 1 || l.Pending[0].Actions[0].Files[0].Path != "pages/delta.md" {
+		t.Fatalf("review --json:\n%s", list)
+	}
+	stdout, stderr, code := reviewCLI(t, root, "approve", "1")
+	if code != 0 {
+		t.Fatalf("review approve 1: exit %d\n%s%s", code, stdout, stderr)
+	}
+	got, ok := readRel(t, root, "pages/delta.md")
+	if !ok || !strings.HasSuffix(got, "## Notes\n\nAbout delta.\n") {
+		t.Errorf("pages/delta.md after approve (exists %v):\n%s", ok, got)
+	}
+	approved := auditWith(t, root, "decision", "approved")
+	if len(approved) != 1 || approved[0].Extra["reviewer"] != "cli" || approved[0].Tool != "cli:review" || len(approved[0].Writes) == 0 || approved[0].Writes[0].Path != "pages/delta.md" {
+		t.Fatalf("approval audit lines %+v", approved)
+	}
+	if list, _, _ := reviewCLI(t, root, "--json"); strings.Contains(list, `"number": 1`) {
+		t.Errorf("the approved set is still pending:\n%s", list)
+	}
+}
+
+// TestReviewPendingSameNewSlugConflicts: two pending change sets creating
+// the same new page: the second is refused, naming the first.
+func TestReviewPendingSameNewSlugConflicts(t *testing.T) {
+	root := reviewWiki(t, "before", nil)
+	out := reviewFlow(t, root, "none",
+		writeStep("delta", "Delta", "## Notes\n\nFirst.\n"),
+		writeStep("delta", "Delta", "## Notes\n\nSecond.\n"),
+	)
+	if n, status, _ := out.Results[0].reviewOf(t); status != "pending" || n != 1 {
+		t.Fatalf("first: #%d %s: %s", n, status, out.Results[0].Text)
+	}
+	r := out.Results[1]
+	t.Logf("second write: %s", r.Text)
+	if !r.IsError || !strings.Contains(r.Text, "change set #1") || !strings.Contains(r.Text, "pages/delta.md") {
+		t.Errorf("second write of the same new page: error %v, %q; want a conflict naming change set #1", r.IsError, r.Text)
+	}
+	list, _, _ := reviewCLI(t, root, "--json")
+	if strings.Count(list, `"number":`) != 1 {
+		t.Errorf("want one pending set:\n%s", list)
+	}
+}
+
+// TestReviewApproveRefusesChangedPage: of a pending set of two actions, the
+// edit of a page the person changed meanwhile (in their editor, after a
+// second client was refused the held file) is refused on approve; the
+// other action still applies and the page keeps the person's bytes.
+func TestReviewApproveRefusesChangedPage(t *testing.T) {
+	root := reviewWiki(t, "before", map[string]string{"existing": "## Notes\n\nOld line.\n"})
+	base := fileSHA(t, root, "pages/existing.md")
+	edit := map[string]any{"tool": "edit_page", "arguments": map[string]any{"page": "pages/existing.md", "base_sha256": base, "op": "append", "heading": "Notes", "content": "Agent line.\n"}, "why": "add a line"}
+	create := writeStep("fresh", "Fresh", "## Notes\n\nAbout fresh.\n")
+	out := reviewFlow(t, root, "none",
+		reviewStep{Tool: "propose_changes", Arguments: map[string]any{
+			"takeaways": []string{"One edit, one new page."},
+			"actions":   []map[string]any{edit, {"tool": create.Tool, "arguments": create.Arguments}},
+		}},
+	)
+	if n, status, _ := out.Results[0].reviewOf(t); status != "pending" || n != 1 {
+		t.Fatalf("propose_changes: #%d %s: %s", n, status, out.Results[0].Text)
+	}
+	// A second client may not write a file the pending set holds.
+	setReviewMode(t, root, "off")
+	second := reviewFlow(t, root, "none", reviewStep{Tool: "edit_page", Arguments: edit["arguments"].(map[string]any)})
+	t.Logf("second client: %s", second.Results[0].Text)
+	if r := second.Results[0]; !r.IsError || !strings.Contains(r.Text, "change set #1") {
+		t.Errorf("second client's edit of a held page: error %v, %q; want a conflict naming change set #1", r.IsError, r.Text)
+	}
+	setReviewMode(t, root, "before")
+	mine := []byte("---\ntitle: existing\nsummary: about existing\n---\n## Notes\n\nThe person's line.\n")
+	if err := os.WriteFile(filepath.Join(root, "pages", "existing.md"), mine, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := reviewCLI(t, root, "approve", "1", "--json")
+	if code != 1 {
+		t.Errorf("review approve 1 with one action refused: exit %d, want 1\n%s%s", code, stdout, stderr)
+	}
+	var res struct {
+		Results []struct {
+			N      int    `json:"n"`
+			Status string `json:"status"`
+			Error  string `json:"error"`
+		} `json:"results"`
+		Failed int `json:"failed"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatalf("approve --json: %v\n%s%s", err, stdout, stderr)
+	}
+	status := map[int]string{}
+	for _, x := range res.Results {
+		status[x.N] = x.Status
+		if x.N == 1 && !strings.Contains(x.Error, "pages/existing.md changed since change set #1") {
+			t.Errorf("action 1's reason %q does not say the page changed", x.Error)
+		}
+	}
+	t.Logf("approve: %+v", res.Results)
+	if res.Failed != 1 || status[1] != "failed" || status[2] != "ok" {
+		t.Errorf("results %+v", res)
+	}
+	if got, _ := readRel(t, root, "pages/existing.md"); got != string(mine) {
+		t.Errorf("the person's edit was overwritten:\n%s", got)
+	}
+	if got, ok := readRel(t, root, "pages/fresh.md"); !ok || !strings.HasSuffix(got, "About fresh.\n") {
+		t.Errorf("pages/fresh.md (exists %v):\n%s", ok, got)
+	}
+}
+
+// TestReviewAfterRevert: in mode after an update of a page is in `llmwiki
+// review --json` as unreviewed; `llmwiki review revert ID` restores the
+// byte-exact previous version and the audit has the revert's line.
+func TestReviewAfterRevert(t *testing.T) {
+	root := reviewWiki(t, "after", map[string]string{"existing": "## Notes\n\nOld line.  \n\n\ttabbed\n"})
+	old, _ := readRel(t, root, "pages/existing.md")
+	w := writeStep("existing", "existing", "## Notes\n\nNew line.\n")
+	w.Arguments["base_sha256"] = fileSHA(t, root, "pages/existing.md")
+	out := reviewFlow(t, root, "none", w)
+	if r := out.Results[0]; r.IsError || r.Structured["review"] != nil {
+		t.Fatalf("write_page in mode after: error %v, %v: %s", r.IsError, r.Structured, r.Text)
+	}
+	if now, _ := readRel(t, root, "pages/existing.md"); !strings.HasSuffix(now, "New line.\n") {
+		t.Fatalf("mode after did not write at once:\n%s", now)
+	}
+	list, stderr, code := reviewCLI(t, root, "--json")
+	var l struct {
+		Unreviewed struct {
+			Writes []struct {
+				ID     string `json:"id"`
+				Tool   string `json:"tool"`
+				Status string `json:"status"`
+				Files  []struct {
+					Path string `json:"path"`
+				} `json:"files"`
+			} `json:"writes"`
+			Total int `json:"total"`
+		} `json:"unreviewed"`
+	}
+	if err := json.Unmarshal([]byte(list), &l); code != 0 || err != nil {
+		t.Fatalf("review --json: exit %d, %v\n%s%s", code, err, list, stderr)
+	}
+	ws := l.Unreviewed.Writes
+	if l.Unreviewed.Total != 1 || len(ws) != 1 || ws[0].Tool != "write_page" || ws[0].Status != "unreviewed" || len(ws[0].Files) != 1 || ws[0].Files[0].Path != "pages/existing.md" {
+		t.Fatalf("unreviewed writes:\n%s", list)
+	}
+	id := ws[0].ID
+	stdout, stderr, code := reviewCLI(t, root, "revert", id)
+	if code != 0 {
+		t.Fatalf("review revert %s: exit %d\n%s%s", id, code, stdout, stderr)
+	}
+	if got, _ := readRel(t, root, "pages/existing.md"); got != old {
+		t.Errorf("revert did not restore the previous bytes:\ngot  %q\nwant %q", got, old)
+	}
+	reverted := auditWith(t, root, "decision", "reverted")
+	if len(reverted) != 1 || reverted[0].Extra["reviewer"] != "cli" || len(reverted[0].Writes) == 0 {
+		t.Fatalf("revert audit lines %+v", reverted)
+	}
+	found := false
+	for _, p := range reverted[0].Writes {
+		found = found || p.Path == "pages/existing.md"
+	}
+	if ids, _ := reverted[0].Extra["writes"].([]any); !found || len(ids) != 1 || ids[0] != id {
+		t.Errorf("revert line %+v, want it to write pages/existing.md and name %s", reverted[0], id)
+	}
+	if list, _, _ := reviewCLI(t, root, "--json"); !strings.Contains(list, `"total": 0`) {
+		t.Errorf("the reverted write still awaits review:\n%s", list)
+	}
+}
