@@ -114,7 +114,12 @@ func setReviewMode(t *testing.T, root, mode string) {
 // person says (see review_flow.mjs).
 func reviewFlow(t *testing.T, root, person string, steps ...reviewStep) reviewFlowOut {
 	t.Helper()
-	bin := binary(t)
+	return runReviewFlow(t, []string{"--bin", binary(t), "--root", root}, person, steps)
+}
+
+// runReviewFlow runs review_flow.mjs with conn (how it connects) and steps.
+func runReviewFlow(t *testing.T, conn []string, person string, steps []reviewStep) reviewFlowOut {
+	t.Helper()
 	b, err := json.Marshal(steps)
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +128,7 @@ func reviewFlow(t *testing.T, root, person string, steps ...reviewStep) reviewFl
 	if err := os.WriteFile(sf, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := node(t, "review_flow.mjs", "--bin", bin, "--root", root, "--steps", sf, "--person", person)
+	out := node(t, "review_flow.mjs", append(conn, "--steps", sf, "--person", person)...)
 	var r reviewFlowOut
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatalf("review_flow output: %v\n%s", err, out)
@@ -242,7 +247,52 @@ func threeActions() reviewStep {
 // ticked writes exactly those two pages.
 func TestReviewElicitationTicksTwoOfThree(t *testing.T) {
 	root := reviewWiki(t, "after", nil)
-	out := reviewFlow(t, root, "accept:1,3", threeActions())
+	checkTwoOfThree(t, root, reviewFlow(t, root, "accept:1,3", threeActions()))
+}
+
+// TestReviewElicitationOverHTTP: the same form and answer over streamable
+// HTTP, where the server's elicitation/create and the client's answer
+// travel on the session's HTTP streams rather than stdin and stdout. Over
+// the legacy SSE transport mcp-go cannot send a client a request, so a
+// client declaring elicitation there gets the set pending, never an
+// approval, and the person approves on the command line.
+func TestReviewElicitationOverHTTP(t *testing.T) {
+	t.Run("streamable", func(t *testing.T) {
+		root := reviewWiki(t, "after", nil)
+		p := startHTTP(t, root, nil)
+		out := runReviewFlow(t, []string{"--url", p.base, "--transport", "streamable"}, "accept:1,3", []reviewStep{threeActions()})
+		p.stop(t)
+		checkTwoOfThree(t, root, out)
+	})
+	t.Run("sse", func(t *testing.T) {
+		root := reviewWiki(t, "after", nil)
+		p := startHTTP(t, root, nil)
+		out := runReviewFlow(t, []string{"--url", p.base, "--transport", "sse"}, "accept:1,3", []reviewStep{threeActions()})
+		p.stop(t)
+		r := out.Results[0]
+		n, status, msg := r.reviewOf(t)
+		if len(out.Elicitations) != 0 || r.IsError || status != "pending" || n != 1 || !strings.Contains(msg, "llmwiki review approve 1") {
+			t.Fatalf("over SSE: %d elicitations, error %v, #%d %s: %s", len(out.Elicitations), r.IsError, n, status, msg)
+		}
+		for _, slug := range []string{"alpha", "beta", "gamma"} {
+			if _, ok := readRel(t, root, "pages/"+slug+".md"); ok {
+				t.Errorf("pages/%s.md written while pending", slug)
+			}
+		}
+		if stdout, stderr, code := reviewCLI(t, root, "approve", "1", "--only", "1,3"); code != 0 {
+			t.Fatalf("review approve 1 --only 1,3: exit %d\n%s%s", code, stdout, stderr)
+		}
+		for slug, want := range map[string]bool{"alpha": true, "beta": false, "gamma": true} {
+			if _, ok := readRel(t, root, "pages/"+slug+".md"); ok != want {
+				t.Errorf("pages/%s.md exists %v after approving 1 and 3", slug, ok)
+			}
+		}
+	})
+}
+
+// checkTwoOfThree checks the outcome of threeActions answered accept:1,3.
+func checkTwoOfThree(t *testing.T, root string, out reviewFlowOut) {
+	t.Helper()
 	if len(out.Elicitations) != 1 {
 		t.Fatalf("%d elicitations, want 1", len(out.Elicitations))
 	}

@@ -1,5 +1,8 @@
-// Usage: node review_flow.mjs --bin PATH --root DIR --steps FILE [--person ANSWER]
-// Review by a person over stdio with the official TypeScript SDK client.
+// Usage: node review_flow.mjs (--bin PATH --root DIR | --url BASE [--transport streamable|sse])
+//        --steps FILE [--person ANSWER]
+// Review by a person with the official TypeScript SDK client, over stdio
+// (the client starts `PATH serve --root DIR`) or to a running
+// `llmwiki serve --http` at BASE (http://127.0.0.1:PORT).
 // FILE holds a JSON list of tool calls ({"tool": name, "arguments": {...}}),
 // made in order on one connection; each call's result is kept, error or
 // not. ANSWER says how the person answers elicitation/create:
@@ -13,6 +16,8 @@
 import { readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { args, assert } from "./lib.mjs";
 
@@ -35,12 +40,16 @@ if (answer !== "none") {
     return { action: "accept", content };
   });
 }
-const transport = new StdioClientTransport({
-  command: a.bin,
-  args: ["serve", "--root", a.root],
-  stderr: "inherit",
-  env: { ...process.env, LLMWIKI_LOG: "warn" },
-});
+const transport = a.url
+  ? a.transport === "sse"
+    ? new SSEClientTransport(new URL("/sse", a.url))
+    : new StreamableHTTPClientTransport(new URL("/mcp", a.url))
+  : new StdioClientTransport({
+    command: a.bin,
+    args: ["serve", "--root", a.root],
+    stderr: "inherit",
+    env: { ...process.env, LLMWIKI_LOG: "warn" },
+  });
 await client.connect(transport);
 const results = [];
 try {
