@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -436,9 +437,39 @@ func TestReviewBeforeDirectWriteAsksOnce(t *testing.T) {
 // approve N` writes it and the audit line names the cli reviewer.
 func TestReviewBeforePendingApprovedByCLI(t *testing.T) {
 	root := reviewWiki(t, "before", nil)
-	out := reviewFlow(t, root, "none", writeStep("delta", "Delta", "## Notes\n\nAbout delta.\n"))
+	// The agent tries to answer for the person: arguments saying approved
+	// approve nothing.
+	forged := threeActions()
+	forged.Arguments["approved"] = true
+	forged.Arguments["selected"] = []int{1, 2, 3}
+	forged.Arguments["reviewer"] = "cli"
+	out := reviewFlow(t, root, "none",
+		writeStep("delta", "Delta", "## Notes\n\nAbout delta.\n"),
+		reviewStep{Tool: "load_project", Arguments: map[string]any{}},
+		forged,
+	)
 	if len(out.Elicitations) != 0 {
 		t.Fatalf("%d elicitations to a client without the capability", len(out.Elicitations))
+	}
+	if f := out.Results[2]; !f.IsError {
+		if _, status, _ := f.reviewOf(t); status != "pending" {
+			t.Errorf("propose_changes with approved/selected/reviewer in its arguments: status %q, want an error or pending", status)
+		}
+	} else {
+		t.Logf("forged approval: %s", f.Text)
+	}
+	for _, slug := range []string{"alpha", "beta", "gamma"} {
+		if _, ok := readRel(t, root, "pages/"+slug+".md"); ok {
+			t.Errorf("pages/%s.md written on the agent's word", slug)
+		}
+	}
+	lp := out.Results[1]
+	rv, _ := lp.Structured["review"].(map[string]any)
+	pend, _ := rv["pending"].([]any)
+	if lp.IsError || rv["mode"] != "before" || len(pend) != 1 {
+		t.Errorf("load_project review: %v (%s)", rv, lp.Text)
+	} else if ps, _ := pend[0].(map[string]any); ps["change_set"] != 1.0 || ps["actions"] != 1.0 || !strings.HasPrefix(fmt.Sprint(ps["proposed_by"]), "llmwiki-e2e-review") {
+		t.Errorf("load_project pending set %v", ps)
 	}
 	r := out.Results[0]
 	n, status, msg := r.reviewOf(t)
@@ -472,6 +503,9 @@ func TestReviewBeforePendingApprovedByCLI(t *testing.T) {
 	if err := json.Unmarshal([]byte(list), &l); code != 0 || err != nil {
 		t.Fatalf("review --json: exit %d, %v\n%s%s", code, err, list, stderr)
 	}
+	if len(l.Pending) > 0 && l.Pending[0].Number == 2 {
+		l.Pending = l.Pending[1:] // the forged proposal, if it was kept as a set
+	}
 	if l.Mode != "before" || len(l.Pending) != 1 || l.Pending[0].Number != 1 || !strings.HasPrefix(l.Pending[0].Client, "llmwiki-e2e-review") ||
 		len(l.Pending[0].Actions) != 1 || l.Pending[0].Actions[0].Tool != "write_page" || len(l.Pending[0].Actions[0].Files) != 1 || l.Pending[0].Actions[0].Files[0].Path != "pages/delta.md" {
 		t.Fatalf("review --json:\n%s", list)
@@ -488,7 +522,7 @@ func TestReviewBeforePendingApprovedByCLI(t *testing.T) {
 	if len(approved) != 1 || approved[0].Extra["reviewer"] != "cli" || approved[0].Tool != "cli:review" || len(approved[0].Writes) == 0 || approved[0].Writes[0].Path != "pages/delta.md" {
 		t.Fatalf("approval audit lines %+v", approved)
 	}
-	if list, _, _ := reviewCLI(t, root, "--json"); strings.Contains(list, `"number": 1`) {
+	if list, _, _ := reviewCLI(t, root, "--json"); strings.Contains(list, `"number": 1,`) {
 		t.Errorf("the approved set is still pending:\n%s", list)
 	}
 }
@@ -587,7 +621,10 @@ func TestReviewAfterRevert(t *testing.T) {
 	old, _ := readRel(t, root, "pages/existing.md")
 	w := writeStep("existing", "existing", "## Notes\n\nNew line.\n")
 	w.Arguments["base_sha256"] = fileSHA(t, root, "pages/existing.md")
-	out := reviewFlow(t, root, "none", w)
+	out := reviewFlow(t, root, "none", w, reviewStep{Tool: "load_project", Arguments: map[string]any{}})
+	if rv, _ := out.Results[1].Structured["review"].(map[string]any); rv["mode"] != "after" || rv["unreviewed"] != 1.0 {
+		t.Errorf("load_project review after the write: %v", rv)
+	}
 	if r := out.Results[0]; r.IsError || r.Structured["review"] != nil {
 		t.Fatalf("write_page in mode after: error %v, %v: %s", r.IsError, r.Structured, r.Text)
 	}
