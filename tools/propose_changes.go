@@ -14,12 +14,12 @@ import (
 // writes it proposes, each a call of a direct write tool.
 type ProposeChangesInput struct {
 	Takeaways []string             `json:"takeaways" jsonschema:"what you learned from the source, one point each, as you discussed them with the person"`
-	Actions   []ProposeActionInput `json:"actions" jsonschema:"the writes to make, each a call of write_page, edit_page, move_page, atomic_write_context, research_save or file_answer with that tool's own arguments (base_sha256 included)"`
+	Actions   []ProposeActionInput `json:"actions" jsonschema:"the writes to make, each a call of write_page, edit_page, move_page or atomic_write_context with that tool's own arguments (base_sha256 included)"`
 }
 
 // ProposeActionInput is one proposed write.
 type ProposeActionInput struct {
-	Tool      string         `json:"tool" jsonschema:"the write tool: write_page, edit_page, move_page, atomic_write_context, research_save or file_answer"`
+	Tool      string         `json:"tool" jsonschema:"the write tool: write_page, edit_page, move_page or atomic_write_context"`
 	Arguments map[string]any `json:"arguments" jsonschema:"the tool's arguments, exactly as you would pass them to it"`
 	Why       string         `json:"why,omitempty" jsonschema:"one line for the person: why this write"`
 }
@@ -48,7 +48,7 @@ type ProposedAction struct {
 func ProposeChanges(d Deps) Tool {
 	return newTool(d, toolSpec{
 		Name: "propose_changes", Toolset: "pages", Title: "Propose changes for review",
-		Description: "Submit writes for a person to approve: your takeaways and a list of actions, each a call of write_page, edit_page, move_page, atomic_write_context, research_save or file_answer with that tool's own arguments. Every action is checked now as the tool would check it (names, base hashes, caps) and nothing is written until the person approves: in the editor when it asks them, otherwise on the review page (llmwiki ui) or with `llmwiki review approve N`. You cannot approve it yourself, so never retry a pending set. In review mode before, discuss the takeaways with the person first, then send one change set per source rather than one write at a time.",
+		Description: "Submit writes of pages and context.md for a person to approve: your takeaways and a list of actions, each a call of write_page, edit_page, move_page or atomic_write_context with that tool's own arguments. Every action is checked now as the tool would check it (names, base hashes, caps) and nothing is written until the person approves: in the editor when it asks them, otherwise on the review page (llmwiki ui) or with `llmwiki review approve N`. You cannot approve it yourself, so never retry a pending set. In review mode before (load_project says the mode), discuss the takeaways with the person first, then send one change set per source rather than one write at a time; sources, research notes and log entries need no review: write them directly.",
 		// Not read-only: when the person approves in the editor, the
 		// actions run within this call and may replace pages, as
 		// write_page does.

@@ -464,3 +464,47 @@ func TestBeforeModePendingOutputsMatchSchemas(t *testing.T) {
 		}
 	}
 }
+
+type failingPerson struct{}
+
+func (failingPerson) Elicit(context.Context, mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	return nil, context.DeadlineExceeded
+}
+
+// TestElicitationErrorLeavesPending: when the question in the editor gets
+// no answer (an error, a timeout), nothing is written and the set stays
+// pending for the review page or the CLI, and the result says so.
+func TestElicitationErrorLeavesPending(t *testing.T) {
+	h, d := reviewHarness(t, wiki.ReviewBefore, nil, nil)
+	srv, _, err := NewServer(d, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.NewInProcessClientWithOptions(srv, client.WithElicitationHandler(failingPerson{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "go-test", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	h.c = c
+	out := h.ok("write_page", map[string]any{"title": "Iota", "content": "Iota.\n"})
+	rv := reviewOf(t, out)
+	if rv["status"] != "pending" || !strings.HasPrefix(rv["message"].(string), "change set #1 awaits review (") || !strings.Contains(rv["message"].(string), "llmwiki review approve 1") {
+		t.Fatalf("review %v, want pending with why the editor did not ask", rv)
+	}
+	if fileSHA(t, h.dir, "pages/iota.md") != "" {
+		t.Fatal("written without an answer")
+	}
+	if ps, _ := d.Review.Pending(); len(ps) != 1 {
+		t.Fatalf("%d pending, want 1", len(ps))
+	}
+}
