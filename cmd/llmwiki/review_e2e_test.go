@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmwiki/llmwiki/wiki/model/modeltest"
 	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
@@ -674,4 +675,69 @@ func TestReviewAfterRevert(t *testing.T) {
 	if list, _, _ := reviewCLI(t, root, "--json"); !strings.Contains(list, `"total": 0`) {
 		t.Errorf("the reverted write still awaits review:\n%s", list)
 	}
+}
+
+// TestReviewBeforeApplyPlanNeedsThePerson: in mode before, apply_plan of a
+// model plan goes through the person whatever the agent selected: without
+// elicitation it stays pending until `llmwiki review approve N`; with it,
+// the agent's selected are only the form's default ticks and the person's
+// answer decides.
+func TestReviewBeforeApplyPlanNeedsThePerson(t *testing.T) {
+	steps := []reviewStep{
+		{Tool: "save_source", Arguments: map[string]any{"path": "sources/wal.md", "content": "# WAL\n\nSQLite's write-ahead log lets readers continue while a writer appends.\n"}},
+		{Tool: "propose_plan", Arguments: map[string]any{"operation": "ingest", "path": "sources/wal.md"}},
+		{Tool: "apply_plan", Arguments: map[string]any{"plan_id": "$1.plan_id", "selected": []int{1}}},
+	}
+	flow := func(t *testing.T, root, person string) reviewFlowOut {
+		srv := modeltest.New(t, ingestReply())
+		serveArgs, _ := json.Marshal([]string{"--base-url", srv.BaseURL(), "--model", "test-model"})
+		out := runReviewFlow(t, []string{"--bin", binary(t), "--root", root, "--serve-args", string(serveArgs)}, person, steps)
+		for i, r := range out.Results[:2] {
+			if r.IsError {
+				t.Fatalf("step %d %s: %s", i, r.Tool, r.Text)
+			}
+		}
+		return out
+	}
+	exists := func(t *testing.T, root string, want map[string]bool) {
+		t.Helper()
+		for slug, w := range want {
+			if _, ok := readRel(t, root, "pages/"+slug+".md"); ok != w {
+				t.Errorf("pages/%s.md exists %v, want %v", slug, ok, w)
+			}
+		}
+	}
+	t.Run("pending", func(t *testing.T) {
+		root := reviewWiki(t, "before", nil)
+		out := flow(t, root, "none")
+		r := out.Results[2]
+		n, status, msg := r.reviewOf(t)
+		if r.IsError || status != "pending" || n < 1 || !strings.Contains(msg, fmt.Sprintf("plan #%d awaits review", n)) {
+			t.Fatalf("apply_plan in mode before: error %v, #%d %s: %s", r.IsError, n, status, r.Text)
+		}
+		exists(t, root, map[string]bool{"sqlite-wal": false, "sqlite-checkpoints": false})
+		if stdout, stderr, code := reviewCLI(t, root, "approve", fmt.Sprint(n), "--only", "2"); code != 0 {
+			t.Fatalf("review approve %d --only 2: exit %d\n%s%s", n, code, stdout, stderr)
+		}
+		exists(t, root, map[string]bool{"sqlite-wal": false, "sqlite-checkpoints": true})
+	})
+	t.Run("elicitation", func(t *testing.T) {
+		root := reviewWiki(t, "before", nil)
+		out := flow(t, root, "accept:2")
+		if len(out.Elicitations) != 1 {
+			t.Fatalf("%d elicitations, want 1", len(out.Elicitations))
+		}
+		props := out.Elicitations[0].RequestedSchema.Properties
+		if d1, d2 := props["action_1"].Default, props["action_2"].Default; len(props) != 2 || d1 == nil || !*d1 || d2 == nil || *d2 {
+			t.Errorf("form properties %+v, want action_1 ticked and action_2 not (the agent's selected)", props)
+		}
+		if r := out.Results[2]; r.IsError {
+			t.Fatalf("apply_plan: %s", r.Text)
+		}
+		exists(t, root, map[string]bool{"sqlite-wal": false, "sqlite-checkpoints": true})
+		approved := auditWith(t, root, "decision", "approved")
+		if len(approved) != 1 || approved[0].Extra["reviewer"] != "elicitation" {
+			t.Errorf("approval audit lines %+v", approved)
+		}
+	})
 }

@@ -1,11 +1,12 @@
 // Usage: node review_flow.mjs (--bin PATH --root DIR | --url BASE [--transport streamable|sse])
-//        --steps FILE [--person ANSWER]
+//        --steps FILE [--person ANSWER] [--serve-args JSON]
 // Review by a person with the official TypeScript SDK client, over stdio
 // (the client starts `PATH serve --root DIR`) or to a running
-// `llmwiki serve --http` at BASE (http://127.0.0.1:PORT).
+// `llmwiki serve --http` at BASE (http://127.0.0.1:PORT); --serve-args is a
+// JSON list of more flags for the stdio server (--base-url ...).
 // FILE holds a JSON list of tool calls ({"tool": name, "arguments": {...}}),
 // made in order on one connection; each call's result is kept, error or
-// not. ANSWER says how the person answers elicitation/create:
+// not, and an argument "$N.field" is that field of step N's result. ANSWER says how the person answers elicitation/create:
 //   none (default)  the client does not declare the elicitation capability;
 //   accept:1,3      accept with exactly those actions ticked (action_N),
 //                   every other boolean of the form unticked;
@@ -46,17 +47,28 @@ const transport = a.url
     : new StreamableHTTPClientTransport(new URL("/mcp", a.url))
   : new StdioClientTransport({
     command: a.bin,
-    args: ["serve", "--root", a.root],
+    args: ["serve", "--root", a.root, ...JSON.parse(a["serve-args"] ?? "[]")],
     stderr: "inherit",
     env: { ...process.env, LLMWIKI_LOG: "warn" },
   });
 await client.connect(transport);
 const results = [];
+// resolve replaces an argument string "$N.field" by that field of step N's
+// (0-based) structured result, so a step can use an id an earlier one got.
+function resolve(v) {
+  if (typeof v === "string") {
+    const m = /^\$(\d+)\.(\w+)$/.exec(v);
+    return m ? results[Number(m[1])]?.structured?.[m[2]] : v;
+  }
+  if (Array.isArray(v)) return v.map(resolve);
+  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolve(x)]));
+  return v;
+}
 try {
   const tools = (await client.listTools()).tools.map((t) => t.name);
   assert.ok(tools.includes("propose_changes"), `propose_changes is registered: ${tools}`);
   for (const s of steps) {
-    const r = await client.callTool({ name: s.tool, arguments: s.arguments }, undefined, { timeout: 120000 });
+    const r = await client.callTool({ name: s.tool, arguments: resolve(s.arguments) }, undefined, { timeout: 120000 });
     results.push({
       tool: s.tool,
       is_error: r.isError === true,
