@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/llmwiki/llmwiki/wiki/model/modeltest"
 	"github.com/llmwiki/llmwiki/wiki/store"
@@ -740,4 +741,80 @@ func TestReviewBeforeApplyPlanNeedsThePerson(t *testing.T) {
 			t.Errorf("approval audit lines %+v", approved)
 		}
 	})
+}
+
+// TestReviewCLIApprovalSeenByTheRunningServer: a set pending in a running
+// server is approved on the command line while the agent's session stays
+// open; the session then reads the approved page and updates it (the
+// file is no longer held), as an agent carries on after the person
+// approved in a terminal.
+func TestReviewCLIApprovalSeenByTheRunningServer(t *testing.T) {
+	root := reviewWiki(t, "before", nil)
+	bin := binary(t)
+	dir := e2eDir(t)
+	steps := []reviewStep{
+		writeStep("delta", "Delta", "## Notes\n\nAbout delta.\n"),
+		{Tool: "$pause"},
+		{Tool: "read_page", Arguments: map[string]any{"path": "pages/delta.md"}},
+		{Tool: "edit_page", Arguments: map[string]any{"page": "pages/delta.md", "base_sha256": "$2.sha256", "op": "append", "heading": "Notes", "content": "More.\n"}},
+	}
+	b, _ := json.Marshal(steps)
+	sf := filepath.Join(t.TempDir(), "steps.json")
+	if err := os.WriteFile(sf, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", filepath.Join(dir, "review_flow.mjs"), "--bin", bin, "--root", root, "--steps", sf, "--person", "none")
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	deadline := time.After(60 * time.Second)
+	for paused := false; !paused; {
+		select {
+		case err := <-done:
+			t.Fatalf("review_flow ended before its pause: %v\n%s%s", err, out.String(), errb.String())
+		case <-deadline:
+			cmd.Process.Kill()
+			t.Fatalf("review_flow did not pause:\n%s", errb.String())
+		case <-time.After(50 * time.Millisecond):
+			_, err := os.Stat(sf + ".paused")
+			paused = err == nil
+		}
+	}
+	if stdout, stderr, code := reviewCLI(t, root, "approve", "1"); code != 0 {
+		t.Errorf("review approve 1: exit %d\n%s%s", code, stdout, stderr)
+	}
+	// The session's next write of the page is itself a change set (mode
+	// before): it must be proposed, not refused as held by set 1.
+	if err := os.WriteFile(sf+".resume", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("review_flow: %v\n%s", err, errb.String())
+		}
+	case <-time.After(90 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("review_flow did not finish:\n%s", errb.String())
+	}
+	var r reviewFlowOut
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil || len(r.Results) != len(steps) {
+		t.Fatalf("review_flow output: %v\n%s", err, out.String())
+	}
+	if rd := r.Results[2]; rd.IsError || !strings.Contains(fmt.Sprint(rd.Structured["content"]), "About delta.") {
+		t.Errorf("read_page after the approval: error %v, %s %v", rd.IsError, rd.Text, rd.Structured)
+	}
+	ed := r.Results[3]
+	t.Logf("edit after approval: %s", ed.Text)
+	if ed.IsError {
+		t.Fatalf("edit_page after the approval: %s", ed.Text)
+	}
+	if n, status, _ := ed.reviewOf(t); status != "pending" || n != 2 {
+		t.Errorf("edit_page after the approval: #%d %s, want change set #2 pending", n, status)
+	}
 }

@@ -6,7 +6,8 @@
 // JSON list of more flags for the stdio server (--base-url ...).
 // FILE holds a JSON list of tool calls ({"tool": name, "arguments": {...}}),
 // made in order on one connection; each call's result is kept, error or
-// not, and an argument "$N.field" is that field of step N's result. ANSWER says how the person answers elicitation/create:
+// not, and an argument "$N.field" is that field of step N's result. A step
+// {"tool": "$pause"} writes FILE.paused and waits for FILE.resume. ANSWER says how the person answers elicitation/create:
 //   none (default)  the client does not declare the elicitation capability;
 //   accept:1,3      accept with exactly those actions ticked (action_N),
 //                   every other boolean of the form unticked;
@@ -14,7 +15,7 @@
 //   decline, cancel that action.
 // Prints {"elicitations": [params...], "results": [{is_error, text,
 // structured}]} for the Go test, which checks the disk and the audit log.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -68,6 +69,15 @@ try {
   const tools = (await client.listTools()).tools.map((t) => t.name);
   assert.ok(tools.includes("propose_changes"), `propose_changes is registered: ${tools}`);
   for (const s of steps) {
+    if (s.tool === "$pause") {
+      // Let the Go test act (the command line, a disk edit) while this
+      // session stays connected: say so in FILE.paused, wait for
+      // FILE.resume.
+      writeFileSync(`${a.steps}.paused`, "");
+      while (!existsSync(`${a.steps}.resume`)) await new Promise((r) => setTimeout(r, 50));
+      results.push({ tool: s.tool, is_error: false, text: "", structured: null });
+      continue;
+    }
     const r = await client.callTool({ name: s.tool, arguments: resolve(s.arguments) }, undefined, { timeout: 120000 });
     results.push({
       tool: s.tool,
