@@ -251,6 +251,11 @@ func threeActions() reviewStep {
 func TestReviewElicitationTicksTwoOfThree(t *testing.T) {
 	root := reviewWiki(t, "after", nil)
 	checkTwoOfThree(t, root, reviewFlow(t, root, "accept:1,3", threeActions()))
+	// What the person approved in the editor does not wait in the queue
+	// of mode after as well.
+	if list, stderr, code := reviewCLI(t, root, "--json"); code != 0 || !strings.Contains(list, `"total": 0`) {
+		t.Errorf("review --json after an approved set: exit %d\n%s%s", code, list, stderr)
+	}
 }
 
 // TestReviewElicitationOverHTTP: the same form and answer over streamable
@@ -615,15 +620,19 @@ func TestReviewApproveRefusesChangedPage(t *testing.T) {
 	}
 }
 
-// TestReviewAfterRevert: in mode after an update of a page is in `llmwiki
-// review --json` as unreviewed; `llmwiki review revert ID` restores the
+// TestReviewAfterRevert: in mode after an update of a page applies at once
+// without asking and is in `llmwiki review --json` as unreviewed; `llmwiki review revert ID` restores the
 // byte-exact previous version and the audit has the revert's line.
 func TestReviewAfterRevert(t *testing.T) {
 	root := reviewWiki(t, "after", map[string]string{"existing": "## Notes\n\nOld line.  \n\n\ttabbed\n"})
 	old, _ := readRel(t, root, "pages/existing.md")
 	w := writeStep("existing", "existing", "## Notes\n\nNew line.\n")
 	w.Arguments["base_sha256"] = fileSHA(t, root, "pages/existing.md")
-	out := reviewFlow(t, root, "none", w, reviewStep{Tool: "load_project", Arguments: map[string]any{}})
+	// The client could answer a form, but mode after asks nothing.
+	out := reviewFlow(t, root, "accept", w, reviewStep{Tool: "load_project", Arguments: map[string]any{}})
+	if len(out.Elicitations) != 0 {
+		t.Errorf("%d elicitations in mode after", len(out.Elicitations))
+	}
 	if rv, _ := out.Results[1].Structured["review"].(map[string]any); rv["mode"] != "after" || rv["unreviewed"] != 1.0 {
 		t.Errorf("load_project review after the write: %v", rv)
 	}
@@ -816,5 +825,21 @@ func TestReviewCLIApprovalSeenByTheRunningServer(t *testing.T) {
 	}
 	if n, status, _ := ed.reviewOf(t); status != "pending" || n != 2 {
 		t.Errorf("edit_page after the approval: #%d %s, want change set #2 pending", n, status)
+	}
+}
+
+// TestReviewOffAsksAndQueuesNothing: in mode off a write applies at once,
+// asks nothing and waits in no queue.
+func TestReviewOffAsksAndQueuesNothing(t *testing.T) {
+	root := reviewWiki(t, "off", nil)
+	out := reviewFlow(t, root, "accept", writeStep("delta", "Delta", "## Notes\n\nAbout delta.\n"))
+	if r := out.Results[0]; r.IsError || r.Structured["review"] != nil || len(out.Elicitations) != 0 {
+		t.Fatalf("write_page in mode off: error %v, %d elicitations, %v", r.IsError, len(out.Elicitations), r.Structured)
+	}
+	if _, ok := readRel(t, root, "pages/delta.md"); !ok {
+		t.Error("pages/delta.md not written")
+	}
+	if list, stderr, code := reviewCLI(t, root, "--json"); code != 0 || !strings.Contains(list, `"total": 0`) || !strings.Contains(list, `"mode": "off"`) {
+		t.Errorf("review --json in mode off: exit %d\n%s%s", code, list, stderr)
 	}
 }
