@@ -843,3 +843,64 @@ func TestReviewOffAsksAndQueuesNothing(t *testing.T) {
 		t.Errorf("review --json in mode off: exit %d\n%s%s", code, list, stderr)
 	}
 }
+
+// TestReviewEveryWriteToolInOneSet: a change set with one action of each
+// direct write tool (write_page, edit_page, move_page,
+// atomic_write_context), proposed by a client without elicitation and
+// approved whole on the command line: each runs as its tool would, and
+// the approval's audit line lists every file written.
+func TestReviewEveryWriteToolInOneSet(t *testing.T) {
+	root := reviewWiki(t, "before", map[string]string{"existing": "## Notes\n\nOld line.\n", "mover": "## Notes\n\nTo move.\n"})
+	create := writeStep("fresh", "Fresh", "## Notes\n\nAbout fresh.\n")
+	actions := []map[string]any{
+		{"tool": create.Tool, "arguments": create.Arguments},
+		{"tool": "edit_page", "arguments": map[string]any{"page": "pages/existing.md", "base_sha256": fileSHA(t, root, "pages/existing.md"), "op": "append", "heading": "Notes", "content": "Agent line.\n"}},
+		{"tool": "move_page", "arguments": map[string]any{"page": "pages/mover.md", "slug": "moved", "base_sha256": fileSHA(t, root, "pages/mover.md")}},
+		{"tool": "atomic_write_context", "arguments": map[string]any{"content": "# Synthesis\n\nFresh, existing and moved.\n", "base_sha256": fileSHA(t, root, "context.md")}},
+	}
+	before := treeSums(t, root)
+	out := reviewFlow(t, root, "none", reviewStep{Tool: "propose_changes", Arguments: map[string]any{"takeaways": []string{"Every kind of write."}, "actions": actions}})
+	r := out.Results[0]
+	if n, status, _ := r.reviewOf(t); r.IsError || status != "pending" || n != 1 {
+		t.Fatalf("propose_changes: #%d %s: %s", n, status, r.Text)
+	}
+	files := map[string]string{}
+	for _, a := range r.Structured["actions"].([]any) {
+		for _, f := range a.(map[string]any)["files"].([]any) {
+			fm := f.(map[string]any)
+			files[fm["path"].(string)] = fm["change"].(string)
+		}
+	}
+	for path, change := range map[string]string{"pages/fresh.md": "created", "pages/existing.md": "updated", "pages/mover.md": "deleted", "pages/moved.md": "created", "context.md": "updated"} {
+		if files[path] != change {
+			t.Errorf("proposed files %v: want %s %s", files, path, change)
+		}
+	}
+	if after := treeSums(t, root); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("a pending set changed files:\nbefore %v\nafter  %v", before, after)
+	}
+	if stdout, stderr, code := reviewCLI(t, root, "approve", "1"); code != 0 {
+		t.Fatalf("review approve 1: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for rel, want := range map[string]string{"pages/fresh.md": "About fresh.\n", "pages/existing.md": "Agent line.\n", "pages/moved.md": "To move.\n", "context.md": "Fresh, existing and moved.\n"} {
+		if got, ok := readRel(t, root, rel); !ok || !strings.Contains(got, want) {
+			t.Errorf("%s (exists %v) lacks %q:\n%s", rel, ok, want, got)
+		}
+	}
+	if _, ok := readRel(t, root, "pages/mover.md"); ok {
+		t.Error("pages/mover.md is still there after the move")
+	}
+	approved := auditWith(t, root, "decision", "approved")
+	if len(approved) != 1 {
+		t.Fatalf("approval audit lines %+v", approved)
+	}
+	wrote := map[string]bool{}
+	for _, w := range approved[0].Writes {
+		wrote[w.Path] = true
+	}
+	for _, p := range []string{"pages/fresh.md", "pages/existing.md", "pages/mover.md", "pages/moved.md", "context.md"} {
+		if !wrote[p] {
+			t.Errorf("the approval's audit line does not list %s: %v", p, approved[0].Writes)
+		}
+	}
+}
