@@ -535,7 +535,8 @@ func TestReviewBeforePendingApprovedByCLI(t *testing.T) {
 }
 
 // TestReviewPendingSameNewSlugConflicts: two pending change sets creating
-// the same new page: the second is refused, naming the first.
+// the same new page, from the same session or another client's process:
+// the second is refused, naming the first.
 func TestReviewPendingSameNewSlugConflicts(t *testing.T) {
 	root := reviewWiki(t, "before", nil)
 	out := reviewFlow(t, root, "none",
@@ -549,6 +550,18 @@ func TestReviewPendingSameNewSlugConflicts(t *testing.T) {
 	t.Logf("second write: %s", r.Text)
 	if !r.IsError || !strings.Contains(r.Text, "change set #1") || !strings.Contains(r.Text, "pages/delta.md") {
 		t.Errorf("second write of the same new page: error %v, %q; want a conflict naming change set #1", r.IsError, r.Text)
+	}
+	// Another client, in another process, proposing the same new page.
+	w := writeStep("delta", "Delta", "## Notes\n\nThird.\n")
+	other := reviewFlow(t, root, "none", reviewStep{Tool: "propose_changes", Arguments: map[string]any{
+		"takeaways": []string{"Delta again."},
+		"actions":   []map[string]any{{"tool": w.Tool, "arguments": w.Arguments}},
+	}})
+	if r := other.Results[0]; !r.IsError || !strings.Contains(r.Text, "change set #1") {
+		t.Errorf("another client's set creating the same page: error %v, %q; want a conflict naming change set #1", r.IsError, r.Text)
+	}
+	if _, ok := readRel(t, root, "pages/delta.md"); ok {
+		t.Error("pages/delta.md written while pending")
 	}
 	list, _, _ := reviewCLI(t, root, "--json")
 	if strings.Count(list, `"number":`) != 1 {
