@@ -69,13 +69,12 @@ func (r reviewResult) reviewOf(t *testing.T) (n int, status, message string) {
 }
 
 // reviewWiki creates a wiki in review mode mode with the given pages
-// (slug → body) written before any client connects, in mode off so they
-// are neither pending nor unreviewed.
+// (slug → body), put on disk as a person would before any client
+// connects, so they are neither pending nor unreviewed.
 func reviewWiki(t *testing.T, mode string, pages map[string]string) string {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), "wiki")
 	initWiki(t, root)
-	setReviewMode(t, root, "off")
 	for slug, body := range pages {
 		p := filepath.Join(root, "pages", slug+".md")
 		if err := os.WriteFile(p, []byte("---\ntitle: "+slug+"\nsummary: about "+slug+"\n---\n"+body), 0o644); err != nil {
@@ -357,8 +356,8 @@ func checkTwoOfThree(t *testing.T, root string, out reviewFlowOut) {
 // says declined.
 func TestReviewElicitationDecline(t *testing.T) {
 	// accept with every box unticked declines too.
-	for _, answer := range []string{"decline", "cancel", "accept:"} {
-		t.Run(answer, func(t *testing.T) {
+	for name, answer := range map[string]string{"decline": "decline", "cancel": "cancel", "accept-none-ticked": "accept:"} {
+		t.Run(name, func(t *testing.T) {
 			root := reviewWiki(t, "after", map[string]string{"existing": "## Notes\n\nKept.\n"})
 			before := treeSums(t, root)
 			oldLog, _ := readRel(t, root, "log.md")
