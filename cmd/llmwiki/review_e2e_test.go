@@ -916,3 +916,29 @@ func TestReviewEveryWriteToolInOneSet(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewElicitationErrorLeavesPending: a client that declared
+// elicitation but answers the form with an error approves nothing: the
+// set stays pending, saying why, and the person can still approve it.
+func TestReviewElicitationErrorLeavesPending(t *testing.T) {
+	root := reviewWiki(t, "before", nil)
+	out := reviewFlow(t, root, "error", writeStep("delta", "Delta", "## Notes\n\nAbout delta.\n"))
+	r := out.Results[0]
+	n, status, msg := r.reviewOf(t)
+	if len(out.Elicitations) != 1 || r.IsError || status != "pending" || n != 1 || !strings.Contains(msg, "change set #1 awaits review (") {
+		t.Fatalf("after a failed form: %d elicitations, error %v, #%d %s: %s", len(out.Elicitations), r.IsError, n, status, msg)
+	}
+	t.Logf("pending: %s", msg)
+	if _, ok := readRel(t, root, "pages/delta.md"); ok {
+		t.Fatal("written without an answer")
+	}
+	if got := auditWith(t, root, "decision", "approved"); len(got) != 0 {
+		t.Errorf("approved without an answer: %+v", got)
+	}
+	if stdout, stderr, code := reviewCLI(t, root, "approve", "1"); code != 0 {
+		t.Fatalf("review approve 1: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, ok := readRel(t, root, "pages/delta.md"); !ok {
+		t.Error("pages/delta.md not written after approve")
+	}
+}

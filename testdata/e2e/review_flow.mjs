@@ -12,7 +12,8 @@
 //   accept:1,3      accept with exactly those actions ticked (action_N),
 //                   every other boolean of the form unticked;
 //   accept          accept without content (the form's defaults stand);
-//   decline, cancel that action.
+//   decline, cancel that action;
+//   error           the client answers elicitation/create with an error.
 // Prints {"elicitations": [params...], "results": [{is_error, text,
 // structured}]} for the Go test, which checks the disk and the audit log.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -33,6 +34,7 @@ const client = new Client({ name: "llmwiki-e2e-review", version: "1.0.0" }, { ca
 if (answer !== "none") {
   client.setRequestHandler(ElicitRequestSchema, async (req) => {
     elicitations.push(req.params);
+    if (answer === "error") throw new Error("the editor could not show the form");
     const [action, ticks] = answer.split(":");
     if (action !== "accept") return { action };
     if (ticks === undefined) return { action: "accept" };
