@@ -490,6 +490,17 @@ func TestReviewBeforePendingApprovedByCLI(t *testing.T) {
 	if _, ok := readRel(t, root, "pages/delta.md"); ok {
 		t.Fatal("a pending write was written")
 	}
+	// The write_page call's audit line says it went pending, and wrote
+	// no page.
+	pending := auditWith(t, root, "decision", "pending")
+	if len(pending) != 1 || pending[0].Tool != "write_page" || pending[0].Extra["change_set"] != 1.0 {
+		t.Fatalf("pending audit lines %+v", pending)
+	}
+	for _, w := range pending[0].Writes {
+		if strings.HasPrefix(w.Path, "pages/") {
+			t.Errorf("the pending call wrote %s", w.Path)
+		}
+	}
 	list, stderr, code := reviewCLI(t, root, "--json")
 	var l struct {
 		Mode    string `json:"mode"`
