@@ -516,3 +516,62 @@ func TestActivityPage(t *testing.T) {
 	_, body = b.get(t, "/activity?session=s-4")
 	mustContain(t, body, "1–1 of 1", "<code>lint_findings</code>")
 }
+
+// TestHealthLintCache: the health page keeps its lint report until the wiki
+// or the kept findings change, or a person asks for a new run.
+func TestHealthLintCache(t *testing.T) {
+	quiet := teststore.Quiet()
+	st, _ := teststore.New(t, map[string]string{
+		"pages/raft.md": "---\ntitle: Raft\n---\n# Raft\n\n[[Ghost]]\n",
+	}, wiki.WithLogger(quiet))
+	g := links.Open(st)
+	st.AddDerived(g)
+	a := &app{cfg: Config{Store: st, Links: g}, log: quiet}
+	ctx := context.Background()
+	first, when, err := a.lintReport(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, when2, _ := a.lintReport(ctx, false)
+	if again != first || !when2.Equal(when) {
+		t.Error("a second view with nothing changed ran lint again")
+	}
+	if _, err := st.WritePage(ctx, wiki.PageInput{Title: "Paxos", Slug: "paxos", Content: "[[Nowhere]]\n"}); err != nil {
+		t.Fatal(err)
+	}
+	after, _, _ := a.lintReport(ctx, false)
+	if after == first {
+		t.Fatal("a write kept the old report")
+	}
+	if n, m := countKind(first, "dangling_link"), countKind(after, "dangling_link"); n != 1 || m != 2 {
+		t.Errorf("dangling links %d then %d, want 1 then 2", n, m)
+	}
+	if _, err := lint.Dismiss(ctx, st, g, []string{after.Findings[0].ID}, "known", "person"); err != nil {
+		t.Fatal(err)
+	}
+	dismissed, _, _ := a.lintReport(ctx, false)
+	if dismissed == after || dismissed.Summary.Dismissed != 1 {
+		t.Errorf("a dismissal kept the old report (dismissed %d)", dismissed.Summary.Dismissed)
+	}
+	forced, _, _ := a.lintReport(ctx, true)
+	if forced == dismissed {
+		t.Error("run lint now returned the cached report")
+	}
+
+	b := newBrowseApp(t, nil, false)
+	if res := b.post(t, "/health", nil); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/health" {
+		t.Errorf("POST /health: %d to %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	_, body := b.get(t, "/health")
+	mustContain(t, body, `id="lint-now"`, "Run lint now", "Computed 20")
+}
+
+func countKind(rep *lint.Report, kind string) int {
+	n := 0
+	for _, f := range rep.Findings {
+		if f.Kind == kind {
+			n++
+		}
+	}
+	return n
+}

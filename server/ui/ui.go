@@ -67,6 +67,7 @@ type app struct {
 	tmpl   *template.Template
 	log    *slog.Logger
 	logins sessions
+	lint   lintCache // the health page's last report
 }
 
 // New returns the web app's handler.
