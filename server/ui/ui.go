@@ -67,7 +67,8 @@ type app struct {
 	tmpl   *template.Template
 	log    *slog.Logger
 	logins sessions
-	lint   lintCache // the health page's last report
+	lint   lintCache  // the health page's last report
+	audit  auditCache // the Activity page's parsed audit files
 }
 
 // New returns the web app's handler.
