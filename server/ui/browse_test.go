@@ -195,6 +195,11 @@ func TestPageRendersLinksAndEmbeds(t *testing.T) {
 	if strings.Count(art, "wl-embed") != 2 {
 		t.Errorf("want two inlined embeds (Leader, Paxos#Phase two), got:\n%s", art)
 	}
+	// An embed on a line of its own replaces its paragraph: no <div> in a <p>.
+	if strings.Contains(art, `<p><div`) || strings.Contains(art, `</div></p>`) {
+		t.Errorf("a block embed is nested in a paragraph:\n%s", art)
+	}
+	mustContain(t, art, "<p>See ", `<p><img src="/files/pages/diagram.png"`)
 	// Frontmatter table and backlinks.
 	mustContain(t, body, "<th>tags</th><td>consensus, distributed</td>", "<th>title</th><td>Raft</td>",
 		`<a href="/pages/electing.md"><code>pages/electing.md</code></a> line 1`, `<code>[[Raft]]</code>`)
