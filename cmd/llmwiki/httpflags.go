@@ -39,6 +39,17 @@ type httpConfig struct {
 	maxBodyMiB      int
 	sessionIdle     time.Duration
 	shutdownTimeout time.Duration
+	// addrFlag is the flag that set addr, for messages: "http" (serve),
+	// "addr" (ui); "" is "http".
+	addrFlag string
+}
+
+// flag is the address flag as the user typed it: --http or --addr.
+func (c *httpConfig) flag() string {
+	if c.addrFlag == "" {
+		return "--http"
+	}
+	return "--" + c.addrFlag
 }
 
 // listFlag is a flag that may be repeated or given comma-separated values.
@@ -71,7 +82,7 @@ func addHTTPFlags(fs *flag.FlagSet) *httpConfig {
 // resolve checks the configuration and reads the token. getenv is the
 // environment lookup.
 func (c *httpConfig) resolve(getenv func(string) string) error {
-	host, port, err := splitAddr(c.addr)
+	host, port, err := splitAddr(c.addr, c.flag())
 	if err != nil {
 		return err
 	}
@@ -115,19 +126,20 @@ func (c *httpConfig) resolve(getenv func(string) string) error {
 	return nil
 }
 
-// splitAddr parses --http: "PORT", ":PORT", "HOST:PORT" or "[IPv6]:PORT".
-// A missing host means 127.0.0.1, never every interface.
-func splitAddr(addr string) (string, string, error) {
+// splitAddr parses the address flag (named flag in messages): "PORT",
+// ":PORT", "HOST:PORT" or "[IPv6]:PORT". A missing host means 127.0.0.1,
+// never every interface.
+func splitAddr(addr, flag string) (string, string, error) {
 	addr = strings.TrimSpace(addr)
 	if addr == "" {
-		return "", "", errors.New("--http needs an address, such as 127.0.0.1:" + defaultHTTPPort)
+		return "", "", errors.New(flag + " needs an address, such as 127.0.0.1:" + defaultHTTPPort)
 	}
 	if !strings.Contains(addr, ":") {
 		addr = ":" + addr
 	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return "", "", fmt.Errorf("--http %q: %v", addr, err)
+		return "", "", fmt.Errorf("%s %q: %v", flag, addr, err)
 	}
 	if host == "" {
 		host = "127.0.0.1"
@@ -151,7 +163,7 @@ func isLoopbackHost(host string) bool {
 func listenHTTP(cfg httpConfig) (net.Listener, error) {
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
-		return nil, fmt.Errorf("cannot listen on %s (%v); is another server using it? Pick another with --http", cfg.addr, err)
+		return nil, fmt.Errorf("cannot listen on %s (%v); is another server using it? Pick another with %s", cfg.addr, err, cfg.flag())
 	}
 	return ln, nil
 }

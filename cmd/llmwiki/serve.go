@@ -92,6 +92,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 		if err != nil {
 			return err
 		}
+		a.WarmReview()
 		a.Start()
 		return runHTTP(ctx, e, *hc, ln, st, srv, web, log, len(names), cancelled, wd.Arm)
 	}

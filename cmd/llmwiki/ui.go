@@ -19,7 +19,7 @@ import (
 func runUI(ctx context.Context, e env, args []string) error {
 	fs := newFlags(e, "ui", "ui [--root DIR] [--addr 127.0.0.1:"+defaultHTTPPort+"] [--token-file FILE] [--open]")
 	rootFlag := fs.String("root", "", "wiki root (default $LLMWIKI_ROOT, else ~/llmwiki); created with starting files when missing")
-	hc := &httpConfig{maxBodyMiB: defaultMaxBodyMiB, sessionIdle: defaultSessionIdle}
+	hc := &httpConfig{maxBodyMiB: defaultMaxBodyMiB, sessionIdle: defaultSessionIdle, addrFlag: "addr"}
 	fs.StringVar(&hc.addr, "addr", "127.0.0.1:"+defaultHTTPPort, "address to serve the web app on; a bare port binds 127.0.0.1, a non-loopback address needs a token")
 	fs.StringVar(&hc.tokenFile, "token-file", "", "file holding the token the login page asks for (else $LLMWIKI_TOKEN); required for a non-loopback address")
 	fs.Var(&hc.allowHosts, "allow-host", "extra Host header value to accept (a name the page is reached by, e.g. behind a proxy); repeatable")

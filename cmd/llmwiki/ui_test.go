@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -64,5 +65,25 @@ func TestUICommandRefusesNonLoopbackWithoutToken(t *testing.T) {
 	_, _, err := runIn(t, "", nil, "ui", "--root", t.TempDir(), "--addr", "0.0.0.0:0")
 	if err == nil || !strings.Contains(err.Error(), "without a token") {
 		t.Errorf("ui on 0.0.0.0 without a token: %v, want a refusal naming the token", err)
+	}
+}
+
+// TestUIAddressErrorsNameAddr: ui shares serve's address checks, and its
+// messages name ui's flag, --addr, not serve's --http.
+func TestUIAddressErrorsNameAddr(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	for _, addr := range []string{"", "127.0.0.1:x:y", busy.Addr().String()} {
+		_, _, err := runIn(t, "", nil, "ui", "--root", t.TempDir(), "--addr", addr)
+		if err == nil || !strings.Contains(err.Error(), "--addr") || strings.Contains(err.Error(), "--http") {
+			t.Errorf("ui --addr %q: %v, want an error naming --addr only", addr, err)
+		}
+	}
+	_, _, err = runIn(t, "", nil, "serve", "--root", t.TempDir(), "--http", busy.Addr().String())
+	if err == nil || !strings.Contains(err.Error(), "--http") {
+		t.Errorf("serve --http on a busy port: %v, want an error naming --http", err)
 	}
 }

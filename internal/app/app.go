@@ -58,6 +58,7 @@ type App struct {
 	// started, stopped: Start runs its work once, and never after Stop.
 	started, stopped bool
 	warmLinks        bool
+	warmReview       bool
 }
 
 // New registers the derived states on st: the link graph, and the search
@@ -100,9 +101,19 @@ func (a *App) WarmLinks() {
 	a.mu.Unlock()
 }
 
+// WarmReview makes [App.Start] also read the review queue's index of the
+// audit log, so that the first review page or tool call does not pay for
+// parsing every marked line (serve --http sets it). Call it before Start.
+func (a *App) WarmReview() {
+	a.mu.Lock()
+	a.warmReview = true
+	a.mu.Unlock()
+}
+
 // Start starts the background work, once, unless [App.Stop] came first:
-// the search index opens, builds and reconciles, and the link graph is
-// built when [App.WarmLinks] asked. It returns at once.
+// the search index opens, builds and reconciles, the link graph is built
+// when [App.WarmLinks] asked and the review queue read when
+// [App.WarmReview] did. It returns at once.
 func (a *App) Start() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -118,6 +129,13 @@ func (a *App) Start() {
 		a.bg.Go(func() {
 			if _, err := a.Links.View(ctx); err != nil && ctx.Err() == nil {
 				a.Log.Warn("link graph not built at start; read_page builds it", "err", err)
+			}
+		})
+	}
+	if a.warmReview && a.Review != nil {
+		a.bg.Go(func() {
+			if _, err := a.Review.Count(); err != nil {
+				a.Log.Warn("review queue not read at start; the first review reads it", "err", err)
 			}
 		})
 	}

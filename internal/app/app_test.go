@@ -95,3 +95,26 @@ func TestStartNeverAfterStop(t *testing.T) {
 		t.Fatalf("index after Start: %v, %+v", err, b.Search.Status())
 	}
 }
+
+// TestWarmReview: Start reads the review queue in the background when
+// WarmReview asked, and Close waits for it before the store closes.
+func TestWarmReview(t *testing.T) {
+	st := openWiki(t)
+	if _, err := st.WritePage(context.Background(), wiki.PageInput{Title: "Alpha", Content: "One."}); err != nil {
+		t.Fatal(err)
+	}
+	a := app.New(st, app.Options{NoSearch: true})
+	a.WarmReview()
+	a.Start()
+	a.Stop() // waits for the warm-up
+	c, err := a.Review.Count()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Pending != 0 {
+		t.Errorf("counts = %+v, want no pending change set", c)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

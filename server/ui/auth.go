@@ -6,7 +6,9 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -134,6 +136,80 @@ func (a *app) authRoutes(mux *http.ServeMux) {
 	})
 }
 
+// Wrong tokens on /login are limited per remote address by a token bucket:
+// loginBurst wrong tries at once, then one more every loginRefill.
+const (
+	loginBurst  = 5
+	loginRefill = 10 * time.Second
+	// loginHosts bounds the addresses remembered; past it, the buckets
+	// already full again are forgotten.
+	loginHosts = 4096
+)
+
+// loginFailures is the token bucket of wrong logins of each remote host.
+type loginFailures struct {
+	mu sync.Mutex
+	m  map[string]*bucket
+}
+
+// bucket is one host's bucket: tries left at the time last.
+type bucket struct {
+	tries float64
+	last  time.Time
+}
+
+// refill brings b up to now.
+func (b *bucket) refill(now time.Time) {
+	b.tries = min(loginBurst, b.tries+float64(now.Sub(b.last))/float64(loginRefill))
+	b.last = now
+}
+
+// wait is how long host must wait before its next try (0: it may try).
+func (l *loginFailures) wait(host string, now time.Time) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.m[host]
+	if b == nil {
+		return 0
+	}
+	b.refill(now)
+	if b.tries >= 1 {
+		return 0
+	}
+	return time.Duration((1 - b.tries) * float64(loginRefill))
+}
+
+// fail takes one try from host's bucket.
+func (l *loginFailures) fail(host string, now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.m == nil {
+		l.m = map[string]*bucket{}
+	}
+	if len(l.m) >= loginHosts {
+		for h, b := range l.m {
+			if b.refill(now); b.tries >= loginBurst {
+				delete(l.m, h)
+			}
+		}
+	}
+	b := l.m[host]
+	if b == nil {
+		b = &bucket{tries: loginBurst, last: now}
+		l.m[host] = b
+	}
+	b.refill(now)
+	b.tries = max(0, b.tries-1)
+}
+
+// remoteHost is the address a request came from, without its port.
+func remoteHost(r *http.Request) string {
+	if h, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return h
+	}
+	return r.RemoteAddr
+}
+
 // postLogin compares the form's token with the configured one in constant
 // time and, when it matches, sets the session cookie.
 func (a *app) postLogin(w http.ResponseWriter, r *http.Request) {
@@ -141,10 +217,17 @@ func (a *app) postLogin(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/review", http.StatusSeeOther)
 		return
 	}
+	host := remoteHost(r)
+	if wait := a.failures.wait(host, time.Now()); wait > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Round(time.Second)/time.Second)+1))
+		a.renderStatus(w, http.StatusTooManyRequests, "login", page{Title: "Log in", Error: "too many wrong tokens from this address: wait a minute and try again", Data: true})
+		return
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	got := sha256.Sum256([]byte(r.PostFormValue("token")))
 	want := sha256.Sum256([]byte(a.cfg.Token))
 	if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+		a.failures.fail(host, time.Now())
 		a.log.Warn("ui: wrong token on /login", "remote", r.RemoteAddr)
 		a.renderStatus(w, http.StatusForbidden, "login", page{Title: "Log in", Error: "wrong token", Data: true})
 		return

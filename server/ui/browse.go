@@ -24,6 +24,7 @@ func (a *app) browseRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /history/{path...}", a.restore)
 	mux.HandleFunc("GET /search", a.search)
 	mux.HandleFunc("GET /health", a.health)
+	mux.HandleFunc("POST /health", a.lintNow)
 	mux.HandleFunc("GET /eval", a.evalPage)
 	mux.HandleFunc("GET /activity", a.activity)
 }

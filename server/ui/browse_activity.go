@@ -37,15 +37,10 @@ type auditCache struct {
 	files map[string]*auditFile
 }
 
-// auditCaches maps each app to its cache (app's fields belong to the
-// frame; the cache lives as long as the app).
-var auditCaches sync.Map // *app -> *auditCache
-
 // auditLog returns every audit record, newest first, and how many lines
 // did not parse.
 func (a *app) auditLog() ([]store.AuditRecord, int, error) {
-	c, _ := auditCaches.LoadOrStore(a, &auditCache{files: map[string]*auditFile{}})
-	cache := c.(*auditCache)
+	cache := &a.audit
 	entries, err := a.cfg.Store.ReadDir(store.AuditDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, nil
@@ -66,6 +61,9 @@ func (a *app) auditLog() ([]store.AuditRecord, int, error) {
 	sort.Sort(sort.Reverse(sort.StringSlice(names)))
 	cache.mu.Lock()
 	defer cache.mu.Unlock()
+	if cache.files == nil {
+		cache.files = map[string]*auditFile{}
+	}
 	var out []store.AuditRecord
 	bad := 0
 	seen := map[string]bool{}

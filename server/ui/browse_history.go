@@ -7,8 +7,6 @@ import (
 	"path"
 	"strings"
 
-	"github.com/aymanbagabas/go-udiff"
-
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/review"
@@ -112,20 +110,11 @@ func diffView(rel string, old, new []byte) fileView {
 	fd := review.FileDiff{Path: rel, Change: "updated"}
 	if ot, _, ok := mdoc.DecodeText(old); ok {
 		if nt, _, ok := mdoc.DecodeText(new); ok {
-			fd.Diff = udiff.Unified("a/"+rel, "b/"+rel, string(ot), string(nt))
+			fd.Diff, fd.Added, fd.Removed = review.UnifiedDiff(rel, review.Present(ot), review.Present(nt))
 		}
 	}
 	v := fileView{FileDiff: fd}
 	v.Lines, v.Omitted = diffLines(fd.Diff)
-	for _, l := range strings.Split(fd.Diff, "\n") {
-		switch {
-		case strings.HasPrefix(l, "+++") || strings.HasPrefix(l, "---"):
-		case strings.HasPrefix(l, "+"):
-			v.Added++
-		case strings.HasPrefix(l, "-"):
-			v.Removed++
-		}
-	}
 	return v
 }
 

@@ -195,6 +195,11 @@ func TestPageRendersLinksAndEmbeds(t *testing.T) {
 	if strings.Count(art, "wl-embed") != 2 {
 		t.Errorf("want two inlined embeds (Leader, Paxos#Phase two), got:\n%s", art)
 	}
+	// An embed on a line of its own replaces its paragraph: no <div> in a <p>.
+	if strings.Contains(art, `<p><div`) || strings.Contains(art, `</div></p>`) {
+		t.Errorf("a block embed is nested in a paragraph:\n%s", art)
+	}
+	mustContain(t, art, "<p>See ", `<p><img src="/files/pages/diagram.png"`)
 	// Frontmatter table and backlinks.
 	mustContain(t, body, "<th>tags</th><td>consensus, distributed</td>", "<th>title</th><td>Raft</td>",
 		`<a href="/pages/electing.md"><code>pages/electing.md</code></a> line 1`, `<code>[[Raft]]</code>`)
@@ -515,4 +520,63 @@ func TestActivityPage(t *testing.T) {
 	audit("lint_findings", "claude-code 2.1", "s-4", func(context.Context) error { return nil })
 	_, body = b.get(t, "/activity?session=s-4")
 	mustContain(t, body, "1–1 of 1", "<code>lint_findings</code>")
+}
+
+// TestHealthLintCache: the health page keeps its lint report until the wiki
+// or the kept findings change, or a person asks for a new run.
+func TestHealthLintCache(t *testing.T) {
+	quiet := teststore.Quiet()
+	st, _ := teststore.New(t, map[string]string{
+		"pages/raft.md": "---\ntitle: Raft\n---\n# Raft\n\n[[Ghost]]\n",
+	}, wiki.WithLogger(quiet))
+	g := links.Open(st)
+	st.AddDerived(g)
+	a := &app{cfg: Config{Store: st, Links: g}, log: quiet}
+	ctx := context.Background()
+	first, when, err := a.lintReport(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, when2, _ := a.lintReport(ctx, false)
+	if again != first || !when2.Equal(when) {
+		t.Error("a second view with nothing changed ran lint again")
+	}
+	if _, err := st.WritePage(ctx, wiki.PageInput{Title: "Paxos", Slug: "paxos", Content: "[[Nowhere]]\n"}); err != nil {
+		t.Fatal(err)
+	}
+	after, _, _ := a.lintReport(ctx, false)
+	if after == first {
+		t.Fatal("a write kept the old report")
+	}
+	if n, m := countKind(first, "dangling_link"), countKind(after, "dangling_link"); n != 1 || m != 2 {
+		t.Errorf("dangling links %d then %d, want 1 then 2", n, m)
+	}
+	if _, err := lint.Dismiss(ctx, st, g, []string{after.Findings[0].ID}, "known", "person"); err != nil {
+		t.Fatal(err)
+	}
+	dismissed, _, _ := a.lintReport(ctx, false)
+	if dismissed == after || dismissed.Summary.Dismissed != 1 {
+		t.Errorf("a dismissal kept the old report (dismissed %d)", dismissed.Summary.Dismissed)
+	}
+	forced, _, _ := a.lintReport(ctx, true)
+	if forced == dismissed {
+		t.Error("run lint now returned the cached report")
+	}
+
+	b := newBrowseApp(t, nil, false)
+	if res := b.post(t, "/health", nil); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/health" {
+		t.Errorf("POST /health: %d to %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	_, body := b.get(t, "/health")
+	mustContain(t, body, `id="lint-now"`, "Run lint now", "Computed 20")
+}
+
+func countKind(rep *lint.Report, kind string) int {
+	n := 0
+	for _, f := range rep.Findings {
+		if f.Kind == kind {
+			n++
+		}
+	}
+	return n
 }

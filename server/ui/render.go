@@ -17,6 +17,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 	"go.abhg.dev/goldmark/wikilink"
@@ -212,6 +213,60 @@ func (r *mdRender) Transform(doc *ast.Document, _ text.Reader, _ parser.Context)
 // RegisterFuncs implements renderer.NodeRenderer for wikilinks.
 func (r *mdRender) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(wikilink.Kind, r.renderWikilink)
+	reg.Register(ast.KindParagraph, r.renderParagraph)
+}
+
+// renderParagraph is goldmark's paragraph, except that a paragraph which is
+// only an embed of a page (the embed on a line of its own) is replaced by
+// the embed's <div>: a <div> inside a <p> is not valid HTML.
+func (r *mdRender) renderParagraph(w util.BufWriter, src []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		if _, ok := node.AttributeString(closeKey); ok {
+			_ = w.WriteByte('\n')
+		} else {
+			_, _ = w.WriteString("</p>\n")
+		}
+		return ast.WalkContinue, nil
+	}
+	if n, ok := node.FirstChild().(*wikilink.Node); ok && node.ChildCount() == 1 {
+		if inner, ok := r.pageEmbed(n); ok {
+			writeEmbed(w, inner)
+			setClose(node, "")
+			return ast.WalkSkipChildren, nil
+		}
+	}
+	if node.Attributes() != nil {
+		_, _ = w.WriteString("<p")
+		html.RenderAttributes(w, node, html.ParagraphAttributeFilter)
+		_ = w.WriteByte('>')
+	} else {
+		_, _ = w.WriteString("<p>")
+	}
+	return ast.WalkContinue, nil
+}
+
+// pageEmbed renders the page an embed wikilink names, when it is shown
+// inline: a markdown file other than this one, outside an embed.
+func (r *mdRender) pageEmbed(n *wikilink.Node) ([]byte, bool) {
+	if !n.Embed || r.depth != 0 {
+		return nil, false
+	}
+	target, frag := string(n.Target), string(n.Fragment)
+	res := r.resolve(target)
+	if target == "" {
+		res = links.Resolution{Path: r.from}
+	}
+	if res.Path == "" || res.Path == r.from || !strings.EqualFold(path.Ext(res.Path), ".md") {
+		return nil, false
+	}
+	return r.embed(res.Path, frag)
+}
+
+// writeEmbed writes an embedded page's HTML in its frame.
+func writeEmbed(w util.BufWriter, inner []byte) {
+	_, _ = w.WriteString(`<div class="wl-embed">`)
+	_, _ = w.Write(inner)
+	_, _ = w.WriteString(`</div>`)
 }
 
 func (r *mdRender) renderWikilink(w util.BufWriter, src []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
@@ -232,14 +287,10 @@ func (r *mdRender) renderWikilink(w util.BufWriter, src []byte, node ast.Node, e
 			setClose(n, "")
 			return ast.WalkSkipChildren, nil
 		}
-		if r.depth == 0 && res.Path != r.from && strings.EqualFold(path.Ext(res.Path), ".md") {
-			if inner, ok := r.embed(res.Path, frag); ok {
-				_, _ = w.WriteString(`<div class="wl-embed">`)
-				_, _ = w.Write(inner)
-				_, _ = w.WriteString(`</div>`)
-				setClose(n, "")
-				return ast.WalkSkipChildren, nil
-			}
+		if inner, ok := r.pageEmbed(n); ok {
+			writeEmbed(w, inner)
+			setClose(n, "")
+			return ast.WalkSkipChildren, nil
 		}
 	}
 	if res.Path == "" {

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/llmwiki/llmwiki/wiki/review"
 	"github.com/llmwiki/llmwiki/wiki/wikitest"
@@ -162,5 +163,42 @@ func TestSecurityHeaders(t *testing.T) {
 	}
 	if got := w.Header().Get("X-Content-Type-Options"); got != "nosniff" {
 		t.Errorf("X-Content-Type-Options = %q, want nosniff", got)
+	}
+}
+
+// TestLoginRateLimit: wrong tokens from one address are limited (429 with
+// Retry-After past the burst, even for the right token); another address
+// is not, and the bucket refills with time.
+func TestLoginRateLimit(t *testing.T) {
+	const token = "s3cret-token-for-the-test"
+	h, _ := newTestApp(t, token, nil)
+	from := func(addr, tok string) *httptest.ResponseRecorder {
+		r := formPost("/login", url.Values{"token": {tok}})
+		r.RemoteAddr = addr
+		return serve(h, r)
+	}
+	for i := range loginBurst {
+		if w := from("192.0.2.1:1000", "wrong"); w.Code != http.StatusForbidden {
+			t.Fatalf("wrong try %d: %d, want 403", i+1, w.Code)
+		}
+	}
+	w := from("192.0.2.1:2000", token)
+	if w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") == "" {
+		t.Errorf("after %d wrong tries: %d, Retry-After %q; want 429 with Retry-After", loginBurst, w.Code, w.Header().Get("Retry-After"))
+	}
+	if w := from("192.0.2.2:1000", token); w.Code != http.StatusSeeOther {
+		t.Errorf("another address: %d, want the login (303)", w.Code)
+	}
+
+	var l loginFailures
+	now := time.Now()
+	for range loginBurst {
+		l.fail("h", now)
+	}
+	if d := l.wait("h", now); d <= 0 || d > loginRefill {
+		t.Errorf("wait after the burst = %v, want in (0, %v]", d, loginRefill)
+	}
+	if d := l.wait("h", now.Add(loginRefill)); d != 0 {
+		t.Errorf("wait one refill later = %v, want 0", d)
 	}
 }

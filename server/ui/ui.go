@@ -63,10 +63,13 @@ var staticFS embed.FS
 
 // app is the web app of one wiki.
 type app struct {
-	cfg    Config
-	tmpl   *template.Template
-	log    *slog.Logger
-	logins sessions
+	cfg      Config
+	tmpl     *template.Template
+	log      *slog.Logger
+	logins   sessions
+	failures loginFailures // wrong tokens on /login, per remote host
+	lint     lintCache     // the health page's last report
+	audit    auditCache    // the Activity page's parsed audit files
 }
 
 // New returns the web app's handler.

@@ -146,7 +146,7 @@ func fileChanges(cs []store.StagedChange) []plan.FileChange {
 			now = c.Data
 			f.After = store.SHA256Hex(now)
 		}
-		_, f.Added, f.Removed = unified(c.Path, c.Old, now)
+		_, f.Added, f.Removed = UnifiedDiff(c.Path, c.Old, now)
 		out = append(out, f)
 	}
 	return out

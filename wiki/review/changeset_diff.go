@@ -10,9 +10,13 @@ import (
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
-// unified returns the unified diff (3 lines of context) of rel from old to
-// new ("" when either is not text) and the lines it adds and removes.
-func unified(rel string, old, new []byte) (diff string, added, removed int) {
+// UnifiedDiff returns the unified diff (3 lines of context) of rel from old
+// to new ("" when either is not UTF-8 text) and the lines it adds and
+// removes. A nil old is a created file ("--- /dev/null"), a nil new a
+// deleted one ("+++ /dev/null"); an existing empty file is a non-nil empty
+// slice (see [Present]). Every diff a person reviews, in the terminal or
+// the browser, comes from here.
+func UnifiedDiff(rel string, old, new []byte) (diff string, added, removed int) {
 	if !utf8.Valid(old) || !utf8.Valid(new) {
 		return "", 0, 0
 	}
@@ -40,6 +44,15 @@ func unified(rel string, old, new []byte) (diff string, added, removed int) {
 	return out, added, removed
 }
 
+// Present returns data as the bytes of a file that exists: non-nil, so
+// [UnifiedDiff] does not take an empty file for an absent one.
+func Present(data []byte) []byte {
+	if data == nil {
+		return []byte{}
+	}
+	return data
+}
+
 // Diffs returns the diffs of action n (1-based) of change set p: from the
 // file as it is now to what the action would write (a fresh dry run), or,
 // for a finished set, what the action wrote.
@@ -64,16 +77,16 @@ func (s *Service) Diffs(ctx context.Context, p *plan.Plan, n int) ([]FileDiff, e
 			fd := FileDiff{Path: c.Path, Change: "updated"}
 			var old, now []byte
 			if c.Existed {
-				old = c.Old
+				old = Present(c.Old)
 			} else {
 				fd.Change = "created"
 			}
 			if c.Op == store.OpDelete {
 				fd.Change = "deleted"
 			} else {
-				now = c.Data
+				now = Present(c.Data)
 			}
-			fd.Diff, fd.Added, fd.Removed = unified(c.Path, old, now)
+			fd.Diff, fd.Added, fd.Removed = UnifiedDiff(c.Path, old, now)
 			out = append(out, fd)
 		}
 		return out, nil
@@ -84,7 +97,7 @@ func (s *Service) Diffs(ctx context.Context, p *plan.Plan, n int) ([]FileDiff, e
 		old, okOld := s.version(f.Path, f.Before)
 		now, okNew := s.version(f.Path, f.After)
 		if okOld && okNew {
-			fd.Diff, _, _ = unified(f.Path, old, now)
+			fd.Diff, _, _ = UnifiedDiff(f.Path, old, now)
 		}
 		out = append(out, fd)
 	}
@@ -98,7 +111,7 @@ func (s *Service) version(rel, sum string) ([]byte, bool) {
 		return nil, true
 	}
 	if data, ok, err := s.st.ReadRaw(rel); err == nil && ok && store.SHA256Hex(data) == sum {
-		return data, true
+		return Present(data), true
 	}
 	snaps, err := s.st.Snapshots(rel)
 	if err != nil {
@@ -109,7 +122,7 @@ func (s *Service) version(rel, sum string) ([]byte, bool) {
 			continue
 		}
 		if data, ok, err := s.st.ReadRaw(sn.Snapshot); err == nil && ok && store.SHA256Hex(data) == sum {
-			return data, true
+			return Present(data), true
 		}
 	}
 	return nil, false

@@ -26,7 +26,7 @@ func (s *Service) WriteDiffs(id string) ([]FileDiff, error) {
 		if gone != "" {
 			fd.Diff = gone
 		} else {
-			fd.Diff, fd.Added, fd.Removed = unified(f.Path, before, after)
+			fd.Diff, fd.Added, fd.Removed = UnifiedDiff(f.Path, before, after)
 		}
 		out = append(out, fd)
 	}
