@@ -87,3 +87,89 @@ func TestHostileApplyPlanOnChangeSet(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileHeldFileOtherNames: a pending change set holds pages/alpha.md
+// and the new pages/gamma.md; in mode after an agent's direct writes
+// reach them by every other name it has (title, case, a move onto or
+// away, a restore) and must all be refused.
+func TestHostileHeldFileOtherNames(t *testing.T) {
+	h, _ := reviewHarness(t, wiki.ReviewAfter, nil, nil)
+	alpha := fileSHA(t, h.dir, "pages/alpha.md")
+	h.ok("propose_changes", map[string]any{"takeaways": []any{"x"}, "actions": []any{
+		map[string]any{"tool": "edit_page", "arguments": map[string]any{"page": "alpha", "base_sha256": alpha, "op": "append", "heading": "Notes", "content": "Proposed."}},
+		map[string]any{"tool": "write_page", "arguments": map[string]any{"title": "Gamma", "content": "Proposed gamma.\n"}},
+	}})
+	before := reviewedFiles(t, h.dir)
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"edit_page", map[string]any{"page": "Alpha", "op": "append", "heading": "Notes", "content": "Direct."}},
+		{"edit_page", map[string]any{"page": "pages/ALPHA.md", "op": "append", "heading": "Notes", "content": "Direct."}},
+		{"write_page", map[string]any{"title": "ALPHA", "content": "Direct.\n", "base_sha256": alpha}},
+		{"write_page", map[string]any{"title": "Alpha", "slug": "Alpha", "content": "Direct.\n", "base_sha256": alpha}},
+		{"write_page", map[string]any{"title": "GAMMA", "content": "Direct.\n"}},
+		{"write_page", map[string]any{"title": "Gamma", "slug": "gamma", "content": "Direct.\n"}},
+		{"write_page", map[string]any{"title": "Gámma", "content": "Direct.\n"}},
+		{"move_page", map[string]any{"page": "alpha", "slug": "omega"}},
+		{"move_page", map[string]any{"page": "beta", "slug": "gamma"}},
+		{"move_page", map[string]any{"page": "beta", "slug": "Gamma"}},
+		{"restore_snapshot", map[string]any{"path": "pages/alpha.md"}},
+	}
+	for _, c := range calls {
+		r := h.call(c.tool, c.args)
+		now := reviewedFiles(t, h.dir)
+		for _, f := range []string{"pages/alpha.md", "pages/gamma.md"} {
+			if before[f] != now[f] {
+				t.Errorf("%s %v (error=%v %q) changed held %s", c.tool, c.args, r.IsError, text(r), f)
+			}
+		}
+		for f := range now {
+			if before[f] == "" && strings.EqualFold(f, "pages/gamma.md") {
+				t.Errorf("%s %v created %s, a name of the held new page gamma", c.tool, c.args, f)
+			}
+		}
+		before = now
+	}
+}
+
+// TestHostileProposeInput: propose_changes with hostile input is refused
+// with a message, never a crash, a hang or a saved set. (Invalid UTF-8
+// cannot reach a tool: JSON decoding turns it into U+FFFD.)
+func TestHostileProposeInput(t *testing.T) {
+	h, d := reviewHarness(t, wiki.ReviewAfter, nil, nil)
+	wp := func(i int) any {
+		return map[string]any{"tool": "write_page", "arguments": map[string]any{"title": "P" + strings.Repeat("x", i%7) + string(rune('a'+i%26)), "content": "x\n"}}
+	}
+	many := []any{}
+	for i := 0; i < 1000; i++ {
+		many = append(many, wp(i))
+	}
+	var nested any = map[string]any{}
+	for i := 0; i < 5000; i++ {
+		nested = map[string]any{"a": nested}
+	}
+	cases := []map[string]any{
+		{"takeaways": []any{"x"}, "actions": many},
+		{"takeaways": []any{strings.Repeat("long ", 100000)}, "actions": []any{wp(1)}},
+		{"takeaways": []any{strings.Repeat("line\n", 10000)}, "actions": []any{wp(1)}},
+		{"takeaways": []any{"x"}, "actions": []any{map[string]any{"tool": "write_page", "arguments": nested}}},
+		{"takeaways": []any{"x"}, "actions": []any{map[string]any{"tool": "../../x", "arguments": map[string]any{}}}},
+		{"takeaways": []any{"x"}, "actions": []any{map[string]any{"tool": "write_page", "arguments": "title=x"}}},
+		{"takeaways": []any{"x"}, "actions": []any{map[string]any{"tool": "write_page", "arguments": []any{1, 2}}}},
+		{"takeaways": []any{"x"}, "actions": []any{map[string]any{"tool": "write_page", "arguments": nil}}},
+		{"takeaways": []any{"x"}, "actions": []any{map[string]any{"tool": "write_page", "arguments": map[string]any{"title": "W", "content": "x\n"}, "why": "a\nb"}}},
+	}
+	for i, c := range cases {
+		r := h.call("propose_changes", c)
+		if !r.IsError {
+			t.Errorf("case %d: propose_changes accepted hostile input: %.300s", i, text(r))
+		}
+		if msg := text(r); strings.Contains(msg, h.dir) || strings.Contains(msg, "goroutine") {
+			t.Errorf("case %d: error leaks a host path or a stack: %.300s", i, msg)
+		}
+	}
+	if ps, _ := d.Review.Pending(); len(ps) != 0 {
+		t.Fatalf("%d sets saved from hostile input", len(ps))
+	}
+}
