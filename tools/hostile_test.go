@@ -1,7 +1,12 @@
 package tools
 
 import (
+	"context"
+	"os"
+	"path/filepath"
+
 	"encoding/base64"
+	"github.com/llmwiki/llmwiki/wiki/review"
 	"strings"
 	"testing"
 
@@ -171,5 +176,37 @@ func TestHostileProposeInput(t *testing.T) {
 	}
 	if ps, _ := d.Review.Pending(); len(ps) != 0 {
 		t.Fatalf("%d sets saved from hostile input", len(ps))
+	}
+}
+
+// TestHostileApprovalWritesOnlyWhatWasShown: a change set moves alpha;
+// after the proposal, an agent writes a page linking [[alpha]]. The
+// approval must not write a file the set did not propose (the person
+// never saw gamma's change): the action is refused as changed instead.
+func TestHostileApprovalWritesOnlyWhatWasShown(t *testing.T) {
+	h, d := reviewHarness(t, wiki.ReviewAfter, nil, nil)
+	out := h.ok("propose_changes", map[string]any{"takeaways": []any{"x"}, "actions": []any{
+		map[string]any{"tool": "move_page", "arguments": map[string]any{"page": "alpha", "slug": "omega"}},
+	}})
+	id, _ := reviewOf(t, out)["id"].(string)
+	h.ok("write_page", map[string]any{"title": "Gamma", "content": "See [[alpha]].\n"})
+	gamma := fileSHA(t, h.dir, "pages/gamma.md")
+	p, err := d.Review.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proposed := map[string]bool{}
+	for _, f := range p.Actions[0].Files {
+		proposed[f.Path] = true
+	}
+	if proposed["pages/gamma.md"] {
+		t.Fatalf("gamma in the proposal's files %v", p.Actions[0].Files)
+	}
+	if _, err := d.Review.Approve(context.Background(), id, nil, review.ByCLI); err != nil {
+		t.Logf("approve: %v", err)
+	}
+	if got := fileSHA(t, h.dir, "pages/gamma.md"); got != gamma {
+		b, _ := os.ReadFile(filepath.Join(h.dir, "pages/gamma.md"))
+		t.Fatalf("the approval of %s rewrote pages/gamma.md, a file it never proposed (files %v); gamma now:\n%s", p.Name(), p.Actions[0].Files, b)
 	}
 }
