@@ -210,3 +210,74 @@ func TestHostileApprovalWritesOnlyWhatWasShown(t *testing.T) {
 		t.Fatalf("the approval of %s rewrote pages/gamma.md, a file it never proposed (files %v); gamma now:\n%s", p.Name(), p.Actions[0].Files, b)
 	}
 }
+
+// TestHostileRevert: a revert never clobbers a later change, runs once,
+// and never undoes an accepted write; a revert of a move puts back the
+// page and the links it rewrote.
+func TestHostileRevert(t *testing.T) {
+	ctx := context.Background()
+	h, d := reviewHarness(t, wiki.ReviewAfter, nil, nil)
+	queued := func() []review.Write {
+		ws, _, _, err := d.Review.Queue(100, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ws
+	}
+	h.ok("write_page", map[string]any{"title": "Gamma", "content": "## Notes\n\nSee [[alpha]].\n"})
+	h.ok("move_page", map[string]any{"page": "alpha", "slug": "omega"})
+	h.ok("atomic_write_context", map[string]any{"content": "# Context\n\nOne.\n", "base_sha256": fileSHA(t, h.dir, "context.md")})
+	ws := queued()
+	if len(ws) != 3 {
+		t.Fatalf("queue %+v, want 3 writes", ws)
+	}
+	byTool := map[string]string{}
+	for _, w := range ws {
+		byTool[w.Tool] = w.ID
+	}
+	// A later write to gamma: reverting the move (which rewrote gamma's
+	// link) must not clobber it.
+	h.ok("edit_page", map[string]any{"page": "gamma", "base_sha256": fileSHA(t, h.dir, "pages/gamma.md"), "op": "append", "heading": "Notes", "content": "Later."})
+	later := fileSHA(t, h.dir, "pages/gamma.md")
+	if later == "" {
+		t.Skip("the later edit did not apply; adjust the fixture")
+	}
+	if _, err := d.Review.Revert(ctx, byTool["move_page"], review.ByWeb); err == nil {
+		t.Errorf("reverting the move clobbered a later change to gamma")
+	}
+	if fileSHA(t, h.dir, "pages/gamma.md") != later || fileSHA(t, h.dir, "pages/omega.md") == "" {
+		t.Errorf("a refused revert changed files")
+	}
+	// context.md: revert once, then again.
+	c0 := fileSHA(t, h.dir, "context.md")
+	if _, err := d.Review.Revert(ctx, byTool["atomic_write_context"], review.ByWeb); err != nil {
+		t.Fatalf("revert context.md: %v", err)
+	}
+	c1 := fileSHA(t, h.dir, "context.md")
+	if c1 == c0 {
+		t.Fatal("revert left context.md as the write made it")
+	}
+	if _, err := d.Review.Revert(ctx, byTool["atomic_write_context"], review.ByWeb); err == nil || fileSHA(t, h.dir, "context.md") != c1 {
+		t.Errorf("a second revert of one write was not refused (%v)", err)
+	}
+	// An accepted write cannot be reverted.
+	if err := d.Review.Accept(ctx, []string{byTool["write_page"]}, review.ByWeb); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Review.Revert(ctx, byTool["write_page"], review.ByWeb); err == nil {
+		t.Errorf("an accepted write was reverted")
+	}
+	// A reviewer that is not a person: refused, as Approve and Decline
+	// refuse one.
+	for _, who := range []string{"", "agent"} {
+		if _, err := d.Review.Revert(ctx, byTool["write_page"], who); err == nil || !strings.Contains(err.Error(), "reviewer") {
+			t.Errorf("a revert by reviewer %q: %v, want refused for the reviewer", who, err)
+		}
+		if err := d.Review.Accept(ctx, []string{byTool["move_page"]}, who); err == nil {
+			t.Errorf("an accept by reviewer %q was taken", who)
+		}
+		if n, err := d.Review.AcceptAll(ctx, who); err == nil {
+			t.Errorf("accept-all by reviewer %q took %d writes", who, n)
+		}
+	}
+}
