@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // TestHostileBeforeModeNoBypass: in review mode before, an agent without
@@ -278,6 +279,26 @@ func TestHostileRevert(t *testing.T) {
 		}
 		if n, err := d.Review.AcceptAll(ctx, who); err == nil {
 			t.Errorf("accept-all by reviewer %q took %d writes", who, n)
+		}
+	}
+}
+
+// TestHostileElicitationAnswer: an accept whose content ticks nothing
+// valid (strings, numbers, keys of actions that do not exist) writes
+// nothing: only a boolean true of an existing action approves it.
+func TestHostileElicitationAnswer(t *testing.T) {
+	for i, content := range []map[string]any{
+		{"action_1": "true", "action_2": 1, "action_99": true, "action_0": true, "approved": true, "selected": []any{1, 2}},
+		{"action_1": false, "action_2": "yes", "action_-1": true},
+	} {
+		p := &person{answer: ticks(mcp.ElicitationResponseActionAccept, content)}
+		h, _ := reviewHarness(t, wiki.ReviewBefore, p, nil)
+		r := h.call("propose_changes", map[string]any{"takeaways": []any{"x"}, "actions": []any{
+			map[string]any{"tool": "write_page", "arguments": map[string]any{"title": "Gamma", "content": "Gamma.\n"}},
+			map[string]any{"tool": "write_page", "arguments": map[string]any{"title": "Delta", "content": "Delta.\n"}},
+		}})
+		if fileSHA(t, h.dir, "pages/gamma.md") != "" || fileSHA(t, h.dir, "pages/delta.md") != "" {
+			t.Errorf("case %d: answer %v wrote a page (%q)", i, content, text(r))
 		}
 	}
 }
