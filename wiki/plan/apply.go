@@ -89,6 +89,10 @@ func Apply(ctx context.Context, s *wiki.Store, g *links.Graph, id string, select
 		}
 		now := s.Now()
 		switch {
+		case p.Op == OpChangeSet:
+			// Only a person ends a change set (the review service):
+			// apply_plan is the agent's own tool.
+			return store.Errorf(store.CodeInvalid, "%s is a change set, not a plan: only the person approves or declines it, on the review page (llmwiki ui) or with `llmwiki review approve %d`", p.Name(), p.Number)
 		case p.Status != StatusPending:
 			return store.Errorf(store.CodeConflict, "plan %s is %s, not pending; it cannot be applied again", id, p.Status)
 		case p.Expired(now):

@@ -251,6 +251,8 @@ func (s *Service) Approve(ctx context.Context, ref string, selected []int, revie
 		var rerr error
 		if f, changed := s.changedSince(a); changed {
 			rerr = store.Errorf(store.CodeConflict, "%s changed since %s was proposed; ask the agent for a new change set", f, p.Name())
+		} else if f, extra := s.writesUnproposed(actx, p.ID, a); extra {
+			rerr = store.Errorf(store.CodeConflict, "the action would now also write %s, which %s did not propose (the wiki changed since); ask the agent for a new change set", f, p.Name())
 		} else {
 			var o any
 			o, rerr = s.run(actx, a.Tool, a.Arguments)
@@ -345,6 +347,23 @@ func (s *Service) changedSince(a plan.Action) (string, bool) {
 		}
 		if err != nil || cur != f.Before {
 			return f.Path, true
+		}
+	}
+	return "", false
+}
+
+// writesUnproposed dry-runs action a of set id and returns a reviewed
+// file it would write that its proposal did not list (a move's link
+// rewrite in a page written since): the person approves only the files
+// they were shown.
+func (s *Service) writesUnproposed(ctx context.Context, id string, a plan.Action) (string, bool) {
+	changes, err := s.dryRun(ctx, id, a.Tool, a.Arguments)
+	if err != nil {
+		return "", false // the run itself reports it
+	}
+	for _, c := range changes {
+		if Reviewed(c.Path) && !slices.ContainsFunc(a.Files, func(f plan.FileChange) bool { return f.Path == c.Path }) {
+			return c.Path, true
 		}
 	}
 	return "", false

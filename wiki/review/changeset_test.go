@@ -636,8 +636,9 @@ func TestInApproval(t *testing.T) {
 		t.Fatal(err)
 	}
 	// propose: dry run, not an approval; diffs: a dry run as the set's
-	// approval; approve: the real run.
-	if fmt.Sprint(seen) != "[false true true true true false]" {
+	// approval; approve: a dry run as the approval (does it write only the
+	// files proposed?), then the real run.
+	if fmt.Sprint(seen) != "[false true true true true true true false]" {
 		t.Fatalf("(in approval, dry run) per run = %v", seen)
 	}
 	if review.InApproval(f.ctx) {

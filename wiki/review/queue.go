@@ -96,6 +96,9 @@ func alreadyDecided(d Decision) error {
 
 // Accept marks the writes ids as accepted (nothing on disk changes).
 func (s *Service) Accept(ctx context.Context, ids []string, reviewer string) error {
+	if err := checkReviewer(reviewer); err != nil {
+		return err
+	}
 	if len(ids) == 0 {
 		return store.Errorf(store.CodeInvalid, "name the writes to accept (their ids, as the review queue lists them)")
 	}
@@ -119,6 +122,9 @@ func (s *Service) Accept(ctx context.Context, ids []string, reviewer string) err
 
 // AcceptAll accepts every write in the queue and returns how many.
 func (s *Service) AcceptAll(ctx context.Context, reviewer string) (int, error) {
+	if err := checkReviewer(reviewer); err != nil {
+		return 0, err
+	}
 	var ids []string
 	err := s.withIndex(func(all []queued, at map[string]int, decs map[string]Decision) error {
 		for _, q := range all {
@@ -206,6 +212,9 @@ type RevertResult struct {
 // back), and marks it reverted. A file changed since the write is a
 // conflict naming it, and nothing is restored.
 func (s *Service) Revert(ctx context.Context, id, reviewer string) (res RevertResult, err error) {
+	if err := checkReviewer(reviewer); err != nil {
+		return res, err
+	}
 	q, err := s.lookup(id)
 	if err != nil {
 		return res, err
