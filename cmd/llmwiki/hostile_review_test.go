@@ -1,25 +1,23 @@
 package main
 
 import (
+	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
 
 // TestHostileMCPTokenIsNotAPersonsLogin: under serve --http with a token,
-// the MCP client (the agent) holds the bearer token. If the review page's
-// login takes that same token, the agent logs in and approves its own
-// change sets, which mode before exists to prevent. Open finding: the
-// design has the web login take the MCP token; set
-// LLMWIKI_HOSTILE_OPEN=1 to run it (it fails until the two credentials
-// are separate).
+// the MCP client (the agent) holds the bearer token, so the review page's
+// login must not take it, or the agent would approve its own change sets.
+// The page takes the person's review token instead: a one-time code
+// printed where the server was started, or --review-token-file; a review
+// token equal to the bearer token is refused at start.
 func TestHostileMCPTokenIsNotAPersonsLogin(t *testing.T) {
-	if os.Getenv("LLMWIKI_HOSTILE_OPEN") == "" {
-		t.Skip("open finding (the web login takes the MCP bearer token); LLMWIKI_HOSTILE_OPEN=1 runs it")
-	}
 	root := filepath.Join(t.TempDir(), "w")
 	initWiki(t, root)
 	tok := filepath.Join(t.TempDir(), "tok")
@@ -30,14 +28,39 @@ func TestHostileMCPTokenIsNotAPersonsLogin(t *testing.T) {
 	p := startHTTP(t, root, nil, "--token-file", tok)
 	defer p.stop(t)
 	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := c.PostForm(p.base+"/login", url.Values{"token": {secret}})
-	if err != nil {
+	login := func(token string) (int, bool) {
+		t.Helper()
+		resp, err := c.PostForm(p.base+"/login", url.Values{"token": {token}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		for _, ck := range resp.Cookies() {
+			if ck.Name == "llmwiki_session" && ck.Value != "" {
+				return resp.StatusCode, true
+			}
+		}
+		return resp.StatusCode, false
+	}
+	if code, ok := login(secret); ok {
+		t.Fatalf("POST /login with the MCP bearer token = %d and a session cookie: whoever holds the agent's credential can approve on the review page", code)
+	}
+	m := regexp.MustCompile(`log in with the one-time code (\S+) `).FindStringSubmatch(p.log())
+	if m == nil {
+		t.Fatalf("serve printed no one-time code for the review page:\n%s", p.log())
+	}
+	if code, ok := login(m[1]); !ok {
+		t.Errorf("POST /login with the printed one-time code = %d and no session cookie", code)
+	}
+
+	// A review token equal to the bearer token is refused at start.
+	same := filepath.Join(t.TempDir(), "same")
+	if err := os.WriteFile(same, []byte(secret), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
-	for _, ck := range resp.Cookies() {
-		if strings.HasPrefix(ck.Name, "llmwiki_session") && ck.Value != "" {
-			t.Fatalf("POST /login with the MCP bearer token = %d and a session cookie: whoever holds the agent's credential can approve on the review page", resp.StatusCode)
-		}
+	var stderr strings.Builder
+	err := run(t.Context(), []string{"serve", "--root", root, "--http", "127.0.0.1:0", "--token-file", tok, "--review-token-file", same}, strings.NewReader(""), io.Discard, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "the review token is the bearer token") {
+		t.Errorf("serve with the review token equal to the bearer token: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
@@ -31,9 +32,15 @@ const (
 // httpConfig is what serve --http takes beyond the MCP server: the flags,
 // checked and resolved into a [httpserver.Config] by runHTTP.
 type httpConfig struct {
-	addr            string
-	tokenFile       string
-	token           string // resolved from tokenFile or $LLMWIKI_TOKEN
+	addr      string
+	tokenFile string
+	token     string // resolved from tokenFile or $LLMWIKI_TOKEN
+	// reviewTokenFile names the person's login token for the web app
+	// under serve --http (else $LLMWIKI_REVIEW_TOKEN); reviewToken is it
+	// resolved. It is never the bearer token: an agent holds that one.
+	reviewTokenFile string
+	reviewToken     string
+	reviewGenerated bool // reviewToken was made at start, to be printed
 	allowHosts      listFlag
 	allowOrigins    listFlag
 	maxBodyMiB      int
@@ -71,6 +78,7 @@ func addHTTPFlags(fs *flag.FlagSet) *httpConfig {
 	c := &httpConfig{}
 	fs.StringVar(&c.addr, "http", "", "serve streamable HTTP at /mcp and legacy SSE at /sse on ADDR instead of stdio; a bare port (\":"+defaultHTTPPort+"\") binds 127.0.0.1, a non-loopback address needs a token")
 	fs.StringVar(&c.tokenFile, "token-file", "", "file holding the bearer token every HTTP request must carry (else $LLMWIKI_TOKEN); required for a non-loopback bind")
+	fs.StringVar(&c.reviewTokenFile, "review-token-file", "", "file holding the token a person logs in to the review page at / with (else $LLMWIKI_REVIEW_TOKEN); with a bearer token and none given, a one-time code is printed at start; never the bearer token, which agents hold")
 	fs.Var(&c.allowHosts, "allow-host", "extra Host header value to accept (a name the server is reached by, e.g. behind a proxy); repeatable")
 	fs.Var(&c.allowOrigins, "allow-origin", "browser Origin to accept besides the server's own (e.g. https://app.example); repeatable")
 	fs.IntVar(&c.maxBodyMiB, "max-body-mb", defaultMaxBodyMiB, "largest HTTP request body accepted, in MiB")
@@ -147,6 +155,39 @@ func splitAddr(addr, flag string) (string, string, error) {
 	return host, port, nil
 }
 
+// resolveReviewToken reads the person's login token for the web app of
+// serve --http. The bearer token authorises agents (every MCP client holds
+// it), so it must not also log a browser in to approve their changes:
+// with a bearer token and no review token given, a random one is made,
+// and serve prints it where the person started the server.
+func (c *httpConfig) resolveReviewToken(getenv func(string) string) error {
+	env := strings.TrimSpace(getenv("LLMWIKI_REVIEW_TOKEN"))
+	switch {
+	case c.reviewTokenFile != "" && env != "":
+		return errors.New("both --review-token-file and $LLMWIKI_REVIEW_TOKEN are set; use one")
+	case c.reviewTokenFile != "":
+		b, err := os.ReadFile(c.reviewTokenFile)
+		if err != nil {
+			return fmt.Errorf("read --review-token-file: %w", err)
+		}
+		if c.reviewToken = strings.TrimSpace(string(b)); c.reviewToken == "" {
+			return fmt.Errorf("--review-token-file %s is empty", c.reviewTokenFile)
+		}
+	default:
+		c.reviewToken = env
+	}
+	switch {
+	case c.reviewToken == "" && c.token != "":
+		c.reviewToken = rand.Text()
+		c.reviewGenerated = true
+	case c.reviewToken != "" && len(c.reviewToken) < minTokenLen:
+		return fmt.Errorf("the review token is %d characters; use at least %d (e.g. openssl rand -hex 32)", len(c.reviewToken), minTokenLen)
+	case c.reviewToken != "" && c.reviewToken == c.token:
+		return errors.New("the review token is the bearer token: agents hold the bearer token, so it must not approve on the review page; use another")
+	}
+	return nil
+}
+
 // isLoopbackHost reports whether host (no port; IPv6 with or without
 // brackets) names this machine's loopback interface.
 func isLoopbackHost(host string) bool {
@@ -193,7 +234,14 @@ func runHTTP(ctx context.Context, e env, cfg httpConfig, ln net.Listener, st *wi
 	}
 	fmt.Fprintf(e.stderr, "llmwiki: serving %s on %s/mcp (streamable HTTP) and %s/sse (SSE); %s\n", st.Dir(), base, base, auth)
 	if web != nil {
-		fmt.Fprintf(e.stderr, "llmwiki: the review page is %s/review\n", base)
+		switch {
+		case cfg.reviewGenerated:
+			fmt.Fprintf(e.stderr, "llmwiki: the review page is %s/review; log in with the one-time code %s (it changes at every start; --review-token-file sets one; the bearer token does not log in)\n", base, cfg.reviewToken)
+		case cfg.reviewToken != "":
+			fmt.Fprintf(e.stderr, "llmwiki: the review page is %s/review; log in with the review token\n", base)
+		default:
+			fmt.Fprintf(e.stderr, "llmwiki: the review page is %s/review\n", base)
+		}
 	}
 	log.Info("serving over HTTP", "addr", ln.Addr().String(), "tools", ntools, "token", cfg.token != "")
 	return h.Serve(ctx, ln)

@@ -41,6 +41,9 @@ func runServe(ctx context.Context, e env, args []string) error {
 		if err := hc.resolve(e.getenv); err != nil {
 			return err
 		}
+		if err := hc.resolveReviewToken(e.getenv); err != nil {
+			return err
+		}
 		var err error
 		if ln, err = listenHTTP(*hc); err != nil {
 			return err
@@ -88,7 +91,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 		a.WarmLinks()
 	}
 	if httpMode {
-		web, err := webApp(a, hc.token)
+		web, err := webApp(a, hc.reviewToken)
 		if err != nil {
 			return err
 		}

@@ -53,8 +53,10 @@ type Config struct {
 	Abandoned func()
 	// UI, when set, is the web app served at every path but the MCP ones
 	// (see [isMCPPath]), under the same Host, Origin and shutdown checks.
-	// A browser cannot send a bearer header: the UI does its own login,
-	// which must take the same Token. Its POSTs count as calls in flight.
+	// A browser cannot send a bearer header: the UI does its own login, on
+	// its own token (a person's, never Token: every MCP client holds Token,
+	// and an agent must not approve its own changes). Its POSTs count as
+	// calls in flight.
 	UI http.Handler
 }
 
