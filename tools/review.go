@@ -365,6 +365,11 @@ func proposeCall[Out any](ctx context.Context, d Deps, tool string, raw any) (Ou
 	if res.status == reviewFailed {
 		return out, store.Errorf(store.CodeConflict, "%s", res.message)
 	}
+	if res.status == reviewPending {
+		// The output's own fields stay empty until the person approves;
+		// say so where every result carries its notes.
+		store.CallFrom(ctx).AddWarning("nothing was written yet: " + res.message + "; the result's other fields are empty until then")
+	}
 	if s, ok := any(&out).(reviewSetter); ok {
 		s.setReview(res.review())
 	}

@@ -80,7 +80,7 @@ func TestParseSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg := ParseSettings(d.Meta); len(cfg.Problems) != 0 || cfg.Retention.KeepLast != 20 {
+	if cfg := ParseSettings(d.Meta); len(cfg.Problems) != 0 || cfg.Retention.KeepLast != 20 || cfg.Review != ReviewAfter {
 		t.Errorf("the starting schema.md: %+v", cfg)
 	}
 }

@@ -18,7 +18,7 @@ import (
 // Origin, token for a non-loopback address) without the MCP endpoints.
 func runUI(ctx context.Context, e env, args []string) error {
 	fs := newFlags(e, "ui", "ui [--root DIR] [--addr 127.0.0.1:"+defaultHTTPPort+"] [--token-file FILE] [--open]")
-	rootFlag := fs.String("root", "", "wiki root (default $LLMWIKI_ROOT, else ~/llmwiki); created with starting files when missing")
+	rootFlag := fs.String("root", "", "wiki root (default $LLMWIKI_ROOT, else ~/llmwiki); it must exist (llmwiki init creates one)")
 	hc := &httpConfig{maxBodyMiB: defaultMaxBodyMiB, sessionIdle: defaultSessionIdle, addrFlag: "addr"}
 	fs.StringVar(&hc.addr, "addr", "127.0.0.1:"+defaultHTTPPort, "address to serve the web app on; a bare port binds 127.0.0.1, a non-loopback address needs a token")
 	fs.StringVar(&hc.tokenFile, "token-file", "", "file holding the token the login page asks for (else $LLMWIKI_TOKEN); required for a non-loopback address")
@@ -43,7 +43,7 @@ func runUI(ctx context.Context, e env, args []string) error {
 	}
 	defer ln.Close()
 	log := newLogger(e)
-	st, dir, err := openRoot(e, *rootFlag)
+	st, dir, err := openExistingRoot(e, *rootFlag)
 	if err != nil {
 		return err
 	}

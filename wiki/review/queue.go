@@ -86,6 +86,27 @@ func (s *Service) lookup(id string) (queued, error) {
 	return out, err
 }
 
+// nextWrite is the unreviewed queued write, other than id, that changed
+// rel from the version sha (the one write id left), or "".
+func (s *Service) nextWrite(rel, sha, id string) string {
+	var next string
+	_ = s.withIndex(func(all []queued, _ map[string]int, decs map[string]Decision) error {
+		for _, q := range all {
+			if _, decided := decs[q.w.ID]; decided || q.w.ID == id {
+				continue
+			}
+			for _, f := range q.w.Files {
+				if f.Path == rel && f.Before == sha {
+					next = q.w.ID
+					return nil
+				}
+			}
+		}
+		return nil
+	})
+	return next
+}
+
 func notQueued(id string) error {
 	return store.Errorf(store.CodeNotFound, "write %s is not in the review queue (only writes to pages/ and context.md made in review mode after are); `llmwiki review` lists the writes awaiting review", id)
 }
@@ -252,6 +273,9 @@ func (s *Service) Revert(ctx context.Context, id, reviewer string) (res RevertRe
 				return err
 			}
 			if (f.After == "") == exists || (exists && store.SHA256Hex(cur) != f.After) {
+				if later := s.nextWrite(f.Path, f.After, id); later != "" {
+					return store.Errorf(store.CodeConflict, "%s changed since write %s: write %s changed it next and awaits review; revert that one first (nothing was reverted)", f.Path, id, later)
+				}
 				return store.Errorf(store.CodeConflict, "%s changed since write %s; its history has both versions: restore by hand (nothing was reverted)", f.Path, id)
 			}
 		}

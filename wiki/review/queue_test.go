@@ -405,3 +405,29 @@ func TestRevertContextAndCount(t *testing.T) {
 		t.Errorf("count after revert %+v %v", c, err)
 	}
 }
+
+// TestRevertNamesTheLaterWrite: a revert refused because a later write in
+// the queue changed the file names that write, so the person reverts it
+// first; once it is reverted, the first revert goes through.
+func TestRevertNamesTheLaterWrite(t *testing.T) {
+	s, st, dir := newService(t, map[string]string{"pages/a.md": "# A\n"})
+	first := call(t, st, "write_page", true, func(ctx context.Context) error {
+		return st.Update(ctx, func(tx *store.Tx) error { return tx.Replace("pages/a.md", []byte("# A2\n"), "") })
+	})
+	second := call(t, st, "edit_page", true, func(ctx context.Context) error {
+		return st.Update(ctx, func(tx *store.Tx) error { return tx.Replace("pages/a.md", []byte("# A3\n"), "") })
+	})
+	_, err := s.Revert(context.Background(), first, ByWeb)
+	if store.CodeOf(err) != store.CodeConflict || !strings.Contains(err.Error(), "write "+second+" changed it next and awaits review; revert that one first") {
+		t.Fatalf("revert under a later queued write: %v", err)
+	}
+	if _, err := s.Revert(context.Background(), second, ByWeb); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Revert(context.Background(), first, ByWeb); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, dir, "pages/a.md"); got != "# A\n" {
+		t.Errorf("after both reverts: %q", got)
+	}
+}
