@@ -36,6 +36,7 @@ func TestCommandsRefuseAFolderWithoutAWiki(t *testing.T) {
 		{"plans show", []string{"plans", "show", "p1"}, ""},
 		{"review list", []string{"review"}, ""},
 		{"review approve", []string{"review", "approve", "1"}, ""},
+		{"ui", []string{"ui", "--addr", "127.0.0.1:0"}, ""},
 		{"ingest", append([]string{"ingest", src}, model...), ""},
 		{"build", append([]string{"build"}, model...), ""},
 		{"capture", []string{"capture", "--transcript", src}, "stderr"},

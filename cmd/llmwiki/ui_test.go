@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -20,7 +21,8 @@ import (
 // endpoint, and stops when its context ends (as at SIGINT).
 func TestUICommand(t *testing.T) {
 	tuneProcess()
-	root := t.TempDir()
+	root := filepath.Join(t.TempDir(), "wiki")
+	initWiki(t, root)
 	var mu sync.Mutex
 	var buf bytes.Buffer
 	stderr := &lockedBuffer{mu: &mu, b: &buf}
