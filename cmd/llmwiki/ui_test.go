@@ -21,6 +21,13 @@ import (
 func TestUICommand(t *testing.T) {
 	tuneProcess()
 	root := t.TempDir()
+	// A folder without a wiki is refused (a mistyped --root), not created.
+	if err := runUI(context.Background(), env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}, []string{"--root", root, "--addr", "127.0.0.1:0"}); err == nil || !strings.Contains(err.Error(), "no wiki at") {
+		t.Fatalf("ui on a folder without a wiki: %v, want \"no wiki at\"", err)
+	}
+	if _, _, err := runIn(t, "", nil, "init", root); err != nil {
+		t.Fatal(err)
+	}
 	var mu sync.Mutex
 	var buf bytes.Buffer
 	stderr := &lockedBuffer{mu: &mu, b: &buf}
