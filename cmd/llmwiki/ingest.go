@@ -128,6 +128,7 @@ func decide(ctx context.Context, e env, st *wiki.Store, graph *links.Graph, p *p
 		return nil
 	}
 	if done != nil && len(done.Results) > 0 {
+		fmt.Fprintln(e.stdout)
 		printResults(e, done)
 	}
 	return err

@@ -72,7 +72,8 @@ func printPlan(e env, p *plan.Plan, now time.Time, full bool) {
 	}
 }
 
-// printResults shows what an applied plan did.
+// printResults shows what an applied plan did; a caller that printed
+// something before it separates the two with a blank line.
 func printResults(e env, p *plan.Plan) {
 	ok := 0
 	for _, r := range p.Results {
@@ -80,7 +81,7 @@ func printResults(e env, p *plan.Plan) {
 			ok++
 		}
 	}
-	fmt.Fprintf(e.stdout, "\nApplied %d of %d approved action(s) of %s:\n", ok, len(p.Selected), p.Name())
+	fmt.Fprintf(e.stdout, "Applied %d of %d approved action(s) of %s:\n", ok, len(p.Selected), p.Name())
 	for _, r := range p.Results {
 		line := fmt.Sprintf("  [%d] %-7s %s %s", r.N, r.Status, r.Kind, r.Path)
 		if r.Error != "" {

@@ -68,6 +68,7 @@ func runPlans(ctx context.Context, e env, args []string) error {
 		}
 		printPlan(e, p, st.Now(), *full)
 		if len(p.Results) > 0 {
+			fmt.Fprintln(e.stdout)
 			printResults(e, p)
 		}
 		return nil

@@ -453,6 +453,7 @@ func (r reviewCmd) show(ctx context.Context, ref string) error {
 	}
 	r.printSet(s, true)
 	if len(p.Results) > 0 {
+		fmt.Fprintln(r.e.stdout)
 		printResults(r.e, p)
 	}
 	return nil

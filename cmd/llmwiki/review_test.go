@@ -412,8 +412,8 @@ func TestReviewChangeSetListShowApproveOnly(t *testing.T) {
 			t.Errorf("approve --only 2 wrote %s", k)
 		}
 	}
-	if !strings.Contains(out, "[2] ok") || !strings.Contains(out, "pages/beta.md") {
-		t.Errorf("approve said:\n%s", out)
+	if !strings.HasPrefix(out, "Applied 1 of 1 approved action(s) of change set #"+num+":\n") || !strings.Contains(out, "[2] ok") || !strings.Contains(out, "pages/beta.md") {
+		t.Errorf("approve said (it starts with its result, no blank line):\n%q", out)
 	}
 	rec := reviewAudit(t, root)
 	if rec.Tool != "cli:review" || rec.Client != reviewClient || rec.Outcome != "ok" || rec.Extra["reviewer"] != review.ByCLI {

@@ -124,7 +124,7 @@ func (a *app) sessionOf(r *http.Request) string {
 
 func (a *app) authRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /login", func(w http.ResponseWriter, r *http.Request) {
-		a.render(w, "login", page{Title: "Log in", Data: a.cfg.Token != ""})
+		a.render(w, "login", page{Title: "Log in", Nav: "login", Data: a.cfg.Token != ""})
 	})
 	mux.HandleFunc("POST /login", a.postLogin)
 	mux.HandleFunc("POST /logout", func(w http.ResponseWriter, r *http.Request) {
@@ -220,7 +220,7 @@ func (a *app) postLogin(w http.ResponseWriter, r *http.Request) {
 	host := remoteHost(r)
 	if wait := a.failures.wait(host, time.Now()); wait > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Round(time.Second)/time.Second)+1))
-		a.renderStatus(w, http.StatusTooManyRequests, "login", page{Title: "Log in", Error: "too many wrong tokens from this address: wait a minute and try again", Data: true})
+		a.renderStatus(w, http.StatusTooManyRequests, "login", page{Title: "Log in", Nav: "login", Error: "too many wrong tokens from this address: wait a minute and try again", Data: true})
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
@@ -229,7 +229,7 @@ func (a *app) postLogin(w http.ResponseWriter, r *http.Request) {
 	if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
 		a.failures.fail(host, time.Now())
 		a.log.Warn("ui: wrong token on /login", "remote", r.RemoteAddr)
-		a.renderStatus(w, http.StatusForbidden, "login", page{Title: "Log in", Error: "wrong token", Data: true})
+		a.renderStatus(w, http.StatusForbidden, "login", page{Title: "Log in", Nav: "login", Error: "wrong token", Data: true})
 		return
 	}
 	http.SetCookie(w, &http.Cookie{

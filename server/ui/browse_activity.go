@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"net/http"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -172,8 +173,12 @@ func (a *app) activity(w http.ResponseWriter, r *http.Request) {
 	for _, i := range match[off:end] {
 		rec := recs[i]
 		row := activityRow{AuditRecord: rec, When: rec.Time.UTC().Format("2006-01-02 15:04:05"), Duration: duration(rec.DurationMS)}
+		// A call writes one file several times (an approval whose actions
+		// each update index.md): the row names each file once.
 		for _, wr := range rec.Writes {
-			row.Written = append(row.Written, wr.Path)
+			if !slices.Contains(row.Written, wr.Path) {
+				row.Written = append(row.Written, wr.Path)
+			}
 		}
 		d.Rows = append(d.Rows, row)
 	}

@@ -5,7 +5,6 @@ import (
 	"html/template"
 	"math"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/llmwiki/llmwiki/wiki/eval"
@@ -89,6 +88,12 @@ func trendChart(runs []eval.RunSummary) template.HTML {
 	for _, r := range runs {
 		maxWaste = max(maxWaste, r.WastedReads)
 	}
+	// Wasted reads are whole numbers: above 2 the right axis runs to a
+	// multiple of 4, so each of its grid lines falls on one, and a grid line
+	// at a fraction gets no label.
+	if maxWaste > 2 {
+		maxWaste = (maxWaste + 3) / 4 * 4
+	}
 	x := func(i int) float64 {
 		if len(runs) == 1 {
 			return left + plotW/2
@@ -104,7 +109,9 @@ func trendChart(runs []eval.RunSummary) template.HTML {
 		y := yHit(f)
 		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#e5e5e5"/>`, left, y, left+plotW, y)
 		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" text-anchor="end" fill="%s">%.0f%%</text>`, left-6, y+4, hitColor, f*100)
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" fill="%s">%s</text>`, left+plotW+6, y+4, wasteCol, strconv.FormatFloat(f*float64(maxWaste), 'g', 3, 64))
+		if v := f * float64(maxWaste); v == math.Trunc(v) {
+			fmt.Fprintf(&b, `<text class="waste-tick" x="%d" y="%.1f" font-size="11" fill="%s">%d</text>`, left+plotW+6, y+4, wasteCol, int(v))
+		}
 	}
 	// The target hit rate.
 	ty := yHit(eval.HitRateTarget)

@@ -11,8 +11,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/eval"
@@ -462,6 +464,47 @@ func TestEvalPage(t *testing.T) {
 	if strings.Contains(body, "<script") {
 		t.Error("the eval page holds a script")
 	}
+}
+
+// TestTrendChartWasteAxis: the right axis labels each whole number of
+// wasted reads once, never a fraction or a repeat.
+func TestTrendChartWasteAxis(t *testing.T) {
+	re := regexp.MustCompile(`class="waste-tick"[^>]*>([^<]*)<`)
+	for _, tc := range []struct {
+		max  int
+		want string
+	}{{0, "[0 1]"}, {1, "[0 1]"}, {2, "[0 1 2]"}, {3, "[0 1 2 3 4]"}, {4, "[0 1 2 3 4]"}, {5, "[0 2 4 6 8]"}, {10, "[0 3 6 9 12]"}} {
+		svg := string(trendChart([]eval.RunSummary{{Time: time.Unix(0, 0), WastedReads: tc.max}}))
+		var ticks []string
+		for _, m := range re.FindAllStringSubmatch(svg, -1) {
+			ticks = append(ticks, m[1])
+		}
+		if got := fmt.Sprint(ticks); got != tc.want {
+			t.Errorf("max %d wasted reads: right axis %s, want %s", tc.max, got, tc.want)
+		}
+	}
+}
+
+// TestActivityNamesEachFileOnce: a call that writes index.md several times
+// (an approval of several actions) lists it once on its row.
+func TestActivityNamesEachFileOnce(t *testing.T) {
+	b := newBrowseApp(t, nil, false)
+	ctx := context.Background()
+	call := store.NewCall("review:approve", "s-1", nil)
+	cctx := store.WithCall(ctx, call)
+	for _, title := range []string{"Raft", "Paxos"} {
+		if _, err := b.st.WritePage(cctx, wiki.PageInput{Title: title, Content: "body\n"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.st.Audit(call, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, body := b.get(t, "/activity")
+	if n := strings.Count(body, "<code>index.md</code>"); n != 1 {
+		t.Errorf("index.md named %d times on the approval's row, want 1", n)
+	}
+	mustContain(t, body, "<code>pages/raft.md</code>", "<code>pages/paxos.md</code>")
 }
 
 func TestActivityPage(t *testing.T) {

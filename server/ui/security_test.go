@@ -109,6 +109,23 @@ func TestTokenLogin(t *testing.T) {
 	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `name="token"`) {
 		t.Fatalf("GET /login = %d, want 200 with a token field:\n%s", w.Code, w.Body)
 	}
+	// Logged out, the nav's pages would only send back here: none shows.
+	// The note names where the review token comes from.
+	for _, bad := range []string{`href="/activity"`, `href="/pages"`, "<nav>"} {
+		if strings.Contains(w.Body.String(), bad) {
+			t.Errorf("the login page holds %s", bad)
+		}
+	}
+	for _, want := range []string{"--review-token-file", "$LLMWIKI_REVIEW_TOKEN", "one-time code", "llmwiki ui</code> it is the one in <code>--token-file</code> or <code>$LLMWIKI_TOKEN"} {
+		if !strings.Contains(w.Body.String(), want) {
+			t.Errorf("the login page does not say %q", want)
+		}
+	}
+	// A long diff grows with its lines instead of scrolling in a box.
+	css := serve(h, httptest.NewRequest(http.MethodGet, "/static/ui.css", nil)).Body.String()
+	if i, j := strings.LastIndex(css, "max-height:32em"), strings.LastIndex(css, "pre.diff{max-height:none}"); j < 0 || j < i {
+		t.Errorf("ui.css does not end by letting pre.diff grow (32em at %d, none at %d)", i, j)
+	}
 
 	// A wrong token is refused and sets no cookie.
 	w = serve(h, formPost("/login", url.Values{"token": {"wrong"}}))

@@ -103,7 +103,7 @@ var funcs = template.FuncMap{
 // page is what every template gets: the layout's fields and the page's own.
 type page struct {
 	Title string // the <title> and the heading
-	Nav   string // the nav entry to highlight: review, pages, search, health, eval, activity
+	Nav   string // the nav entry to highlight: review, pages, search, health, eval, activity; login shows no nav
 	Flash string // a one-line message after a POST (what was done, or why not)
 	Error string
 	Data  any

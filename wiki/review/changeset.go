@@ -321,6 +321,8 @@ func checkReviewer(r string) error {
 // awaiting refuses a plan that is not pending or has expired.
 func awaiting(p *plan.Plan, now time.Time) error {
 	switch {
+	case p.Status == plan.StatusApplying:
+		return store.Errorf(store.CodeConflict, "%s is being applied by another approval, not pending; it cannot be approved or declined again (llmwiki review show %d tells when it is done)", p.Name(), p.Number)
 	case p.Status != plan.StatusPending:
 		return store.Errorf(store.CodeConflict, "%s is %s, not pending; it cannot be approved or declined again", p.Name(), p.Status)
 	case p.Expired(now):
