@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"image/png"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,72 +71,20 @@ func artifactsDir(t testing.TB) string {
 	return dir
 }
 
-// uiProc is the built binary serving a wiki's web app, started by a test.
-type uiProc struct {
-	cmd    *exec.Cmd
-	base   string // http://127.0.0.1:PORT
-	mu     sync.Mutex
-	stderr bytes.Buffer
-	done   chan error
-}
-
 var uiURLRE = regexp.MustCompile(`(http://127\.0\.0\.1:[0-9]+)`)
 
-// startUI starts `llmwiki ui --root root --addr 127.0.0.1:0` and waits for
-// the URL it prints on stderr.
-func startUI(t *testing.T, root string, env ...string) *uiProc {
+// startUI starts `llmwiki ui --root root --addr 127.0.0.1:0`, waits for
+// the URL it prints on stderr, and stops it (SIGTERM) when the test ends.
+func startUI(t *testing.T, root string, env ...string) *httpProc {
 	t.Helper()
-	cmd := exec.Command(binary(t), "ui", "--root", root, "--addr", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), append([]string{"LLMWIKI_LOG=warn"}, env...)...)
-	pr, pw := io.Pipe()
-	cmd.Stderr = pw
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &uiProc{cmd: cmd, done: make(chan error, 1)}
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			line := sc.Text()
-			p.mu.Lock()
-			p.stderr.WriteString(line + "\n")
-			p.mu.Unlock()
-			if m := uiURLRE.FindStringSubmatch(line); m != nil {
-				select {
-				case found <- m[1]:
-				default:
-				}
-			}
-		}
-	}()
-	go func() {
-		err := cmd.Wait()
-		pw.Close()
-		p.done <- err
-	}()
-	t.Cleanup(func() { p.stop(t) })
-	select {
-	case p.base = <-found:
-		return p
-	case err := <-p.done:
-		t.Fatalf("llmwiki ui exited early: %v\n%s", err, p.log())
-	case <-time.After(20 * time.Second):
-		t.Fatalf("llmwiki ui did not say where it listens:\n%s", p.log())
-	}
-	return nil
+	p := startListening(t, "llmwiki ui", []string{"ui", "--root", root, "--addr", "127.0.0.1:0"}, env, uiURLRE)
+	t.Cleanup(func() { p.stopOnce(t) })
+	return p
 }
 
-func (p *uiProc) log() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.stderr.String()
-}
-
-// stop ends the server with SIGTERM (SIGKILL after 20 s); it is safe to
-// call twice.
-func (p *uiProc) stop(t *testing.T) {
+// stopOnce ends the server with SIGTERM (SIGKILL after 20 s); unlike stop
+// it is safe to call twice and does not ask for a clean exit status.
+func (p *httpProc) stopOnce(t *testing.T) {
 	if p.cmd.ProcessState != nil {
 		return
 	}
@@ -148,7 +94,7 @@ func (p *uiProc) stop(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		p.cmd.Process.Kill()
 		<-p.done
-		t.Errorf("llmwiki ui did not stop within 20 s of SIGTERM:\n%s", p.log())
+		t.Errorf("the server did not stop within 20 s of SIGTERM:\n%s", p.log())
 	}
 }
 

@@ -36,6 +36,20 @@ var servingRE = regexp.MustCompile(`serving .* on (http://[0-9.:\[\]]+)/mcp`)
 func startHTTP(t *testing.T, root string, env []string, extra ...string) *httpProc {
 	t.Helper()
 	args := append([]string{"serve", "--root", root, "--http", "127.0.0.1:0"}, extra...)
+	p := startListening(t, "serve --http", args, env, servingRE)
+	t.Cleanup(func() {
+		if p.cmd.ProcessState == nil {
+			p.cmd.Process.Kill()
+		}
+	})
+	return p
+}
+
+// startListening starts the built binary with args and environment, keeps
+// its stderr, and waits for the line urlRE matches (its first group is the
+// base URL); what names the command in failures.
+func startListening(t *testing.T, what string, args, env []string, urlRE *regexp.Regexp) *httpProc {
+	t.Helper()
 	cmd := exec.Command(binary(t), args...)
 	cmd.Env = append(os.Environ(), append([]string{"LLMWIKI_LOG=warn"}, env...)...)
 	pr, pw := io.Pipe()
@@ -53,7 +67,7 @@ func startHTTP(t *testing.T, root string, env []string, extra ...string) *httpPr
 			p.mu.Lock()
 			p.stderr.WriteString(line + "\n")
 			p.mu.Unlock()
-			if m := servingRE.FindStringSubmatch(line); m != nil {
+			if m := urlRE.FindStringSubmatch(line); m != nil {
 				select {
 				case found <- m[1]:
 				default:
@@ -66,18 +80,13 @@ func startHTTP(t *testing.T, root string, env []string, extra ...string) *httpPr
 		pw.Close()
 		p.done <- err
 	}()
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-		}
-	})
 	select {
 	case p.base = <-found:
 		return p
 	case err := <-p.done:
-		t.Fatalf("serve --http exited early: %v\n%s", err, p.log())
+		t.Fatalf("%s exited early: %v\n%s", what, err, p.log())
 	case <-time.After(20 * time.Second):
-		t.Fatalf("serve --http did not say where it listens:\n%s", p.log())
+		t.Fatalf("%s did not say where it listens:\n%s", what, p.log())
 	}
 	return nil
 }
