@@ -170,7 +170,11 @@ func typed[Out any](d Deps, t mcp.Tool, run func(context.Context, any) (Out, err
 		}
 		var out Out
 		if err == nil {
-			mode := d.reviewMode()
+			// A read-only tool never reaches review: it pays no settings read.
+			mode := wiki.ReviewOff
+			if !readOnly {
+				mode = d.reviewMode()
+			}
 			held := false
 			if reviewable && mode == wiki.ReviewBefore {
 				held, err = writesReviewed(ctx, run, raw)
@@ -179,7 +183,7 @@ func typed[Out any](d Deps, t mcp.Tool, run func(context.Context, any) (Out, err
 				out, err = proposeCall[Out](ctx, d, t.Name, raw)
 			} else if err == nil {
 				out, err = run(ctx, raw)
-				if err == nil && !readOnly && mode == wiki.ReviewAfter {
+				if err == nil && mode == wiki.ReviewAfter {
 					markForReview(call)
 				}
 			}
