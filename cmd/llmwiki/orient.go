@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/llmwiki/llmwiki/internal/english"
+
 	"github.com/llmwiki/llmwiki/agents"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/review"
@@ -148,15 +150,11 @@ func orientReview(b *strings.Builder, st *wiki.Store) {
 			if p.Client != "" {
 				from = ", from " + p.Client
 			}
-			actions := "actions"
-			if len(p.Actions) == 1 {
-				actions = "action"
-			}
-			fmt.Fprintf(b, "Awaiting review: %s (%d %s%s, expires %s UTC); do not propose it again.\n", p.Name(), len(p.Actions), actions, from, p.Expires.UTC().Format("2006-01-02 15:04"))
+			fmt.Fprintf(b, "Awaiting review: %s (%s%s, expires %s UTC); do not propose it again.\n", p.Name(), english.Count(len(p.Actions), "action"), from, p.Expires.UTC().Format("2006-01-02 15:04"))
 		}
 	}
-	if c, err := rv.Count(); err == nil && c.Unreviewed > 0 {
-		fmt.Fprintf(b, "Unreviewed writes: %d (the person accepts or reverts them on the review page or with llmwiki review).\n", c.Unreviewed)
+	if _, _, n, err := rv.Queue(1, ""); err == nil && n > 0 {
+		fmt.Fprintf(b, "Unreviewed writes: %d (the person accepts or reverts them on the review page or with llmwiki review).\n", n)
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"os"
@@ -10,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmwiki/llmwiki/internal/app"
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/review"
 	"github.com/llmwiki/llmwiki/wiki/store"
 	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 )
@@ -131,5 +134,41 @@ func TestSnapshotsPruneKeepsUnreviewed(t *testing.T) {
 	out, _, err = runCLI(t, "", "snapshots", "list", "topic", "--root", root)
 	if err != nil || !strings.Contains(out, sums[0][:16]) || !strings.Contains(out, sums[1][:16]) {
 		t.Errorf("the versions the queued write needs: %v\n%s", err, out)
+	}
+}
+
+// TestSnapshotsRestoreRespectsHeldFiles: llmwiki snapshots restore of a
+// page a pending change set holds is refused with a conflict naming the
+// set, and the page is unchanged.
+func TestSnapshotsRestoreRespectsHeldFiles(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "wiki")
+	initWiki(t, root)
+	st, err := wiki.Open(root, wiki.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	a := app.New(st, app.Options{NoSearch: true})
+	w1, err := st.WritePage(ctx, wiki.PageInput{Title: "Topic", Content: "first\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2, err := st.WritePage(ctx, wiki.PageInput{Title: "Topic", Content: "second\n", BaseSHA256: w1.SHA256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, _ := json.Marshal(map[string]any{"title": "Topic", "content": "third\n", "base_sha256": w2.SHA256})
+	p, err := a.Review.Propose(ctx, review.ProposeInput{Actions: []review.ActionInput{{Tool: "write_page", Arguments: args}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	before, _ := os.ReadFile(filepath.Join(root, "pages", "topic.md"))
+	_, _, err = runCLI(t, "", "snapshots", "restore", "pages/topic.md", "--root", root)
+	if err == nil || !strings.Contains(err.Error(), p.Name()) {
+		t.Fatalf("restore of a held page: %v, want a conflict naming %s", err, p.Name())
+	}
+	if after, _ := os.ReadFile(filepath.Join(root, "pages", "topic.md")); string(after) != string(before) {
+		t.Errorf("the held page changed:\n%s", after)
 	}
 }
