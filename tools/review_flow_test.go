@@ -508,3 +508,17 @@ func TestElicitationErrorLeavesPending(t *testing.T) {
 		t.Fatalf("%d pending, want 1", len(ps))
 	}
 }
+
+// TestBeforeModePageNamedIndex: a page named index (pages/index.md) is a
+// page like any other, not the generated index.md at the root: in mode
+// before its write waits for the person.
+func TestBeforeModePageNamedIndex(t *testing.T) {
+	h, _ := reviewHarness(t, wiki.ReviewBefore, nil, nil)
+	out := h.ok("write_page", map[string]any{"title": "Index", "slug": "index", "content": "An agent's page named index.\n"})
+	if rv := reviewOf(t, out); rv["status"] != "pending" {
+		t.Fatalf("review %v, want pending", rv)
+	}
+	if fileSHA(t, h.dir, "pages/index.md") != "" {
+		t.Fatal("pages/index.md written before the person approved")
+	}
+}

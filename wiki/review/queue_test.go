@@ -431,3 +431,15 @@ func TestRevertNamesTheLaterWrite(t *testing.T) {
 		t.Errorf("after both reverts: %q", got)
 	}
 }
+
+func TestReviewed(t *testing.T) {
+	for rel, want := range map[string]bool{
+		"context.md": true, "pages/a.md": true, "pages/index.md": true, "pages/en/Plugins/Graph view.md": true,
+		"index.md": false, "log.md": false, "schema.md": false, "guidelines.md": false,
+		"sources/a.md": false, "sources/research/a.md": false, ".llmwiki/plans/p.json": false, "pages/image.png": false,
+	} {
+		if got := Reviewed(rel); got != want {
+			t.Errorf("Reviewed(%q) = %v, want %v", rel, got, want)
+		}
+	}
+}

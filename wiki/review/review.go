@@ -27,7 +27,6 @@ package review
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"time"
 
@@ -85,13 +84,17 @@ func New(st *wiki.Store, g *links.Graph, run RunFunc) *Service {
 func (s *Service) Mode() string { return s.st.Settings().Review }
 
 // Reviewed reports whether a write to rel (slash-separated, relative to the
-// root) is one a person reviews: a page under pages/ (not the generated
-// index.md) or context.md. Sources, log.md, schema.md and .llmwiki/ are not.
+// root) is one a person reviews: a page under pages/ or context.md. The
+// generated index.md (at the root), sources, log.md, schema.md and
+// .llmwiki/ are not.
 func Reviewed(rel string) bool {
-	if rel == "context.md" {
+	switch wiki.LayerOf(rel) {
+	case wiki.LayerContext:
 		return true
+	case wiki.LayerPages:
+		return strings.HasSuffix(rel, ".md")
 	}
-	return strings.HasPrefix(rel, "pages/") && rel != "pages/index.md" && strings.HasSuffix(rel, ".md")
+	return false
 }
 
 // ActionInput is one proposed action: a write tool and its arguments.
@@ -110,5 +113,3 @@ type ProposeInput struct {
 	// Client and Session name the proposer.
 	Client, Session string
 }
-
-var errTODO = errors.New("review: not implemented yet")
