@@ -277,7 +277,7 @@ func TestHostileRevert(t *testing.T) {
 		if err := d.Review.Accept(ctx, []string{byTool["move_page"]}, who); err == nil {
 			t.Errorf("an accept by reviewer %q was taken", who)
 		}
-		if n, err := d.Review.AcceptAll(ctx, who); err == nil {
+		if n, err := d.Review.AcceptAll(ctx, who, ""); err == nil {
 			t.Errorf("accept-all by reviewer %q took %d writes", who, n)
 		}
 	}

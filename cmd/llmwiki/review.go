@@ -528,7 +528,7 @@ type reviewAccepted struct {
 func (r reviewCmd) accept(ctx context.Context, ids []string, all bool) error {
 	out := reviewAccepted{IDs: ids}
 	if all {
-		n, err := r.svc.AcceptAll(ctx, review.ByCLI)
+		n, err := r.svc.AcceptAll(ctx, review.ByCLI, "")
 		if err != nil {
 			return err
 		}

@@ -39,6 +39,7 @@ type reviewData struct {
 	Sets    []setView
 	Writes  []writeView
 	Total   int    // queued writes in all
+	Newest  string // the newest queued write drawn: Accept all stops there
 	Cursor  string // this page's cursor ("" for the first)
 	Next    string // the next page's cursor, "" at the end
 	Problem string // why part of the page could not be read
@@ -99,6 +100,11 @@ func (a *app) reviewPage(w http.ResponseWriter, r *http.Request) {
 		problems = append(problems, "review queue: "+store.PublicMessage(err))
 	}
 	d.Next, d.Total = next, total
+	if d.Cursor == "" && len(ws) > 0 {
+		d.Newest = ws[0].ID
+	} else if newest, _, _, err := rv.Queue(1, ""); err == nil && len(newest) > 0 {
+		d.Newest = newest[0].ID
+	}
 	for _, wr := range ws {
 		v := writeView{Write: wr}
 		fds, err := rv.WriteDiffs(wr.ID)
@@ -306,8 +312,13 @@ func (a *app) acceptWrite(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *app) acceptAll(w http.ResponseWriter, r *http.Request) {
-	a.decide(w, r, "accept", map[string]any{"all": true}, func(ctx context.Context) (string, error) {
-		n, err := a.cfg.Review.AcceptAll(ctx, review.ByWeb)
+	// Only what the page showed: writes queued after it was drawn stay.
+	through := r.FormValue("through")
+	a.decide(w, r, "accept", map[string]any{"all": true, "through": through}, func(ctx context.Context) (string, error) {
+		if through == "" {
+			return "", store.Errorf(store.CodeInvalid, "accept all names the newest write the page showed; reload the review page and try again")
+		}
+		n, err := a.cfg.Review.AcceptAll(ctx, review.ByWeb, through)
 		if err != nil {
 			return "", err
 		}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -229,10 +230,22 @@ func TestReviewRevertAndAcceptAll(t *testing.T) {
 		t.Errorf("revert not reported, or the write still queued:\n%s", body)
 	}
 
-	f.post("/review/writes/accept-all", nil)
-	if _, _, total, err := f.rv.Queue(10, ""); err != nil || total != 0 {
-		t.Errorf("after accept-all the queue holds %d (%v), want 0", total, err)
+	// Accept all accepts what the page showed, not a write queued after
+	// the page was drawn.
+	page := f.get("/review", nil)
+	m := regexp.MustCompile(`name="through" value="(a-[0-9a-f]+)"`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("the accept-all form names no newest write:\n%s", page)
 	}
+	late := f.write("zeta", "Written after the page was drawn.\n")
+	f.post("/review/writes/accept-all", url.Values{"through": {m[1]}})
+	if ws, _, total, err := f.rv.Queue(10, ""); err != nil || total != 1 || ws[0].ID != late {
+		t.Errorf("after accept-all the queue holds %d (%v), want only the late write %s", total, err, late)
+	}
+	if w := f.post("/review/writes/accept-all", nil); !strings.Contains(f.get("/review", w), "reload the review page") {
+		t.Errorf("accept-all without the newest write shown is not refused")
+	}
+	f.post("/review/writes/accept-all", url.Values{"through": {late}})
 	if body := f.get("/review", nil); !strings.Contains(body, `id="writes-empty"`) {
 		t.Errorf("the empty queue does not say so")
 	}

@@ -141,14 +141,24 @@ func (s *Service) Accept(ctx context.Context, ids []string, reviewer string) err
 	return err
 }
 
-// AcceptAll accepts every write in the queue and returns how many.
-func (s *Service) AcceptAll(ctx context.Context, reviewer string) (int, error) {
+// AcceptAll accepts every write in the queue and returns how many; with
+// through (a write's id) only that write and those older than it, so a
+// person who saw the queue up to through accepts nothing queued since.
+func (s *Service) AcceptAll(ctx context.Context, reviewer, through string) (int, error) {
 	if err := checkReviewer(reviewer); err != nil {
 		return 0, err
 	}
 	var ids []string
 	err := s.withIndex(func(all []queued, at map[string]int, decs map[string]Decision) error {
-		for _, q := range all {
+		from := 0
+		if through != "" {
+			i, ok := at[through]
+			if !ok {
+				return notQueued(through)
+			}
+			from = i
+		}
+		for _, q := range all[from:] {
 			if _, done := decs[q.w.ID]; !done {
 				ids = append(ids, q.w.ID)
 			}

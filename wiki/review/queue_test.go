@@ -148,7 +148,7 @@ func TestQueueMarkedWrites(t *testing.T) {
 	if got := queueIDs(t, s2); !reflect.DeepEqual(got, []string{c}) {
 		t.Fatalf("fresh service: %v", got)
 	}
-	n, err := s2.AcceptAll(context.Background(), ByWeb)
+	n, err := s2.AcceptAll(context.Background(), ByWeb, "")
 	if err != nil || n != 1 {
 		t.Fatalf("accept all: %d %v", n, err)
 	}
