@@ -53,11 +53,11 @@ func reviewSummary(ctx context.Context, d Deps) *ReviewSummary {
 	for _, p := range ps {
 		sum.Pending = append(sum.Pending, PendingSet{ChangeSet: p.Number, ID: p.ID, Op: p.Op, Actions: len(p.Actions), ProposedBy: p.Client, Expires: p.Expires})
 	}
-	c, err := d.Review.Count()
+	_, _, unreviewed, err := d.Review.Queue(1, "")
 	if err != nil {
 		store.CallFrom(ctx).AddWarning("review queue not counted: " + store.PublicMessage(err))
 	}
-	sum.Unreviewed = c.Unreviewed
+	sum.Unreviewed = unreviewed
 	return sum
 }
 

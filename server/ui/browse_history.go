@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"path"
@@ -135,7 +136,8 @@ func (a *app) restore(w http.ResponseWriter, r *http.Request) {
 	call := store.NewCall("web:restore", a.sessionOf(r), map[string]any{"path": name, "snapshot": snap})
 	call.Client = Client
 	call.Remote = r.RemoteAddr
-	ctx := store.WithCall(r.Context(), call)
+	// A restore once posted runs to the end, as a review decision does.
+	ctx := store.WithCall(context.WithoutCancel(r.Context()), call)
 	res, err := a.cfg.Store.RestoreSnapshot(ctx, in)
 	if err == nil && res.Changed {
 		_, lerr := a.cfg.Store.AppendLog(ctx, wiki.LogInput{Op: "restore", Title: "Restored " + res.Path + " from " + path.Base(res.Restored),

@@ -162,18 +162,6 @@ func planRef(p *plan.Plan) string {
 	return p.ID
 }
 
-// planName is how a flash names a plan.
-func planName(p *plan.Plan) string {
-	kind := "plan"
-	if p.Op == plan.OpChangeSet {
-		kind = "change set"
-	}
-	if p.Number > 0 {
-		return fmt.Sprintf("%s #%d", kind, p.Number)
-	}
-	return kind + " " + p.ID
-}
-
 func fileViews(fds []review.FileDiff) []fileView {
 	out := make([]fileView, 0, len(fds))
 	for _, fd := range fds {
@@ -283,7 +271,7 @@ func approveSummary(p *plan.Plan) string {
 		}
 		bad = append(bad, s)
 	}
-	msg := fmt.Sprintf("%s: %d of %d selected actions applied", planName(p), ok, len(p.Selected))
+	msg := fmt.Sprintf("%s: %d of %d selected actions applied", p.Name(), ok, len(p.Selected))
 	if len(bad) > 0 {
 		msg += "; " + strings.Join(bad, "; ")
 	}
@@ -297,7 +285,7 @@ func (a *app) declineSet(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return "", err
 		}
-		return planName(p) + " declined: nothing was written", nil
+		return p.Name() + " declined: nothing was written", nil
 	})
 }
 
