@@ -18,18 +18,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// changeSetTools are the direct write tools a change-set action can call
-// ([RunWrite]).
-var changeSetTools = map[string]bool{
-	"write_page":           true,
-	"edit_page":            true,
-	"move_page":            true,
-	"atomic_write_context": true,
-	"research_save":        true,
-	"file_answer":          true,
-	"restore_snapshot":     true,
-}
-
 // reviewableTools are the tools that can write pages or context.md: in
 // review mode before, a call of one that would write such a file (see
 // [writesReviewed]) becomes a one-action change set a person approves.

@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/llmwiki/llmwiki/wiki/review"
@@ -22,7 +24,7 @@ func RunWrite(d Deps) review.RunFunc {
 	byName := sync.OnceValue(func() map[string]Tool {
 		m := map[string]Tool{}
 		for _, t := range Catalogue(d) {
-			if changeSetTools[t.Tool.Name] {
+			if slices.Contains(review.Tools, t.Tool.Name) {
 				m[t.Tool.Name] = t
 			}
 		}
@@ -31,7 +33,7 @@ func RunWrite(d Deps) review.RunFunc {
 	return func(ctx context.Context, tool string, args json.RawMessage) (any, error) {
 		t, ok := byName()[tool]
 		if !ok {
-			return nil, store.Errorf(store.CodeInvalid, "tool %q cannot be an action of a change set; use one of write_page, edit_page, move_page, atomic_write_context, research_save, file_answer, restore_snapshot", tool)
+			return nil, store.Errorf(store.CodeInvalid, "tool %q cannot be an action of a change set; use one of %s", tool, strings.Join(review.Tools, ", "))
 		}
 		if err := d.Store.CheckWritable(); err != nil {
 			return nil, err
