@@ -84,3 +84,35 @@ func TestParseSettings(t *testing.T) {
 		t.Errorf("the starting schema.md: %+v", cfg)
 	}
 }
+
+// TestReviewSetting: review: takes off, after or before; YAML 1.1's
+// unquoted off (read as false) is off; anything else is refused with the
+// default, after, in force.
+func TestReviewSetting(t *testing.T) {
+	for _, c := range []struct {
+		value   any
+		want    string
+		refused bool
+	}{
+		{nil, ReviewAfter, false},
+		{"off", ReviewOff, false},
+		{false, ReviewOff, false},
+		{"after", ReviewAfter, false},
+		{"before", ReviewBefore, false},
+		{"Before", ReviewAfter, true},
+		{true, ReviewAfter, true},
+		{3, ReviewAfter, true},
+	} {
+		meta := map[string]any{}
+		if c.value != nil {
+			meta["review"] = c.value
+		}
+		cfg := ParseSettings(meta)
+		if cfg.Review != c.want || (len(cfg.Problems) > 0) != c.refused {
+			t.Errorf("review: %v gives %q, problems %v; want %q, refused %v", c.value, cfg.Review, cfg.Problems, c.want, c.refused)
+		}
+		if c.refused && (len(cfg.Problems) != 1 || !strings.Contains(cfg.Problems[0], "review must be one of [off after before]")) {
+			t.Errorf("review: %v: problems %v", c.value, cfg.Problems)
+		}
+	}
+}
