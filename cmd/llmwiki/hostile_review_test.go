@@ -45,7 +45,7 @@ func TestHostileMCPTokenIsNotAPersonsLogin(t *testing.T) {
 	if code, ok := login(secret); ok {
 		t.Fatalf("POST /login with the MCP bearer token = %d and a session cookie: whoever holds the agent's credential can approve on the review page", code)
 	}
-	m := regexp.MustCompile(`log in with the one-time code (\S+) `).FindStringSubmatch(p.log())
+	m := p.waitLog(regexp.MustCompile(`log in with the one-time code (\S+) `))
 	if m == nil {
 		t.Fatalf("serve printed no one-time code for the review page:\n%s", p.log())
 	}

@@ -97,6 +97,19 @@ func (p *httpProc) log() string {
 	return p.stderr.String()
 }
 
+// waitLog waits up to 20 s for a stderr line re matches and returns its
+// submatches (nil: none came). The line that startListening waits for is not
+// the last one serve prints, and the reader goroutine keeps lines in order.
+func (p *httpProc) waitLog(re *regexp.Regexp) []string {
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if m := re.FindStringSubmatch(p.log()); m != nil || time.Now().After(deadline) {
+			return m
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // stop sends SIGTERM and waits for a clean exit.
 func (p *httpProc) stop(t *testing.T) {
 	t.Helper()
