@@ -136,6 +136,8 @@ func (s *Store) AppendLogTx(tx *store.Tx, in LogInput) (LogWrite, error) {
 // sha256. Writers that log their own operation (context.md's build) call
 // it in their transaction, so the entry and the write land together.
 func appendLogTx(tx *store.Tx, entry string) (string, error) {
+	heading, _, _ := strings.Cut(strings.TrimPrefix(entry, "## ["), "\n")
+	store.CallFrom(tx.Context()).SetExtra(LogEntryKey, heading)
 	cur, _, err := tx.Read("log.md")
 	if err != nil {
 		return "", err

@@ -54,6 +54,8 @@ type Store struct {
 
 	held atomic.Pointer[HeldFunc] // SetHeld; nil when nothing holds files
 	keep atomic.Pointer[KeepFunc] // SetKeepSnapshots; nil when retention keeps nothing more
+
+	committer atomic.Pointer[Committer] // SetCommitter; nil with git: off
 }
 
 // Option configures [Open].

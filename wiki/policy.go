@@ -136,5 +136,6 @@ func (s *Store) committed(ctx context.Context, call *store.Call, changes []store
 	if len(changes) > 0 {
 		s.recordSourceWrites(call, changes)
 		s.noteCommitted(changes)
+		s.noteCommit(ctx, call, changes)
 	}
 }

@@ -40,6 +40,19 @@ const (
 	ReviewBefore = "before"
 )
 
+// The git modes (schema.md git:).
+const (
+	// GitOff: llmwiki never runs git (the default).
+	GitOff = "off"
+	// GitCommit: every audited write that changed files is one commit of
+	// exactly those files.
+	GitCommit = "commit"
+	// GitSync: GitCommit, and `llmwiki sync` (or serve's background sync,
+	// sync_interval_minutes) rebases the wiki's commits on its remote and
+	// pushes them.
+	GitSync = "sync"
+)
+
 // DefaultRequiredFrontmatter are the frontmatter keys a page must have when
 // schema.md names none (required_frontmatter).
 var DefaultRequiredFrontmatter = []string{"title", "summary"}
@@ -95,6 +108,16 @@ type Settings struct {
 	// Review is the review mode (review: off, after or before; see
 	// [ReviewOff], [ReviewAfter], [ReviewBefore]).
 	Review string
+	// Git is the git mode (git: off, commit or sync; see [GitOff],
+	// [GitCommit], [GitSync]).
+	Git string
+	// GitHooks lets the repository's hooks run on llmwiki's own commits
+	// (git_hooks; default false: hooks the wiki did not ask for never run).
+	GitHooks bool
+	// SyncInterval is how often serve syncs with the remote in the
+	// background under git: sync (sync_interval_minutes, whole minutes; 0,
+	// the default, turns the background sync off).
+	SyncInterval time.Duration
 	// Raw is schema.md's whole frontmatter.
 	Raw map[string]any
 	// Problems are the settings that were refused, one sentence each,
@@ -165,6 +188,9 @@ func ParseSettings(meta map[string]any) Settings {
 		RequiredFrontmatter: p.list("required_frontmatter", DefaultRequiredFrontmatter),
 		MergeSimilarity:     p.number("merge_similarity", DefaultMergeSimilarity, 0.5, 1),
 		Review:              p.review(),
+		Git:                 p.git(),
+		GitHooks:            p.boolean("git_hooks", false),
+		SyncInterval:        time.Duration(p.whole("sync_interval_minutes", 0, 0)) * time.Minute,
 		Raw:                 meta,
 	}
 	sort.Strings(p.problems)
@@ -286,6 +312,14 @@ func (p *settingsParser) review() string {
 		return ReviewOff
 	}
 	return p.word("review", DefaultReview, ReviewOff, ReviewAfter, ReviewBefore)
+}
+
+// git reads the git mode; YAML's false (git: false) is off.
+func (p *settingsParser) git() string {
+	if b, ok := p.meta["git"].(bool); ok && !b {
+		return GitOff
+	}
+	return p.word("git", GitOff, GitOff, GitCommit, GitSync)
 }
 
 // text reads a string setting.
