@@ -18,6 +18,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/model"
+	"github.com/llmwiki/llmwiki/wiki/git"
 	"github.com/llmwiki/llmwiki/wiki/review"
 	"github.com/llmwiki/llmwiki/wiki/search"
 	"github.com/llmwiki/llmwiki/wiki/store"
@@ -43,6 +44,9 @@ type Deps struct {
 	// Review holds change sets and the review queue (nil: review mode is
 	// treated as off, and propose_changes says review is not available).
 	Review *review.Service
+	// Git is the wiki's git repository under git: commit or sync (nil:
+	// git is off or unavailable; page_history then reads snapshots).
+	Git *git.Repo
 
 	// reflectSchemas makes [newTool] generate every schema from the Go
 	// types, ignoring schemas_gen.go (the test that keeps that file fresh).

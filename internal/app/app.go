@@ -16,6 +16,7 @@ import (
 
 	"github.com/llmwiki/llmwiki/tools"
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/git"
 	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/model"
 	"github.com/llmwiki/llmwiki/wiki/review"
@@ -50,6 +51,9 @@ type App struct {
 	// Review is the wiki's review (change sets, the review queue); its
 	// change-set actions run through the tools' own executors.
 	Review *review.Service
+	// Git is the wiki's git repository under git: commit or sync, nil
+	// otherwise (see wiki/git).
+	Git *git.Repo
 
 	bgCtx  context.Context
 	stopBg context.CancelFunc
@@ -89,7 +93,7 @@ func (a *App) Deps() tools.Deps {
 }
 
 func (a *App) deps() tools.Deps {
-	return tools.Deps{Store: a.Store, Log: a.Log, Model: a.Model, Search: a.Search, Links: a.Links}
+	return tools.Deps{Store: a.Store, Log: a.Log, Model: a.Model, Search: a.Search, Links: a.Links, Git: a.Git}
 }
 
 // WarmLinks makes [App.Start] also build the link graph, so that the first
