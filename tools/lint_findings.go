@@ -9,7 +9,7 @@ import (
 
 // LintFindingsInput selects findings.
 type LintFindingsInput struct {
-	Categories       []string `json:"categories,omitempty" jsonschema:"only these categories; default every category schema.md does not turn off (dangling_link missing_embed missing_heading ambiguous_link orphan_page page_without_sources missing_source missing_frontmatter stale_page duplicate_title duplicate_alias merge_candidate index_drift context_over_cap bad_frontmatter source_modified source_deleted contradiction stale_claim unsupported_claim gap)"`
+	Categories       []string `json:"categories,omitempty" jsonschema:"only these categories; default every category schema.md does not turn off (dangling_link missing_embed missing_heading ambiguous_link orphan_page page_without_sources missing_source missing_frontmatter stale_page duplicate_title duplicate_alias merge_candidate index_drift context_over_cap bad_frontmatter source_modified source_deleted sync_conflict contradiction stale_claim unsupported_claim gap)"`
 	Path             string   `json:"path,omitempty" jsonschema:"only findings about files whose path starts with this, like pages/electron- or context.md"`
 	Limit            int      `json:"limit,omitempty" jsonschema:"most findings to return (default 50; at most 500); errors come first"`
 	Cursor           string   `json:"cursor,omitempty" jsonschema:"next_cursor from the previous call with the same filters, for the next page of findings"`

@@ -67,10 +67,15 @@ func (s *Store) RecordSyncConflicts(ctx context.Context, conflicts []SyncConflic
 
 // SyncConflicts returns every recorded sync conflict, oldest first, with
 // open reporting whether each is still open: the file is the version the
-// sync left (a torn or unreadable line is skipped).
+// sync left and no one kept it ([Store.KeepSyncConflict]; a torn or
+// unreadable line is skipped).
 func (s *Store) SyncConflicts() (all []SyncConflict, open []bool, err error) {
 	data, ok, err := s.ReadState(SyncConflictsFile)
 	if err != nil || !ok {
+		return nil, nil, err
+	}
+	kept, err := s.KeptSyncConflicts()
+	if err != nil {
 		return nil, nil, err
 	}
 	for _, line := range bytes.Split(data, []byte("\n")) {
@@ -78,13 +83,9 @@ func (s *Store) SyncConflicts() (all []SyncConflict, open []bool, err error) {
 		if len(bytes.TrimSpace(line)) == 0 || json.Unmarshal(line, &c) != nil || c.Path == "" {
 			continue
 		}
-		cur, exists, rerr := s.ReadRaw(c.Path)
-		sum := ""
-		if rerr == nil && exists {
-			sum = store.SHA256Hex(cur)
-		}
+		_, isKept := kept[c.ID]
 		all = append(all, c)
-		open = append(open, rerr == nil && sum == c.RemoteSHA256)
+		open = append(open, !isKept && s.syncConflictFileIsRemote(c))
 	}
 	return all, open, nil
 }

@@ -10,7 +10,10 @@
 // MinHash with LSH banding, never by comparing all pairs; every candidate
 // pair is then checked exactly), index_drift, context_over_cap,
 // bad_frontmatter, source_modified and source_deleted (a source changed or
-// removed outside llmwiki since it was first seen). Settings come from schema.md's frontmatter ([Settings]).
+// removed outside llmwiki since it was first seen), sync_conflict (a file
+// both sides of a git sync changed beyond a clean merge, one finding per
+// open [wiki.SyncConflict]; dismissing it keeps the file as it is). Settings
+// come from schema.md's frontmatter ([Settings]).
 //
 // Findings that need judgement come from an agent or a model
 // ([Submit]): contradiction, stale_claim, unsupported_claim and gap. Each

@@ -71,6 +71,7 @@ var kinds = []kindInfo{
 	{KindBadFrontmatter, Error, false},
 	{KindSourceModified, Error, false},
 	{KindSourceDeleted, Error, false},
+	{KindSyncConflict, Error, false},
 	{KindContradiction, Warning, true},
 	{KindStaleClaim, Warning, true},
 	{KindUnsupportedClaim, Warning, true},

@@ -234,6 +234,7 @@ func (c *checker) run(ctx context.Context) error {
 		{"index.md", []string{KindIndexDrift}, 1, nochk((*checker).checkIndex)},
 		{"context.md", []string{KindContextOverCap, KindBadFrontmatter}, 2, nochk((*checker).checkContext)},
 		{"sources", []string{KindSourceModified, KindSourceDeleted}, 4, func(x *checker) error { return x.checkSources(ctx) }},
+		{"sync conflicts", []string{KindSyncConflict}, 4, func(x *checker) error { return x.checkSyncConflicts(ctx) }},
 	}
 	outs := make([][]Finding, len(steps))
 	errs := make([]error, len(steps))

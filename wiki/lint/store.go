@@ -131,7 +131,8 @@ func Submit(ctx context.Context, st *wiki.Store, source, by string, ps []Proposa
 // (any finding [Run] reports now, submitted ones included). A dismissed finding is not
 // reported again until its fingerprint (its evidence) changes. An id that
 // matches no known finding is a CodeNotFound error and nothing is recorded.
-// It returns the findings dismissed.
+// A dismissed sync_conflict also closes its conflict
+// ([wiki.Store.KeepSyncConflict]). It returns the findings dismissed.
 func Dismiss(ctx context.Context, st *wiki.Store, g *links.Graph, ids []string, reason, by string) ([]Finding, error) {
 	if len(ids) == 0 {
 		return nil, store.Errorf(store.CodeInvalid, "name the ids of the findings to dismiss")
@@ -168,6 +169,9 @@ func Dismiss(ctx context.Context, st *wiki.Store, g *links.Graph, ids []string, 
 		return json.MarshalIndent(ds, "", " ")
 	})
 	if err != nil {
+		return nil, err
+	}
+	if err := keepDismissedConflicts(ctx, st, fs, reason, by); err != nil {
 		return nil, err
 	}
 	for i := range fs {
