@@ -58,7 +58,7 @@ func parseKept(data []byte) map[string]KeptSyncConflict {
 func (s *Store) KeepSyncConflict(ctx context.Context, c SyncConflict, by, reason string) error {
 	return s.UpdateState(ctx, SyncConflictsKeptFile, func(old []byte, _ bool) ([]byte, error) {
 		if k, ok := parseKept(old)[c.ID]; ok {
-			return nil, store.Errorf(store.CodeConflict, "sync conflict %s on %s was already settled: kept by %s on %s; nothing to do", c.ID, c.Path, orSomeone(k.By), k.Kept.UTC().Format(time.RFC3339))
+			return nil, SyncConflictKept(c, k)
 		}
 		if !s.syncConflictFileIsRemote(c) {
 			return nil, SyncConflictClosed(c)
@@ -72,6 +72,11 @@ func (s *Store) KeepSyncConflict(ctx context.Context, c SyncConflict, by, reason
 		}
 		return append(append(old, line...), '\n'), nil
 	})
+}
+
+// SyncConflictKept is the error for settling a conflict that k kept.
+func SyncConflictKept(c SyncConflict, k KeptSyncConflict) error {
+	return store.Errorf(store.CodeConflict, "sync conflict %s on %s was already settled: kept by %s on %s; nothing to do", c.ID, c.Path, orSomeone(k.By), k.Kept.UTC().Format(time.RFC3339))
 }
 
 // SyncConflictClosed is the error for settling a conflict whose file was
