@@ -125,21 +125,24 @@ func (a *app) structureOf(ctx context.Context) (wiki.Structure, error) {
 	return c.structure.s, nil
 }
 
-// lintState fingerprints the files under lint.StateDir (submitted and
-// dismissed findings), which the link graph does not follow.
+// lintState fingerprints the state lint reads that the link graph does not
+// follow: the files under lint.StateDir (submitted and dismissed findings)
+// and the sync conflicts with those kept.
 func (a *app) lintState() string {
 	var b []byte
 	root := a.cfg.Store.Root()
-	entries, err := fs.ReadDir(root.FS(), lint.StateDir)
-	if err != nil {
-		return ""
+	names := []string{wiki.SyncConflictsFile, wiki.SyncConflictsKeptFile}
+	if entries, err := fs.ReadDir(root.FS(), lint.StateDir); err == nil {
+		for _, e := range entries {
+			names = append(names, path.Join(lint.StateDir, e.Name()))
+		}
 	}
-	for _, e := range entries {
-		fi, err := root.Stat(path.Join(lint.StateDir, e.Name()))
+	for _, name := range names {
+		fi, err := root.Stat(name)
 		if err != nil {
 			continue
 		}
-		b = append(b, e.Name()...)
+		b = append(b, name...)
 		b = append(b, fi.ModTime().String()...)
 		b = append(b, byte(fi.Size()), byte(fi.Size()>>8), byte(fi.Size()>>16), byte(fi.Size()>>24), 0)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmwiki/llmwiki/wiki/lint"
 	"github.com/llmwiki/llmwiki/wiki/plan"
 	"github.com/llmwiki/llmwiki/wiki/review"
 	"github.com/llmwiki/llmwiki/wiki/store"
@@ -21,6 +22,8 @@ func (a *app) reviewRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /review/writes/accept-all", a.acceptAll)
 	mux.HandleFunc("POST /review/writes/{id}/accept", a.acceptWrite)
 	mux.HandleFunc("POST /review/writes/{id}/revert", a.revertWrite)
+	mux.HandleFunc("POST /review/conflicts/{id}/keep", a.keepConflict)
+	mux.HandleFunc("POST /review/conflicts/{id}/take", a.takeConflict)
 }
 
 // Client is the client name the web page's own audit lines carry.
@@ -35,8 +38,9 @@ const maxDiffLines = 400
 
 // reviewData is the Review page.
 type reviewData struct {
-	Mode    string
-	Sets    []setView
+	Mode      string
+	Conflicts []conflictView // open sync conflicts
+	Sets      []setView
 	Writes  []writeView
 	Total   int    // queued writes in all
 	Newest  string // the newest queued write drawn: Accept all stops there
@@ -77,6 +81,14 @@ type diffLine struct {
 	Text  string
 }
 
+// conflictView is one open sync conflict with its diff from the local
+// version to the file now.
+type conflictView struct {
+	review.SyncConflict
+	RemoteShort, LocalShort string
+	Files                   []fileView // the one file, as the diff template takes it
+}
+
 // writeView is one queued write with its diffs.
 type writeView struct {
 	review.Write
@@ -88,6 +100,15 @@ func (a *app) reviewPage(w http.ResponseWriter, r *http.Request) {
 	rv := a.cfg.Review
 	d := reviewData{Mode: rv.Mode(), Cursor: r.URL.Query().Get("cursor")}
 	var problems []string
+	conflicts, err := rv.SyncConflicts()
+	if err != nil {
+		problems = append(problems, "sync conflicts: "+store.PublicMessage(err))
+	}
+	for _, c := range conflicts {
+		v := conflictView{SyncConflict: c, RemoteShort: lint.ShortCommit(c.Remote), LocalShort: lint.ShortCommit(c.Local)}
+		v.Files = fileViews([]review.FileDiff{c.Diff})
+		d.Conflicts = append(d.Conflicts, v)
+	}
 	pending, err := rv.Pending()
 	if err != nil {
 		problems = append(problems, "pending change sets: "+store.PublicMessage(err))
@@ -206,7 +227,12 @@ func diffLines(diff string) (lines []diffLine, omitted int) {
 // line, and redirects to the Review page with a flash saying what was done
 // or why not.
 func (a *app) decide(w http.ResponseWriter, r *http.Request, what string, args map[string]any, fn func(ctx context.Context) (string, error)) {
-	call := store.NewCall("web:review_"+what, a.sessionOf(r), args)
+	a.decideAs(w, r, "web:review_"+what, args, fn)
+}
+
+// decideAs is decide audited as tool.
+func (a *app) decideAs(w http.ResponseWriter, r *http.Request, tool string, args map[string]any, fn func(ctx context.Context) (string, error)) {
+	call := store.NewCall(tool, a.sessionOf(r), args)
 	call.Client = Client
 	call.Remote = r.RemoteAddr
 	// A decision once posted runs to the end even if the browser goes
@@ -322,6 +348,35 @@ func (a *app) revertWrite(w http.ResponseWriter, r *http.Request) {
 			return "", err
 		}
 		return "write " + id + " reverted: restored " + strings.Join(res.Files, ", "), nil
+	})
+}
+
+// keepConflict settles a sync conflict by keeping the file as the sync
+// left it (audited as web:review_keep).
+func (a *app) keepConflict(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	a.decideAs(w, r, "web:review_keep", map[string]any{"conflict": id}, func(ctx context.Context) (string, error) {
+		res, err := a.cfg.Review.SettleSyncConflict(ctx, id, review.SettleKeep, review.ByWeb)
+		if err != nil {
+			return "", err
+		}
+		return "sync conflict " + id + " settled: " + res.Path + " stays as the sync left it; your version stays in its snapshot", nil
+	})
+}
+
+// takeConflict settles a sync conflict by taking the local version back,
+// through the audited restore (audited as web:restore).
+func (a *app) takeConflict(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	a.decideAs(w, r, "web:restore", map[string]any{"conflict": id}, func(ctx context.Context) (string, error) {
+		res, err := a.cfg.Review.SettleSyncConflict(ctx, id, review.SettleTake, review.ByWeb)
+		if err != nil {
+			return "", err
+		}
+		if res.Deleted {
+			return "sync conflict " + id + " settled: " + res.Path + " deleted, as your side had it", nil
+		}
+		return "sync conflict " + id + " settled: " + res.Path + " is your version again; the remote version is kept as a snapshot", nil
 	})
 }
 

@@ -64,7 +64,7 @@ func TestCrossOriginPostRefused(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h, dir := newTestApp(t, "", nil)
 			before := wikitest.TreeHashes(t, dir, nil)
-			for _, path := range []string{"/review/writes/accept-all", "/review/sets/1/approve", "/review/sets/1/decline", "/review/writes/a-000000000000/revert"} {
+			for _, path := range []string{"/review/writes/accept-all", "/review/sets/1/approve", "/review/sets/1/decline", "/review/writes/a-000000000000/revert", "/review/conflicts/c-000000000000/keep", "/review/conflicts/c-000000000000/take"} {
 				r := formPost(path, url.Values{"action": {"1"}})
 				r.Host = "127.0.0.1:8765"
 				for k, v := range tc.header {

@@ -7,12 +7,14 @@
 // [http.CrossOriginProtection]):
 //
 //	GET  /                          redirect to /review
-//	GET  /review                    pending change sets (diff and a checkbox per action, takeaways, client, session) and unreviewed writes
+//	GET  /review                    open sync conflicts (both commits, the diff from your version), pending change sets (diff and a checkbox per action, takeaways, client, session) and unreviewed writes
 //	POST /review/sets/{ref}/approve form: action=N (repeated; the ticked ones)
 //	POST /review/sets/{ref}/decline
 //	POST /review/writes/{id}/accept
 //	POST /review/writes/{id}/revert
 //	POST /review/writes/accept-all
+//	POST /review/conflicts/{id}/keep   a sync conflict: keep the file as the sync left it
+//	POST /review/conflicts/{id}/take   a sync conflict: restore your version from its snapshot
 //	GET  /pages                     the page list
 //	GET  /pages/{path...}           one page rendered (sanitized), its backlinks and snapshot history
 //	GET  /history/{path...}         a page's versions with diffs between them; POST restores one
