@@ -41,12 +41,12 @@ type reviewData struct {
 	Mode      string
 	Conflicts []conflictView // open sync conflicts
 	Sets      []setView
-	Writes  []writeView
-	Total   int    // queued writes in all
-	Newest  string // the newest queued write drawn: Accept all stops there
-	Cursor  string // this page's cursor ("" for the first)
-	Next    string // the next page's cursor, "" at the end
-	Problem string // why part of the page could not be read
+	Writes    []writeView
+	Total     int    // queued writes in all
+	Newest    string // the newest queued write drawn: Accept all stops there
+	Cursor    string // this page's cursor ("" for the first)
+	Next      string // the next page's cursor, "" at the end
+	Problem   string // why part of the page could not be read
 }
 
 // setView is one pending change set or model plan.
