@@ -14,6 +14,8 @@ import (
 
 	"github.com/llmwiki/llmwiki/internal/app"
 	"github.com/llmwiki/llmwiki/internal/english"
+	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/lint"
 	"github.com/llmwiki/llmwiki/wiki/plan"
 	"github.com/llmwiki/llmwiki/wiki/review"
 	"github.com/llmwiki/llmwiki/wiki/store"
@@ -29,11 +31,13 @@ const reviewSynopsis = "review [--root DIR] [--json] [--diff] [--limit N --curso
 	"       review approve N [--only 1,3]\n" +
 	"       review decline N\n" +
 	"       review accept ID... | review accept --all\n" +
-	"       review revert ID"
+	"       review revert ID\n" +
+	"       review keep CONFLICT | review take CONFLICT"
 
 // runReview is how a person reviews what agents wrote from a terminal:
-// pending change sets and model plans (approve, decline) and the writes of
-// mode after (accept, revert). Listing reads only; each decision is one
+// open sync conflicts (keep the file, take their own version), pending
+// change sets and model plans (approve, decline) and the writes of mode
+// after (accept, revert). Listing reads only; each decision is one
 // audited call (tool "cli:review", reviewer cli). Exit status 1 when a
 // decision or one of its actions failed, 2 for a usage error.
 func runReview(ctx context.Context, e env, args []string) error {
@@ -93,11 +97,18 @@ func runReview(ctx context.Context, e env, args []string) error {
 		return decide(map[string]any{"subcommand": sub, "id": rest[0]}, func(ctx context.Context) error {
 			return r.revert(ctx, rest[0])
 		})
+	case "keep", "take":
+		return decide(map[string]any{"subcommand": sub, "conflict": rest[0]}, func(ctx context.Context) error {
+			return r.settle(ctx, rest[0], sub)
+		})
 	}
-	return fmt.Errorf("unknown review subcommand %q; use list, show N, approve N, decline N, accept ID or revert ID", sub)
+	return fmt.Errorf("unknown review subcommand %q; use list, show N, approve N, decline N, accept ID, revert ID, keep CONFLICT or take CONFLICT", sub)
 }
 
-var writeIDPattern = regexp.MustCompile(`^a-[0-9a-f]{12}$`)
+var (
+	writeIDPattern    = regexp.MustCompile(`^a-[0-9a-f]{12}$`)
+	conflictIDPattern = regexp.MustCompile(`^c-[0-9a-f]{12}$`)
+)
 
 // checkReviewArgs refuses a malformed command line before the wiki is
 // opened (exit status 2).
@@ -126,6 +137,9 @@ func checkReviewArgs(sub string, rest []string, only string, all bool, limit int
 		if err := one("change set number"); err != nil {
 			return err
 		}
+		if sub == "show" && conflictIDPattern.MatchString(rest[0]) {
+			return nil
+		}
 		if !validPlanRef(rest[0]) {
 			return fmt.Errorf("%q is not a change set number: give the number llmwiki review lists (3 or #3) or a plan id (p-YYYYMMDD-HHMMSS-xxxxxx)", rest[0])
 		}
@@ -147,6 +161,13 @@ func checkReviewArgs(sub string, rest []string, only string, all bool, limit int
 		}
 		if !writeIDPattern.MatchString(rest[0]) {
 			return fmt.Errorf("%q is not a write id: give the id llmwiki review lists (a- and 12 hex digits)", rest[0])
+		}
+	case "keep", "take":
+		if err := one("sync conflict id"); err != nil {
+			return err
+		}
+		if !conflictIDPattern.MatchString(rest[0]) {
+			return fmt.Errorf("%q is not a sync conflict id: give the id llmwiki review lists (c- and 12 hex digits)", rest[0])
 		}
 	}
 	return nil
@@ -193,6 +214,9 @@ func (r reviewCmd) printJSON(v any) {
 // reviewList is review --json: what awaits a person.
 type reviewList struct {
 	Mode string `json:"mode"`
+	// SyncConflicts are the open sync conflicts, oldest first (never
+	// paged: each is a file a person must settle).
+	SyncConflicts []reviewConflict `json:"sync_conflicts"`
 	// Pending are the change sets and model plans awaiting approval,
 	// newest first (never paged: they expire).
 	Pending []reviewSet `json:"pending"`
@@ -220,6 +244,14 @@ type actionDiffs struct {
 	Error string            `json:"error,omitempty"`
 }
 
+// reviewConflict is an open sync conflict with, when asked, its diff from
+// the local version to the file now.
+type reviewConflict struct {
+	wiki.SyncConflict
+	FindingID string           `json:"finding_id"`
+	Diff      *review.FileDiff `json:"diff,omitempty"`
+}
+
 type reviewWrite struct {
 	review.Write
 	Diffs []review.FileDiff `json:"diffs,omitempty"`
@@ -235,7 +267,14 @@ func (r reviewCmd) list(ctx context.Context, withDiff bool, limit int, cursor st
 	if err != nil {
 		return err
 	}
-	out := reviewList{Mode: r.svc.Mode(), Pending: []reviewSet{}, Unreviewed: reviewWrites{Writes: []reviewWrite{}, Total: total, NextCursor: next}}
+	conflicts, err := r.svc.SyncConflicts()
+	if err != nil {
+		return err
+	}
+	out := reviewList{Mode: r.svc.Mode(), SyncConflicts: []reviewConflict{}, Pending: []reviewSet{}, Unreviewed: reviewWrites{Writes: []reviewWrite{}, Total: total, NextCursor: next}}
+	for _, c := range conflicts {
+		out.SyncConflicts = append(out.SyncConflicts, conflictOf(c, withDiff))
+	}
 	for _, p := range pending {
 		out.Pending = append(out.Pending, r.set(ctx, p, withDiff))
 	}
@@ -248,9 +287,16 @@ func (r reviewCmd) list(ctx context.Context, withDiff bool, limit int, cursor st
 	}
 	w := r.e.stdout
 	fmt.Fprintf(w, "review mode: %s\n", out.Mode)
-	if len(out.Pending) == 0 && total == 0 {
+	if len(out.SyncConflicts) == 0 && len(out.Pending) == 0 && total == 0 {
 		fmt.Fprintln(w, "Nothing awaits review.")
 		return nil
+	}
+	if len(out.SyncConflicts) > 0 {
+		fmt.Fprintf(w, "\n%s to settle (each file holds the remote version; yours is a snapshot):\n", english.Count(len(out.SyncConflicts), "sync conflict"))
+		for _, c := range out.SyncConflicts {
+			r.printConflict(c)
+		}
+		fmt.Fprintln(w, "\nMerge by editing the file, or keep it as it is with llmwiki review keep ID, or take your version with llmwiki review take ID.")
 	}
 	if len(out.Pending) > 0 {
 		fmt.Fprintf(w, "\n%d %s awaiting approval:\n", len(out.Pending), english.Plural(len(out.Pending), "change set or plan", "change sets and plans"))
@@ -442,6 +488,9 @@ func colourOn(e env) bool {
 }
 
 func (r reviewCmd) show(ctx context.Context, ref string) error {
+	if conflictIDPattern.MatchString(ref) {
+		return r.showConflict(ref)
+	}
 	p, err := r.svc.Get(ref)
 	if err != nil {
 		return err
@@ -557,5 +606,89 @@ func (r reviewCmd) revert(ctx context.Context, id string) error {
 		return nil
 	}
 	fmt.Fprintf(r.e.stdout, "Reverted %s: restored %s.\n", res.ID, strings.Join(res.Files, ", "))
+	return nil
+}
+
+// conflictOf is c as review lists it, with its diff when asked.
+func conflictOf(c review.SyncConflict, withDiff bool) reviewConflict {
+	x := reviewConflict{SyncConflict: c.SyncConflict, FindingID: c.FindingID}
+	if withDiff {
+		d := c.Diff
+		x.Diff = &d
+	}
+	return x
+}
+
+func (r reviewCmd) printConflict(c reviewConflict) {
+	w := r.e.stdout
+	fmt.Fprintf(w, "  %s  %s  found %s UTC  the file: remote commit %s  yours: local commit %s",
+		c.ID, c.Path, c.Found.UTC().Format("2006-01-02 15:04"), orUnknownCommit(c.Remote), orUnknownCommit(c.Local))
+	if c.Snapshot != "" {
+		fmt.Fprintf(w, ", %s", c.Snapshot)
+	} else {
+		fmt.Fprint(w, ", which deleted it")
+	}
+	fmt.Fprintln(w)
+	if c.Summary != "" {
+		fmt.Fprintf(w, "      %s\n", oneLineMsg(c.Summary))
+	}
+	if c.Diff != nil {
+		if strings.HasPrefix(c.Diff.Diff, "(") {
+			fmt.Fprintf(w, "      %s\n", c.Diff.Diff)
+			return
+		}
+		fmt.Fprintln(w, "      diff from your version to the file now:")
+		r.printDiff(*c.Diff)
+	}
+}
+
+func orUnknownCommit(h string) string {
+	if h == "" {
+		return "unknown"
+	}
+	return lint.ShortCommit(h)
+}
+
+// showConflict prints one open sync conflict with its diff.
+func (r reviewCmd) showConflict(id string) error {
+	cs, err := r.svc.SyncConflicts()
+	if err != nil {
+		return err
+	}
+	for _, c := range cs {
+		if c.ID != id {
+			continue
+		}
+		x := conflictOf(c, true)
+		if r.json {
+			r.printJSON(x)
+			return nil
+		}
+		r.printConflict(x)
+		fmt.Fprintf(r.e.stdout, "\nKeep the file with llmwiki review keep %s, or take your version with llmwiki review take %s.\n", id, id)
+		return nil
+	}
+	return fmt.Errorf("no open sync conflict has the id %s; llmwiki review lists the open ones", id)
+}
+
+// settle keeps the file of sync conflict id as it is, or takes the local
+// version back (how: keep or take).
+func (r reviewCmd) settle(ctx context.Context, id, how string) error {
+	res, err := r.svc.SettleSyncConflict(ctx, id, how, review.ByCLI)
+	if err != nil {
+		return err
+	}
+	if r.json {
+		r.printJSON(res)
+		return nil
+	}
+	switch {
+	case how == review.SettleKeep:
+		fmt.Fprintf(r.e.stdout, "Kept %s as the sync left it; your version stays in its snapshot (sync conflict %s settled).\n", res.Path, res.ID)
+	case res.Deleted:
+		fmt.Fprintf(r.e.stdout, "Deleted %s, as your side had it (sync conflict %s settled).\n", res.Path, res.ID)
+	default:
+		fmt.Fprintf(r.e.stdout, "Restored your version of %s; the remote version is kept as a snapshot (sync conflict %s settled).\n", res.Path, res.ID)
+	}
 	return nil
 }
