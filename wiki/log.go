@@ -164,11 +164,10 @@ func (s *Store) LogEntries(n int) []string {
 	if err != nil || !ok {
 		return nil
 	}
-	var out []string
-	for _, l := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(l, "## [") {
-			out = append(out, strings.TrimRight(l, "\r"))
-		}
+	_, entries := SplitLog(data)
+	out := make([]string, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, e.Heading)
 	}
 	if len(out) > n {
 		out = out[len(out)-n:]

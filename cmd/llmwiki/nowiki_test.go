@@ -28,6 +28,7 @@ func TestCommandsRefuseAFolderWithoutAWiki(t *testing.T) {
 		{"lint", []string{"lint"}, ""},
 		{"status", []string{"status"}, ""},
 		{"index", []string{"index"}, ""},
+		{"sync", []string{"sync"}, ""},
 		{"eval", []string{"eval"}, ""},
 		{"snapshots list", []string{"snapshots", "list"}, ""},
 		{"snapshots prune dry-run", []string{"snapshots", "prune", "--dry-run"}, ""},

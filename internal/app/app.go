@@ -136,6 +136,7 @@ func (a *App) Start() {
 			}
 		})
 	}
+	a.bg.Go(func() { a.syncLoop(a.bgCtx) }) // sync.go: idle unless git: sync with an interval
 	if a.warmReview && a.Review != nil {
 		a.bg.Go(func() {
 			if _, err := a.Review.Count(); err != nil {
