@@ -144,7 +144,7 @@ func TestFileHistoryFollowsMoves(t *testing.T) {
 			}
 			type want struct {
 				commit, path, author, client, tool, message, sha string
-				added, removed                                  int
+				added, removed                                   int
 			}
 			wants := []want{
 				{c4, "pages/raft-consensus.md", "Ada Lovelace", "", "", "update | Raft consensus", store.SHA256Hex([]byte(v4)), 1, 1},
