@@ -18,7 +18,7 @@ import (
 // the commit half will make them: author "Ada Lovelace (claude-code)",
 // llmwiki's trailers in the message.
 type gitRepo struct {
-	t        *testing.T
+	t        testing.TB
 	top, dir string // the repository's top and the wiki's root
 	st       *wiki.Store
 	repo     *Repo
@@ -26,7 +26,7 @@ type gitRepo struct {
 
 // newGitRepo makes a wiki with git: commit at sub under a new repository
 // (sub "" : the wiki is the whole repository) and commits it.
-func newGitRepo(t *testing.T, sub string) *gitRepo {
+func newGitRepo(t testing.TB, sub string) *gitRepo {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed; the history tests need the git command line")
