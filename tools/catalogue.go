@@ -28,6 +28,7 @@ func Catalogue(d Deps) []Tool {
 		MovePage(d),
 		ProposeChanges(d),
 		ListSnapshots(d),
+		PageHistory(d),
 		RestoreSnapshot(d),
 		ResearchSave(d),
 		SaveSource(d),

@@ -145,7 +145,7 @@ func TestSelect(t *testing.T) {
 		got = append(got, tool.Tool.Name)
 	}
 	sort.Strings(got)
-	want := "gather_sources lint_findings list_pages list_snapshots load_project read_page search_wiki validate_structure"
+	want := "gather_sources lint_findings list_pages list_snapshots load_project page_history read_page search_wiki validate_structure"
 	if strings.Join(got, " ") != want {
 		t.Errorf("read-only tools = %v, want %s", got, want)
 	}

@@ -52,6 +52,7 @@ func TestEveryToolOutputMatchesItsSchema(t *testing.T) {
 	ok("lint_findings", map[string]any{})
 	ok("list_snapshots", map[string]any{})
 	ok("read_page", map[string]any{"path": "index.md"})
+	ok("page_history", map[string]any{"path": "guidelines.md"})
 	ok("rebuild_index", map[string]any{})
 
 	// Writes whose results hold empty lists (no tags, links, folded sources).
@@ -80,6 +81,7 @@ func TestEveryToolOutputMatchesItsSchema(t *testing.T) {
 	}
 	ok("search_wiki", map[string]any{"query": "alpha", "scope": "all"})
 	ok("read_page", map[string]any{"page": "first-letter"})
+	ok("page_history", map[string]any{"page": "first-letter"})
 
 	for _, tool := range Catalogue(Deps{}) {
 		if !called[tool.Tool.Name] {

@@ -34,7 +34,8 @@ type roCall struct {
 // read-only tool. Between them they use every argument of the tool's input
 // schema and every value of its enums (the test checks), so a read-only
 // tool that grows an argument is exercised with it. "$cursor" is replaced
-// by the next_cursor of the call before.
+// by the next_cursor of the call before, "$snapshot" by a stored version
+// of pages/electron-ipc.md.
 func readOnlyCalls(finding string) map[string][]roCall {
 	ok := func(args map[string]any) roCall { return roCall{args: args} }
 	return map[string][]roCall{
@@ -44,6 +45,12 @@ func readOnlyCalls(finding string) map[string][]roCall {
 			ok(map[string]any{"path": "context.md", "from_line": 1, "to_line": 3, "max_chars": 200}),
 			ok(map[string]any{"path": "sources/ipc.md"}),
 			ok(map[string]any{"path": "log.md"}),
+			ok(map[string]any{"page": "electron-ipc", "at": "$snapshot"}),
+		},
+		"page_history": {
+			ok(map[string]any{"page": "electron-ipc", "limit": 1}),
+			ok(map[string]any{"page": "electron-ipc", "limit": 1, "cursor": "$cursor"}),
+			ok(map[string]any{"path": "context.md"}),
 		},
 		"list_pages": {
 			ok(map[string]any{}),
@@ -154,6 +161,10 @@ func TestReadOnlyToolsWriteNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	_, snaps, err := h.store.SnapshotsOf("pages/electron-ipc.md")
+	if err != nil || len(snaps) == 0 {
+		t.Fatalf("no snapshot of electron-ipc to read: %v", err)
+	}
 	before := settledTree(t, dir)
 	for _, tool := range ro {
 		name := tool.Tool.Name
@@ -171,6 +182,9 @@ func TestReadOnlyToolsWriteNothing(t *testing.T) {
 			for k, v := range c.args {
 				if v == "$cursor" {
 					v = cursor
+				}
+				if v == "$snapshot" {
+					v = snaps[0].Snapshot
 				}
 				args[k] = v
 			}

@@ -98,7 +98,20 @@ func (s *Store) Read(ctx context.Context, in ReadInput) (FileContent, error) {
 		return out, store.Errorf(store.CodeNotFound, "%s not found; %s", rel, hint)
 	}
 	store.CallFrom(ctx).AddRead(rel)
-	out = FileContent{Path: rel, Layer: LayerOf(rel), SHA256: store.SHA256Hex(data), Size: int64(len(data))}
+	return readContent(rel, data, in)
+}
+
+// ReadVersion returns data, an earlier version of the file rel (a git
+// commit's copy), as [Store.Read] returns a file: same decoding, line
+// ranges and caps. The caller resolved rel and read data.
+func (s *Store) ReadVersion(ctx context.Context, rel string, data []byte, in ReadInput) (FileContent, error) {
+	store.CallFrom(ctx).AddRead(rel)
+	return readContent(rel, data, in)
+}
+
+// readContent is the shared body of [Store.Read] and [Store.ReadVersion].
+func readContent(rel string, data []byte, in ReadInput) (FileContent, error) {
+	out := FileContent{Path: rel, Layer: LayerOf(rel), SHA256: store.SHA256Hex(data), Size: int64(len(data))}
 	dec := mdoc.Decode(data)
 	if dec.Binary {
 		out.Binary = true

@@ -84,8 +84,12 @@ type RestoreInput struct {
 type RestoreResult struct {
 	// Path is the file restored.
 	Path string `json:"path"`
-	// Restored is the snapshot whose content the file now holds.
-	Restored string `json:"restored"`
+	// Restored is the snapshot whose content the file now holds (empty
+	// when the version came from a git commit: Commit names it).
+	Restored string `json:"restored,omitempty"`
+	// Commit is the git commit whose version the file now holds (short
+	// hash), when the restore named one.
+	Commit string `json:"commit,omitempty"`
 	// SHA256 is the file's sha256 after the restore.
 	SHA256 string `json:"sha256"`
 	// Changed is false when the file already held that version.
@@ -124,18 +128,77 @@ func (s *Store) RestoreSnapshot(ctx context.Context, in RestoreInput) (out Resto
 	if !strings.HasPrefix(store.SHA256Hex(data), sn.SHA256Prefix) {
 		return out, store.Errorf(store.CodeInvalid, "snapshot %s is damaged: its content does not match the sha256 in its name; choose another version", sn.Snapshot)
 	}
+	out, err = s.restoreBytes(ctx, call, rel, data, in.BaseSHA256)
+	if err != nil {
+		return RestoreResult{}, err
+	}
+	out.Restored = sn.Snapshot
+	return out, nil
+}
+
+// RestoreTarget resolves what a caller named (a path, or a page slug,
+// title or alias) to the file a restore or a history is about: an existing
+// page, or one whose snapshots exist under pages/<slug>.md, context.md or
+// guidelines.md. Other files are refused with the reason.
+func (s *Store) RestoreTarget(name string) (string, error) { return s.restoreTarget(name) }
+
+// RestoreVersionInput names an earlier version that is not a snapshot (a
+// git commit's copy of the file) to bring back with [Store.RestoreVersion].
+type RestoreVersionInput struct {
+	// Path is the file to restore, as [Store.RestoreTarget] resolves it.
+	Path string
+	// Content is the version's bytes.
+	Content []byte
+	// BaseSHA256 is as in [RestoreInput].
+	BaseSHA256 string
+}
+
+// RestoreVersion brings back a version of a page, context.md or
+// guidelines.md given by its bytes, through the same audited writer as
+// [Store.RestoreSnapshot]: the current version is snapshotted first,
+// base_sha256 is honoured, a deleted page is created again, and
+// guidelines.md's "## My Rules" must come out unchanged. Restored in the
+// result is empty: the caller names the version.
+func (s *Store) RestoreVersion(ctx context.Context, in RestoreVersionInput) (out RestoreResult, err error) {
+	ctx, call, done := s.WithOwnCall(ctx)
+	defer func() { done(err) }()
+	if in.BaseSHA256 != "" && !isHexSHA(in.BaseSHA256) {
+		return out, store.Errorf(store.CodeInvalid, "base_sha256 must be 64 hex digits, as read_page returns it")
+	}
+	rel, err := s.restoreTarget(in.Path)
+	if err != nil {
+		return out, err
+	}
+	if err := restorable(rel); err != nil {
+		return out, err
+	}
+	data := in.Content
+	if data == nil {
+		data = []byte{}
+	}
+	out, err = s.restoreBytes(ctx, call, rel, data, in.BaseSHA256)
+	if err != nil {
+		return RestoreResult{}, err
+	}
+	return out, nil
+}
+
+// restoreBytes writes data as rel in one audited transaction, checking
+// base (when set) against the current file, and reports the snapshot the
+// replaced version went to.
+func (s *Store) restoreBytes(ctx context.Context, call *store.Call, rel string, data []byte, base string) (out RestoreResult, err error) {
 	before := len(call.SnapshotsTaken())
 	err = s.Update(ctx, func(tx *store.Tx) error {
 		cur, exists, err := tx.Read(rel)
 		if err != nil {
 			return err
 		}
-		if in.BaseSHA256 != "" {
+		if base != "" {
 			if !exists {
 				return store.Errorf(store.CodeNotFound, "%s does not exist now, so base_sha256 cannot match; omit base_sha256 to restore it", rel)
 			}
-			if got := store.SHA256Hex(cur); got != strings.ToLower(in.BaseSHA256) {
-				return store.Errorf(store.CodeConflict, "%s changed since you read it (base_sha256 %s… does not match the current %s…); read it again and decide whether to restore", rel, short(in.BaseSHA256), short(got))
+			if got := store.SHA256Hex(cur); got != strings.ToLower(base) {
+				return store.Errorf(store.CodeConflict, "%s changed since you read it (base_sha256 %s… does not match the current %s…); read it again and decide whether to restore", rel, short(base), short(got))
 			}
 		}
 		out.Changed = !exists || !bytes.Equal(cur, data)
@@ -153,7 +216,7 @@ func (s *Store) RestoreSnapshot(ctx context.Context, in RestoreInput) (out Resto
 	if err != nil {
 		return RestoreResult{}, err
 	}
-	out.Path, out.Restored, out.SHA256 = rel, sn.Snapshot, store.SHA256Hex(data)
+	out.Path, out.SHA256 = rel, store.SHA256Hex(data)
 	for _, p := range call.SnapshotsTaken()[before:] {
 		if strings.HasPrefix(p, store.SnapshotDir+"/"+rel+"/") {
 			out.Snapshot = p

@@ -57,6 +57,7 @@ func commands() []command {
 		{"plans", "list, show or apply plans a model proposed (they expire after 10 minutes); llmwiki review lists them with the agents' change sets", runPlans},
 		{"doctor", "check that the model endpoint and model answer, and say what to do if not", runDoctor},
 		{"sync", "sync the wiki with its git remote: commit outside edits, fetch, rebase by the wiki's conflict rules, --push (git: sync)", runSync},
+		{"history", "list a page's versions: its commits with git on (following moves), else its snapshots (--json)", runHistory},
 		{"snapshots", "list the stored earlier versions of pages and context.md, restore one, or prune by the retention", runSnapshots},
 		{"version", "print the version", runVersion},
 	}
