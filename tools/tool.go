@@ -16,9 +16,9 @@ import (
 
 	"github.com/llmwiki/llmwiki/internal/schemacheck"
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/git"
 	"github.com/llmwiki/llmwiki/wiki/links"
 	"github.com/llmwiki/llmwiki/wiki/model"
-	"github.com/llmwiki/llmwiki/wiki/git"
 	"github.com/llmwiki/llmwiki/wiki/review"
 	"github.com/llmwiki/llmwiki/wiki/search"
 	"github.com/llmwiki/llmwiki/wiki/store"
@@ -47,6 +47,9 @@ type Deps struct {
 	// Git is the wiki's git repository under git: commit or sync (nil:
 	// git is off or unavailable; page_history then reads snapshots).
 	Git *git.Repo
+	// GitError says why schema.md's git mode is not in force (the
+	// repository could not be opened); load_project shows it.
+	GitError string
 
 	// reflectSchemas makes [newTool] generate every schema from the Go
 	// types, ignoring schemas_gen.go (the test that keeps that file fresh).
