@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,14 +20,9 @@ import (
 // Files of the committer under the wiki's .llmwiki/git/ (never committed:
 // the generated .gitignore ignores .llmwiki/ whole).
 const (
-	// IndexFile is the committer's own index: always the tree of the
-	// commit HeadFile names, so a commit stages only its own paths and
-	// never reads or rewrites the person's staging.
+	// IndexFile is the index the repository's hooks see (git_hooks:
+	// true): the tree of the commit being made.
 	IndexFile = ".llmwiki/git/index"
-	// HeadFile names the commit IndexFile holds the tree of; when HEAD
-	// is another commit (the person committed, pulled or switched
-	// branches), the index is read again from HEAD.
-	HeadFile = ".llmwiki/git/index-head"
 	// PendingFile holds the commits that failed (one JSON object a
 	// line, [Pending]); the next write commits them first.
 	PendingFile = ".llmwiki/git/pending.jsonl"
@@ -81,7 +77,8 @@ func (r *Repo) Flush(ctx context.Context, call *store.Call) {
 	if !r.enabled() || len(paths) == 0 {
 		return
 	}
-	r.commitCall(ctx, call, paths)
+	slices.Sort(paths)
+	r.commitCall(ctx, call, slices.Compact(paths))
 }
 
 // enabled reports whether schema.md asks for commits now.
@@ -123,7 +120,13 @@ func (r *Repo) keepPending(p Pending, err error, call *store.Call) {
 	why := reason(err)
 	r.st.Logger().Warn("git commit failed; kept as pending", "paths", p.Paths, "err", err)
 	p.Error = why
-	r.keepVersions(context.Background(), &p)
+	if p.Blobs == nil {
+		// The versions this write made, so a later write of the same
+		// files does not change what this commit holds.
+		if b, err := r.versions(context.Background(), p.Paths); err == nil {
+			p.Blobs = b
+		}
+	}
 	if perr := r.appendPending(p); perr != nil {
 		r.st.Logger().Error("pending git commit not recorded", "err", perr)
 	}
@@ -174,12 +177,13 @@ func (r *Repo) runner() *gitcli.Git {
 func (r *Repo) host(rel string) string { return filepath.Join(r.st.Dir(), filepath.FromSlash(rel)) }
 
 // commit makes one commit of p.Paths on top of HEAD, with p's message and
-// identities: the committer's index gets the files as they are on disk,
-// its tree becomes a commit whose parent is HEAD, HEAD moves to it only if
-// it is still the commit read (update-ref's compare-and-swap), and the
-// person's index learns the same paths so `git status` stays clean. It
-// returns the new commit, or "" when the paths were already committed as
-// they are.
+// identities: the files' versions are written as blobs (or, for a pending
+// commit, taken from it), HEAD's tree gets them (buildTree: no index is
+// read or written), the tree becomes a commit whose parent is HEAD, HEAD
+// moves to it only if it is still the commit read (update-ref's
+// compare-and-swap), and the person's index learns the same paths so `git
+// status` stays clean. It returns the new commit, or "" when the paths
+// were already committed as they are.
 func (r *Repo) commit(ctx context.Context, p Pending) (string, error) {
 	g := r.runner()
 	if err := r.checkIndexLock(); err != nil {
@@ -189,34 +193,40 @@ func (r *Repo) commit(ctx context.Context, p Pending) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	idx := []string{"GIT_INDEX_FILE=" + r.host(IndexFile)}
-	if err := r.syncIndex(ctx, g, idx, head); err != nil {
-		return "", err
-	}
-	stage := p.stageArgs()
-	list := p.stageInput()
-	if _, err := g.RunWith(ctx, list, idx, stage...); err != nil {
-		r.forgetIndex()
-		return "", err
-	}
-	treeOut, err := g.RunWith(ctx, nil, idx, "write-tree")
-	if err != nil {
-		r.forgetIndex()
-		return "", err
-	}
-	tree := strings.TrimSpace(string(treeOut))
-	if head.commit != "" && tree == head.tree {
-		return "", nil // already committed as they are
-	}
-	env := append(idx, p.env()...)
-	msg := p.Message
-	if g.Hooks {
-		if err := r.runHook(ctx, g, env, "pre-commit"); err != nil {
-			r.forgetIndex()
+	if p.Blobs == nil {
+		if p.Blobs, err = r.versions(ctx, p.Paths); err != nil {
 			return "", err
 		}
-		if msg, err = r.commitMsgHook(ctx, g, env, msg); err != nil {
-			r.forgetIndex()
+		p.fromDisk = true
+	}
+	changes := make(map[string]fileChange, len(p.Paths))
+	for _, path := range p.Paths {
+		changes[r.prefix+path] = p.change(path)
+	}
+	tree, headTree, err := buildTree(ctx, g, head.commit, changes)
+	if err != nil {
+		return "", err
+	}
+	if head.commit != "" && tree == headTree {
+		return "", nil // already committed as they are
+	}
+	env := p.env()
+	msg := p.Message
+	if g.Hooks {
+		// The hooks see the commit's tree as the index, as under `git
+		// commit --only`.
+		idx := "GIT_INDEX_FILE=" + r.host(IndexFile)
+		if err := os.MkdirAll(filepath.Dir(r.host(IndexFile)), 0o755); err != nil {
+			return "", store.Internal("create the committer's folder", err)
+		}
+		if _, err := g.RunWith(ctx, nil, []string{idx}, "read-tree", tree); err != nil {
+			return "", err
+		}
+		henv := append([]string{idx}, env...)
+		if err := r.runHook(ctx, g, henv, "pre-commit"); err != nil {
+			return "", err
+		}
+		if msg, err = r.commitMsgHook(ctx, g, henv, msg); err != nil {
 			return "", err
 		}
 	}
@@ -226,21 +236,16 @@ func (r *Repo) commit(ctx context.Context, p Pending) (string, error) {
 	}
 	out, err := g.RunWith(ctx, []byte(msg), env, append(args, "-F", "-")...)
 	if err != nil {
-		r.forgetIndex()
 		return "", err
 	}
 	commit := strings.TrimSpace(string(out))
 	subject, _, _ := strings.Cut(msg, "\n")
 	if _, err := g.RunWith(ctx, nil, nil, "update-ref", "-m", "llmwiki: "+subject, "HEAD", commit, head.commit); err != nil {
-		r.forgetIndex()
 		return "", err
-	}
-	if err := r.writeHead(commit, tree); err != nil {
-		r.st.Logger().Warn("git: committer index head not recorded; it is read again next time", "err", err)
 	}
 	// The person's index: the same paths, so they are not shown as staged
 	// back to their old content. Their other entries are untouched.
-	if _, err := g.RunWith(ctx, list, nil, stage...); err != nil {
+	if _, err := g.RunWith(ctx, p.stageInput(r.prefix), nil, p.stageArgs()...); err != nil {
 		r.st.Logger().Warn("git: the commit is made but the repository's index was not updated for its files; `git status` may list them until `git reset -- <paths>`", "commit", commit, "err", err)
 	}
 	if g.Hooks {
@@ -251,11 +256,10 @@ func (r *Repo) commit(ctx context.Context, p Pending) (string, error) {
 	return commit, nil
 }
 
-// headState is HEAD as a commit reads it: its commit and tree ("" on an
-// unborn branch).
-type headState struct{ commit, tree string }
+// headState is HEAD as a commit reads it ("" on an unborn branch).
+type headState struct{ commit string }
 
-// head reads HEAD's commit and tree.
+// head reads HEAD's commit.
 func (r *Repo) head(ctx context.Context, g *gitcli.Git) (headState, error) {
 	out, err := g.Run(ctx, "rev-parse", "-q", "--verify", "HEAD^{commit}")
 	if err != nil {
@@ -264,70 +268,8 @@ func (r *Repo) head(ctx context.Context, g *gitcli.Git) (headState, error) {
 		}
 		return headState{}, err
 	}
-	h := headState{commit: strings.TrimSpace(string(out))}
-	if c, t, ok := r.readHead(); ok && c == h.commit {
-		h.tree = t
-		return h, nil
-	}
-	out, err = g.Run(ctx, "rev-parse", h.commit+"^{tree}")
-	if err != nil {
-		return headState{}, err
-	}
-	h.tree = strings.TrimSpace(string(out))
-	return h, nil
+	return headState{commit: strings.TrimSpace(string(out))}, nil
 }
-
-// syncIndex makes the committer's index the tree of head, reading it again
-// only when the commit it holds is not head.
-func (r *Repo) syncIndex(ctx context.Context, g *gitcli.Git, idx []string, head headState) error {
-	if c, _, ok := r.readHead(); ok && c == head.commit {
-		if _, err := os.Stat(r.host(IndexFile)); err == nil {
-			return nil
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(r.host(IndexFile)), 0o755); err != nil {
-		return store.Internal("create the committer's folder", err)
-	}
-	var err error
-	if head.commit == "" {
-		_, err = g.RunWith(ctx, nil, idx, "read-tree", "--empty")
-	} else {
-		_, err = g.RunWith(ctx, nil, idx, "read-tree", head.commit)
-	}
-	if err != nil {
-		r.forgetIndex()
-		return err
-	}
-	return r.writeHead(head.commit, head.tree)
-}
-
-// readHead returns the commit and tree the committer's index holds.
-func (r *Repo) readHead() (commit, tree string, ok bool) {
-	data, err := os.ReadFile(r.host(HeadFile))
-	if err != nil {
-		return "", "", false
-	}
-	f := strings.Fields(string(data))
-	if len(f) == 0 {
-		return "", "", true // the empty tree of an unborn branch
-	}
-	if len(f) != 2 {
-		return "", "", false
-	}
-	return f[0], f[1], true
-}
-
-func (r *Repo) writeHead(commit, tree string) error {
-	line := ""
-	if commit != "" {
-		line = commit + " " + tree + "\n"
-	}
-	return r.st.WriteState(HeadFile, []byte(line))
-}
-
-// forgetIndex makes the next commit read its index again from HEAD (after
-// a failure left it holding paths that were not committed).
-func (r *Repo) forgetIndex() { _ = r.st.RemoveState(HeadFile) }
 
 // checkIndexLock fails when another git process holds the repository's
 // index: the commit would succeed but the person's index could not follow.
@@ -368,73 +310,86 @@ func (r *Repo) commitMsgHook(ctx context.Context, g *gitcli.Git, env []string, m
 // stageArgs is the update-index that stages p: the files as they are on
 // disk, or, for a pending commit, the versions its write made.
 func (p Pending) stageArgs() []string {
-	if p.Blobs != nil {
+	if !p.fromDisk {
 		return []string{"update-index", "-z", "--index-info"}
 	}
 	return []string{"update-index", "--add", "--remove", "-z", "--stdin"}
 }
 
 // stageInput is the stdin of [Pending.stageArgs].
-func (p Pending) stageInput() []byte {
-	if p.Blobs == nil {
+func (p Pending) stageInput(prefix string) []byte {
+	if p.fromDisk {
 		return nulList(p.Paths)
 	}
 	var b bytes.Buffer
 	for _, path := range p.Paths {
-		blob, mode := p.Blobs[path], "100644"
-		if m, sha, ok := strings.Cut(blob, " "); ok {
-			mode, blob = m, sha
+		c := p.change(path)
+		if c.removed {
+			c.mode, c.oid = "0", zeroOID
 		}
-		if blob == "" {
-			mode, blob = "0", zeroOID
-		}
-		b.WriteString(mode + " " + blob + "\t" + path)
+		b.WriteString(c.mode + " " + c.oid + "\t" + prefix + path) // --index-info takes paths from the top
 		b.WriteByte(0)
 	}
 	return b.Bytes()
 }
 
+// change is path's version in p.
+func (p Pending) change(path string) fileChange {
+	v := p.Blobs[path]
+	mode, oid, ok := strings.Cut(v, " ")
+	if !ok || oid == "" {
+		return fileChange{removed: true}
+	}
+	return fileChange{mode: mode, oid: oid}
+}
+
 // zeroOID in --index-info removes a path.
 const zeroOID = "0000000000000000000000000000000000000000"
 
-// keepVersions records in p the blobs of its files as they are now (the
-// versions its write made), written to the object store, so the pending
-// commit holds those versions even when later writes change the files
-// first. Without them (git cannot write objects either) the retry commits
-// the files as they are then.
-func (r *Repo) keepVersions(ctx context.Context, p *Pending) {
+// versions writes the files' versions as they are on disk as blobs and
+// returns them by path ("<mode> <blob>"; "" for a file that is gone).
+func (r *Repo) versions(ctx context.Context, paths []string) (map[string]string, error) {
 	var present []string
 	blobs := map[string]string{}
-	for _, path := range p.Paths {
+	for _, path := range paths {
 		fi, err := os.Lstat(r.host(path))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			blobs[path] = ""
-		case err != nil || !fi.Mode().IsRegular():
-			return
-		default:
+		case err != nil:
+			return nil, err
+		case fi.Mode()&fs.ModeSymlink != 0:
+			blobs[path] = "120000"
 			present = append(present, path)
+		default:
 			mode := "100644"
 			if fi.Mode()&0o111 != 0 {
 				mode = "100755"
 			}
 			blobs[path] = mode
+			present = append(present, path)
 		}
 	}
-	if len(present) > 0 {
-		out, err := r.git.RunWith(ctx, []byte(strings.Join(present, "\n")+"\n"), nil, "hash-object", "-w", "--stdin-paths")
+	if len(present) == 0 {
+		return blobs, nil
+	}
+	// Paths as arguments (hash-object resolves them against its working
+	// directory, which --stdin-paths does not), a bounded number a run.
+	var ids []string
+	for chunk := range slices.Chunk(present, 512) {
+		out, err := r.git.Run(ctx, append([]string{"hash-object", "-w", "--"}, chunk...)...)
 		if err != nil {
-			return
+			return nil, err
 		}
-		ids := strings.Fields(string(out))
-		if len(ids) != len(present) {
-			return
-		}
-		for i, path := range present {
-			blobs[path] += " " + ids[i]
-		}
+		ids = append(ids, strings.Fields(string(out))...)
 	}
-	p.Blobs = blobs
+	if len(ids) != len(present) {
+		return nil, fmt.Errorf("git hash-object: %d ids for %d files", len(ids), len(present))
+	}
+	for i, path := range present {
+		blobs[path] += " " + ids[i]
+	}
+	return blobs, nil
 }
 
 // nulList is paths for a -z --stdin reader.

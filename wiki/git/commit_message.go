@@ -28,6 +28,9 @@ type Pending struct {
 	// "" for a removed file), kept when the commit failed; nil: the files
 	// as they are on disk.
 	Blobs map[string]string `json:"blobs,omitempty"`
+	// fromDisk: Blobs were read from disk for this commit (the person's
+	// index is then refreshed from the files, stat data included).
+	fromDisk bool
 	// Error says why the commit failed.
 	Error string `json:"error,omitempty"`
 }

@@ -367,7 +367,17 @@ func TestMoveIsRename(t *testing.T) {
 // the write on disk, a warning and a pending commit; the next write, once
 // the lock is gone, commits both, in order.
 func TestPendingAfterIndexLock(t *testing.T) {
-	f := newFixture(t, "", false)
+	for _, sub := range []string{"", "docs/wiki"} {
+		t.Run("at /"+sub, func(t *testing.T) { testPendingAfterIndexLock(t, sub) })
+	}
+}
+
+func testPendingAfterIndexLock(t *testing.T, sub string) {
+	f := newFixture(t, sub, false)
+	prefix := ""
+	if sub != "" {
+		prefix = sub + "/"
+	}
 	before := f.commits(t)
 	lock := filepath.Join(f.top, ".git", "index.lock")
 	os.WriteFile(lock, nil, 0o644)
@@ -390,10 +400,10 @@ func TestPendingAfterIndexLock(t *testing.T) {
 	if got := f.commits(t); got != before+2 {
 		t.Fatalf("commits = %d, want %d (the pending one and the new one)", got, before+2)
 	}
-	if got, want := files(t, f.top, "HEAD~1"), written(call, ""); !reflect.DeepEqual(got, want) {
+	if got, want := files(t, f.top, "HEAD~1"), written(call, prefix); !reflect.DeepEqual(got, want) {
 		t.Errorf("pending commit holds %v, want %v", got, want)
 	}
-	if got, want := files(t, f.top, "HEAD"), written(call2, ""); !reflect.DeepEqual(got, want) {
+	if got, want := files(t, f.top, "HEAD"), written(call2, prefix); !reflect.DeepEqual(got, want) {
 		t.Errorf("new commit holds %v, want %v", got, want)
 	}
 	if st := f.repo.Status(context.Background()); st.Uncommitted != 0 || st.CommitError != "" {

@@ -159,15 +159,14 @@ func SetSchemaGit(data []byte, mode string) []byte {
 		}
 		if m := gitLine.FindSubmatchIndex(line); m != nil {
 			var b bytes.Buffer
-			b.Write(line[:m[2]])
-			b.WriteString(mode)
+			b.WriteString("git: " + mode)
 			end := m[3]
 			if m[4] >= 0 {
 				end = m[5]
 				// Keep the comment's column where the spaces allow it.
 				comment := line[m[4]:m[5]]
 				rest := bytes.TrimLeft(comment, " \t")
-				ws := len(comment) - len(rest) - (len(mode) - (m[3] - m[2]))
+				ws := len(comment) - len(rest) - (len("git: "+mode) - m[3])
 				b.WriteString(strings.Repeat(" ", max(ws, 1)))
 				b.Write(rest)
 			}
