@@ -83,3 +83,20 @@ func (r *Repo) CommitPending(ctx context.Context) error {
 	}
 	return r.st.Locked(ctx, func() error { return r.commitPending(ctx) })
 }
+
+// CommitFiles commits paths (from the wiki root) as they are on disk as
+// one commit of call (its tool, client and log line name it; nil: a
+// commit by the person), after what is pending. The caller holds the
+// project lock ([wiki.Store.Locked]); sync commits outside edits with it.
+// It returns the short hash of the commit, "" when the files were already
+// committed as they are.
+func (r *Repo) CommitFiles(ctx context.Context, call *store.Call, paths []string) (string, error) {
+	if err := r.commitPending(ctx); err != nil {
+		return "", err
+	}
+	commit, err := r.commit(ctx, r.describe(ctx, call, uniqueSorted(paths)))
+	if len(commit) > 12 {
+		commit = commit[:12]
+	}
+	return commit, err
+}

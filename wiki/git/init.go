@@ -103,7 +103,7 @@ func Enable(ctx context.Context, st *wiki.Store) (Enabled, error) {
 	var commit string
 	err = st.Locked(ctx, func() error {
 		var cerr error
-		commit, cerr = r.commit(ctx, r.describe(ctx, call, paths))
+		commit, cerr = r.CommitFiles(ctx, call, paths)
 		return cerr
 	})
 	if aerr := st.Audit(call, err); aerr != nil {
@@ -112,9 +112,6 @@ func Enable(ctx context.Context, st *wiki.Store) (Enabled, error) {
 	if err != nil {
 		st.Logger().Error("git: the wiki's first commit failed", "err", err)
 		return done, store.Errorf(store.CodeUnavailable, "git could not commit the wiki's files (%s); fix that and run `llmwiki init --git` again", reason(err))
-	}
-	if len(commit) > 12 {
-		commit = commit[:12]
 	}
 	done.Commit, done.Files = commit, len(paths)
 	return done, nil
