@@ -189,7 +189,7 @@ func (r *Repo) commit(ctx context.Context, p Pending) (string, error) {
 	if err := r.checkIndexLock(); err != nil {
 		return "", err
 	}
-	head, err := r.head(ctx, g)
+	head, err := headCommit(ctx, g)
 	if err != nil {
 		return "", err
 	}
@@ -203,11 +203,11 @@ func (r *Repo) commit(ctx context.Context, p Pending) (string, error) {
 	for _, path := range p.Paths {
 		changes[r.prefix+path] = p.change(path)
 	}
-	tree, headTree, err := buildTree(ctx, g, head.commit, changes)
+	tree, headTree, err := buildTree(ctx, g, head, changes)
 	if err != nil {
 		return "", err
 	}
-	if head.commit != "" && tree == headTree {
+	if head != "" && tree == headTree {
 		return "", nil // already committed as they are
 	}
 	env := p.env()
@@ -231,8 +231,8 @@ func (r *Repo) commit(ctx context.Context, p Pending) (string, error) {
 		}
 	}
 	args := []string{"commit-tree", tree}
-	if head.commit != "" {
-		args = append(args, "-p", head.commit)
+	if head != "" {
+		args = append(args, "-p", head)
 	}
 	out, err := g.RunWith(ctx, []byte(msg), env, append(args, "-F", "-")...)
 	if err != nil {
@@ -240,7 +240,7 @@ func (r *Repo) commit(ctx context.Context, p Pending) (string, error) {
 	}
 	commit := strings.TrimSpace(string(out))
 	subject, _, _ := strings.Cut(msg, "\n")
-	if _, err := g.RunWith(ctx, nil, nil, "update-ref", "-m", "llmwiki: "+subject, "HEAD", commit, head.commit); err != nil {
+	if _, err := g.RunWith(ctx, nil, nil, "update-ref", "-m", "llmwiki: "+subject, "HEAD", commit, head); err != nil {
 		return "", err
 	}
 	// The person's index: the same paths, so they are not shown as staged
@@ -256,19 +256,16 @@ func (r *Repo) commit(ctx context.Context, p Pending) (string, error) {
 	return commit, nil
 }
 
-// headState is HEAD as a commit reads it ("" on an unborn branch).
-type headState struct{ commit string }
-
-// head reads HEAD's commit.
-func (r *Repo) head(ctx context.Context, g *gitcli.Git) (headState, error) {
+// headCommit reads HEAD's commit with g ("" on an unborn branch).
+func headCommit(ctx context.Context, g *gitcli.Git) (string, error) {
 	out, err := g.Run(ctx, "rev-parse", "-q", "--verify", "HEAD^{commit}")
 	if err != nil {
 		if gitcli.ExitCode(err) == 1 {
-			return headState{}, nil // unborn: the first commit
+			return "", nil // unborn: the first commit
 		}
-		return headState{}, err
+		return "", err
 	}
-	return headState{commit: strings.TrimSpace(string(out))}, nil
+	return strings.TrimSpace(string(out)), nil
 }
 
 // checkIndexLock fails when another git process holds the repository's
