@@ -2,9 +2,12 @@ package tools
 
 import (
 	"context"
+	"strconv"
 	"time"
 
+	"github.com/llmwiki/llmwiki/internal/english"
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/git"
 	"github.com/llmwiki/llmwiki/wiki/search"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
@@ -19,6 +22,8 @@ type LoadProjectOutput struct {
 	Index *search.Status `json:"index,omitempty" jsonschema:"the search index: state (ready, building, stale, failed), pages indexed and why it is not ready"`
 	// Review is what awaits a person (absent when the server has no review).
 	Review *ReviewSummary `json:"review,omitempty" jsonschema:"the review mode and what awaits the person: pending change sets and plans, and writes not yet reviewed"`
+	// Git is the wiki's git state (absent with git: off).
+	Git *git.Status `json:"git,omitempty" jsonschema:"the wiki's git state under git: commit or sync: branch, head commit, writes on disk not yet committed and why, the remote and the last sync, open sync conflicts"`
 	Notes
 }
 
@@ -61,6 +66,27 @@ func reviewSummary(ctx context.Context, d Deps) *ReviewSummary {
 	return sum
 }
 
+// gitSummary is load_project's git section; writes not committed and a
+// repository that could not be opened are warnings too.
+func gitSummary(ctx context.Context, d Deps) *git.Status {
+	mode := d.Store.Settings().Git
+	switch {
+	case mode == wiki.GitOff:
+		return nil
+	case d.Git == nil:
+		if d.GitError == "" {
+			return nil
+		}
+		store.CallFrom(ctx).AddWarning(d.GitError)
+		return &git.Status{Mode: mode, CommitError: d.GitError}
+	}
+	st := d.Git.Status(ctx)
+	if st.Uncommitted > 0 {
+		store.CallFrom(ctx).AddWarning(strconv.Itoa(st.Uncommitted) + " " + english.Plural(st.Uncommitted, "write is", "writes are") + " on disk but not committed to git (" + st.CommitError + "); the next write commits them")
+	}
+	return &st
+}
+
 // readOnlyWarning is load_project's warning on a read-only wiki.
 const readOnlyWarning = "the wiki is read-only: every tool that writes is refused (" + store.ReadOnlyMessage + "); reading and searching work"
 
@@ -69,7 +95,7 @@ const readOnlyWarning = "the wiki is read-only: every tool that writes is refuse
 func LoadProject(d Deps) Tool {
 	return newTool(d, toolSpec{
 		Name: "load_project", Toolset: "core", Title: "Load project",
-		Description: "Orientation for this wiki; call it first in every workflow. Returns schema.md (the rules pages follow), guidelines.md (learned rules), context.md (the current synthesis), counts, sources not yet folded into context.md, pages changed since the last build, stale derived state, the search index's state, the review mode with the change sets awaiting the person, and recent log entries.",
+		Description: "Orientation for this wiki; call it first in every workflow. Returns schema.md (the rules pages follow), guidelines.md (learned rules), context.md (the current synthesis), counts, sources not yet folded into context.md, pages changed since the last build, stale derived state, the search index's state, the review mode with the change sets awaiting the person, the git state (with git on), and recent log entries.",
 		Hints:       readOnlyHints,
 	},
 		func(ctx context.Context, _ LoadProjectInput) (LoadProjectOutput, error) {
@@ -84,6 +110,7 @@ func LoadProject(d Deps) Tool {
 				out.Index = &st
 			}
 			out.Review = reviewSummary(ctx, d)
+			out.Git = gitSummary(ctx, d)
 			return out, err
 		})
 }

@@ -47,6 +47,9 @@ type Deps struct {
 	// Git is the wiki's git repository under git: commit or sync (nil:
 	// git is off or unavailable; page_history then reads snapshots).
 	Git *git.Repo
+	// GitError says why schema.md's git mode is not in force (the
+	// repository could not be opened); load_project shows it.
+	GitError string
 
 	// reflectSchemas makes [newTool] generate every schema from the Go
 	// types, ignoring schemas_gen.go (the test that keeps that file fresh).

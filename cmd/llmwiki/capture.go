@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/llmwiki/llmwiki/agents/install"
+	"github.com/llmwiki/llmwiki/internal/app"
 	"github.com/llmwiki/llmwiki/internal/english"
 	"github.com/llmwiki/llmwiki/internal/redact"
 	"github.com/llmwiki/llmwiki/wiki"
@@ -101,9 +102,13 @@ func capture(ctx context.Context, e env, rootFlag string, ifEnabled bool, sessio
 	}
 	call := store.NewCall("cli:capture", st.SessionID(), map[string]any{"session_id": session, "transcript": transcriptPath, "event": in.HookEventName, "reason": in.Reason})
 	ctx = store.WithCall(ctx, call)
+	app.InstallGit(st)
 	var msg string
 	if err = inputErr; err == nil {
-		msg, err = captureInto(ctx, e, st, session, transcriptPath, in.CWD)
+		// A long session saved in parts is one commit.
+		cctx, done := st.OneCommit(ctx)
+		msg, err = captureInto(cctx, e, st, session, transcriptPath, in.CWD)
+		done()
 	}
 	if err == nil && named != "" && strings.HasPrefix(msg, "saved ") {
 		msg += " in the wiki at " + dir + named

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/llmwiki/llmwiki/internal/app"
 	"github.com/llmwiki/llmwiki/internal/english"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/store"
@@ -26,6 +27,7 @@ func runIndex(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer st.Close()
+	app.InstallGit(st)
 	ctx = wiki.WithProgress(ctx, func(done, total int, msg string) {
 		fmt.Fprintf(e.stderr, "llmwiki index: %d/%d %s\n", done, total, msg)
 	})

@@ -4,13 +4,16 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/llmwiki/llmwiki/internal/gitcli"
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/git"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
-func runInit(_ context.Context, e env, args []string) error {
-	fs := newFlags(e, "init", "init [--root DIR] [DIR]")
+func runInit(ctx context.Context, e env, args []string) error {
+	fs := newFlags(e, "init", "init [--root DIR] [--git] [DIR]")
 	rootFlag := fs.String("root", "", "wiki root (default $LLMWIKI_ROOT, else ~/llmwiki)")
+	withGit := fs.Bool("git", false, "keep the wiki in git: set git: commit in schema.md, run git init when the folder is in no repository, write .gitignore and commit the wiki's files")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -25,18 +28,62 @@ func runInit(_ context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *withGit {
+		// Before anything is created: a missing git says what to install.
+		if _, err := gitcli.Find(); err != nil {
+			return fmt.Errorf("init --git: %s", err)
+		}
+	}
 	created, err := wiki.Init(dir)
 	if err != nil {
 		return fmt.Errorf("init %s: %s", dir, store.PublicMessage(err))
 	}
-	if len(created) == 0 {
+	if len(created) == 0 && !*withGit {
 		fmt.Fprintf(e.stdout, "%s is already a wiki; nothing was changed.\n", dir)
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "Initialised a wiki at %s:\n", dir)
-	for _, c := range created {
-		fmt.Fprintf(e.stdout, "  created %s\n", c)
+	if len(created) > 0 {
+		fmt.Fprintf(e.stdout, "Initialised a wiki at %s:\n", dir)
+		for _, c := range created {
+			fmt.Fprintf(e.stdout, "  created %s\n", c)
+		}
 	}
-	fmt.Fprintf(e.stdout, "Next: drop documents into %s/sources/ and connect a client: llmwiki serve --root %s\n", dir, dir)
+	if *withGit {
+		if err := initGit(ctx, e, dir); err != nil {
+			return err
+		}
+	}
+	if len(created) > 0 {
+		fmt.Fprintf(e.stdout, "Next: drop documents into %s/sources/ and connect a client: llmwiki serve --root %s\n", dir, dir)
+	}
+	return nil
+}
+
+// initGit turns git on for the wiki at dir and says what it did.
+func initGit(ctx context.Context, e env, dir string) error {
+	st, err := wiki.Open(dir, wiki.WithLogger(newLogger(e)))
+	if err != nil {
+		return fmt.Errorf("open wiki at %s: %s", dir, store.PublicMessage(err))
+	}
+	defer st.Close()
+	res, err := git.Enable(ctx, st)
+	if err != nil {
+		return fmt.Errorf("init --git: %s", store.PublicMessage(err))
+	}
+	if res.SchemaChanged {
+		fmt.Fprintf(e.stdout, "  set git: %s in schema.md\n", res.Mode)
+	}
+	if res.Initialised {
+		fmt.Fprintln(e.stdout, "  ran git init (branch main)")
+	}
+	if res.Gitignore {
+		fmt.Fprintf(e.stdout, "  wrote %s (.llmwiki/ stays on this machine)\n", git.GitignoreFile)
+	}
+	if res.Commit != "" {
+		fmt.Fprintf(e.stdout, "  committed %d files as %s\n", res.Files, res.Commit)
+	} else {
+		fmt.Fprintln(e.stdout, "  every file of the wiki was already committed")
+	}
+	fmt.Fprintf(e.stdout, "git is on (git: %s): every audited write is now one commit.\n", res.Mode)
 	return nil
 }

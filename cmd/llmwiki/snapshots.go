@@ -53,6 +53,8 @@ func runSnapshots(ctx context.Context, e env, args []string) error {
 		}
 		call := store.NewCall("cli:snapshots-restore", st.SessionID(), map[string]any{"path": in.Path, "snapshot": in.Snapshot})
 		ctx = store.WithCall(ctx, call)
+		// The restore and its log entry are one commit.
+		ctx, commit := st.OneCommit(ctx)
 		res, err := st.RestoreSnapshot(ctx, in)
 		if err == nil && res.Changed {
 			_, lerr := st.AppendLog(ctx, wiki.LogInput{Op: "restore", Title: "Restored " + res.Path + " from " + path.Base(res.Restored), Details: "Restored with llmwiki snapshots restore. The version it replaced is kept in " + res.Snapshot + "."})
@@ -60,6 +62,7 @@ func runSnapshots(ctx context.Context, e env, args []string) error {
 				call.AddWarning("log.md entry not written: " + store.PublicMessage(lerr))
 			}
 		}
+		commit()
 		if aerr := st.Audit(call, err); aerr != nil {
 			fmt.Fprintln(e.stderr, "llmwiki: audit line not written:", store.PublicMessage(aerr))
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/llmwiki/llmwiki/internal/english"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/eval"
+	"github.com/llmwiki/llmwiki/wiki/git"
 	"github.com/llmwiki/llmwiki/wiki/lint"
 	"github.com/llmwiki/llmwiki/wiki/review"
 	"github.com/llmwiki/llmwiki/wiki/search"
@@ -37,6 +38,7 @@ type wikiStatus struct {
 	Snapshots      statusSnapshots   `json:"snapshots"`
 	RecentLog      []string          `json:"recent_log"`
 	Review         statusReview      `json:"review"`
+	Git            git.Status        `json:"git"` // load_project's git (mode off: nothing else is set)
 }
 
 // statusReview is what awaits a person (llmwiki review).
@@ -117,6 +119,7 @@ func collectStatus(ctx context.Context, st *wiki.Store, dir string) (*wikiStatus
 		Lint: rep.Counts, LintSeverities: rep.Severities, RecentLog: p.RecentLog,
 		Review: statusReview{Mode: a.Review.Mode()},
 	}
+	s.Git = gitStatus(ctx, st, a)
 	if c, err := a.Review.Count(); err != nil {
 		s.Review.Error = oneLineMsg(cliMessage(err))
 	} else {
@@ -153,6 +156,39 @@ func collectStatus(ctx context.Context, st *wiki.Store, dir string) (*wikiStatus
 		return nil
 	})
 	return s, nil
+}
+
+// gitStatus is the git state, or why schema.md's mode is not in force.
+func gitStatus(ctx context.Context, st *wiki.Store, a *app.App) git.Status {
+	if a.Git != nil {
+		return a.Git.Status(ctx)
+	}
+	return git.Status{Mode: st.Settings().Git, CommitError: a.GitError}
+}
+
+// gitLine is status's git line.
+func gitLine(g git.Status) string {
+	if g.Mode == wiki.GitOff {
+		return "git: off (llmwiki init --git keeps the wiki in git)"
+	}
+	if g.Branch == "" && g.Head == "" && g.CommitError != "" {
+		return fmt.Sprintf("git: %s, %s", g.Mode, g.CommitError)
+	}
+	line := fmt.Sprintf("git: %s on %s at %s", g.Mode, orNone(g.Branch, "a detached HEAD"), orNone(g.Head, "no commit yet"))
+	if g.Uncommitted > 0 {
+		line += fmt.Sprintf("; %s on disk not committed (%s): the next write commits %s", english.Count(g.Uncommitted, "write"), g.CommitError, english.Plural(g.Uncommitted, "it", "them"))
+	}
+	if g.Conflicts > 0 {
+		line += fmt.Sprintf("; %s open (llmwiki lint)", english.Count(g.Conflicts, "sync conflict"))
+	}
+	return line
+}
+
+func orNone(s, none string) string {
+	if s == "" {
+		return none
+	}
+	return s
 }
 
 func printStatus(e env, s *wikiStatus) {
@@ -196,6 +232,7 @@ func printStatus(e env, s *wikiStatus) {
 		fmt.Fprintf(w, " (not counted: %s)", s.Review.Error)
 	}
 	fmt.Fprintln(w)
+	fmt.Fprintln(w, gitLine(s.Git))
 	if len(s.RecentLog) > 0 {
 		fmt.Fprintln(w, "recent log:")
 		for _, l := range s.RecentLog {

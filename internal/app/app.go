@@ -21,6 +21,7 @@ import (
 	"github.com/llmwiki/llmwiki/wiki/model"
 	"github.com/llmwiki/llmwiki/wiki/review"
 	"github.com/llmwiki/llmwiki/wiki/search"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // Options says what [New] wires.
@@ -54,6 +55,10 @@ type App struct {
 	// Git is the wiki's git repository under git: commit or sync, nil
 	// otherwise (see wiki/git).
 	Git *git.Repo
+	// GitError says why the repository could not be opened while
+	// schema.md asks for git (no git installed, no repository); writes
+	// are then not committed, and load_project and status say so.
+	GitError string
 
 	bgCtx  context.Context
 	stopBg context.CancelFunc
@@ -80,8 +85,36 @@ func New(st *wiki.Store, o Options) *App {
 	}
 	a.Links = links.Open(st)
 	st.AddDerived(a.Links)
+	a.openGit()
 	a.Review = review.New(st, a.Links, tools.RunWrite(a.deps()))
 	return a
+}
+
+// openGit opens the wiki's repository and installs its committer
+// ([InstallGit]).
+func (a *App) openGit() {
+	a.Git, a.GitError = InstallGit(a.Store)
+	if a.GitError != "" {
+		a.Log.Warn("git: " + a.GitError)
+	}
+}
+
+// InstallGit opens the repository of st and installs its committer when
+// schema.md says git: commit or sync, for a command that writes without
+// the rest of an [App]. Read at open: turning git on while a server runs
+// takes effect at its next start; turning it off stops the commits at
+// once. problem says why the repository could not be opened ("" when it
+// opened or git is off).
+func InstallGit(st *wiki.Store) (r *git.Repo, problem string) {
+	if st.Settings().Git == wiki.GitOff {
+		return nil, ""
+	}
+	r, err := git.Open(context.Background(), st)
+	if err != nil {
+		return nil, "writes are not committed to git: " + store.PublicMessage(err)
+	}
+	r.Install()
+	return r, ""
 }
 
 // Deps is what the tools need; every transport (stdio, HTTP) and
@@ -93,7 +126,7 @@ func (a *App) Deps() tools.Deps {
 }
 
 func (a *App) deps() tools.Deps {
-	return tools.Deps{Store: a.Store, Log: a.Log, Model: a.Model, Search: a.Search, Links: a.Links, Git: a.Git}
+	return tools.Deps{Store: a.Store, Log: a.Log, Model: a.Model, Search: a.Search, Links: a.Links, Git: a.Git, GitError: a.GitError}
 }
 
 // WarmLinks makes [App.Start] also build the link graph, so that the first

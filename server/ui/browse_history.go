@@ -138,6 +138,8 @@ func (a *app) restore(w http.ResponseWriter, r *http.Request) {
 	call.Remote = r.RemoteAddr
 	// A restore once posted runs to the end, as a review decision does.
 	ctx := store.WithCall(context.WithoutCancel(r.Context()), call)
+	// The restore and its log entry are one commit.
+	ctx, commit := a.cfg.Store.OneCommit(ctx)
 	res, err := a.cfg.Store.RestoreSnapshot(ctx, in)
 	if err == nil && res.Changed {
 		_, lerr := a.cfg.Store.AppendLog(ctx, wiki.LogInput{Op: "restore", Title: "Restored " + res.Path + " from " + path.Base(res.Restored),
@@ -146,6 +148,7 @@ func (a *app) restore(w http.ResponseWriter, r *http.Request) {
 			call.AddWarning("log.md entry not written: " + store.PublicMessage(lerr))
 		}
 	}
+	commit()
 	if aerr := a.cfg.Store.Audit(call, err); aerr != nil {
 		a.log.Error("ui: audit line not written", "tool", call.Tool, "err", aerr)
 	}

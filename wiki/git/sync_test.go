@@ -183,7 +183,7 @@ func noMarkers(t *testing.T, c *clone) {
 	})
 }
 
-func clean(t *testing.T, c *clone) {
+func assertClean(t *testing.T, c *clone) {
 	t.Helper()
 	if s := gitT(t, c.dir, "status", "--porcelain"); s != "" {
 		t.Errorf("%s: working tree not clean after sync:\n%s", filepath.Base(c.dir), s)
@@ -234,7 +234,7 @@ func TestSyncDifferentPagesBothLand(t *testing.T) {
 			t.Errorf("%s: catalogue = %v, want both pages", filepath.Base(c.dir), names)
 		}
 		noMarkers(t, c)
-		clean(t, c)
+		assertClean(t, c)
 	}
 	if a.read(t, "index.md") != b.read(t, "index.md") {
 		t.Errorf("index.md differs between the clones")
@@ -324,7 +324,7 @@ func TestSyncSamePageOverlappingKeepsRemoteAndSnapshot(t *testing.T) {
 		t.Errorf("snapshot %s not listed for the page: %v %v", c.Snapshot, snaps, err)
 	}
 	noMarkers(t, b)
-	clean(t, b)
+	assertClean(t, b)
 	a.sync(t, false)
 	if a.read(t, "pages/gamma.md") != b.read(t, "pages/gamma.md") {
 		t.Errorf("the clones disagree on the page after the sync")
@@ -552,7 +552,7 @@ func TestSyncOutsideEditsAndUnsavedEdit(t *testing.T) {
 		t.Error("the page is not the remote version")
 	}
 	noMarkers(t, b)
-	clean(t, b)
+	assertClean(t, b)
 }
 
 func TestSyncNoRemote(t *testing.T) {

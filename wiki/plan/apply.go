@@ -78,8 +78,12 @@ func checkSelection(sel []int, n int) error {
 // The actions run in plan order through the audited writers
 // ([wiki.Store.WritePage], [wiki.Store.WriteContext]); the first failure
 // stops the rest (reported as not_run) and the plan ends "failed". One log.md
-// entry records the outcome. The returned plan carries Results either way.
+// entry records the outcome. With git on, the writes and the entry are one
+// commit. The returned plan carries Results either way.
 func Apply(ctx context.Context, s *wiki.Store, g *links.Graph, id string, selected []int) (*Plan, error) {
+	// Every write of the plan and its log entry is one commit.
+	ctx, done := s.OneCommit(ctx)
+	defer done()
 	b := NewBook(s)
 	var p *Plan
 	err := s.Locked(ctx, func() error {

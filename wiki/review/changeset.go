@@ -194,6 +194,10 @@ type Outcome struct {
 func (s *Service) Approve(ctx context.Context, ref string, selected []int, reviewer string) (_ *Outcome, err error) {
 	ctx, finish := s.ownCall(ctx, "review:approve", map[string]any{"ref": ref, "selected": selected, "reviewer": reviewer})
 	defer func() { finish(err) }()
+	// The approved actions and the decision's log entry are one commit,
+	// made before the audit line.
+	ctx, commit := s.st.OneCommit(ctx)
+	defer commit()
 	if err := checkReviewer(reviewer); err != nil {
 		return nil, err
 	}
