@@ -36,7 +36,7 @@ func newGitHarness(t *testing.T) *gitHarness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(schema, []byte(strings.Replace(string(b), "---\n", "---\ngit: commit\n", 1)), 0o644)
+	os.WriteFile(schema, git.SetSchemaGit(b, "commit"), 0o644)
 	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("/.llmwiki/\n"), 0o644)
 	g := &gitHarness{harness: &harness{t: t, dir: dir, parent: parent}}
 	g.git("init", "-q", "-b", "main")

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/git"
 )
 
 // TestHistoryCommand: llmwiki history lists a page's versions for a
@@ -63,7 +64,7 @@ func TestHistoryCommand(t *testing.T) {
 	}
 	schema := filepath.Join(root, "schema.md")
 	b, _ := os.ReadFile(schema)
-	os.WriteFile(schema, []byte(strings.Replace(string(b), "---\n", "---\ngit: commit\n", 1)), 0o644)
+	os.WriteFile(schema, git.SetSchemaGit(b, "commit"), 0o644)
 	os.WriteFile(filepath.Join(root, ".gitignore"), []byte("/.llmwiki/\n"), 0o644)
 	gitc := func(args ...string) {
 		t.Helper()

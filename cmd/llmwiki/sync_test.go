@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/llmwiki/llmwiki/wiki/git"
 )
 
 func gitCmd(t *testing.T, dir string, args ...string) string {
@@ -35,7 +37,7 @@ func TestSyncCommand(t *testing.T) {
 	initWiki(t, ada)
 	schema := filepath.Join(ada, "schema.md")
 	data, _ := os.ReadFile(schema)
-	os.WriteFile(schema, []byte(strings.Replace(string(data), "---\n", "---\ngit: sync\n", 1)), 0o644)
+	os.WriteFile(schema, git.SetSchemaGit(data, "sync"), 0o644)
 	os.WriteFile(filepath.Join(ada, ".gitignore"), []byte("/.llmwiki/\n"), 0o644)
 	gitCmd(t, ada, "config", "user.name", "Ada Lovelace")
 	gitCmd(t, ada, "config", "user.email", "ada@example.org")

@@ -41,7 +41,7 @@ func newGitRepo(t testing.TB, sub string) *gitRepo {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(schema, []byte(strings.Replace(string(b), "---\n", "---\ngit: commit\n", 1)), 0o644); err != nil {
+	if err := os.WriteFile(schema, SetSchemaGit(b, "commit"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("/.llmwiki/\n"), 0o644)
