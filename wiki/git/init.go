@@ -65,7 +65,14 @@ func Enable(ctx context.Context, st *wiki.Store) (Enabled, error) {
 		mode = wiki.GitCommit
 	}
 	done.Mode = mode
-	if done.SchemaChanged, err = setSchemaGitFile(filepath.Join(dir, "schema.md"), mode); err != nil {
+	// The person's own files are written under the project lock: every
+	// temp file beside a wiki file is made under it, which is what lets
+	// the store's sweep remove the ones it finds.
+	if err := st.Locked(ctx, func() error {
+		var err error
+		done.SchemaChanged, err = setSchemaGitFile(filepath.Join(dir, "schema.md"), mode)
+		return err
+	}); err != nil {
 		return done, err
 	}
 	g := &gitcli.Git{Path: path, Dir: dir}
@@ -76,7 +83,11 @@ func Enable(ctx context.Context, st *wiki.Store) (Enabled, error) {
 		}
 		done.Initialised = true
 	}
-	if done.Gitignore, err = ensureGitignore(filepath.Join(dir, GitignoreFile)); err != nil {
+	if err := st.Locked(ctx, func() error {
+		var err error
+		done.Gitignore, err = ensureGitignore(filepath.Join(dir, GitignoreFile))
+		return err
+	}); err != nil {
 		return done, err
 	}
 	r, err := Open(ctx, st)
