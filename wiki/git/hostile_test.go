@@ -134,3 +134,45 @@ func TestHostileGitRemoteSpecialEntries(t *testing.T) {
 func TestHostileGitRemoteCaseTwins(t *testing.T) {
 	t.Skip("open: a sync checks out Raft.md and raft.md side by side (git's checkout collides them on macOS/Windows); which one to keep is a design question, see the hostile report")
 }
+
+// log.md is append-only: a remote commit that deletes entries (and one
+// that rewrites it whole) must not take them out of the wiki's log.
+func TestHostileGitRemoteTruncatesLog(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ff   bool
+	}{{"fast-forward", true}, {"replay", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			bare, a, b := newTeam(t)
+			a.log(t, "09:10", "ada's first")
+			a.log(t, "09:20", "ada's second")
+			a.commit(t, "note | ada")
+			a.sync(t, true)
+			b.sync(t, false)
+			mallory(t, bare, func(dir string) {
+				data, err := os.ReadFile(filepath.Join(dir, "log.md"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				i := strings.Index(string(data), "## [")
+				if i < 0 {
+					t.Fatalf("no entry in log.md:\n%s", data)
+				}
+				writeT(t, filepath.Join(dir, "log.md"), string(data[:i])+"## [2026-03-01 09:30] note | mallory's\n")
+				gitT(t, dir, "add", "log.md")
+			})
+			if !tc.ff {
+				b.writePage(t, "bobs", "Bob's page.\n")
+				b.commit(t, "edit | bobs")
+			}
+			res := b.sync(t, false)
+			log := b.read(t, "log.md")
+			for _, e := range []string{"ada's first", "ada's second", "mallory's"} {
+				if strings.Count(log, e) != 1 {
+					t.Errorf("log.md holds %q %d times after the sync (%+v):\n%s", e, strings.Count(log, e), res, log)
+				}
+			}
+			noMarkers(t, b)
+		})
+	}
+}
