@@ -1,10 +1,13 @@
 package git
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/llmwiki/llmwiki/wiki"
 )
 
 // ScreenSubject is the subject of the commit a sync makes on top of the
@@ -36,8 +39,10 @@ func (r *Repo) forbidden(p string, e syncTreeEntry) string {
 // itself when what it brings in since from ("" for none) is all allowed,
 // else a commit on target that puts back from's entry (or no entry) at
 // every path [Repo.forbidden] refuses, so the checkout never writes such
-// a path and the working file, when there is one, stays as it is. The
-// remote's version stays in git history; the refusal is a warning.
+// a path and the working file, when there is one, stays as it is, and
+// log.md with the entries the target deleted put back (append-only on
+// both sides, not only when both changed it). The remote's version stays
+// in git history; each refusal is a warning.
 func (r *Repo) screen(ctx context.Context, from, target string, res *SyncResult) (string, error) {
 	base := from
 	if base == "" {
@@ -53,6 +58,13 @@ func (r *Repo) screen(ctx context.Context, from, target string, res *SyncResult)
 		if reason := r.forbidden(d.Path, d.New); reason != "" {
 			set[d.Path] = d.Old
 			why = append(why, fmt.Sprintf("%q (%s)", r.syncWikiPath(d.Path), reason))
+			continue
+		}
+		if e, ok, err := r.keepLogEntries(ctx, d); err != nil {
+			return "", err
+		} else if ok {
+			set[d.Path] = e
+			why = append(why, fmt.Sprintf("%q (entries the remote deleted; log.md is append-only)", r.syncWikiPath(d.Path)))
 		}
 	}
 	if len(set) == 0 {
@@ -79,4 +91,28 @@ func (r *Repo) screen(ctx context.Context, from, target string, res *SyncResult)
 	}
 	res.Warnings = append(res.Warnings, "the remote's commits carry files a sync never writes into the wiki, left out (they stay in git history): "+strings.Join(shown, ", "))
 	return strings.TrimSpace(string(out)), nil
+}
+
+// keepLogEntries returns log.md with the entries HEAD's version holds and
+// d's new version lost put back (the union, [wiki.MergeLogs]), ok false
+// when d is not the wiki's log.md or lost nothing.
+func (r *Repo) keepLogEntries(ctx context.Context, d syncDiffEntry) (syncTreeEntry, bool, error) {
+	wp, inside := r.syncInWiki(d.Path)
+	if !inside || wiki.LayerOf(wp) != wiki.LayerLog || !d.Old.regular() || !d.New.regular() {
+		return syncTreeEntry{}, false, nil
+	}
+	blobs, err := r.syncReadBlobs(ctx, []string{d.Old.OID, d.New.OID})
+	if err != nil {
+		return syncTreeEntry{}, false, err
+	}
+	theirs := blobs[d.New.OID]
+	merged := wiki.MergeLogs(blobs[d.Old.OID], theirs)
+	if bytes.Equal(merged, theirs) {
+		return syncTreeEntry{}, false, nil
+	}
+	oid, err := r.syncWriteBlob(ctx, merged)
+	if err != nil {
+		return syncTreeEntry{}, false, err
+	}
+	return syncTreeEntry{Mode: d.New.Mode, OID: oid}, true, nil
 }
