@@ -36,7 +36,11 @@ func (r *Repo) integrate(ctx context.Context, call *store.Call, theirs string, r
 		return nil, nil
 	}
 	if ours == "" { // an unborn branch: take the remote's
-		return nil, r.checkout(ctx, call, "", theirs, res)
+		tip, err := r.screen(ctx, "", theirs, res)
+		if err != nil {
+			return nil, err
+		}
+		return nil, r.checkout(ctx, call, "", tip, res)
 	}
 	base, err := r.syncRun(ctx, "merge-base", ours, theirs)
 	if err != nil || base == "" {
@@ -50,10 +54,17 @@ func (r *Repo) integrate(ctx context.Context, call *store.Call, theirs string, r
 		fmt.Sscan(fetched, &res.Fetched)
 	}
 	if base == ours {
-		return nil, r.checkout(ctx, call, ours, theirs, res)
+		tip, err := r.screen(ctx, ours, theirs, res)
+		if err != nil {
+			return nil, err
+		}
+		return nil, r.checkout(ctx, call, ours, tip, res)
 	}
 	tip, conflicts, err := r.replay(ctx, base, ours, theirs, res)
 	if err != nil {
+		return nil, err
+	}
+	if tip, err = r.screen(ctx, ours, tip, res); err != nil {
 		return nil, err
 	}
 	if err := r.checkout(ctx, call, ours, tip, res); err != nil {
