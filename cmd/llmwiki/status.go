@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/llmwiki/llmwiki/internal/app"
 	"github.com/llmwiki/llmwiki/internal/english"
@@ -180,6 +181,21 @@ func gitLine(g git.Status) string {
 	}
 	if g.Conflicts > 0 {
 		line += fmt.Sprintf("; %s open (llmwiki lint)", english.Count(g.Conflicts, "sync conflict"))
+	}
+	if g.Remote != "" {
+		line += "; remote " + g.Remote
+		if g.Ahead > 0 {
+			line += fmt.Sprintf(", %s not pushed (llmwiki sync --push)", english.Count(g.Ahead, "commit"))
+		}
+		if g.Behind > 0 {
+			line += fmt.Sprintf(", %s to bring in (llmwiki sync)", english.Count(g.Behind, "commit"))
+		}
+		if g.Synced != nil {
+			line += ", last synced " + g.Synced.UTC().Format(time.RFC3339)
+		}
+	}
+	if g.SyncError != "" {
+		line += "; sync: " + g.SyncError
 	}
 	return line
 }
