@@ -1,7 +1,7 @@
 // Command promises measures what llmwiki promises about hostile input,
-// crashes and concurrency, and writes the figures into the README's "What
-// llmwiki promises" section (between <!-- promises:begin --> and
-// <!-- promises:end -->), so the section is never edited by hand.
+// crashes and concurrency, and writes the figures into docs/promises.md
+// (between <!-- promises:begin --> and <!-- promises:end -->), so the
+// section is never edited by hand.
 //
 // It runs the hostile-input, crash and concurrency tests of ./wiki and
 // ./cmd/llmwiki with $LLMWIKI_FIGURES set (each test records what it tried
@@ -18,7 +18,7 @@
 // ./... rewrites that line (it runs no test); it does not measure the rest,
 // which takes minutes: go run ./dev/promises does.
 //
-// Only figures that do not depend on timing go into the README (cases
+// Only figures that do not depend on timing go into docs/promises.md (cases
 // tried, writes attempted, kills, writes lost); the rest is printed.
 package main
 
@@ -49,11 +49,11 @@ const (
 const testPattern = `^(TestHostile|TestCrash|TestConcurrentServers|TestWriteFailsCleanly|TestRootThroughSymlink|TestStateFolderLinksRefused|TestTornAuditLine|TestJournalRollForward|TestOpenSparesLiveStateWrites|TestRealDisk|TestCrossDeviceTmp)`
 
 func main() {
-	check := flag.Bool("check", false, "do not rewrite README.md; exit 1 when its section differs from the figures measured")
+	check := flag.Bool("check", false, "do not rewrite docs/promises.md; exit 1 when its section differs from the figures measured")
 	writes := flag.Int("writes", 1000, "writes of the SIGKILL crash run")
 	kills := flag.Int("kills", 50, "kills of the SIGKILL crash run")
 	seed := flag.Int("seed", 1, "random seed of the crash run")
-	readme := flag.String("readme", "README.md", "the README to update")
+	readme := flag.String("readme", "docs/promises.md", "the promises page to update")
 	figs := flag.String("figures", "", "render from this figures.jsonl instead of running the tests")
 	fuzzOnly := flag.Bool("fuzz-only", false, "rewrite (or with -check, compare) only the Fuzzed line, from the fuzz targets in the code; runs no test")
 	flag.Parse()
@@ -114,16 +114,16 @@ func run(check bool, writes, kills, seed int, readme, figs string) error {
 		return fmt.Errorf("%s lacks the %q and %q markers", readme, strings.TrimSpace(begin), end)
 	}
 	if s[i+len(begin):j] == section {
-		fmt.Fprintln(os.Stderr, "promises: the README section is up to date")
+		fmt.Fprintln(os.Stderr, "promises: docs/promises.md is up to date")
 		return nil
 	}
 	if check {
-		return fmt.Errorf("%s's promises section differs from the figures measured; run go run ./dev/promises and commit README.md\nwant:\n%s", readme, section)
+		return fmt.Errorf("%s's promises section differs from the figures measured; run go run ./dev/promises and commit docs/promises.md\nwant:\n%s", readme, section)
 	}
 	if err := os.WriteFile(readme, []byte(s[:i+len(begin)]+section+s[j:]), 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintln(os.Stderr, "promises: README section rewritten")
+	fmt.Fprintln(os.Stderr, "promises: docs/promises.md rewritten")
 	return nil
 }
 
@@ -131,7 +131,7 @@ func run(check bool, writes, kills, seed int, readme, figs string) error {
 const fuzzPrefix = "- **Fuzzed.**"
 
 // runFuzzOnly rewrites (or with check, compares) only the Fuzzed line of
-// the README's section, from the fuzz targets in the code under the
+// the promises page, from the fuzz targets in the code under the
 // current folder; the measured figures stay as they are.
 func runFuzzOnly(check bool, readme string) error {
 	targets, err := fuzzTargets(".")
@@ -152,7 +152,7 @@ func runFuzzOnly(check bool, readme string) error {
 		return nil
 	}
 	if check {
-		return fmt.Errorf("%s's Fuzzed line differs from the fuzz targets in the code; run go run ./dev/promises -fuzz-only and commit README.md", readme)
+		return fmt.Errorf("%s's Fuzzed line differs from the fuzz targets in the code; run go run ./dev/promises -fuzz-only and commit docs/promises.md", readme)
 	}
 	if err := os.WriteFile(readme, []byte(out), 0o644); err != nil {
 		return err
@@ -268,7 +268,7 @@ func thousands(n int) string {
 	return s
 }
 
-// render is the README section: short, and only figures that a rerun
+// render is the promises section: short, and only figures that a rerun
 // reproduces exactly, then the fuzz targets (from [fuzzTargets]).
 func render(f figures, fuzz []string) string {
 	// Figures that depend on the machine (a real tmpfs needs root) are

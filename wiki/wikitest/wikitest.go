@@ -178,8 +178,8 @@ func DiffHashes(before, after map[string]string) []string {
 	return d
 }
 
-// FiguresEnv names the folder where tests record the figures the README's
-// "What llmwiki promises" section is generated from (see dev/promises).
+// FiguresEnv names the folder where tests record the figures
+// docs/promises.md is generated from (see dev/promises).
 const FiguresEnv = "LLMWIKI_FIGURES"
 
 // Figure records measured values (cases tried, kills survived, writes lost)
