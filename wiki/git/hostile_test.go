@@ -131,12 +131,6 @@ func TestHostileGitRemoteSpecialEntries(t *testing.T) {
 	noMarkers(t, b)
 }
 
-// Two remote pages whose names differ only by case: the store refuses to
-// create the second (one file on macOS and Windows), the sync lets both in.
-func TestHostileGitRemoteCaseTwins(t *testing.T) {
-	t.Skip("open: a sync checks out Raft.md and raft.md side by side (git's checkout collides them on macOS/Windows); which one to keep is a design question, see the hostile report")
-}
-
 // log.md is append-only: a remote commit that deletes entries (and one
 // that rewrites it whole) must not take them out of the wiki's log.
 func TestHostileGitRemoteTruncatesLog(t *testing.T) {
@@ -179,26 +173,6 @@ func TestHostileGitRemoteTruncatesLog(t *testing.T) {
 	}
 }
 
-// A .gitattributes from the remote changes the bytes git checks out and
-// hashes (working-tree-encoding, ident): the wiki's pages on disk are no
-// longer the bytes in git, and the committer's hash-object re-encodes.
-func TestHostileGitRemoteAttributes(t *testing.T) {
-	if os.Getenv("LLMWIKI_HOSTILE_OPEN") == "" {
-		t.Skip("open: a remote .gitattributes (working-tree-encoding=UTF-16, ident) rewrites page bytes on checkout and in hash-object; git 2.39 has no --attr-source to ignore it; see the hostile report (LLMWIKI_HOSTILE_OPEN=1 runs it)")
-	}
-	bare, _, b := newTeam(t)
-	mallory(t, bare, func(dir string) {
-		writeT(t, filepath.Join(dir, "pages", "enc.md"), "---\ntitle: enc\n---\nplain text\n")
-		gitT(t, dir, "add", "-A")
-		writeT(t, filepath.Join(dir, ".gitattributes"), "pages/*.md working-tree-encoding=UTF-16LE\n")
-		gitT(t, dir, "add", ".gitattributes")
-	})
-	b.sync(t, false)
-	if got := b.read(t, "pages/enc.md"); !strings.Contains(got, "plain text") {
-		t.Errorf("the remote's .gitattributes re-encoded the page on disk: %q", got)
-	}
-}
-
 // Hostile refs for read_page at / restore_snapshot commit: only a commit's
 // hash (or a unique prefix) names a version; options, revision syntax, a
 // tree or a blob never reach git as a revision.
@@ -222,8 +196,9 @@ func TestHostileGitResolveCommitRefs(t *testing.T) {
 	}
 }
 
-// A remote commit that rewrites an existing source, or flips schema.md's
-// git_hooks to true, is taken as it is.
-func TestHostileGitRemoteRewritesSourceOrHooks(t *testing.T) {
-	t.Skip("open: a remote rewrite of sources/x (never rewritten by a writer) and a remote schema.md with git_hooks: true are checked out as they are; whether a sync keeps the local source and the local hook setting is a design question, see the hostile report")
+// A remote commit that flips schema.md's git_hooks to true is taken as it
+// is: with a hooks folder kept in the repository (core.hooksPath set to a
+// tracked folder, husky style) the remote then chooses code our commits run.
+func TestHostileGitRemoteEnablesHooks(t *testing.T) {
+	t.Skip("open: a remote schema.md with git_hooks: true is checked out as it is; whether a sync keeps the local hook setting is a design question, see the hostile report")
 }

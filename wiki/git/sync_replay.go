@@ -35,37 +35,38 @@ func (r *Repo) integrate(ctx context.Context, call *store.Call, theirs string, r
 	if theirs == "" || theirs == ours {
 		return nil, nil
 	}
+	var tip string
+	var conflicts []pendingConflict
 	if ours == "" { // an unborn branch: take the remote's
-		tip, err := r.screen(ctx, "", theirs, res)
-		if err != nil {
+		if tip, conflicts, err = r.screen(ctx, "", theirs, res); err != nil {
 			return nil, err
 		}
-		return nil, r.checkout(ctx, call, "", tip, res)
-	}
-	base, err := r.syncRun(ctx, "merge-base", ours, theirs)
-	if err != nil || base == "" {
-		return nil, store.Errorf(store.CodeConflict, "the local branch and the remote share no history (two separate repositories): clone the shared repository and copy the wiki into it, or merge them with git yourself; nothing was changed")
-	}
-	if base == theirs {
-		return nil, nil // the remote has nothing new
-	}
-	fetched, err := r.syncRun(ctx, "rev-list", "--count", ours+".."+theirs)
-	if err == nil {
-		fmt.Sscan(fetched, &res.Fetched)
-	}
-	if base == ours {
-		tip, err := r.screen(ctx, ours, theirs, res)
-		if err != nil {
+	} else {
+		base, err := r.syncRun(ctx, "merge-base", ours, theirs)
+		if err != nil || base == "" {
+			return nil, store.Errorf(store.CodeConflict, "the local branch and the remote share no history (two separate repositories): clone the shared repository and copy the wiki into it, or merge them with git yourself; nothing was changed")
+		}
+		if base == theirs {
+			return nil, nil // the remote has nothing new
+		}
+		fetched, err := r.syncRun(ctx, "rev-list", "--count", ours+".."+theirs)
+		if err == nil {
+			fmt.Sscan(fetched, &res.Fetched)
+		}
+		if theirs, err = r.keepSources(ctx, base, ours, theirs, res); err != nil {
 			return nil, err
 		}
-		return nil, r.checkout(ctx, call, ours, tip, res)
-	}
-	tip, conflicts, err := r.replay(ctx, base, ours, theirs, res)
-	if err != nil {
-		return nil, err
-	}
-	if tip, err = r.screen(ctx, ours, tip, res); err != nil {
-		return nil, err
+		tip = theirs // behind only: a fast-forward
+		if base != ours {
+			if tip, conflicts, err = r.replay(ctx, base, ours, theirs, res); err != nil {
+				return nil, err
+			}
+		}
+		var twins []pendingConflict
+		if tip, twins, err = r.screen(ctx, ours, tip, res); err != nil {
+			return nil, err
+		}
+		conflicts = append(conflicts, twins...)
 	}
 	if err := r.checkout(ctx, call, ours, tip, res); err != nil {
 		return nil, err
@@ -289,7 +290,7 @@ func (r *Repo) resolve(ctx context.Context, d syncDiffEntry, t syncTreeEntry, c,
 		if t.absent() {
 			return d.New, nil, nil, nil
 		}
-		name, err := r.freeName(ctx, d.Path, tip, set)
+		name, err := r.freeName(ctx, d.Path, "-local", tip, set)
 		if err != nil {
 			return t, nil, nil, err
 		}
@@ -336,15 +337,17 @@ func appendedPart(base, local []byte, created bool) ([]byte, bool) {
 	return local[len(base):], true
 }
 
-// freeName returns a name for the local copy of the source p that neither
-// tip nor set uses: "<stem>-local<ext>", then "<stem>-local-2<ext>", ….
-func (r *Repo) freeName(ctx context.Context, p, tip string, set map[string]syncTreeEntry) (string, error) {
+// freeName returns a name for a second copy of the file p that neither
+// tip nor set uses: "<stem><suffix><ext>", then "<stem><suffix>-2<ext>", …
+// (suffix "-local" for the local copy of a source both sides added,
+// "-remote" for the remote's rewrite of one).
+func (r *Repo) freeName(ctx context.Context, p, suffix, tip string, set map[string]syncTreeEntry) (string, error) {
 	ext := path.Ext(p)
 	stem := strings.TrimSuffix(p, ext)
 	for i := 1; i < 1000; i++ {
-		name := stem + "-local" + ext
+		name := stem + suffix + ext
 		if i > 1 {
-			name = fmt.Sprintf("%s-local-%d%s", stem, i, ext)
+			name = fmt.Sprintf("%s%s-%d%s", stem, suffix, i, ext)
 		}
 		if e, ok := set[name]; ok && !e.absent() {
 			continue

@@ -296,10 +296,12 @@ func (tx *Tx) stage(rel string, op Op, data []byte, base string) error {
 	return nil
 }
 
-// foldName is the form in which two file names are one file on a
+// FoldName is the form in which two file names are one file on a
 // case-insensitive or normalisation-insensitive file system (macOS,
-// Windows): NFC, lowercased.
-func foldName(name string) string {
+// Windows): NFC, lowercased. The writer refuses a new name that folds to
+// an existing sibling's; a sync renames what the remote brings in by the
+// same rule (wiki/git).
+func FoldName(name string) string {
 	return strings.ToLower(norm.NFC.String(name))
 }
 
@@ -312,7 +314,7 @@ func foldName(name string) string {
 func (tx *Tx) checkNewName(rel string) error {
 	s := tx.s
 	for _, c := range tx.changes {
-		if c.rel != rel && c.op != OpDelete && foldName(c.rel) == foldName(rel) {
+		if c.rel != rel && c.op != OpDelete && FoldName(c.rel) == FoldName(rel) {
 			return Errorf(CodeConflict, "%s and %s differ only by case or Unicode form; they would be one file on macOS and Windows", rel, c.rel)
 		}
 	}
@@ -328,9 +330,9 @@ func (tx *Tx) checkNewName(rel string) error {
 		if err != nil {
 			break
 		}
-		want := foldName(parts[i])
+		want := FoldName(parts[i])
 		for _, e := range entries {
-			if e.Name() != parts[i] && foldName(e.Name()) == want {
+			if e.Name() != parts[i] && FoldName(e.Name()) == want {
 				other := path.Join(path.Dir(p), e.Name())
 				if c, ok := tx.byPath[other]; ok && c.op == OpDelete {
 					continue
