@@ -59,8 +59,9 @@ type row struct {
 	pages          int
 	makeWiki       time.Duration
 	build          time.Duration
-	buildRSS       int64 // KiB, VmHWM when the index was ready
-	endRSS         int64 // KiB, VmHWM after the searches and writes
+	buildCPU       time.Duration // the server's user+sys CPU until the index was ready
+	buildRSS       int64         // KiB, VmHWM when the index was ready
+	endRSS         int64         // KiB, VmHWM after the searches and writes
 	indexBytes     int64
 	firstSearch    time.Duration
 	firstState     string
@@ -268,9 +269,9 @@ func runSize(c config, n int) (row, error) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	r.buildRSS = vmHWM(s.pid)
+	r.buildRSS, r.buildCPU = vmHWM(s.pid), procCPU(s.pid)
 	r.indexBytes = duBytes(filepath.Join(root, ".llmwiki", "search"))
-	logf("%d pages: index ready in %s, peak RSS %d MiB, index %d MiB (load %s)", n, r.build.Round(time.Millisecond), r.buildRSS>>10, r.indexBytes>>20, loadAvg())
+	logf("%d pages: index ready in %s (CPU %s), peak RSS %d MiB, index %d MiB (load %s)", n, r.build.Round(time.Millisecond), r.buildCPU, r.buildRSS>>10, r.indexBytes>>20, loadAvg())
 
 	// Searches once built.
 	var lat []time.Duration
@@ -546,6 +547,26 @@ func pct(ds []time.Duration, q float64) time.Duration {
 	return s[min(int(q*float64(len(s))), len(s)-1)]
 }
 
+// procCPU is the process's user+sys CPU time so far (0 when unknown),
+// from /proc/PID/stat in clock ticks of 1/100 s.
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 {
+		s = s[i+1:]
+	}
+	f := strings.Fields(s) // f[0] is field 3 (state); utime and stime are fields 14 and 15
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+st) * 10 * time.Millisecond
+}
+
 // vmHWM is the process's peak resident set in KiB (0 when unknown).
 func vmHWM(pid int) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
@@ -609,11 +630,11 @@ func mib(kib int64) string {
 func printTable(w io.Writer, rows []row, c config) {
 	fmt.Fprintf(w, "\nScale run (dev/scale), %s, %d queries, %d creates, %d cold starts per size; load average at the end %s\n\n",
 		time.Now().UTC().Format("2006-01-02 15:04 MST"), c.queries, c.writes, c.colds, loadAvg())
-	fmt.Fprintln(w, "| pages | build in serve | peak RSS at ready / end | index on disk | first search (state, hits) | search p50 / p95 | create first / p50 / p95 | lint wall / CPU / RSS | lint --json wall / RSS | exec → tools/list median (min) | load at start |")
+	fmt.Fprintln(w, "| pages | build in serve (CPU) | peak RSS at ready / end | index on disk | first search (state, hits) | search p50 / p95 | create first / p50 / p95 | lint wall / CPU / RSS | lint --json wall / RSS | exec → tools/list median (min) | load at start |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
-		fmt.Fprintf(w, "| %s | %s | %s / %s | %s | %s (%s, %d) | %s / %s | %s / %s / %s | %s / %s / %s | %s / %s | %s (%s) | %s |\n",
-			r.label, ms(r.build), mib(r.buildRSS), mib(r.endRSS), mib(r.indexBytes>>10),
+		fmt.Fprintf(w, "| %s | %s (%s) | %s / %s | %s | %s (%s, %d) | %s / %s | %s / %s / %s | %s / %s / %s | %s / %s | %s (%s) | %s |\n",
+			r.label, ms(r.build), ms(r.buildCPU), mib(r.buildRSS), mib(r.endRSS), mib(r.indexBytes>>10),
 			ms(r.firstSearch), r.firstState, r.firstHits, ms(r.searchP50), ms(r.searchP95),
 			ms(r.writeFirst), ms(r.writeP50), ms(r.writeP95),
 			ms(r.lint.wall), ms(r.lint.cpu), mib(r.lint.rss), ms(r.lintJSON.wall), mib(r.lintJSON.rss),
