@@ -160,6 +160,8 @@ type Index struct {
 	building sync.WaitGroup
 
 	feed feedState // the change feed's cursor (wiki/changefeed)
+
+	early atomic.Pointer[earlyPass] // answers searches during a full build (early.go)
 }
 
 // Open returns the project's index without touching the disk; [Index.Start]
@@ -293,6 +295,9 @@ func (x *Index) load(ready chan struct{}, why string, prev *prevIndex) {
 	// The files are walked while the index and its manifest are opened.
 	walk := x.startWalk()
 	note, err := x.openLocked(why, prev)
+	if err == nil && len(x.man.Files) == 0 {
+		x.startEarly(ready) // a full build: searches answer from a first pass meanwhile
+	}
 	x.opMu.Unlock()
 	w := <-walk
 	if err != nil {

@@ -1,0 +1,350 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/llmwiki/llmwiki/wiki/mdoc"
+)
+
+// The first pass: while a full build runs (a fresh wiki, or a rebuild), a
+// search cannot wait for it (tens of seconds at 38k pages) and bleve may
+// hold nothing searchable until the build ends. So alongside the build, the
+// first pass reads every indexable file once and keeps, in memory, its path,
+// title, headings, kind, language and tags, with an inverted list of their
+// terms (the same analysis and stems as the index: a query matches the way
+// the full index would, on those fields only). A search during the build
+// answers from it, ranked by BM25-like weights of title, headings and path,
+// and says so in its notes. The pass is dropped when the build ends.
+const (
+	// earlyWait is the longest a search during a build waits for the first
+	// pass to finish reading; after it, it answers from the files read so far.
+	earlyWait = 1500 * time.Millisecond
+	// earlyHeadings is the most headings of one file kept (a file's first
+	// headings say what it is about; the rest wait for the full index).
+	earlyHeadings = 24
+	// earlyHeadingBytes bounds one kept heading.
+	earlyHeadingBytes = 120
+)
+
+// Weights of the fields of the first pass (the full index's title field
+// outweighs its headings the same way).
+const (
+	earlyTitleW   = 3.0
+	earlyHeadingW = 1.0
+	earlyPathW    = 0.5
+)
+
+type earlyDoc struct {
+	path, title, kind, lang string
+	tags                    []string
+	headings                []string
+}
+
+// earlyPost is one file a term occurs in: doc<<2 | the best field it
+// occurs in (0 path, 1 heading, 2 title).
+type earlyPost uint32
+
+type earlyPass struct {
+	mu    sync.RWMutex
+	docs  []earlyDoc
+	post  map[string][]earlyPost
+	read  atomic.Int64 // files read so far
+	total atomic.Int64 // files to read (known once the walk is done)
+	done  chan struct{}
+	t0    time.Time
+	took  atomic.Int64 // nanoseconds the pass took, once done
+}
+
+// startEarly starts the first pass for the build whose end closes ready.
+func (x *Index) startEarly(ready <-chan struct{}) {
+	e := &earlyPass{post: map[string][]earlyPost{}, done: make(chan struct{}), t0: time.Now()}
+	x.early.Store(e)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				x.log.Error("search: first pass failed", "panic", r)
+			}
+		}()
+		e.run(x, ready)
+		<-ready
+		x.early.CompareAndSwap(e, nil) // the full index answers now
+	}()
+}
+
+func (e *earlyPass) run(x *Index, ready <-chan struct{}) {
+	defer close(e.done)
+	l := x.walk()
+	var paths []string
+	buf := make([]byte, 0, 256)
+	for _, d := range l.dirs {
+		for i := range d.names {
+			if d.stats[i].size >= 0 {
+				paths = append(paths, string(d.path(buf, i)))
+			}
+		}
+	}
+	e.total.Store(int64(len(paths)))
+	def := x.defaultLang()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(paths); i = int(next.Add(1)) - 1 {
+				select {
+				case <-ready:
+					return
+				case <-x.closing:
+					return
+				default:
+				}
+				e.add(x, paths[i], def)
+				e.read.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	e.took.Store(int64(time.Since(e.t0)))
+}
+
+// add reads one file into the pass.
+func (e *earlyPass) add(x *Index, rel, def string) {
+	data, err := x.st.ReadFile(rel)
+	if err != nil {
+		return
+	}
+	dec := mdoc.Decode(data)
+	if dec.Binary {
+		return
+	}
+	text := dec.Text
+	if len(text) > MaxIndexedBytes {
+		text = text[:MaxIndexedBytes]
+	}
+	p := parseFile(rel, text)
+	d := earlyDoc{path: rel, title: p.title, kind: kindOf(rel), lang: pageLang(rel, p, def), tags: p.tags}
+	for _, h := range p.headings[:min(len(p.headings), earlyHeadings)] {
+		if len(h) > earlyHeadingBytes {
+			h = clip(h, earlyHeadingBytes)
+		}
+		d.headings = append(d.headings, strings.Clone(h))
+	}
+	d.title = strings.Clone(d.title)
+	terms := map[string]uint32{} // term -> best field
+	addField := func(s string, field uint32) {
+		analyze(s, func(t token) {
+			if t.letter {
+				return
+			}
+			if f, ok := terms[t.term]; !ok || f < field {
+				terms[t.term] = field
+			}
+			if t.word && !t.extra && hasStemmer(d.lang) {
+				if st := cachedStem(d.lang, s[t.start:t.end], t.term); st != "" {
+					k := stemTerm(d.lang, st)
+					if f, ok := terms[k]; !ok || f < field {
+						terms[k] = field
+					}
+				}
+			}
+		})
+	}
+	addField(pathWords(rel), 0)
+	for _, h := range d.headings {
+		addField(h, 1)
+	}
+	addField(d.title, 2)
+	e.mu.Lock()
+	id := uint32(len(e.docs))
+	e.docs = append(e.docs, d)
+	for t, f := range terms {
+		ps, ok := e.post[t]
+		if !ok {
+			t = strings.Clone(t)
+		}
+		e.post[t] = append(ps, earlyPost(id<<2|f))
+	}
+	e.mu.Unlock()
+}
+
+// status is the state's reason while the first pass answers.
+func (e *earlyPass) status(done, total int) string {
+	read, all := e.read.Load(), e.total.Load()
+	s := "building the index"
+	if total > 0 {
+		s += fmt.Sprintf(": %d of %d files indexed", done, total)
+	}
+	if all > 0 && read < all {
+		return s + fmt.Sprintf("; results come from a first pass over titles, headings and paths (%d of %d files read so far), not the text", read, all)
+	}
+	return s + "; results come from a first pass over the titles, headings and paths of every file, not the text"
+}
+
+// searchEarly answers q from the first pass when a full build is under
+// way and not done within earlyWait; ok is false when the full index
+// should answer.
+func (x *Index) searchEarly(ctx context.Context, q Query, res Result) (Result, bool, error) {
+	x.Start()
+	e := x.early.Load()
+	if e == nil {
+		return res, false, nil
+	}
+	x.mu.RLock()
+	ready := x.ready
+	x.mu.RUnlock()
+	t := time.NewTimer(earlyWait)
+	defer t.Stop()
+	select {
+	case <-ready:
+		return res, false, nil
+	case <-e.done:
+		select {
+		case <-ready:
+			return res, false, nil
+		default:
+		}
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	groups, lang, codeAsk, notes := x.readQuery(q)
+	res.QueryNotes = append(res.QueryNotes, notes...)
+	if len(groups) == 0 {
+		return res, false, nil // the full path says why
+	}
+	hits, total := e.search(q, groups, lang)
+	res.Total = total
+	start := min(q.Offset, len(hits))
+	hits = hits[start:]
+	hits = hits[:min(q.Limit, len(hits))]
+	res.Hits = append(res.Hits, hits...)
+	x.fillSnippets(res.Hits, groups, codeAsk)
+	if q.Offset+len(hits) < total && len(hits) == q.Limit {
+		res.NextOffset = q.Offset + len(hits)
+	}
+	res.Index = x.Status()
+	x.mu.RLock()
+	done, all := x.done, x.total
+	x.mu.RUnlock()
+	if res.Index.State == StateBuilding {
+		res.Index.Reason = e.status(done, all)
+	}
+	res.QueryNotes = append(res.QueryNotes, "the index is "+res.Index.State+": "+res.Index.Reason)
+	return res, true, nil
+}
+
+// search ranks the pass's files for groups; it returns every match (up to
+// MaxOffset+MaxLimit) best first, and how many matched.
+func (e *earlyPass) search(q Query, groups []group, lang string) ([]Hit, int) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	n := float64(len(e.docs))
+	scores := map[uint32]float64{}
+	matched := map[uint32]int{}
+	need := 0
+	for _, g := range groups {
+		if g.stop && q.Match != MatchAny {
+			continue
+		}
+		need++
+		best := map[uint32]float64{}
+		for _, t := range append(append([]string(nil), g.terms...), g.stems...) {
+			ps := e.post[t]
+			if len(ps) == 0 {
+				continue
+			}
+			idf := math.Log(1 + (n-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
+			for _, p := range ps {
+				w := earlyPathW
+				switch p & 3 {
+				case 1:
+					w = earlyHeadingW
+				case 2:
+					w = earlyTitleW
+				}
+				if s := idf * w; s > best[uint32(p>>2)] {
+					best[uint32(p>>2)] = s
+				}
+			}
+		}
+		for id, s := range best {
+			scores[id] += s
+			matched[id]++
+		}
+	}
+	all := q.Match == MatchAll || q.Match == MatchPhrase
+	want := baseLang(lang)
+	var ids []uint32
+	for id := range scores {
+		if all && matched[id] < need {
+			continue
+		}
+		if !e.docs[id].keep(q) {
+			continue
+		}
+		if baseLang(e.docs[id].lang) == want {
+			scores[id] *= 1.1 // the query's language first, as rerank does
+		}
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		a, b := ids[i], ids[j]
+		if matched[a] != matched[b] {
+			return matched[a] > matched[b]
+		}
+		if scores[a] != scores[b] {
+			return scores[a] > scores[b]
+		}
+		return e.docs[a].path < e.docs[b].path
+	})
+	total := len(ids)
+	ids = ids[:min(len(ids), MaxOffset+MaxLimit)]
+	hits := make([]Hit, len(ids))
+	for i, id := range ids {
+		d := &e.docs[id]
+		hits[i] = Hit{Path: d.path, Title: d.title, Kind: d.kind, Lang: d.lang, Score: math.Round(scores[id]*10000) / 10000}
+	}
+	return hits, total
+}
+
+// keep applies the query's filters (as filterQuery does for the index).
+func (d *earlyDoc) keep(q Query) bool {
+	switch q.Scope {
+	case ScopePages:
+		if d.kind != KindPage {
+			return false
+		}
+	case ScopeSources:
+		if d.kind != KindSource {
+			return false
+		}
+	case ScopeContext:
+		if d.kind != KindContext {
+			return false
+		}
+	}
+	if t := strings.ToLower(strings.TrimPrefix(strings.TrimSpace(q.Tag), "#")); t != "" {
+		found := false
+		for _, dt := range d.tags {
+			found = found || dt == t
+		}
+		if !found {
+			return false
+		}
+	}
+	if p := strings.TrimPrefix(strings.TrimSpace(q.Prefix), "/"); p != "" {
+		if !strings.HasPrefix(d.path, p) && (strings.HasPrefix(p, "pages/") || strings.HasPrefix(p, "sources/") || p == "context.md" || !strings.HasPrefix(d.path, "pages/"+p)) {
+			return false
+		}
+	}
+	if q.Lang != "" && d.lang != q.Lang && (strings.Contains(q.Lang, "-") || !strings.HasPrefix(d.lang, q.Lang+"-")) {
+		return false
+	}
+	return true
+}
