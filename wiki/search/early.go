@@ -24,9 +24,10 @@ import (
 // answers from it, ranked by BM25-like weights of title, headings and path,
 // and says so in its notes. The pass is dropped when the build ends.
 const (
-	// earlyWait is the longest a search during a build waits for the first
-	// pass to finish reading; after it, it answers from the files read so far.
-	earlyWait = 1500 * time.Millisecond
+	// earlyWait is how long a search during a full build waits for the
+	// build before it answers from the first pass (and up to half as long
+	// again for the pass to finish reading; then from the files read so far).
+	earlyWait = 1000 * time.Millisecond
 	// earlyHeadings is the most headings of one file kept (a file's first
 	// headings say what it is about; the rest wait for the full index).
 	earlyHeadings = 24
@@ -61,6 +62,21 @@ type earlyPass struct {
 	done  chan struct{}
 	t0    time.Time
 	took  atomic.Int64 // nanoseconds the pass took, once done
+}
+
+// earlyMinFiles is the fewest files for which a search answers from the
+// first pass: a smaller wiki's build ends soon after the wait (a variable
+// for tests).
+var earlyMinFiles = 1000
+
+// buildHold, when a test sets it, holds every build until it is closed, so
+// that the test can search while a build is under way.
+var buildHold chan struct{}
+
+func holdForTest() {
+	if buildHold != nil {
+		<-buildHold
+	}
 }
 
 // startEarly starts the first pass for the build whose end closes ready.
@@ -192,24 +208,55 @@ func (e *earlyPass) status(done, total int) string {
 // should answer.
 func (x *Index) searchEarly(ctx context.Context, q Query, res Result) (Result, bool, error) {
 	x.Start()
-	e := x.early.Load()
-	if e == nil {
-		return res, false, nil
-	}
 	x.mu.RLock()
 	ready := x.ready
 	x.mu.RUnlock()
+	select {
+	case <-ready:
+		return res, false, nil // the usual case: no build under way
+	default:
+	}
 	t := time.NewTimer(earlyWait)
 	defer t.Stop()
+	// Whether a build is a full one (and starts the pass) is known once
+	// the index is opened, a moment after the start.
+	e := x.early.Load()
+	for poll := time.NewTicker(5 * time.Millisecond); e == nil; e = x.early.Load() {
+		select {
+		case <-ready:
+			poll.Stop()
+			return res, false, nil
+		case <-t.C:
+			poll.Stop()
+			return res, false, nil
+		case <-ctx.Done():
+			poll.Stop()
+			return res, false, nil
+		case <-poll.C:
+		}
+		if x.isClosed() {
+			poll.Stop()
+			return res, false, nil
+		}
+	}
+	// A small wiki's build ends before the wait does: the full index answers.
 	select {
 	case <-ready:
 		return res, false, nil
+	case <-t.C:
+	case <-ctx.Done():
+		return res, false, nil
+	}
+	if e.total.Load() < int64(earlyMinFiles) {
+		return res, false, nil
+	}
+	// The pass reads far faster than the build indexes; give it a moment
+	// more to finish, then answer from what it has.
+	t.Reset(earlyWait / 2)
+	select {
 	case <-e.done:
-		select {
-		case <-ready:
-			return res, false, nil
-		default:
-		}
+	case <-ready:
+		return res, false, nil
 	case <-t.C:
 	case <-ctx.Done():
 	}

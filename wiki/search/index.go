@@ -319,6 +319,7 @@ func (x *Index) load(ready chan struct{}, why string, prev *prevIndex) {
 		note = joinNotes(w, note)
 	}
 	t0 := time.Now()
+	holdForTest()
 	if err := x.reconcileWalk(true, w); err != nil {
 		x.fail("building the search index failed: " + err.Error())
 		return
