@@ -145,6 +145,10 @@ func (e *earlyPass) add(x *Index, rel, def string) {
 		text = text[:MaxIndexedBytes]
 	}
 	p := parseFile(rel, text)
+	// The language from frontmatter or folder, else guessed from the title
+	// and headings only (guessing from the prose costs more than the rest
+	// of the pass; the full index guesses from the prose).
+	p.prose = p.headings
 	d := earlyDoc{path: rel, title: p.title, kind: kindOf(rel), lang: pageLang(rel, p, def), tags: p.tags}
 	for _, h := range p.headings[:min(len(p.headings), earlyHeadings)] {
 		if len(h) > earlyHeadingBytes {
