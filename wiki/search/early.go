@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"runtime"
 	"sort"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki/mdoc"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // The first pass: while a full build runs (a fresh wiki, or a rebuild), a
@@ -98,22 +100,34 @@ func (x *Index) startEarly(ready <-chan struct{}) {
 func (e *earlyPass) run(x *Index, ready <-chan struct{}) {
 	defer close(e.done)
 	l := x.walk()
-	var paths []string
-	buf := make([]byte, 0, 256)
-	for _, d := range l.dirs {
+	type item struct{ dir, name int }
+	var items []item
+	for di, d := range l.dirs {
 		for i := range d.names {
 			if d.stats[i].size >= 0 {
-				paths = append(paths, string(d.path(buf, i)))
+				items = append(items, item{di, i})
 			}
 		}
 	}
-	e.total.Store(int64(len(paths)))
+	e.total.Store(int64(len(items)))
 	def := x.defaultLang()
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
-			for i := int(next.Add(1)) - 1; i < len(paths); i = int(next.Add(1)) - 1 {
+			// Each file is read by name in its folder: one openat, not one
+			// per path element (store.Dir).
+			var dir *store.Dir
+			var root *os.Root
+			at := -1
+			defer func() {
+				if dir != nil {
+					dir.Close()
+					root.Close()
+				}
+			}()
+			buf := make([]byte, 0, 256)
+			for i := int(next.Add(1)) - 1; i < len(items); i = int(next.Add(1)) - 1 {
 				select {
 				case <-ready:
 					return
@@ -121,7 +135,32 @@ func (e *earlyPass) run(x *Index, ready <-chan struct{}) {
 					return
 				default:
 				}
-				e.add(x, paths[i], def)
+				it := items[i]
+				d := l.dirs[it.dir]
+				if it.dir != at {
+					if dir != nil {
+						dir.Close()
+						root.Close()
+						dir, root = nil, nil
+					}
+					at = it.dir
+					rel := d.rel
+					if rel == "" {
+						rel = "."
+					}
+					if r, err := store.OpenRootDir(x.st.Root(), rel); err == nil {
+						if dd, err := store.OpenDir(r); err == nil {
+							dir, root = dd, r
+						} else {
+							r.Close()
+						}
+					}
+				}
+				if dir != nil {
+					if data, _, err := dir.ReadFile(d.names[it.name], MaxIndexedBytes); err == nil && data != nil {
+						e.add(string(d.path(buf, it.name)), data, def)
+					}
+				}
 				e.read.Add(1)
 			}
 		})
@@ -130,20 +169,13 @@ func (e *earlyPass) run(x *Index, ready <-chan struct{}) {
 	e.took.Store(int64(time.Since(e.t0)))
 }
 
-// add reads one file into the pass.
-func (e *earlyPass) add(x *Index, rel, def string) {
-	data, err := x.st.ReadFile(rel)
-	if err != nil {
-		return
-	}
+// add puts one file into the pass.
+func (e *earlyPass) add(rel string, data []byte, def string) {
 	dec := mdoc.Decode(data)
 	if dec.Binary {
 		return
 	}
 	text := dec.Text
-	if len(text) > MaxIndexedBytes {
-		text = text[:MaxIndexedBytes]
-	}
 	p := parseFile(rel, text)
 	// The language from frontmatter or folder, else guessed from the title
 	// and headings only (guessing from the prose costs more than the rest
