@@ -60,7 +60,7 @@ type earlyPass struct {
 	docs  []earlyDoc
 	post  map[string][]earlyPost
 	read  atomic.Int64 // files read so far
-	total atomic.Int64 // files to read (known once the walk is done)
+	total atomic.Int64 // files to read; -1 until the walk is done
 	done  chan struct{}
 	t0    time.Time
 	took  atomic.Int64 // nanoseconds the pass took, once done
@@ -84,6 +84,7 @@ func holdForTest() {
 // startEarly starts the first pass for the build whose end closes ready.
 func (x *Index) startEarly(ready <-chan struct{}) {
 	e := &earlyPass{post: map[string][]earlyPost{}, done: make(chan struct{}), t0: time.Now()}
+	e.total.Store(-1) // not known until the files are listed
 	x.early.Store(e)
 	go func() {
 		defer func() {
@@ -233,6 +234,9 @@ func (e *earlyPass) status(done, total int) string {
 	if total > 0 {
 		s += fmt.Sprintf(": %d of %d files indexed", done, total)
 	}
+	if all < 0 {
+		return s + "; results come from a first pass over titles, headings and paths, which is still listing the files: none yet"
+	}
 	if all > 0 && read < all {
 		return s + fmt.Sprintf("; results come from a first pass over titles, headings and paths (%d of %d files read so far), not the text", read, all)
 	}
@@ -256,23 +260,27 @@ func (x *Index) searchEarly(ctx context.Context, q Query, res Result) (Result, b
 	defer t.Stop()
 	// Whether a build is a full one (and starts the pass) is known once
 	// the index is opened, a moment after the start.
+	// Until then, wait for it as long as for a build (on a loaded machine
+	// opening takes seconds at 144k files).
 	e := x.early.Load()
-	for poll := time.NewTicker(5 * time.Millisecond); e == nil; e = x.early.Load() {
-		select {
-		case <-ready:
-			poll.Stop()
-			return res, false, nil
-		case <-t.C:
-			poll.Stop()
-			return res, false, nil
-		case <-ctx.Done():
-			poll.Stop()
-			return res, false, nil
-		case <-poll.C:
-		}
-		if x.isClosed() {
-			poll.Stop()
-			return res, false, nil
+	if e == nil {
+		poll := time.NewTicker(5 * time.Millisecond)
+		defer poll.Stop()
+		give := time.NewTimer(x.opt.BuildWait)
+		defer give.Stop()
+		for ; e == nil; e = x.early.Load() {
+			select {
+			case <-ready:
+				return res, false, nil
+			case <-give.C:
+				return res, false, nil
+			case <-ctx.Done():
+				return res, false, nil
+			case <-poll.C:
+			}
+			if x.isClosed() {
+				return res, false, nil
+			}
 		}
 	}
 	// A small wiki's build ends before the wait does: the full index answers.
@@ -283,7 +291,7 @@ func (x *Index) searchEarly(ctx context.Context, q Query, res Result) (Result, b
 	case <-ctx.Done():
 		return res, false, nil
 	}
-	if e.total.Load() < int64(earlyMinFiles) {
+	if n := e.total.Load(); n >= 0 && n < int64(earlyMinFiles) {
 		return res, false, nil
 	}
 	// The pass reads far faster than the build indexes; give it a moment

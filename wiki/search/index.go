@@ -294,10 +294,10 @@ func (x *Index) load(ready chan struct{}, why string, prev *prevIndex) {
 	defer close(ready)
 	// The files are walked while the index and its manifest are opened.
 	walk := x.startWalk()
-	note, err := x.openLocked(why, prev)
-	if err == nil && len(x.man.Files) == 0 {
+	if _, err := x.home.Load().root.Lstat(manifestFile); err != nil || prev != nil {
 		x.startEarly(ready) // a full build: searches answer from a first pass meanwhile
 	}
+	note, err := x.openLocked(why, prev)
 	x.opMu.Unlock()
 	w := <-walk
 	if err != nil {
