@@ -20,8 +20,12 @@
 // background, after the reported paths are applied); without a watcher, at most
 // every ReconcileEvery (by default ten times the cost of the last walk,
 // capped at 2 s). The first build runs in the background, so a server answers
-// initialize and tools/list at once; a search during a build waits up to
-// BuildWait and then answers from what is indexed, with state "building".
+// initialize and tools/list at once. During a full build (a fresh wiki, a
+// rebuild) of 1000 files or more, a search waits about a second and then
+// answers from a first pass over every file's title, headings and path
+// (early.go), its state "building" and its reason saying so; during any
+// other build it waits up to BuildWait and then answers from what is
+// indexed, with state "building".
 // When another llmwiki process holds the shared index, a process keeps a
 // private index under .llmwiki/search/proc-* and removes it when it exits.
 //

@@ -160,6 +160,8 @@ type Index struct {
 	building sync.WaitGroup
 
 	feed feedState // the change feed's cursor (wiki/changefeed)
+
+	early atomic.Pointer[earlyPass] // answers searches during a full build (early.go)
 }
 
 // Open returns the project's index without touching the disk; [Index.Start]
@@ -292,6 +294,9 @@ func (x *Index) load(ready chan struct{}, why string, prev *prevIndex) {
 	defer close(ready)
 	// The files are walked while the index and its manifest are opened.
 	walk := x.startWalk()
+	if _, err := x.home.Load().root.Lstat(manifestFile); err != nil || prev != nil {
+		x.startEarly(ready) // a full build: searches answer from a first pass meanwhile
+	}
 	note, err := x.openLocked(why, prev)
 	x.opMu.Unlock()
 	w := <-walk
@@ -314,6 +319,7 @@ func (x *Index) load(ready chan struct{}, why string, prev *prevIndex) {
 		note = joinNotes(w, note)
 	}
 	t0 := time.Now()
+	holdForTest()
 	if err := x.reconcileWalk(true, w); err != nil {
 		x.fail("building the search index failed: " + err.Error())
 		return

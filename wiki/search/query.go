@@ -147,6 +147,9 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 		return res, err
 	}
 	res.Match, res.Scope = q.Match, q.Scope
+	if r, ok, err := x.searchEarly(ctx, q, res); ok {
+		return r, err
+	}
 	x.ensure(ctx)
 	groups, lang, codeAsk, notes := x.readQuery(q)
 	res.QueryNotes = append(res.QueryNotes, notes...)
