@@ -24,6 +24,12 @@ import (
 // lintMemoryLimit is the soft memory limit of llmwiki lint, in bytes.
 const lintMemoryLimit = 300 << 20
 
+// lintBytesPerPage is the soft memory limit per page when that is more
+// than lintMemoryLimit: about twice what lint holds per page at 144k pages
+// (the link graph, the catalogue, the findings of a wiki without
+// frontmatter).
+const lintBytesPerPage = 8 << 10
+
 // lintFlags are the flags of llmwiki lint. New flags (--deep) go here and in
 // register; run reads them after parsing.
 type lintFlags struct {
@@ -93,17 +99,24 @@ func runLint(ctx context.Context, e env, args []string) error {
 	if err := noWiki(dir); err != nil {
 		return err
 	}
-	if e.getenv("GOMEMLIMIT") == "" {
-		// Linting a big wiki makes much short-lived garbage; a soft limit
-		// makes the collector keep the process small at a little more CPU
-		// (docs/performance.md, "Lint at scale"). GOMEMLIMIT overrides it.
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(lintMemoryLimit))
-	}
 	st, err := wiki.Open(dir, wiki.WithLogger(newLogger(e)))
 	if err != nil {
 		return fmt.Errorf("open wiki at %s: %s", dir, cliMessage(err))
 	}
 	defer st.Close()
+	if e.getenv("GOMEMLIMIT") == "" {
+		// Linting a big wiki makes much short-lived garbage; a soft limit
+		// makes the collector keep the process small at a little more CPU
+		// (docs/performance.md, "Lint at scale"). The limit grows with the
+		// wiki: lint holds every page's links and findings at once, and a
+		// limit under that live heap makes the collector run without end.
+		// GOMEMLIMIT overrides it.
+		limit := int64(lintMemoryLimit)
+		if ps, err := st.PagesShared(ctx); err == nil {
+			limit = max(limit, int64(len(ps))*lintBytesPerPage)
+		}
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
+	}
 	graph := app.New(st, app.Options{NoSearch: true}).Links
 	call := store.NewCall("cli:lint", st.SessionID(), map[string]any{"args": args})
 	ctx = store.WithCall(ctx, call)
