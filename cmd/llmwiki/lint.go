@@ -24,6 +24,12 @@ import (
 // lintMemoryLimit is the soft memory limit of llmwiki lint, in bytes.
 const lintMemoryLimit = 300 << 20
 
+// lintBytesPerPage is the soft memory limit per page when that is more
+// than lintMemoryLimit: about twice what lint holds per page at 144k pages
+// (the link graph, the catalogue, the findings of a wiki without
+// frontmatter).
+const lintBytesPerPage = 8 << 10
+
 // lintFlags are the flags of llmwiki lint. New flags (--deep) go here and in
 // register; run reads them after parsing.
 type lintFlags struct {
@@ -33,6 +39,7 @@ type lintFlags struct {
 	path       string
 	all        bool
 	limit      int
+	list       bool
 	dismiss    string
 	reason     string
 	undismiss  string
@@ -50,6 +57,7 @@ func (f *lintFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.path, "path", "", "only findings about files whose path starts with this (pages/guides/)")
 	fs.BoolVar(&f.all, "all", false, "also show dismissed findings")
 	fs.IntVar(&f.limit, "limit", 0, "print at most this many findings (0: all); the totals count every finding")
+	fs.BoolVar(&f.list, "list", false, fmt.Sprintf("print every finding even when there are more than %d (otherwise a summary: counts, the worst pages, an example of each category)", summaryOver))
 	fs.StringVar(&f.dismiss, "dismiss", "", "dismiss these finding ids (comma-separated): not reported again until their evidence changes")
 	fs.StringVar(&f.reason, "reason", "", "why the findings in --dismiss are dismissed")
 	fs.StringVar(&f.undismiss, "undismiss", "", "report these dismissed finding ids again (comma-separated)")
@@ -72,7 +80,7 @@ func splitList(s string) []string {
 // when a reported finding has severity error, so a CI job can run it.
 func runLint(ctx context.Context, e env, args []string) error {
 	var f lintFlags
-	fs := newFlags(e, "lint", "lint [--root DIR] [--json] [--category a,b] [--path PREFIX] [--all] [--limit N] [--dismiss IDS [--reason TEXT]] [--undismiss IDS] [--deep [model flags]]")
+	fs := newFlags(e, "lint", "lint [--root DIR] [--json] [--category a,b] [--path PREFIX] [--all] [--list] [--limit N] [--dismiss IDS [--reason TEXT]] [--undismiss IDS] [--deep [model flags]]")
 	f.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, "Usage: llmwiki lint [flags]\n\nChecks the wiki and lists findings; exits 1 when one has severity error.\nCategories: %s\n\nFlags:\n", strings.Join(lint.Categories(), ", "))
@@ -91,17 +99,24 @@ func runLint(ctx context.Context, e env, args []string) error {
 	if err := noWiki(dir); err != nil {
 		return err
 	}
-	if e.getenv("GOMEMLIMIT") == "" {
-		// Linting a big wiki makes much short-lived garbage; a soft limit
-		// makes the collector keep the process small at a little more CPU
-		// (docs/performance.md, "Lint at scale"). GOMEMLIMIT overrides it.
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(lintMemoryLimit))
-	}
 	st, err := wiki.Open(dir, wiki.WithLogger(newLogger(e)))
 	if err != nil {
 		return fmt.Errorf("open wiki at %s: %s", dir, cliMessage(err))
 	}
 	defer st.Close()
+	if e.getenv("GOMEMLIMIT") == "" {
+		// Linting a big wiki makes much short-lived garbage; a soft limit
+		// makes the collector keep the process small at a little more CPU
+		// (docs/performance.md, "Lint at scale"). The limit grows with the
+		// wiki: lint holds every page's links and findings at once, and a
+		// limit under that live heap makes the collector run without end.
+		// GOMEMLIMIT overrides it.
+		limit := int64(lintMemoryLimit)
+		if ps, err := st.PagesShared(ctx); err == nil {
+			limit = max(limit, int64(len(ps))*lintBytesPerPage)
+		}
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
+	}
 	graph := app.New(st, app.Options{NoSearch: true}).Links
 	call := store.NewCall("cli:lint", st.SessionID(), map[string]any{"args": args})
 	ctx = store.WithCall(ctx, call)
@@ -133,7 +148,11 @@ func runLint(ctx context.Context, e env, args []string) error {
 			return err
 		}
 	} else {
-		printReport(e, rep, f.limit, f.path)
+		if len(rep.Findings) > summaryOver && !f.list && f.limit == 0 {
+			printSummary(e, rep, f.path)
+		} else {
+			printReport(e, rep, f.limit, f.path)
+		}
 		if deep != nil {
 			printDeep(e.stdout, deep)
 		}
@@ -248,6 +267,116 @@ func printReport(e env, rep *lint.Report, limit int, prefix string) {
 	if n < len(rep.Findings) {
 		fmt.Fprintf(w, "... %d more (--limit %d); --json prints them all\n", len(rep.Findings)-n, limit)
 	}
+	printTotals(w, rep, prefix)
+}
+
+// summaryOver is the most findings llmwiki lint lists one by one by
+// default; above it (a big wiki without frontmatter has a million) it
+// prints a summary a person can act on, and --list or --limit the findings.
+const summaryOver = 200
+
+// worstShown is how many pages the summary names as the worst.
+const worstShown = 10
+
+// printSummary writes, instead of every finding, the findings by category
+// and severity, the pages with the most findings (errors first), the first
+// finding of each category as an example, how to see the rest, then the
+// totals.
+func printSummary(e env, rep *lint.Report, prefix string) {
+	w := bufio.NewWriterSize(e.stdout, 1<<16)
+	defer w.Flush()
+	type tally struct{ err, warn, info int }
+	type cat struct {
+		kind, severity string
+		n              int
+		first          *lint.Finding
+	}
+	byKind := map[string]*cat{}
+	byPage := map[string]*tally{}
+	for i := range rep.Findings {
+		x := &rep.Findings[i]
+		if x.Dismissed {
+			continue
+		}
+		c := byKind[x.Kind]
+		if c == nil {
+			c = &cat{kind: x.Kind, severity: x.Severity, first: x}
+			byKind[x.Kind] = c
+		}
+		c.n++
+		t := byPage[x.Path]
+		if t == nil {
+			t = &tally{}
+			byPage[x.Path] = t
+		}
+		switch x.Severity {
+		case lint.Error:
+			t.err++
+		case lint.Warning:
+			t.warn++
+		default:
+			t.info++
+		}
+	}
+	rank := map[string]int{lint.Error: 0, lint.Warning: 1, lint.Info: 2}
+	cats := make([]*cat, 0, len(byKind))
+	for _, c := range byKind {
+		cats = append(cats, c)
+	}
+	sort.Slice(cats, func(i, j int) bool {
+		a, b := cats[i], cats[j]
+		if rank[a.severity] != rank[b.severity] {
+			return rank[a.severity] < rank[b.severity]
+		}
+		if a.n != b.n {
+			return a.n > b.n
+		}
+		return a.kind < b.kind
+	})
+	fmt.Fprintf(w, "%d findings, too many to list (--list prints them all, --limit N the first N, --json everything); by category:\n", len(rep.Findings))
+	for _, c := range cats {
+		fmt.Fprintf(w, "  %-7s %-20s %7d\n", c.severity, c.kind, c.n)
+	}
+	paths := make([]string, 0, len(byPage))
+	for p := range byPage {
+		paths = append(paths, p)
+	}
+	sort.Slice(paths, func(i, j int) bool {
+		a, b := byPage[paths[i]], byPage[paths[j]]
+		if a.err != b.err {
+			return a.err > b.err
+		}
+		if a.warn != b.warn {
+			return a.warn > b.warn
+		}
+		if a.info != b.info {
+			return a.info > b.info
+		}
+		return paths[i] < paths[j]
+	})
+	if len(paths) > 0 {
+		fmt.Fprintf(w, "\nworst %s of %d with findings (most errors, then warnings):\n", english.Count(min(worstShown, len(paths)), "page"), len(paths))
+		for _, p := range paths[:min(worstShown, len(paths))] {
+			t := byPage[p]
+			fmt.Fprintf(w, "  %s: %s, %s, %d info\n", p, english.Count(t.err, "error"), english.Count(t.warn, "warning"), t.info)
+		}
+		fmt.Fprintf(w, "  (--path PREFIX lists one page's or folder's findings)\n")
+	}
+	fmt.Fprintf(w, "\none example of each category (--category KIND lists them):\n")
+	for _, c := range cats {
+		x := c.first
+		where := x.Path
+		if x.Line > 0 {
+			where = fmt.Sprintf("%s:%d", x.Path, x.Line)
+		}
+		fmt.Fprintf(w, "  %-20s %s  %s  [%s]\n", x.Kind, where, oneLineMsg(x.Message), x.ID)
+		fmt.Fprintf(w, "  %-20s fix: %s\n", "", oneLineMsg(cliAdvice(x.Action)))
+	}
+	printTotals(w, rep, prefix)
+}
+
+// printTotals writes the totals lines of a report.
+func printTotals(w io.Writer, rep *lint.Report, prefix string) {
 	var cats []string
 	for k, v := range rep.Counts {
 		cats = append(cats, fmt.Sprintf("%s %d", k, v))

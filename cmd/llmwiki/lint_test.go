@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,5 +92,59 @@ func TestLintCommand(t *testing.T) {
 	calls := teststore.AuditLines(t, root)
 	if calls[len(calls)-1].Tool != "cli:lint" {
 		t.Errorf("last audit line %+v", calls[len(calls)-1])
+	}
+}
+
+// TestLintSummary: above summaryOver findings the default output is a
+// summary (counts by category, the worst pages, an example of each
+// category), --list and --limit list findings, --json has them all.
+func TestLintSummary(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "wiki")
+	initWiki(t, root)
+	var links strings.Builder
+	for i := 0; i <= summaryOver; i++ {
+		fmt.Fprintf(&links, "[[ghost %d]] ", i)
+	}
+	writeWikiFile(t, root, "pages/bad.md", "---\ntitle: Bad\nsummary: b\nsources: [sources/s.md]\n---\n"+links.String()+"\n")
+	writeWikiFile(t, root, "pages/ok.md", "---\ntitle: OK\nsummary: o\nsources: [sources/s.md]\n---\nSee [[bad]] and [[ghost x]].\n")
+	writeWikiFile(t, root, "sources/s.md", "source\n")
+	out, _, err := runCLI(t, "", "lint", "--root", root)
+	var code exitCode
+	if !errors.As(err, &code) || code != 1 {
+		t.Fatalf("err = %v, want exit status 1", err)
+	}
+	for _, want := range []string{
+		// every ghost, [[ghost x]], index drift and the orphan ok.md
+		fmt.Sprintf("%d findings, too many to list (--list prints them all", summaryOver+4),
+		fmt.Sprintf("  error   dangling_link        %7d\n", summaryOver+2),
+		"worst 3 pages of 3 with findings",
+		fmt.Sprintf("  pages/bad.md: %d errors, 0 warnings, 0 info\n  pages/ok.md: 1 error,", summaryOver+1),
+		"one example of each category",
+		"  dangling_link        pages/bad.md:6  [[ghost 200]] leads nowhere",
+		"  index.md: 0 errors, 1 warning, 0 info\n",
+		fmt.Sprintf("%d errors,", summaryOver+2),
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "[[ghost 7]]") {
+		t.Errorf("summary lists every finding:\n%s", out)
+	}
+	out, _, _ = runCLI(t, "", "lint", "--root", root, "--list")
+	if strings.Contains(out, "too many to list") || !strings.Contains(out, "[[ghost 7]] leads nowhere") || !strings.Contains(out, fmt.Sprintf("[[ghost %d]] leads nowhere", summaryOver)) {
+		t.Errorf("--list:\n%s", out)
+	}
+	out, _, _ = runCLI(t, "", "lint", "--root", root, "--limit", "3")
+	if strings.Contains(out, "too many to list") || !strings.Contains(out, "more (--limit 3)") {
+		t.Errorf("--limit 3:\n%s", out)
+	}
+	out, _, _ = runCLI(t, "", "lint", "--root", root, "--json")
+	var rep lint.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("json: %v", err)
+	}
+	if rep.Counts[lint.KindDanglingLink] != summaryOver+2 || len(rep.Findings) < summaryOver+2 {
+		t.Errorf("--json counts %v, %d findings", rep.Counts, len(rep.Findings))
 	}
 }
