@@ -765,6 +765,9 @@ type View struct {
 	resolver *Resolver
 	out      overlay[[]Resolved]
 	in       overlay[[]Backlink]
+
+	suggMu sync.Mutex
+	sugg   *Suggester // see [View.Suggester]; nil until first used
 }
 
 func buildView(entries map[string]*entry) *View {
@@ -951,6 +954,7 @@ func (v *View) update(changed map[string]*entry, removed map[string]bool) *View 
 			nv.in.set(t, bl)
 		}
 	}
+	v.nextSuggester(nv, changed, removed)
 	return nv
 }
 
