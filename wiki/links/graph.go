@@ -981,7 +981,8 @@ func (v *View) recheck(src string, changed map[string]*entry) {
 }
 
 // mergeSorted returns the sorted list xs with add (not in xs) added and del
-// taken out; xs is unchanged.
+// taken out; xs is unchanged. One pass over xs: add is sorted on its own
+// and merged in, so a write costs a copy of the list, not a sort of it.
 func mergeSorted(xs, add, del []string) []string {
 	if len(add) == 0 && len(del) == 0 {
 		return xs
@@ -990,15 +991,18 @@ func mergeSorted(xs, add, del []string) []string {
 	for _, d := range del {
 		drop[d] = true
 	}
+	add = slices.Sorted(slices.Values(add))
 	out := make([]string, 0, len(xs)+len(add))
 	for _, x := range xs {
+		for len(add) > 0 && add[0] < x {
+			out = append(out, add[0])
+			add = add[1:]
+		}
 		if !drop[x] {
 			out = append(out, x)
 		}
 	}
-	out = append(out, add...)
-	sort.Strings(out)
-	return out
+	return append(out, add...)
 }
 
 func (v *View) problem(r Resolved) string {
