@@ -765,6 +765,10 @@ type View struct {
 	resolver *Resolver
 	out      overlay[[]Resolved]
 	in       overlay[[]Backlink]
+	// linkers maps a target's base ([Resolver.resolve]) to the sources, in
+	// order, with a link of that base: the links a new or departed file of
+	// that name may send elsewhere, found without going through every link.
+	linkers overlay[[]string]
 
 	suggMu sync.Mutex
 	sugg   *Suggester // see [View.Suggester]; nil until first used
@@ -795,7 +799,28 @@ func buildView(entries map[string]*entry) *View {
 		v.resolveSource(from)
 	}
 	v.out, v.in = overlay[[]Resolved]{base: v.out.flat()}, overlay[[]Backlink]{base: v.in.flat()}
+	linkers := map[string][]string{}
+	for _, from := range v.sources {
+		for b := range linkBases(v.out.at(from)) {
+			linkers[b] = append(linkers[b], from)
+		}
+	}
+	v.linkers.base = linkers
 	return v
+}
+
+// linkBases returns the set of bases ([Resolved.base]) of rs.
+func linkBases(rs []Resolved) map[string]bool {
+	var bs map[string]bool
+	for _, r := range rs {
+		if r.base != "" {
+			if bs == nil {
+				bs = map[string]bool{}
+			}
+			bs[r.base] = true
+		}
+	}
+	return bs
 }
 
 // resolveSource resolves the links of from into v.out and appends their
@@ -830,7 +855,7 @@ func (v *View) resolveSource(from string) {
 func (v *View) update(changed map[string]*entry, removed map[string]bool) *View {
 	nv := &View{
 		files: v.files.next(), mtimes: v.mtimes.next(), all: v.all, sources: v.sources,
-		resolver: v.resolver, out: v.out.next(), in: v.in.next(),
+		resolver: v.resolver, out: v.out.next(), in: v.in.next(), linkers: v.linkers.next(),
 	}
 	var added, addedSrc, removedSrc []string
 	redo := map[string]bool{}
@@ -877,17 +902,11 @@ func (v *View) update(changed map[string]*entry, removed map[string]bool) *View 
 		for _, f := range gone {
 			bases[baseKey(f)] = true
 		}
-		v.out.each(func(src string, rs []Resolved) {
-			if redo[src] {
-				return
+		for b := range bases {
+			for _, src := range v.linkers.at(b) {
+				redo[src] = true
 			}
-			for _, r := range rs {
-				if r.base != "" && bases[r.base] {
-					redo[src] = true
-					break
-				}
-			}
-		})
+		}
 	}
 	// Sources that link into a changed file and are not re-resolved: their
 	// links there are checked again for a heading or block problem.
@@ -931,7 +950,26 @@ func (v *View) update(changed map[string]*entry, removed map[string]bool) *View 
 	}
 	sort.Strings(srcs)
 	for _, s := range srcs {
+		before := linkBases(v.out.at(s))
 		nv.resolveSource(s)
+		after := linkBases(nv.out.at(s))
+		for b := range before {
+			if !after[b] {
+				if ls := slices.DeleteFunc(slices.Clone(nv.linkers.at(b)), func(x string) bool { return x == s }); len(ls) > 0 {
+					nv.linkers.set(b, ls)
+				} else {
+					nv.linkers.del(b)
+				}
+			}
+		}
+		for b := range after {
+			if !before[b] {
+				ls := nv.linkers.at(b)
+				if i, found := slices.BinarySearch(ls, s); !found {
+					nv.linkers.set(b, slices.Insert(slices.Clone(ls), i, s))
+				}
+			}
+		}
 		for _, l := range nv.out.at(s) {
 			if l.Path != "" && l.Path != s {
 				touched[l.Path] = true

@@ -169,6 +169,8 @@ func sameView(inc, full *View) string {
 		return fmt.Sprintf("links\nupdated %+v\nrebuilt %+v", inc.out.flat(), full.out.flat())
 	case !reflect.DeepEqual(inc.in.flat(), full.in.flat()):
 		return fmt.Sprintf("backlinks\nupdated %v\nrebuilt %v", inc.in.flat(), full.in.flat())
+	case !reflect.DeepEqual(inc.linkers.flat(), full.linkers.flat()):
+		return fmt.Sprintf("linkers\nupdated %v\nrebuilt %v", inc.linkers.flat(), full.linkers.flat())
 	case !reflect.DeepEqual(inc.resolver.byKey.flat(), full.resolver.byKey.flat()):
 		return "resolver keys differ"
 	}
