@@ -825,15 +825,37 @@ func linkBases(rs []Resolved) map[string]bool {
 
 // resolveSource resolves the links of from into v.out and appends their
 // backlinks to v.in.
-func (v *View) resolveSource(from string) {
+func (v *View) resolveSource(from string) { v.resolveSourceReusing(from, nil, nil) }
+
+// resolveSourceReusing is resolveSource taking the resolution of a target
+// from old (from's links in the previous view) when the resolver's answer
+// for it cannot have changed: its base is not in stale (the bases of the
+// files that came or went). A source as long as index.md, rewritten with
+// one more line, is then resolved again only where it changed.
+func (v *View) resolveSourceReusing(from string, old []Resolved, stale map[string]bool) {
 	pg := v.files.at(from).get()
 	if pg == nil || len(pg.Links) == 0 {
 		v.out.del(from)
 		return
 	}
+	var known map[string]*Resolved
+	if len(old) > 0 {
+		known = make(map[string]*Resolved, len(old))
+		for i := range old {
+			if r := &old[i]; r.base != "" && !stale[r.base] {
+				known[r.Target] = r
+			}
+		}
+	}
 	rs := make([]Resolved, len(pg.Links))
 	for i, l := range pg.Links {
-		res, base := v.resolver.resolve(from, l.Target)
+		var res Resolution
+		var base string
+		if k, ok := known[l.Target]; ok {
+			res, base = k.Resolution, k.base
+		} else {
+			res, base = v.resolver.resolve(from, l.Target)
+		}
 		r := Resolved{Link: l, Resolution: res, base: base}
 		r.Problem = v.problem(r)
 		rs[i] = r
@@ -891,11 +913,12 @@ func (v *View) update(changed map[string]*entry, removed map[string]bool) *View 
 			redo[p] = true // resolveSource drops its links
 		}
 	}
+	var bases map[string]bool // the bases of the files that came or went
 	if len(added) > 0 || len(gone) > 0 {
 		nv.all = mergeSorted(v.all, added, gone)
 		nv.sources = mergeSorted(v.sources, addedSrc, removedSrc)
 		nv.resolver = v.resolver.with(added, gone)
-		bases := map[string]bool{}
+		bases = map[string]bool{}
 		for _, f := range added {
 			bases[baseKey(f)] = true
 		}
@@ -951,7 +974,7 @@ func (v *View) update(changed map[string]*entry, removed map[string]bool) *View 
 	sort.Strings(srcs)
 	for _, s := range srcs {
 		before := linkBases(v.out.at(s))
-		nv.resolveSource(s)
+		nv.resolveSourceReusing(s, v.out.at(s), bases)
 		after := linkBases(nv.out.at(s))
 		for b := range before {
 			if !after[b] {
