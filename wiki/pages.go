@@ -274,6 +274,7 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 		return store.Internal("list pages", err)
 	}
 	s.cat, s.catSorted, s.catAt, s.catCost = next, nil, started, time.Since(started)
+	s.catKeys = keysOf(next)
 	s.catSkips = skips
 	Progress(ctx, seen, seen, "scanned "+strconv.Itoa(seen)+" pages")
 	return nil
@@ -320,7 +321,7 @@ func (s *Store) noteCommitted(changes []store.Change) {
 		}
 		i, found := slices.BinarySearchFunc(sorted, c.Path, func(p PageInfo, rel string) int { return strings.Compare(p.Path, rel) })
 		if c.Op == store.OpDelete {
-			delete(s.cat, c.Path)
+			s.catDel(c.Path)
 			if found {
 				sorted = slices.Delete(sorted, i, i+1)
 			}
@@ -331,7 +332,7 @@ func (s *Store) noteCommitted(changes []store.Change) {
 		if fi, err := s.root.Stat(c.Path); err == nil {
 			pi.size, pi.mtime = fi.Size(), fi.ModTime()
 		}
-		s.cat[c.Path] = pi
+		s.catSet(c.Path, pi)
 		switch {
 		case sorted == nil:
 		case found:
@@ -359,8 +360,8 @@ func (s *Store) pageByKey(key string) (PageInfo, bool, error) {
 	if err := s.scanPagesLocked(context.Background(), arrived); err != nil {
 		return PageInfo{}, false, err
 	}
-	for _, p := range s.cat {
-		if p.key == key && !slices.ContainsFunc(found, func(f PageInfo) bool { return f.Path == p.Path }) {
+	for _, rel := range s.catKeys[key] {
+		if p := s.cat[rel]; !slices.ContainsFunc(found, func(f PageInfo) bool { return f.Path == p.Path }) {
 			found = append(found, p)
 		}
 	}

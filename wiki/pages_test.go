@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -252,4 +253,54 @@ func TestPageIdentity(t *testing.T) {
 	if !strings.Contains(err.Error(), "search_wiki") {
 		t.Errorf("not-found error gives no next step: %v", err)
 	}
+}
+
+// TestCatalogueKeys: the catalogue's index by page key, kept in step by
+// writes, deletes, outside edits and scans, equals one made from the
+// catalogue, and a case twin created outside the server is still found by
+// key.
+func TestCatalogueKeys(t *testing.T) {
+	s, dir := newStore(t)
+	ctx := context.Background()
+	check := func(when string) {
+		t.Helper()
+		s.catMu.Lock()
+		defer s.catMu.Unlock()
+		want := keysOf(s.cat)
+		if len(want) != len(s.catKeys) {
+			t.Fatalf("%s: %d keys, rebuilt %d", when, len(s.catKeys), len(want))
+		}
+		for k, ps := range want {
+			got := slices.Sorted(slices.Values(s.catKeys[k]))
+			slices.Sort(ps)
+			if !slices.Equal(got, ps) {
+				t.Fatalf("%s: key %q: %v, rebuilt %v", when, k, got, ps)
+			}
+		}
+	}
+	if _, err := s.Pages(); err != nil {
+		t.Fatal(err)
+	}
+	for _, slug := range []string{"a", "sub/b", "sub/c"} {
+		if _, err := s.WritePage(ctx, PageInput{Title: slug, Slug: slug, Content: "x\n"}); err != nil {
+			t.Fatal(err)
+		}
+		check("after writing " + slug)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "pages", "sub", "b.md"))
+	if err := s.Update(ctx, func(tx *store.Tx) error { return tx.Delete("pages/sub/b.md", store.SHA256Hex(data)) }); err != nil {
+		t.Fatal(err)
+	}
+	check("after a delete")
+	os.WriteFile(filepath.Join(dir, "pages", "Sub Two.md"), []byte("# Two\n"), 0o644)
+	os.Remove(filepath.Join(dir, "pages", "a.md"))
+	if _, err := s.PagesFresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("after a scan")
+	if p, err := s.ResolvePage("sub-two"); err != nil || p != "pages/Sub Two.md" {
+		t.Errorf("ResolvePage(sub-two) = %q, %v", p, err)
+	}
+	_, err := s.WritePage(ctx, PageInput{Title: "x", Slug: "sub_two", Content: "y"})
+	wantCode(t, err, store.CodeConflict)
 }

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"path"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/llmwiki/llmwiki/wiki/store"
@@ -45,7 +46,7 @@ func (s *Store) refreshPagesLocked(paths, gone []string) {
 		}
 		prefixes[p] = true
 		if _, ok := s.cat[p]; ok {
-			delete(s.cat, p)
+			s.catDel(p)
 			changed = true
 		}
 		if err != nil || !fi.IsDir() || (p != "pages" && !addressable(p)) {
@@ -74,7 +75,7 @@ func (s *Store) refreshPagesLocked(paths, gone []string) {
 			for d := path.Dir(k); d != "."; d = path.Dir(d) {
 				if prefixes[d] {
 					if fi, err := s.root.Lstat(k); err != nil || !fi.Mode().IsRegular() {
-						delete(s.cat, k)
+						s.catDel(k)
 						changed = true
 					}
 					break
@@ -97,7 +98,7 @@ func (s *Store) refreshPageLocked(p string, fi fs.FileInfo, reported bool) bool 
 	prev, had := s.cat[p]
 	if !isCataloguePage(p) {
 		if had {
-			delete(s.cat, p)
+			s.catDel(p)
 		}
 		return had
 	}
@@ -107,13 +108,13 @@ func (s *Store) refreshPageLocked(p string, fi fs.FileInfo, reported bool) bool 
 	data, ok, err := s.ReadRaw(p)
 	if err != nil || !ok {
 		if had {
-			delete(s.cat, p)
+			s.catDel(p)
 		}
 		return had
 	}
 	pi := pageInfoFrom(p, data)
 	pi.size, pi.mtime, pi.key = fi.Size(), fi.ModTime(), PageKey(p)
-	s.cat[p] = pi
+	s.catSet(p, pi)
 	return !had || !reflect.DeepEqual(prev, pi) // unchanged: the sorted list stands
 }
 
@@ -135,4 +136,42 @@ func isCataloguePage(p string) bool {
 		}
 	}
 	return true
+}
+
+// catSet puts pi in the catalogue at p, keeping catKeys in step; pi.key is
+// set. Called with catMu held.
+func (s *Store) catSet(p string, pi PageInfo) {
+	if prev, ok := s.cat[p]; ok && prev.key != pi.key {
+		s.catKeys[prev.key] = without(s.catKeys[prev.key], p)
+	}
+	s.cat[p] = pi
+	if !slices.Contains(s.catKeys[pi.key], p) {
+		s.catKeys[pi.key] = append(slices.Clip(s.catKeys[pi.key]), p)
+	}
+}
+
+// catDel takes p out of the catalogue and catKeys. Called with catMu held.
+func (s *Store) catDel(p string) {
+	if prev, ok := s.cat[p]; ok {
+		delete(s.cat, p)
+		if ps := without(s.catKeys[prev.key], p); len(ps) > 0 {
+			s.catKeys[prev.key] = ps
+		} else {
+			delete(s.catKeys, prev.key)
+		}
+	}
+}
+
+// without returns ps without p, as a new slice (ps may be shared).
+func without(ps []string, p string) []string {
+	return slices.DeleteFunc(slices.Clone(ps), func(x string) bool { return x == p })
+}
+
+// keysOf indexes the catalogue cat by page key.
+func keysOf(cat map[string]PageInfo) map[string][]string {
+	keys := make(map[string][]string, len(cat))
+	for p, pi := range cat {
+		keys[pi.key] = append(keys[pi.key], p)
+	}
+	return keys
 }

@@ -765,6 +765,13 @@ type View struct {
 	resolver *Resolver
 	out      overlay[[]Resolved]
 	in       overlay[[]Backlink]
+	// linkers maps a target's base ([Resolver.resolve]) to the sources, in
+	// order, with a link of that base: the links a new or departed file of
+	// that name may send elsewhere, found without going through every link.
+	linkers overlay[[]string]
+
+	suggMu sync.Mutex
+	sugg   *Suggester // see [View.Suggester]; nil until first used
 }
 
 func buildView(entries map[string]*entry) *View {
@@ -792,20 +799,63 @@ func buildView(entries map[string]*entry) *View {
 		v.resolveSource(from)
 	}
 	v.out, v.in = overlay[[]Resolved]{base: v.out.flat()}, overlay[[]Backlink]{base: v.in.flat()}
+	linkers := map[string][]string{}
+	for _, from := range v.sources {
+		for b := range linkBases(v.out.at(from)) {
+			linkers[b] = append(linkers[b], from)
+		}
+	}
+	v.linkers.base = linkers
 	return v
+}
+
+// linkBases returns the set of bases ([Resolved.base]) of rs.
+func linkBases(rs []Resolved) map[string]bool {
+	var bs map[string]bool
+	for _, r := range rs {
+		if r.base != "" {
+			if bs == nil {
+				bs = map[string]bool{}
+			}
+			bs[r.base] = true
+		}
+	}
+	return bs
 }
 
 // resolveSource resolves the links of from into v.out and appends their
 // backlinks to v.in.
-func (v *View) resolveSource(from string) {
+func (v *View) resolveSource(from string) { v.resolveSourceReusing(from, nil, nil) }
+
+// resolveSourceReusing is resolveSource taking the resolution of a target
+// from old (from's links in the previous view) when the resolver's answer
+// for it cannot have changed: its base is not in stale (the bases of the
+// files that came or went). A source as long as index.md, rewritten with
+// one more line, is then resolved again only where it changed.
+func (v *View) resolveSourceReusing(from string, old []Resolved, stale map[string]bool) {
 	pg := v.files.at(from).get()
 	if pg == nil || len(pg.Links) == 0 {
 		v.out.del(from)
 		return
 	}
+	var known map[string]*Resolved
+	if len(old) > 0 {
+		known = make(map[string]*Resolved, len(old))
+		for i := range old {
+			if r := &old[i]; r.base != "" && !stale[r.base] {
+				known[r.Target] = r
+			}
+		}
+	}
 	rs := make([]Resolved, len(pg.Links))
 	for i, l := range pg.Links {
-		res, base := v.resolver.resolve(from, l.Target)
+		var res Resolution
+		var base string
+		if k, ok := known[l.Target]; ok {
+			res, base = k.Resolution, k.base
+		} else {
+			res, base = v.resolver.resolve(from, l.Target)
+		}
 		r := Resolved{Link: l, Resolution: res, base: base}
 		r.Problem = v.problem(r)
 		rs[i] = r
@@ -827,7 +877,7 @@ func (v *View) resolveSource(from string) {
 func (v *View) update(changed map[string]*entry, removed map[string]bool) *View {
 	nv := &View{
 		files: v.files.next(), mtimes: v.mtimes.next(), all: v.all, sources: v.sources,
-		resolver: v.resolver, out: v.out.next(), in: v.in.next(),
+		resolver: v.resolver, out: v.out.next(), in: v.in.next(), linkers: v.linkers.next(),
 	}
 	var added, addedSrc, removedSrc []string
 	redo := map[string]bool{}
@@ -863,28 +913,23 @@ func (v *View) update(changed map[string]*entry, removed map[string]bool) *View 
 			redo[p] = true // resolveSource drops its links
 		}
 	}
+	var bases map[string]bool // the bases of the files that came or went
 	if len(added) > 0 || len(gone) > 0 {
 		nv.all = mergeSorted(v.all, added, gone)
 		nv.sources = mergeSorted(v.sources, addedSrc, removedSrc)
 		nv.resolver = v.resolver.with(added, gone)
-		bases := map[string]bool{}
+		bases = map[string]bool{}
 		for _, f := range added {
 			bases[baseKey(f)] = true
 		}
 		for _, f := range gone {
 			bases[baseKey(f)] = true
 		}
-		v.out.each(func(src string, rs []Resolved) {
-			if redo[src] {
-				return
+		for b := range bases {
+			for _, src := range v.linkers.at(b) {
+				redo[src] = true
 			}
-			for _, r := range rs {
-				if r.base != "" && bases[r.base] {
-					redo[src] = true
-					break
-				}
-			}
-		})
+		}
 	}
 	// Sources that link into a changed file and are not re-resolved: their
 	// links there are checked again for a heading or block problem.
@@ -928,7 +973,26 @@ func (v *View) update(changed map[string]*entry, removed map[string]bool) *View 
 	}
 	sort.Strings(srcs)
 	for _, s := range srcs {
-		nv.resolveSource(s)
+		before := linkBases(v.out.at(s))
+		nv.resolveSourceReusing(s, v.out.at(s), bases)
+		after := linkBases(nv.out.at(s))
+		for b := range before {
+			if !after[b] {
+				if ls := slices.DeleteFunc(slices.Clone(nv.linkers.at(b)), func(x string) bool { return x == s }); len(ls) > 0 {
+					nv.linkers.set(b, ls)
+				} else {
+					nv.linkers.del(b)
+				}
+			}
+		}
+		for b := range after {
+			if !before[b] {
+				ls := nv.linkers.at(b)
+				if i, found := slices.BinarySearch(ls, s); !found {
+					nv.linkers.set(b, slices.Insert(slices.Clone(ls), i, s))
+				}
+			}
+		}
 		for _, l := range nv.out.at(s) {
 			if l.Path != "" && l.Path != s {
 				touched[l.Path] = true
@@ -951,6 +1015,7 @@ func (v *View) update(changed map[string]*entry, removed map[string]bool) *View 
 			nv.in.set(t, bl)
 		}
 	}
+	v.nextSuggester(nv, changed, removed)
 	return nv
 }
 
@@ -977,7 +1042,8 @@ func (v *View) recheck(src string, changed map[string]*entry) {
 }
 
 // mergeSorted returns the sorted list xs with add (not in xs) added and del
-// taken out; xs is unchanged.
+// taken out; xs is unchanged. One pass over xs: add is sorted on its own
+// and merged in, so a write costs a copy of the list, not a sort of it.
 func mergeSorted(xs, add, del []string) []string {
 	if len(add) == 0 && len(del) == 0 {
 		return xs
@@ -986,15 +1052,18 @@ func mergeSorted(xs, add, del []string) []string {
 	for _, d := range del {
 		drop[d] = true
 	}
+	add = slices.Sorted(slices.Values(add))
 	out := make([]string, 0, len(xs)+len(add))
 	for _, x := range xs {
+		for len(add) > 0 && add[0] < x {
+			out = append(out, add[0])
+			add = add[1:]
+		}
 		if !drop[x] {
 			out = append(out, x)
 		}
 	}
-	out = append(out, add...)
-	sort.Strings(out)
-	return out
+	return append(out, add...)
 }
 
 func (v *View) problem(r Resolved) string {

@@ -169,11 +169,14 @@ func sameView(inc, full *View) string {
 		return fmt.Sprintf("links\nupdated %+v\nrebuilt %+v", inc.out.flat(), full.out.flat())
 	case !reflect.DeepEqual(inc.in.flat(), full.in.flat()):
 		return fmt.Sprintf("backlinks\nupdated %v\nrebuilt %v", inc.in.flat(), full.in.flat())
-	case !reflect.DeepEqual(inc.resolver.byKey, full.resolver.byKey):
+	case !reflect.DeepEqual(inc.linkers.flat(), full.linkers.flat()):
+		return fmt.Sprintf("linkers\nupdated %v\nrebuilt %v", inc.linkers.flat(), full.linkers.flat())
+	case !reflect.DeepEqual(inc.resolver.byKey.flat(), full.resolver.byKey.flat()):
 		return "resolver keys differ"
 	}
-	for b, fs := range full.resolver.byBase {
-		got := append([]fileKey(nil), inc.resolver.byBase[b]...)
+	incBase, fullBase := inc.resolver.byBase.flat(), full.resolver.byBase.flat()
+	for b, fs := range fullBase {
+		got := append([]fileKey(nil), incBase[b]...)
 		want := append([]fileKey(nil), fs...)
 		less := func(x, y fileKey) int { return strings.Compare(x.path, y.path) }
 		slices.SortFunc(got, less)
@@ -182,7 +185,7 @@ func sameView(inc, full *View) string {
 			return fmt.Sprintf("resolver base %q: %v, rebuilt %v", b, got, want)
 		}
 	}
-	if len(inc.resolver.byBase) != len(full.resolver.byBase) {
+	if len(incBase) != len(fullBase) {
 		return "resolver bases differ"
 	}
 	return ""

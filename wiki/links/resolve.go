@@ -1,7 +1,6 @@
 package links
 
 import (
-	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -51,24 +50,21 @@ type fileKey struct {
 // Resolver resolves link targets against a fixed set of files. It is
 // immutable and safe for concurrent use.
 type Resolver struct {
-	byKey   map[string][]string  // full key -> paths (case variants)
-	byBase  map[string][]fileKey // last component of the key -> files
-	aliases map[string][]string  // alias key -> pages
+	byKey   overlay[[]string]   // full key -> paths (case variants)
+	byBase  overlay[[]fileKey]  // last component of the key -> files
+	aliases map[string][]string // alias key -> pages
 }
 
 // NewResolver indexes files (project-relative paths of every file a link may
 // reach) and aliases (page path -> its frontmatter aliases).
 func NewResolver(files []string, aliases map[string][]string) *Resolver {
-	r := &Resolver{
-		byKey:   make(map[string][]string, len(files)),
-		byBase:  make(map[string][]fileKey, len(files)),
-		aliases: map[string][]string{},
-	}
+	r := &Resolver{aliases: map[string][]string{}}
+	byKey, byBase := make(map[string][]string, len(files)), make(map[string][]fileKey, len(files))
 	for _, f := range files {
 		k := Key(f)
-		r.byKey[k] = append(r.byKey[k], f)
+		byKey[k] = append(byKey[k], f)
 		b := k[strings.LastIndexByte(k, '/')+1:]
-		r.byBase[b] = append(r.byBase[b], fileKey{f, k})
+		byBase[b] = append(byBase[b], fileKey{f, k})
 	}
 	for p, as := range aliases {
 		seen := map[string]bool{}
@@ -81,9 +77,10 @@ func NewResolver(files []string, aliases map[string][]string) *Resolver {
 			r.aliases[k] = append(r.aliases[k], p)
 		}
 	}
-	for _, v := range r.byKey {
+	for _, v := range byKey {
 		sort.Strings(v)
 	}
+	r.byKey.base, r.byBase.base = byKey, byBase
 	for _, v := range r.aliases {
 		sort.Strings(v)
 	}
@@ -91,7 +88,7 @@ func NewResolver(files []string, aliases map[string][]string) *Resolver {
 }
 
 // Has reports whether a file with path p's key exists.
-func (r *Resolver) Has(p string) bool { return len(r.byKey[Key(p)]) > 0 }
+func (r *Resolver) Has(p string) bool { return len(r.byKey.at(Key(p))) > 0 }
 
 // AliasOwners returns the pages that declare alias a (by key).
 func (r *Resolver) AliasOwners(a string) []string { return r.aliases[Key(strings.TrimSpace(a))] }
@@ -127,7 +124,7 @@ func (r *Resolver) resolve(from, target string) (Resolution, string) {
 		}
 		k := Key(j)
 		base := k[strings.LastIndexByte(k, '/')+1:]
-		if ps := r.byKey[k]; len(ps) > 0 {
+		if ps := r.byKey.at(k); len(ps) > 0 {
 			return Resolution{Path: ps[0], By: ByRelative}, base
 		}
 		return Resolution{}, base
@@ -139,7 +136,7 @@ func (r *Resolver) resolve(from, target string) (Resolution, string) {
 	}
 	base := k[strings.LastIndexByte(k, '/')+1:]
 	var cands []string
-	for _, f := range r.byBase[base] {
+	for _, f := range r.byBase.at(base) {
 		if f.key == k || (len(f.key) > len(k) && f.key[len(f.key)-len(k)-1] == '/' && strings.HasSuffix(f.key, k)) {
 			cands = append(cands, f.path)
 		}
@@ -171,30 +168,30 @@ func baseKey(file string) string {
 // (project-relative paths; the aliases stay r's). r is unchanged: the maps
 // are copied, and a bucket is copied before it changes.
 func (r *Resolver) with(added, removed []string) *Resolver {
-	nr := &Resolver{byKey: maps.Clone(r.byKey), byBase: maps.Clone(r.byBase), aliases: r.aliases}
+	nr := &Resolver{byKey: r.byKey.next(), byBase: r.byBase.next(), aliases: r.aliases}
 	for _, f := range removed {
 		k := Key(f)
 		b := k[strings.LastIndexByte(k, '/')+1:]
-		ps := slices.DeleteFunc(slices.Clone(nr.byKey[k]), func(p string) bool { return p == f })
+		ps := slices.DeleteFunc(slices.Clone(nr.byKey.at(k)), func(p string) bool { return p == f })
 		if len(ps) == 0 {
-			delete(nr.byKey, k)
+			nr.byKey.del(k)
 		} else {
-			nr.byKey[k] = ps
+			nr.byKey.set(k, ps)
 		}
-		fs := slices.DeleteFunc(slices.Clone(nr.byBase[b]), func(x fileKey) bool { return x.path == f })
+		fs := slices.DeleteFunc(slices.Clone(nr.byBase.at(b)), func(x fileKey) bool { return x.path == f })
 		if len(fs) == 0 {
-			delete(nr.byBase, b)
+			nr.byBase.del(b)
 		} else {
-			nr.byBase[b] = fs
+			nr.byBase.set(b, fs)
 		}
 	}
 	for _, f := range added {
 		k := Key(f)
 		b := k[strings.LastIndexByte(k, '/')+1:]
-		ps := append(slices.Clone(nr.byKey[k]), f)
+		ps := append(slices.Clone(nr.byKey.at(k)), f)
 		sort.Strings(ps)
-		nr.byKey[k] = ps
-		nr.byBase[b] = append(slices.Clone(nr.byBase[b]), fileKey{f, k})
+		nr.byKey.set(k, ps)
+		nr.byBase.set(b, append(slices.Clone(nr.byBase.at(b)), fileKey{f, k}))
 	}
 	return nr
 }

@@ -2,7 +2,9 @@ package links
 
 import (
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/llmwiki/llmwiki/wiki"
@@ -16,20 +18,58 @@ import (
 // pages/page-title.md). Lint's dangling_link advice and the unresolved
 // links write_page and edit_page report use it.
 type Suggester struct {
-	byTitle map[string][]string
-	bySlug  map[string][]string
+	byTitle overlay[[]string]
+	bySlug  overlay[[]string]
 }
 
 // NewSuggester indexes pages by title and by file name.
 func NewSuggester(pages []wiki.PageInfo) *Suggester {
-	s := &Suggester{byTitle: map[string][]string{}, bySlug: map[string][]string{}}
+	byTitle, bySlug := map[string][]string{}, map[string][]string{}
 	for _, p := range pages {
-		s.byTitle[TitleKey(p.Title)] = append(s.byTitle[TitleKey(p.Title)], p.Path)
+		byTitle[TitleKey(p.Title)] = append(byTitle[TitleKey(p.Title)], p.Path)
 		if b := path.Base(p.Slug); mdoc.ValidSlug(b) {
-			s.bySlug[b] = append(s.bySlug[b], p.Path)
+			bySlug[b] = append(bySlug[b], p.Path)
 		}
 	}
-	return s
+	return &Suggester{byTitle: overlay[[]string]{base: byTitle}, bySlug: overlay[[]string]{base: bySlug}}
+}
+
+// next returns a copy of s that shares what it can, for a new view to
+// change with drop and add.
+func (s *Suggester) next() *Suggester {
+	return &Suggester{byTitle: s.byTitle.next(), bySlug: s.bySlug.next()}
+}
+
+// drop takes the page p out of s (a copy from next).
+func (s *Suggester) drop(p wiki.PageInfo) {
+	without := func(o *overlay[[]string], k string) {
+		ps := slices.DeleteFunc(slices.Clone(o.at(k)), func(x string) bool { return x == p.Path })
+		if len(ps) == 0 {
+			o.del(k)
+		} else {
+			o.set(k, ps)
+		}
+	}
+	without(&s.byTitle, TitleKey(p.Title))
+	if b := path.Base(p.Slug); mdoc.ValidSlug(b) {
+		without(&s.bySlug, b)
+	}
+}
+
+// add puts the page p in s (a copy from next), keeping each list sorted
+// by path as NewSuggester makes it from the sorted pages.
+func (s *Suggester) add(p wiki.PageInfo) {
+	with := func(o *overlay[[]string], k string) {
+		ps := o.at(k)
+		i, found := slices.BinarySearch(ps, p.Path)
+		if !found {
+			o.set(k, slices.Insert(slices.Clone(ps), i, p.Path))
+		}
+	}
+	with(&s.byTitle, TitleKey(p.Title))
+	if b := path.Base(p.Slug); mdoc.ValidSlug(b) {
+		with(&s.bySlug, b)
+	}
 }
 
 // TitleKey folds a title for comparison: case, runs of white space and
@@ -51,9 +91,9 @@ func (s *Suggester) Pages(target string) []string {
 			}
 		}
 	}
-	add(s.byTitle[TitleKey(target)])
+	add(s.byTitle.at(TitleKey(target)))
 	if slug, err := mdoc.Slugify(path.Base(target)); err == nil {
-		add(s.bySlug[slug])
+		add(s.bySlug.at(slug))
 	}
 	return out
 }
@@ -99,7 +139,7 @@ func (v *View) UnresolvedLinks(rel string, before []Resolved) []Unresolved {
 			continue
 		}
 		if sg == nil {
-			sg = NewSuggester(v.Pages())
+			sg = v.Suggester()
 		}
 		u := Unresolved{Link: l.Raw}
 		if ps := sg.Pages(l.Target); len(ps) == 1 {
@@ -127,4 +167,49 @@ func suggestLink(l Resolved, target string) string {
 		return b + target + "]]"
 	}
 	return b + target + "|" + shown + "]]"
+}
+
+// Suggester returns the [Suggester] of the view's pages. It is made on
+// first use and then carried to each view [View.update] makes, changed by
+// the pages that came, went or changed, so a write does not index every
+// page again.
+func (v *View) Suggester() *Suggester {
+	v.suggMu.Lock()
+	defer v.suggMu.Unlock()
+	if v.sugg == nil {
+		v.sugg = NewSuggester(v.Pages())
+	}
+	return v.sugg
+}
+
+// nextSuggester gives nv (made by v.update) v's suggester changed by the
+// pages in changed and removed, when v has one; nv's files are in place.
+func (v *View) nextSuggester(nv *View, changed map[string]*entry, removed map[string]bool) {
+	v.suggMu.Lock()
+	sg := v.sugg
+	v.suggMu.Unlock()
+	if sg == nil {
+		return
+	}
+	ns := sg.next()
+	info := func(vw *View, p string) *wiki.PageInfo {
+		if !IsSource(p) {
+			return nil
+		}
+		if pg := vw.files.at(p).get(); pg != nil {
+			return pg.Info
+		}
+		return nil
+	}
+	for _, ps := range []func(func(string) bool){maps.Keys(changed), maps.Keys(removed)} {
+		for p := range ps {
+			if old := info(v, p); old != nil {
+				ns.drop(*old)
+			}
+			if now := info(nv, p); now != nil {
+				ns.add(*now)
+			}
+		}
+	}
+	nv.sugg = ns
 }

@@ -1,0 +1,127 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/llmwiki/llmwiki/internal/scalecorpus"
+	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// BenchmarkWriteScale creates pages with write_page through the MCP
+// handler (store, fsyncs and the link graph as serve registers it) in
+// scale wikis from the shared corpora (internal/scalecorpus). It reports
+// the first create's time (the graph is loaded then) and the median and
+// 95th percentile of the creates after it. Sizes: LLMWIKI_WRITE_SCALE
+// (comma-separated page counts), default 173 and 10000; needs
+// LLMWIKI_SHARED.
+//
+//	LLMWIKI_SHARED=/work/shared LLMWIKI_WRITE_SCALE=173,10000,44681,144000 \
+//	  go test ./tools -run '^$' -bench WriteScale -benchtime 40x
+func BenchmarkWriteScale(b *testing.B) {
+	shared := os.Getenv("LLMWIKI_SHARED")
+	if shared == "" {
+		b.Skip("LLMWIKI_SHARED is not set")
+	}
+	sizes := []int{173, 10000}
+	if s := os.Getenv("LLMWIKI_WRITE_SCALE"); s != "" {
+		sizes = nil
+		for _, f := range splitComma(s) {
+			n, err := strconv.Atoi(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sizes = append(sizes, n)
+		}
+	}
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("pages=%d", n), func(b *testing.B) { benchWriteScale(b, shared, n) })
+	}
+}
+
+func splitComma(s string) (out []string) {
+	for len(s) > 0 {
+		i := 0
+		for i < len(s) && s[i] != ',' {
+			i++
+		}
+		out = append(out, s[:i])
+		if i < len(s) {
+			i++
+		}
+		s = s[i:]
+	}
+	return out
+}
+
+func benchWriteScale(b *testing.B, shared string, n int) {
+	dir := filepath.Join(b.TempDir(), "wiki")
+	if _, err := wiki.Init(dir); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := scalecorpus.Build(shared, dir, n); err != nil {
+		b.Fatal(err)
+	}
+	quiet := teststore.Quiet()
+	st, err := wiki.Open(dir, wiki.WithLogger(quiet))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	srv, _, err := NewServer(withLinks(Deps{Store: st, Log: quiet}), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := client.NewInProcessClient(srv)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "bench", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		b.Fatal(err)
+	}
+	k := 0
+	create := func() time.Duration {
+		k++
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "write_page"
+		req.Params.Arguments = map[string]any{
+			"title":   fmt.Sprintf("Scale note %d", k),
+			"content": fmt.Sprintf("A note that links to [[Scale note %d]], [[git]] and [[missing page %d]].\n", k-1, k),
+		}
+		t0 := time.Now()
+		r, err := c.CallTool(ctx, req)
+		d := time.Since(t0)
+		if err != nil || r.IsError {
+			b.Fatalf("write_page: %v %s", err, text(r))
+		}
+		return d
+	}
+	first := create()
+	b.ResetTimer()
+	ds := make([]time.Duration, 0, b.N)
+	for range b.N {
+		ds = append(ds, create())
+	}
+	b.StopTimer()
+	slices.Sort(ds)
+	b.ReportMetric(float64(first.Microseconds())/1000, "first-ms")
+	b.ReportMetric(float64(ds[len(ds)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(ds[len(ds)*95/100].Microseconds())/1000, "p95-ms")
+}
