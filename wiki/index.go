@@ -30,8 +30,10 @@ type indexLine struct {
 	title, summary, group string // the page's fields the line was made from
 	byPath                bool   // linked by path (its basename is shared)
 	lowTitle, lowGroup    string
-	path                  string
-	line                  string // "- [[target|Title]] — summary\n"
+	path, slug            string
+	lowBase, dir          string // lower-case basename and folder of the slug
+	rootName              bool   // the basename is a root file's ([isRootFileName])
+	line                  string // "- [[target|Title]] — summary\n"; "" in a stub
 }
 
 // indexMemo keeps each page's rendered line by path. Writes render
@@ -52,28 +54,35 @@ func renderIndex(pages []PageInfo, memo *indexMemo) []byte {
 		}
 		lines = memo.lines
 	}
+	// Pass 1: each page's cached line (or a stub with its name keys), and
+	// how many pages share each basename.
+	ents := make([]*indexLine, len(pages))
 	base := make(map[string]int, len(pages))
-	for _, p := range pages {
-		base[strings.ToLower(path.Base(p.Slug))]++
+	for i, p := range pages {
+		l := lines[p.Path]
+		if l == nil || l.slug != p.Slug {
+			low := strings.ToLower(path.Base(p.Slug))
+			l = &indexLine{path: p.Path, slug: p.Slug, lowBase: low, dir: path.Dir(p.Slug), rootName: isRootFileName(low)}
+		}
+		ents[i] = l
+		base[l.lowBase]++
 	}
 	groups := map[string][]*indexLine{}
 	size := 0
-	for _, p := range pages {
+	for i, p := range pages {
+		l := ents[i]
 		g := "Other"
 		if len(p.Tags) > 0 {
 			g = p.Tags[0]
-		} else if d := path.Dir(p.Slug); d != "." {
-			g = d
+		} else if l.dir != "." {
+			g = l.dir
 		}
-		target := path.Base(p.Slug)
 		// A basename shared with another page, or with a file at the
 		// root (pages/log.md and log.md), is linked by its path so the
 		// link resolves to this page alone.
-		lowTarget := strings.ToLower(target)
-		byPath := base[lowTarget] > 1 || isRootFileName(lowTarget)
-		l := lines[p.Path]
-		if l == nil || l.title != p.Title || l.summary != p.Summary || l.group != g || l.byPath != byPath {
-			l = newIndexLine(p, g, target, byPath)
+		byPath := base[l.lowBase] > 1 || l.rootName
+		if l.line == "" || l.title != p.Title || l.summary != p.Summary || l.group != g || l.byPath != byPath {
+			l = newIndexLine(p, l, g, byPath)
 			if lines != nil {
 				lines[p.Path] = l
 			}
@@ -123,7 +132,9 @@ func renderIndex(pages []PageInfo, memo *indexMemo) []byte {
 	return bytes.TrimRight(b.Bytes(), "\n")
 }
 
-func newIndexLine(p PageInfo, g, target string, byPath bool) *indexLine {
+// newIndexLine renders p's line; keys holds p's name keys (pass 1).
+func newIndexLine(p PageInfo, keys *indexLine, g string, byPath bool) *indexLine {
+	target := path.Base(p.Slug)
 	if byPath {
 		target = strings.TrimSuffix(p.Path, path.Ext(p.Path))
 	}
@@ -139,7 +150,8 @@ func newIndexLine(p PageInfo, g, target string, byPath bool) *indexLine {
 	return &indexLine{
 		title: p.Title, summary: p.Summary, group: g, byPath: byPath,
 		lowTitle: strings.ToLower(p.Title), lowGroup: strings.ToLower(g),
-		path: p.Path, line: line,
+		path: p.Path, slug: p.Slug, lowBase: keys.lowBase, dir: keys.dir, rootName: keys.rootName,
+		line: line,
 	}
 }
 
