@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
@@ -17,21 +18,77 @@ import (
 // "- [[target|Title]] — summary", grouped under "## " headings by the page's
 // first tag, else its folder under pages/, else "Other". Groups are sorted
 // by name ("Other" last) and lines by title, then path, so the same pages
-// always give the same bytes.
+// always give the same bytes, whatever the order of pages.
 func RenderIndex(pages []PageInfo) []byte {
-	base := map[string]int{}
-	for _, p := range pages {
-		base[strings.ToLower(path.Base(p.Slug))]++
+	return renderIndex(pages, nil)
+}
+
+// indexLine is one page's line of index.md and what it sorts by, kept
+// between renders ([indexMemo]) so a write re-renders only the lines of
+// pages it changed.
+type indexLine struct {
+	title, summary, group string // the page's fields the line was made from
+	byPath                bool   // linked by path (its basename is shared)
+	lowTitle, lowGroup    string
+	path, slug            string
+	lowBase, dir          string // lower-case basename and folder of the slug
+	rootName              bool   // the basename is a root file's ([isRootFileName])
+	line                  string // "- [[target|Title]] — summary\n"; "" in a stub
+}
+
+// indexMemo keeps each page's rendered line by path. Writes render
+// index.md under the store's write lock; the mutex covers rebuild_index
+// and the odd caller outside it.
+type indexMemo struct {
+	mu    sync.Mutex
+	lines map[string]*indexLine
+}
+
+func renderIndex(pages []PageInfo, memo *indexMemo) []byte {
+	var lines map[string]*indexLine
+	if memo != nil {
+		memo.mu.Lock()
+		defer memo.mu.Unlock()
+		if memo.lines == nil || len(memo.lines) > 2*len(pages)+1024 {
+			memo.lines = make(map[string]*indexLine, len(pages))
+		}
+		lines = memo.lines
 	}
-	groups := map[string][]PageInfo{}
-	for _, p := range pages {
+	// Pass 1: each page's cached line (or a stub with its name keys), and
+	// how many pages share each basename.
+	ents := make([]*indexLine, len(pages))
+	base := make(map[string]int, len(pages))
+	for i, p := range pages {
+		l := lines[p.Path]
+		if l == nil || l.slug != p.Slug {
+			low := strings.ToLower(path.Base(p.Slug))
+			l = &indexLine{path: p.Path, slug: p.Slug, lowBase: low, dir: path.Dir(p.Slug), rootName: isRootFileName(low)}
+		}
+		ents[i] = l
+		base[l.lowBase]++
+	}
+	groups := map[string][]*indexLine{}
+	size := 0
+	for i, p := range pages {
+		l := ents[i]
 		g := "Other"
 		if len(p.Tags) > 0 {
 			g = p.Tags[0]
-		} else if d := path.Dir(p.Slug); d != "." {
-			g = d
+		} else if l.dir != "." {
+			g = l.dir
 		}
-		groups[g] = append(groups[g], p)
+		// A basename shared with another page, or with a file at the
+		// root (pages/log.md and log.md), is linked by its path so the
+		// link resolves to this page alone.
+		byPath := base[l.lowBase] > 1 || l.rootName
+		if l.line == "" || l.title != p.Title || l.summary != p.Summary || l.group != g || l.byPath != byPath {
+			l = newIndexLine(p, l, g, byPath)
+			if lines != nil {
+				lines[p.Path] = l
+			}
+		}
+		groups[g] = append(groups[g], l)
+		size += len(l.line)
 	}
 	names := make([]string, 0, len(groups))
 	for g := range groups {
@@ -40,7 +97,7 @@ func RenderIndex(pages []PageInfo) []byte {
 		}
 	}
 	sort.Slice(names, func(i, j int) bool {
-		a, b := strings.ToLower(names[i]), strings.ToLower(names[j])
+		a, b := groups[names[i]][0].lowGroup, groups[names[j]][0].lowGroup
 		if a != b {
 			return a < b
 		}
@@ -50,43 +107,52 @@ func RenderIndex(pages []PageInfo) []byte {
 		names = append(names, "Other")
 	}
 	var b bytes.Buffer
+	b.Grow(size + 64*len(names) + 128)
 	fmt.Fprintf(&b, "---\ngenerated_by: llmwiki rebuild_index\npages: %d\n---\n# Index\n\n", len(pages))
 	if len(pages) == 0 {
 		b.WriteString("No pages yet.\n")
 		return b.Bytes()
 	}
 	for _, g := range names {
-		ps := groups[g]
-		sort.Slice(ps, func(i, j int) bool {
-			a, b := strings.ToLower(ps[i].Title), strings.ToLower(ps[j].Title)
-			if a != b {
-				return a < b
+		ls := groups[g]
+		slices.SortFunc(ls, func(x, y *indexLine) int {
+			if c := strings.Compare(x.lowTitle, y.lowTitle); c != 0 {
+				return c
 			}
-			return ps[i].Path < ps[j].Path
+			return strings.Compare(x.path, y.path)
 		})
-		fmt.Fprintf(&b, "## %s\n\n", textOnly(oneLine(g)))
-		for _, p := range ps {
-			target := path.Base(p.Slug)
-			// A basename shared with another page, or with a file at the
-			// root (pages/log.md and log.md), is linked by its path so the
-			// link resolves to this page alone.
-			if base[strings.ToLower(target)] > 1 || isRootFileName(strings.ToLower(target)) {
-				target = strings.TrimSuffix(p.Path, path.Ext(p.Path))
-			}
-			title := linkText(p.Title)
-			link := "[[" + target + "]]"
-			if title != target {
-				link = "[[" + target + "|" + title + "]]"
-			}
-			if s := textOnly(oneLine(p.Summary)); s != "" {
-				fmt.Fprintf(&b, "- %s — %s\n", link, s)
-			} else {
-				fmt.Fprintf(&b, "- %s\n", link)
-			}
+		b.WriteString("## ")
+		b.WriteString(textOnly(oneLine(g)))
+		b.WriteString("\n\n")
+		for _, l := range ls {
+			b.WriteString(l.line)
 		}
 		b.WriteString("\n")
 	}
 	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+// newIndexLine renders p's line; keys holds p's name keys (pass 1).
+func newIndexLine(p PageInfo, keys *indexLine, g string, byPath bool) *indexLine {
+	target := path.Base(p.Slug)
+	if byPath {
+		target = strings.TrimSuffix(p.Path, path.Ext(p.Path))
+	}
+	title := linkText(p.Title)
+	link := "[[" + target + "]]"
+	if title != target {
+		link = "[[" + target + "|" + title + "]]"
+	}
+	line := "- " + link + "\n"
+	if s := textOnly(oneLine(p.Summary)); s != "" {
+		line = "- " + link + " — " + s + "\n"
+	}
+	return &indexLine{
+		title: p.Title, summary: p.Summary, group: g, byPath: byPath,
+		lowTitle: strings.ToLower(p.Title), lowGroup: strings.ToLower(g),
+		path: p.Path, slug: p.Slug, lowBase: keys.lowBase, dir: keys.dir, rootName: keys.rootName,
+		line: line,
+	}
 }
 
 func oneLine(s string) string {
@@ -172,11 +238,11 @@ func (s *Store) autoIndex(tx *store.Tx) error {
 	if err != nil {
 		return err
 	}
-	return stageIndex(tx, pages)
+	return s.stageIndex(tx, pages)
 }
 
-func stageIndex(tx *store.Tx, pages []PageInfo) error {
-	data := append(RenderIndex(pages), '\n')
+func (s *Store) stageIndex(tx *store.Tx, pages []PageInfo) error {
+	data := append(renderIndex(pages, &s.idxMemo), '\n')
 	cur, ok, err := tx.Read("index.md")
 	if err != nil {
 		return err
@@ -202,31 +268,30 @@ func (s *Store) changesIndexLine(c store.StagedChange) bool {
 	return before.Title != after.Title || before.Summary != after.Summary || first(before.Tags) != first(after.Tags)
 }
 
-// catalogueWith returns the page catalogue as it will be after tx commits.
+// catalogueWith returns the page catalogue as it will be after tx commits,
+// in no particular order ([RenderIndex] does not depend on it).
 func (s *Store) catalogueWith(tx *store.Tx) ([]PageInfo, error) {
-	pages, err := s.PagesContext(tx.Context())
+	pages, err := s.PagesShared(tx.Context())
 	if err != nil {
 		return nil, err
 	}
-	byPath := make(map[string]PageInfo, len(pages))
-	for _, p := range pages {
-		byPath[p.Path] = p
-	}
+	staged := map[string]store.StagedChange{}
 	for _, c := range tx.Changes() {
-		if LayerOf(c.Path) != LayerPages {
-			continue
-		}
-		if c.Op == store.OpDelete {
-			delete(byPath, c.Path)
-		} else {
-			byPath[c.Path] = pageInfoFrom(c.Path, c.Data)
+		if LayerOf(c.Path) == LayerPages {
+			staged[c.Path] = c
 		}
 	}
-	out := make([]PageInfo, 0, len(byPath))
-	for _, p := range byPath {
-		out = append(out, p)
+	out := make([]PageInfo, 0, len(pages)+len(staged))
+	for _, p := range pages {
+		if _, ok := staged[p.Path]; !ok {
+			out = append(out, p)
+		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	for _, c := range staged {
+		if c.Op != store.OpDelete {
+			out = append(out, pageInfoFrom(c.Path, c.Data))
+		}
+	}
 	return out, nil
 }
 
@@ -249,7 +314,7 @@ func (s *Store) RebuildIndex(ctx context.Context) (IndexResult, error) {
 		res.Pages = len(pages)
 		Progress(ctx, len(pages), len(pages), "rendering index.md for "+strconv.Itoa(len(pages))+" pages")
 		before, _, _ := tx.Read("index.md")
-		if err := stageIndex(tx, pages); err != nil {
+		if err := s.stageIndex(tx, pages); err != nil {
 			return err
 		}
 		after, _, _ := tx.Read("index.md")

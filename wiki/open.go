@@ -48,6 +48,8 @@ type Store struct {
 	catSub    *ChangeSub          // the catalogue's cursor on the change feed
 	catSkips  store.Skips         // pages/ files left out of the catalogue ([Store.PagesSkipped])
 
+	idxMemo indexMemo // index.md's lines by page, kept between renders (index.go)
+
 	feedOnce sync.Once        // starts feed (feed.go)
 	feed     *changefeed.Feed // nil until first use, or when no watcher runs
 	noWatch  bool             // WithoutWatcher

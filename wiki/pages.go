@@ -615,15 +615,20 @@ func (s *Store) inExistingFolders(rel string) string {
 	if dir == "pages" {
 		return rel
 	}
-	pages, err := s.Pages()
+	pages, err := s.PagesShared(context.Background()) // read only: no copy of the catalogue
 	if err != nil {
 		return rel
 	}
 	want := folderKey(dir)
 	best, depth := "", 0 // the deepest existing folder on the way to dir
+	// Folders already looked at (with their parents, as far as depth then
+	// allowed; depth only grows): most pages share a folder, and folderKey
+	// slugifies, so each folder is keyed once, not once per page.
+	seen := map[string]bool{}
 	for _, p := range pages {
 		d := path.Dir(p.Path)
-		for d != "pages" && d != "." && strings.Count(d, "/") > depth {
+		for d != "pages" && d != "." && strings.Count(d, "/") > depth && !seen[d] {
+			seen[d] = true
 			if k := folderKey(d); k == want || strings.HasPrefix(want, k+"/") {
 				best, depth = d, strings.Count(d, "/")
 				break
