@@ -70,6 +70,7 @@ type guard struct {
 	onError   func(*guard, error) // called (in its own goroutine) on a background failure
 	pending   atomic.Int64        // batches applied but not yet on disk
 	lowered   atomic.Bool         // the merger's thread runs at low priority (merge.go)
+	built     atomic.Bool         // the first reconciliation ended: the merger may be lowered
 	memOnly   bool                // opened read-only: batches are never persisted (home.go)
 
 	mu       sync.Mutex
@@ -92,8 +93,10 @@ func onScorchEvent(e scorch.Event) bool {
 	// persister and merger loops recover and report, not a crash.
 	debug.SetPanicOnFault(true)
 	v, ok := guardsByScorch.Load(e.Scorch)
-	if ok && e.Kind == scorch.EventKindPreMergeCheck && lowPriorityMerges() && v.(*guard).lowered.CompareAndSwap(false, true) {
-		// Fired in the merger's goroutine before each merge plan.
+	if ok && e.Kind == scorch.EventKindPreMergeCheck && lowPriorityMerges() && v.(*guard).built.Load() && v.(*guard).lowered.CompareAndSwap(false, true) {
+		// Fired in the merger's goroutine before each merge plan. Not
+		// during the build: its persister waits for the merger to catch
+		// up, so a merger starved by other work would stall the build.
 		lowerMergerPriority()
 	}
 	if !ok || !v.(*guard).abandoned.Load() {

@@ -326,6 +326,9 @@ func (x *Index) load(ready chan struct{}, why string, prev *prevIndex) {
 	}
 	x.mu.Lock()
 	x.state, x.reason, x.total, x.done = StateReady, note, 0, 0
+	if x.guard != nil {
+		x.guard.built.Store(true) // merges from now on may run at low priority (merge.go)
+	}
 	x.mu.Unlock()
 	x.st.ClearStale(x.Name())
 	x.log.Info("search index ready", "pages", x.Status().Pages, "took", time.Since(t0).Round(time.Millisecond))

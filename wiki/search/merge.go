@@ -48,7 +48,11 @@ func mergePlanOptions() map[string]any {
 // background work that may take a core for a second or more; 10 levels
 // down a thread gets about a tenth of the CPU a call's thread gets when
 // they compete, so calls answer first and merges still keep up
-// (docs/performance.md, "Process settings of the search index").
+// (docs/performance.md, "Process settings of the search index"). The
+// thread is lowered only once the index's first reconciliation (the build,
+// when there was no index) has ended: during a build scorch's persister
+// waits for the merger to catch up, so a merger that other processes'
+// work starves would hold the whole build back.
 const mergerNice = 10
 
 // compact merges the open index's segments once by bleve's default merge
