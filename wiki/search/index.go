@@ -130,6 +130,12 @@ type Index struct {
 	// Changed under opMu.
 	home atomic.Pointer[home]
 
+	// gen counts the batches sent to the index; pages caches the page
+	// count Status reports for one (index, gen), so a search does not run
+	// a query over every page's kind term to say how many pages there are.
+	gen   atomic.Uint64
+	pages atomic.Pointer[pageCount]
+
 	mu       sync.RWMutex // guards the fields below
 	idx      bleve.Index
 	dir      string // project-relative folder of the open bleve index
@@ -217,7 +223,7 @@ func (x *Index) Status() Status {
 	s.Skipped, s.SkippedExamples = x.skips.Report()
 	x.mu.RUnlock()
 	if idx != nil {
-		s.Pages = countKind(idx, KindPage)
+		s.Pages = x.pageCount(idx)
 	}
 	if s.State == StateReady {
 		for _, st := range x.st.Stale() {
@@ -227,6 +233,26 @@ func (x *Index) Status() Status {
 		}
 	}
 	return s
+}
+
+// pageCount is the number of pages of one index at one batch count.
+type pageCount struct {
+	idx bleve.Index
+	gen uint64
+	n   int
+}
+
+// pageCount returns countKind(idx, KindPage), counted again only after a
+// batch was sent or the index was replaced. A batch sent while it counts
+// bumps gen first, so the stored count is never newer than its gen.
+func (x *Index) pageCount(idx bleve.Index) int {
+	gen := x.gen.Load()
+	if c := x.pages.Load(); c != nil && c.idx == idx && c.gen == gen {
+		return c.n
+	}
+	n := countKind(idx, KindPage)
+	x.pages.Store(&pageCount{idx: idx, gen: gen, n: n})
+	return n
 }
 
 // countKind returns how many files of one kind (KindPage, ...) the index
@@ -1107,6 +1133,7 @@ func (x *Index) safeBatch(idx bleve.Index, g *guard, b *bleve.Batch) error {
 	}
 	res := make(chan error, 1)
 	go func() {
+		defer x.gen.Add(1) // after the batch is applied: the next Status counts again
 		_, err := protect(func() (struct{}, error) { return struct{}{}, idx.Batch(b) })
 		res <- err
 	}()
