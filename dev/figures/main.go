@@ -34,6 +34,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/llmwiki/llmwiki/dev/internal/loadavg"
 )
 
 // figure is one measured command and the parser of its output.
@@ -238,7 +240,7 @@ func figuresMain() int {
 			}
 		}
 	}
-	mach.loadEnd = loadAvg()
+	mach.loadEnd = loadavg.Read()
 	mach.took = time.Since(start)
 	if ctx.Err() != nil {
 		fmt.Fprintln(os.Stderr, "figures: interrupted; the table holds the runs that finished")
@@ -471,7 +473,7 @@ type machineInfo struct {
 }
 
 func machine(ctx context.Context) machineInfo {
-	m := machineInfo{cpus: runtime.NumCPU(), loadStart: loadAvg(), when: time.Now().UTC()}
+	m := machineInfo{cpus: runtime.NumCPU(), loadStart: loadavg.Read(), when: time.Now().UTC()}
 	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		for line := range strings.SplitSeq(string(data), "\n") {
 			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
@@ -484,19 +486,6 @@ func machine(ctx context.Context) machineInfo {
 		m.goVersion = strings.TrimSpace(string(out))
 	}
 	return m
-}
-
-// loadAvg is the 1, 5 and 15 minute load average, "?" where unknown.
-func loadAvg() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(data))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 func fatal(err error) {

@@ -19,6 +19,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/llmwiki/llmwiki/dev/internal/loadavg"
 )
 
 // loadPages is how many shared pages the writers update with base_sha256
@@ -266,7 +268,7 @@ func httpPhase(ctx context.Context, c config, rep *report, mode string, profile 
 	}
 	defer p.kill()
 	run.startup = time.Since(t0)
-	run.loadBefore = loadAvg()
+	run.loadBefore = loadavg.Read()
 	if mode == "open" {
 		run.offered = c.rate * float64(c.clients)
 		fmt.Fprintf(c.out, "== HTTP phase, open loop: %d clients x %g calls/s (%g calls/s offered, Poisson arrivals, at most %d in flight a client) for %s against %s (server start %s, load average %s)\n",
@@ -370,7 +372,7 @@ func httpPhase(ctx context.Context, c config, rep *report, mode string, profile 
 	run.pace = pace
 	run.stats = rep.snapshotStats()
 	run.peakMiB = peakRSS(pid)
-	run.loadAfter = loadAvg()
+	run.loadAfter = loadavg.Read()
 	for _, mc := range mcs {
 		mc.c.Close()
 	}

@@ -287,16 +287,3 @@ func fetchProfile(ctx context.Context, base, kind string, d time.Duration, file 
 	}
 	return os.WriteFile(file, b, 0o644)
 }
-
-// loadAvg returns /proc/loadavg's first three fields ("" elsewhere).
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return ""
-	}
-	return strings.Join(f[:3], " ")
-}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+
+	"github.com/llmwiki/llmwiki/dev/internal/loadavg"
 )
 
 // stdioPhase starts two `llmwiki serve` processes (stdio, as two editor
@@ -15,7 +17,7 @@ import (
 // writer's own page, research_save, and updates of the shared load pages
 // (with base_sha256, so the two processes conflict).
 func stdioPhase(ctx context.Context, c config, rep *report) error {
-	fmt.Fprintf(c.out, "== stdio phase: 2 processes x %d writers x %d writes on one root (load average %s)\n", c.stdioWriters, c.stdioOps, loadAvg())
+	fmt.Fprintf(c.out, "== stdio phase: 2 processes x %d writers x %d writes on one root (load average %s)\n", c.stdioWriters, c.stdioOps, loadavg.Read())
 	rep.resetStats()
 	var procs []*mcpClient
 	for _, name := range []string{"A", "B"} {

@@ -41,6 +41,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/llmwiki/llmwiki/dev/internal/loadavg"
 	"github.com/llmwiki/llmwiki/internal/scalecorpus"
 	"github.com/llmwiki/llmwiki/wiki"
 )
@@ -139,7 +140,7 @@ func main() {
 	if err := b.Run(); err != nil {
 		fail(fmt.Errorf("go build: %w", err))
 	}
-	logf("built %s in %s; load average %s", c.bin, time.Since(t0).Round(time.Millisecond), loadAvg())
+	logf("built %s in %s; load average %s", c.bin, time.Since(t0).Round(time.Millisecond), loadavg.Read())
 	var rows []row
 	var errs []error
 	for _, n := range ns {
@@ -202,7 +203,7 @@ func makeWiki(c config, root string, n int) (int, error) {
 }
 
 func runSize(c config, n int) (row, error) {
-	r := row{label: fmt.Sprint(n), load: loadAvg()}
+	r := row{label: fmt.Sprint(n), load: loadavg.Read()}
 	if n == 173 {
 		r.label = "173 (obsidian-help/en)"
 	}
@@ -213,7 +214,7 @@ func runSize(c config, n int) (row, error) {
 	if err != nil {
 		return r, fmt.Errorf("make wiki: %w", err)
 	}
-	logf("%d pages: wiki made in %s (load %s)", got, r.makeWiki.Round(time.Millisecond), loadAvg())
+	logf("%d pages: wiki made in %s (load %s)", got, r.makeWiki.Round(time.Millisecond), loadavg.Read())
 	paths, err := pagePaths(root)
 	if err != nil {
 		return r, err
@@ -271,7 +272,7 @@ func runSize(c config, n int) (row, error) {
 	}
 	r.buildRSS, r.buildCPU = vmHWM(s.pid), procCPU(s.pid)
 	r.indexBytes = duBytes(filepath.Join(root, ".llmwiki", "search"))
-	logf("%d pages: index ready in %s (CPU %s), peak RSS %d MiB, index %d MiB (load %s)", n, r.build.Round(time.Millisecond), r.buildCPU, r.buildRSS>>10, r.indexBytes>>20, loadAvg())
+	logf("%d pages: index ready in %s (CPU %s), peak RSS %d MiB, index %d MiB (load %s)", n, r.build.Round(time.Millisecond), r.buildCPU, r.buildRSS>>10, r.indexBytes>>20, loadavg.Read())
 
 	// Searches once built.
 	var lat []time.Duration
@@ -346,7 +347,7 @@ func runSize(c config, n int) (row, error) {
 	}
 	r.endRSS = vmHWM(s.pid)
 	s.close()
-	logf("%d pages: search p50 %s p95 %s; create first %s p50 %s p95 %s (load %s)", n, r.searchP50, r.searchP95, r.writeFirst, r.writeP50, r.writeP95, loadAvg())
+	logf("%d pages: search p50 %s p95 %s; create first %s p50 %s p95 %s (load %s)", n, r.searchP50, r.searchP95, r.writeFirst, r.writeP50, r.writeP95, loadavg.Read())
 
 	r.lint = runLint(c.bin, root, false)
 	r.lintJSON = runLint(c.bin, root, true)
@@ -595,18 +596,6 @@ func duBytes(dir string) int64 {
 	return n
 }
 
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
-}
-
 func ms(d time.Duration) string {
 	switch {
 	case d == 0:
@@ -629,7 +618,7 @@ func mib(kib int64) string {
 
 func printTable(w io.Writer, rows []row, c config) {
 	fmt.Fprintf(w, "\nScale run (dev/scale), %s, %d queries, %d creates, %d cold starts per size; load average at the end %s\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), c.queries, c.writes, c.colds, loadAvg())
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), c.queries, c.writes, c.colds, loadavg.Read())
 	fmt.Fprintln(w, "| pages | build in serve (CPU) | peak RSS at ready / end | index on disk | first search (state, hits) | search p50 / p95 | create first / p50 / p95 | lint wall / CPU / RSS | lint --json wall / RSS | exec → tools/list median (min) | load at start |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
