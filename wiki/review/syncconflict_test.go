@@ -34,9 +34,11 @@ func openIDs(t *testing.T, s *Service) []string {
 }
 
 // TestSyncConflictsListed: an open conflict comes with its lint finding's
-// id and the diff from the local version to the file now.
+// id and the diff from the local version to the file now. The clock is
+// fixed: two writes a second apart would differ in updated: as well.
 func TestSyncConflictsListed(t *testing.T) {
-	s, st, _ := newService(t, nil)
+	st, _ := teststore.New(t, nil, teststore.WithFixedClock())
+	s := New(st, links.Open(st), nil)
 	c := teststore.SyncConflict(t, st, "c-0123456789ab", "raft", localBody, remoteBody)
 	cs, err := s.SyncConflicts()
 	if err != nil || len(cs) != 1 {
