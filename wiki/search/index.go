@@ -243,8 +243,9 @@ type pageCount struct {
 }
 
 // pageCount returns countKind(idx, KindPage), counted again only after a
-// batch was sent or the index was replaced. A batch sent while it counts
-// bumps gen first, so the stored count is never newer than its gen.
+// batch was applied or the index was replaced. gen is bumped after a batch
+// is applied and before its writer goes on, so a count that may have missed
+// a batch is never stored under a gen that includes it.
 func (x *Index) pageCount(idx bleve.Index) int {
 	gen := x.gen.Load()
 	if c := x.pages.Load(); c != nil && c.idx == idx && c.gen == gen {
@@ -1133,8 +1134,10 @@ func (x *Index) safeBatch(idx bleve.Index, g *guard, b *bleve.Batch) error {
 	}
 	res := make(chan error, 1)
 	go func() {
-		defer x.gen.Add(1) // after the batch is applied: the next Status counts again
 		_, err := protect(func() (struct{}, error) { return struct{}{}, idx.Batch(b) })
+		// After the batch is applied and before the writer goes on: the
+		// next Status, even the writer's own, counts again.
+		x.gen.Add(1)
 		res <- err
 	}()
 	var err error
