@@ -48,7 +48,7 @@ func withLinks(d Deps) Deps {
 }
 
 // connectVersion is connect with the client asking for protocol version v.
-func connectVersion(t *testing.T, d Deps, opts Options, v string) *client.Client {
+func connectVersion(t testing.TB, d Deps, opts Options, v string) *client.Client {
 	t.Helper()
 	srv, _, err := NewServer(withLinks(d), opts)
 	if err != nil {

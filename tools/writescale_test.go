@@ -7,13 +7,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/llmwiki/llmwiki/internal/scalecorpus"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -35,8 +35,8 @@ func BenchmarkWriteScale(b *testing.B) {
 	sizes := []int{173, 10000}
 	if s := os.Getenv("LLMWIKI_WRITE_SCALE"); s != "" {
 		sizes = nil
-		for _, f := range splitComma(s) {
-			n, err := strconv.Atoi(f)
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -46,21 +46,6 @@ func BenchmarkWriteScale(b *testing.B) {
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("pages=%d", n), func(b *testing.B) { benchWriteScale(b, shared, n) })
 	}
-}
-
-func splitComma(s string) (out []string) {
-	for len(s) > 0 {
-		i := 0
-		for i < len(s) && s[i] != ',' {
-			i++
-		}
-		out = append(out, s[:i])
-		if i < len(s) {
-			i++
-		}
-		s = s[i:]
-	}
-	return out
 }
 
 func benchWriteScale(b *testing.B, shared string, n int) {
@@ -76,26 +61,9 @@ func benchWriteScale(b *testing.B, shared string, n int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer st.Close()
-	srv, _, err := NewServer(withLinks(Deps{Store: st, Log: quiet}), Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, err := client.NewInProcessClient(srv)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
+	b.Cleanup(func() { st.Close() }) // after the client's Close, which connectVersion registers
+	c := connectVersion(b, Deps{Store: st, Log: quiet}, Options{}, mcp.LATEST_PROTOCOL_VERSION)
 	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		b.Fatal(err)
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "bench", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		b.Fatal(err)
-	}
 	k := 0
 	create := func() time.Duration {
 		k++
