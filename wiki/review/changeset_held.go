@@ -49,6 +49,7 @@ type heldFiles struct {
 	loadedAt time.Time
 	files    map[string]holding // plan.HoldKey -> holder
 	applying []string           // ids of the change sets applying
+	ended    uint64             // approving.ended when loaded
 }
 
 const racyWindow = 50 * time.Millisecond
@@ -87,9 +88,10 @@ func (s *Service) heldNow() map[string]holding {
 	} else if !errorsIsNotExist(err) {
 		mtime = time.Now() // unknown: reload
 	}
+	ended := approving.ended.Load() // before the load: an approval ending meanwhile reloads next time
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.valid && mtime.Equal(h.mtime) && h.loadedAt.Sub(mtime) > racyWindow {
+	if h.valid && mtime.Equal(h.mtime) && h.loadedAt.Sub(mtime) > racyWindow && h.ended == ended {
 		return h.files
 	}
 	files := map[string]holding{}
@@ -118,7 +120,7 @@ func (s *Service) heldNow() map[string]holding {
 			}
 		}
 	}
-	h.valid, h.mtime, h.loadedAt, h.files, h.applying = true, mtime, time.Now(), files, applying
+	h.valid, h.mtime, h.loadedAt, h.files, h.applying, h.ended = true, mtime, time.Now(), files, applying, ended
 	return files
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki/plan"
@@ -29,6 +30,10 @@ const StatusNotRun = "not_run"
 type approvals struct {
 	mu  sync.Mutex
 	ids map[string]int
+	// ended counts the approvals that ended: a set whose approval ended
+	// without recording its outcome stops holding its files, so a held
+	// list loaded before then is stale (changeset_held.go).
+	ended atomic.Uint64
 }
 
 // start records that this process applies set id, until the returned
@@ -46,6 +51,7 @@ func (a *approvals) start(id string) func() {
 			delete(a.ids, id)
 		}
 		a.mu.Unlock()
+		a.ended.Add(1)
 	}
 }
 
