@@ -54,7 +54,7 @@ func runInit(ctx context.Context, e env, args []string) error {
 		}
 	}
 	if len(created) > 0 {
-		fmt.Fprintf(e.stdout, "Next: drop documents into %s/sources/ and connect a client: llmwiki serve --root %s\n", dir, dir)
+		fmt.Fprintf(e.stdout, "Next: drop documents into %s/sources/ and connect a client: llmwiki install <client> --root %s (claude-code, cline, continue, cursor, vscode, windsurf or zed)\n", dir, dir)
 	}
 	return nil
 }
