@@ -19,13 +19,15 @@ import (
 )
 
 // runSearch is `llmwiki search "query"`: the search_wiki engine on the
-// command line, over an existing wiki (it never creates one). It waits for
-// the index to be built (saying so on stderr). The query is literal text:
+// command line, over an existing wiki (it never creates one). While the
+// index is first built it answers as search_wiki does (from the first pass
+// over titles, headings and file names, the state said), unless --wait
+// asks it to wait for the whole build (saying so on stderr). The query is literal text:
 // any argument that is not one of the command's flags is a query word, so
 // `llmwiki search --dry-run` searches for "--dry-run"; after "--" every
 // argument is a query word (`llmwiki search -- --json`).
 func runSearch(ctx context.Context, e env, args []string) error {
-	fs := newFlags(e, "search", `search "query" [--scope pages|sources|context|all] [--match best|all|any|phrase] [--limit N] [--cursor C] [--json] [--root DIR]
+	fs := newFlags(e, "search", `search "query" [--scope pages|sources|context|all] [--match best|all|any|phrase] [--limit N] [--cursor C] [--json] [--wait] [--root DIR]
 
 The query is literal text: arguments that are not the flags below are query
 words, wherever they stand (llmwiki search --dry-run finds "--dry-run"); every
@@ -40,6 +42,7 @@ exist (llmwiki init creates one).`)
 	prefix := fs.String("prefix", "", "only files whose path starts with this")
 	lang := fs.String("lang", "", "only files in this language")
 	asJSON := fs.Bool("json", false, "print the result as JSON (the search_wiki tool's output)")
+	wait := fs.Bool("wait", false, "on a wiki whose index is being built, wait for the build instead of answering from titles, headings and file names")
 	words, err := splitSearchArgs(fs, args)
 	if err != nil {
 		return err
@@ -65,7 +68,7 @@ exist (llmwiki init creates one).`)
 	idx := app.New(st, app.Options{Log: log}).Search
 	idx.Start()
 	waitStart := time.Now()
-	for {
+	for *wait {
 		wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		_ = idx.Wait(wctx)
 		cancel()
@@ -82,7 +85,9 @@ exist (llmwiki init creates one).`)
 	if err != nil {
 		return fmt.Errorf("%s", store.PublicMessage(err))
 	}
-	if st.ReadOnly() && res.Index.Reason != "" {
+	if res.Index.State == search.StateBuilding {
+		fmt.Fprintf(e.stderr, "llmwiki: %s; llmwiki search --wait waits for the whole index (a running llmwiki serve builds it too)\n", res.Index.Reason)
+	} else if st.ReadOnly() && res.Index.Reason != "" {
 		fmt.Fprintf(e.stderr, "llmwiki: %s\n", res.Index.Reason)
 	}
 	if *asJSON {
@@ -176,6 +181,9 @@ func openExistingRoot(e env, rootFlag string) (*wiki.Store, string, error) {
 func printResult(e env, res search.Result, offset int) {
 	w := e.stdout
 	for _, n := range res.QueryNotes {
+		if strings.HasPrefix(n, "the index is "+res.Index.State+": ") {
+			continue // the index line below says it
+		}
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	if res.Index.State != search.StateReady {

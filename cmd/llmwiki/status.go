@@ -236,7 +236,7 @@ func printStatus(e env, s *wikiStatus) {
 	}
 	switch {
 	case !s.SearchIndex.Built:
-		fmt.Fprintln(w, "search index: not built (serve or llmwiki search builds it)")
+		fmt.Fprintln(w, "search index: not built (llmwiki serve or llmwiki search --wait builds it)")
 	case s.SearchIndex.Stale != "":
 		fmt.Fprintf(w, "search index: built, out of step: %s\n", s.SearchIndex.Stale)
 	default:

@@ -164,6 +164,11 @@ func (a *App) Start() {
 	if a.warmLinks {
 		ctx := a.bgCtx
 		a.bg.Go(func() {
+			if a.Search != nil {
+				// On a fresh wiki the search's first pass reads every file
+				// first: the first searches wait for it.
+				a.Search.WaitFirstPass(ctx, 5*time.Second)
+			}
 			if _, err := a.Links.View(ctx); err != nil && ctx.Err() == nil {
 				a.Log.Warn("link graph not built at start; read_page builds it", "err", err)
 			}

@@ -17,3 +17,21 @@ func Plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// Thousands writes n with a comma between groups of three digits:
+// Thousands(44681) is "44,681", Thousands(-1200) is "-1,200".
+func Thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := ""
+	if n < 0 {
+		neg, s = "-", s[1:]
+	}
+	out := make([]byte, 0, len(s)+len(s)/3)
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	return neg + string(out)
+}

@@ -16,3 +16,11 @@ func TestCount(t *testing.T) {
 		t.Error("Plural")
 	}
 }
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 44681: "44,681", 143873: "143,873", 1234567: "1,234,567", -1200: "-1,200"} {
+		if got := Thousands(n); got != want {
+			t.Errorf("Thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

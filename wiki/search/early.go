@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -12,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/llmwiki/llmwiki/internal/english"
 	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
@@ -27,14 +29,25 @@ import (
 // and says so in its notes. The pass is dropped when the build ends.
 const (
 	// earlyWait is how long a search during a full build waits for the
-	// build before it answers from the first pass (and up to half as long
-	// again for the pass to finish reading; then from the files read so far).
-	earlyWait = 1000 * time.Millisecond
+	// first pass to read every file before it answers from the files read
+	// so far (it answers as soon as the pass is done). Under the 2 s a
+	// person waits for a first answer, with room for ranking and snippets.
+	earlyWait = 1700 * time.Millisecond
+	// earlyHold is the longest the build and the link graph's first walk
+	// wait for the pass to finish (so that the pass has the processors to
+	// itself; the wait costs the build what the pass takes).
+	earlyHold = 5 * time.Second
 	// earlyHeadings is the most headings of one file kept (a file's first
 	// headings say what it is about; the rest wait for the full index).
 	earlyHeadings = 24
 	// earlyHeadingBytes bounds one kept heading.
 	earlyHeadingBytes = 120
+	// earlyHeadBytes is how much of each file the pass reads: the
+	// frontmatter, title and first headings of nearly every page (at 44k
+	// pages, 0.6% of the files are longer).
+	earlyHeadBytes = 16 << 10
+	// earlyRunFiles is the most files of one folder read in a row.
+	earlyRunFiles = 32
 )
 
 // Weights of the fields of the first pass (the full index's title field
@@ -81,54 +94,106 @@ func holdForTest() {
 	}
 }
 
-// startEarly starts the first pass for the build whose end closes ready.
-func (x *Index) startEarly(ready <-chan struct{}) {
-	e := &earlyPass{post: map[string][]earlyPost{}, done: make(chan struct{}), t0: time.Now()}
-	e.total.Store(-1) // not known until the files are listed
-	x.early.Store(e)
+// startEarly starts the first pass for the build whose end closes ready
+// (the pass Start made, or a new one), over the files of l (nil: the pass
+// lists them).
+func (x *Index) startEarly(ready <-chan struct{}, e *earlyPass, l *listing) {
+	if e == nil {
+		e = newEarlyPass()
+		x.early.Store(e)
+	}
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
 				x.log.Error("search: first pass failed", "panic", r)
 			}
 		}()
-		e.run(x, ready)
+		e.run(x, ready, l)
 		<-ready
 		x.early.CompareAndSwap(e, nil) // the full index answers now
 	}()
 }
 
-func (e *earlyPass) run(x *Index, ready <-chan struct{}) {
-	defer close(e.done)
-	l := x.walk()
-	type item struct{ dir, name int }
-	var items []item
+// WaitFirstPass returns when no first pass is under way (the index needs
+// no full build, or the pass has read every file), after d at most, or when
+// ctx ends. Work that reads every file at start (the link graph's first
+// walk) calls it so that the pass, which the first searches wait for, has
+// the processors first.
+func (x *Index) WaitFirstPass(ctx context.Context, d time.Duration) {
+	e := x.early.Load()
+	if e == nil {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-e.done:
+	case <-t.C:
+	case <-ctx.Done():
+	case <-x.closing:
+	}
+}
+
+func newEarlyPass() *earlyPass {
+	e := &earlyPass{post: map[string][]earlyPost{}, done: make(chan struct{}), t0: time.Now()}
+	e.total.Store(-1) // not known until the files are listed
+	return e
+}
+
+// earlyRun is a run of files of one folder the pass reads in a row:
+// names[lo:hi] of listing.dirs[dir].
+type earlyRun struct{ dir, lo, hi int32 }
+
+// earlyOrder returns the runs of at most earlyRunFiles files of l's
+// folders in the order the pass reads them: spread over the walk's order
+// (the k-th run of the walk goes to the place of frac(k·φ), a
+// low-discrepancy sequence), so that whatever part of the files the pass
+// has read when a search comes is an even sample of every folder, not the
+// first folders in path order. Within a run the files share one folder
+// handle.
+func earlyOrder(l *listing) []earlyRun {
+	var runs []earlyRun
 	for di, d := range l.dirs {
-		for i := range d.names {
-			if d.stats[i].size >= 0 {
-				items = append(items, item{di, i})
-			}
+		for lo := 0; lo < len(d.names); lo += earlyRunFiles {
+			runs = append(runs, earlyRun{int32(di), int32(lo), int32(min(lo+earlyRunFiles, len(d.names)))})
 		}
 	}
-	e.total.Store(int64(len(items)))
+	const phi = 0.6180339887498949
+	keys := make([]float64, len(runs))
+	for k := range runs {
+		_, keys[k] = math.Modf(float64(k) * phi)
+	}
+	idx := make([]int, len(runs))
+	for k := range idx {
+		idx[k] = k
+	}
+	sort.Slice(idx, func(a, b int) bool { return keys[idx[a]] < keys[idx[b]] })
+	out := make([]earlyRun, len(runs))
+	for k, at := range idx {
+		out[k] = runs[at]
+	}
+	return out
+}
+
+// run reads the files of l (listed here when l is nil: names only, each
+// file's read checks it is a regular file) with GOMAXPROCS goroutines.
+func (e *earlyPass) run(x *Index, ready <-chan struct{}, l *listing) {
+	defer close(e.done)
+	if l == nil {
+		l = x.walkWith(newNameLister())
+	}
+	runs := earlyOrder(l)
+	e.total.Store(int64(l.count()))
 	def := x.defaultLang()
+	shared := newEarlyDirs(x, l)
+	defer shared.close()
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
-			// Each file is read by name in its folder: one openat, not one
-			// per path element (store.Dir).
-			var dir *store.Dir
-			var root *os.Root
-			at := -1
-			defer func() {
-				if dir != nil {
-					dir.Close()
-					root.Close()
-				}
-			}()
-			buf := make([]byte, 0, 256)
-			for i := int(next.Add(1)) - 1; i < len(items); i = int(next.Add(1)) - 1 {
+			w := earlyWorker{e: e, def: def, shared: shared, buf: make([]byte, earlyHeadBytes), terms: map[string]uint32{}}
+			defer w.closeDir()
+			for k := int(next.Add(1)) - 1; k < len(runs); k = int(next.Add(1)) - 1 {
 				select {
 				case <-ready:
 					return
@@ -136,33 +201,7 @@ func (e *earlyPass) run(x *Index, ready <-chan struct{}) {
 					return
 				default:
 				}
-				it := items[i]
-				d := l.dirs[it.dir]
-				if it.dir != at {
-					if dir != nil {
-						dir.Close()
-						root.Close()
-						dir, root = nil, nil
-					}
-					at = it.dir
-					rel := d.rel
-					if rel == "" {
-						rel = "."
-					}
-					if r, err := store.OpenRootDir(x.st.Root(), rel); err == nil {
-						if dd, err := store.OpenDir(r); err == nil {
-							dir, root = dd, r
-						} else {
-							r.Close()
-						}
-					}
-				}
-				if dir != nil {
-					if data, _, err := dir.ReadFile(d.names[it.name], MaxIndexedBytes); err == nil && data != nil {
-						e.add(string(d.path(buf, it.name)), data, def)
-					}
-				}
-				e.read.Add(1)
+				w.readRun(x, l, runs[k])
 			}
 		})
 	}
@@ -170,82 +209,274 @@ func (e *earlyPass) run(x *Index, ready <-chan struct{}) {
 	e.took.Store(int64(time.Since(e.t0)))
 }
 
-// add puts one file into the pass.
-func (e *earlyPass) add(rel string, data []byte, def string) {
+// earlyWorker is one goroutine of the pass, with what it reuses from file
+// to file.
+type earlyWorker struct {
+	e      *earlyPass
+	def    string
+	shared *earlyDirs
+	buf    []byte // a file's head
+	path   []byte
+	terms  map[string]uint32 // one file's terms -> best field
+	// The folder open and the terms of its path words (for one language).
+	at       int32
+	dir      *store.Dir
+	root     *os.Root
+	dirLang  string
+	dirTerms map[string][]string // language -> terms of the folder's path words
+	// One run's files, added to the pass under one lock.
+	docs  []earlyDoc
+	posts [][]earlyTermField
+}
+
+type earlyTermField struct {
+	term  string
+	field uint32
+}
+
+func (w *earlyWorker) closeDir() {
+	if w.root != nil { // not a shared handle
+		w.dir.Close()
+		w.root.Close()
+	}
+	w.dir, w.root = nil, nil
+}
+
+// earlyDirs holds the handles of the folders the pass reads in several
+// runs, opened once and shared by its goroutines (opening a folder by its
+// path costs one openat per path element); other folders are opened by
+// the run that reads them.
+type earlyDirs struct {
+	x    *Index
+	l    *listing
+	mu   sync.Mutex
+	dirs map[int32]*store.Dir
+	open []*os.Root
+}
+
+// earlyDirsMax bounds the folder handles held at once.
+const earlyDirsMax = 256
+
+func newEarlyDirs(x *Index, l *listing) *earlyDirs {
+	return &earlyDirs{x: x, l: l, dirs: map[int32]*store.Dir{}}
+}
+
+// get returns the shared handle of folder di, nil when it is not shared.
+func (s *earlyDirs) get(di int32) *store.Dir {
+	if len(s.l.dirs[di].names) <= earlyRunFiles {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d, ok := s.dirs[di]; ok {
+		return d
+	}
+	if len(s.dirs) >= earlyDirsMax {
+		return nil
+	}
+	var d *store.Dir
+	rel := s.l.dirs[di].rel
+	if rel == "" {
+		rel = "."
+	}
+	if root, err := store.OpenRootDir(s.x.st.Root(), rel); err == nil {
+		if dd, err := store.OpenDir(root); err == nil {
+			d = dd
+			s.open = append(s.open, root)
+		} else {
+			root.Close()
+		}
+	}
+	s.dirs[di] = d // nil when it cannot be opened: not tried again
+	return d
+}
+
+func (s *earlyDirs) close() {
+	for _, d := range s.dirs {
+		if d != nil {
+			d.Close()
+		}
+	}
+	for _, r := range s.open {
+		r.Close()
+	}
+}
+
+// readRun reads one run of files and adds them to the pass.
+func (w *earlyWorker) readRun(x *Index, l *listing, r earlyRun) {
+	d := l.dirs[r.dir]
+	if w.dir == nil || w.at != r.dir {
+		w.closeDir()
+		w.at = r.dir
+		clear(w.dirTerms)
+		if w.dir = w.shared.get(r.dir); w.dir == nil {
+			rel := d.rel
+			if rel == "" {
+				rel = "."
+			}
+			if root, err := store.OpenRootDir(x.st.Root(), rel); err == nil {
+				if dd, err := store.OpenDir(root); err == nil {
+					w.dir, w.root = dd, root
+				} else {
+					root.Close()
+				}
+			}
+		}
+		w.dirLang = ""
+		if d.rel != "" {
+			w.dirLang = langFromPath(d.rel + "/x")
+		}
+	}
+	w.docs, w.posts = w.docs[:0], w.posts[:0]
+	if w.dir != nil {
+		for i := r.lo; i < r.hi; i++ {
+			if d.stats[i].size < 0 {
+				continue
+			}
+			n, st, err := w.dir.ReadHead(d.names[i], w.buf)
+			if err != nil {
+				continue
+			}
+			data := w.buf[:n]
+			if st.Size > int64(n) {
+				// Only the head was read: drop the last, likely cut, line.
+				if k := bytes.LastIndexByte(data, '\n'); k > 0 {
+					data = data[:k+1]
+				}
+			}
+			w.path = d.path(w.path, int(i))
+			w.add(string(w.path), d, data)
+		}
+	}
+	w.e.addRun(w.docs, w.posts)
+	w.e.read.Add(int64(r.hi - r.lo))
+}
+
+// add reads one file's title, headings, tags and language into the
+// worker's run.
+func (w *earlyWorker) add(rel string, d *dirFiles, data []byte) {
 	dec := mdoc.Decode(data)
 	if dec.Binary {
 		return
 	}
-	text := dec.Text
-	p := parseFile(rel, text)
+	p := parseFile(rel, dec.Text)
 	// The language from frontmatter or folder, else guessed from the title
 	// and headings only (guessing from the prose costs more than the rest
 	// of the pass; the full index guesses from the prose).
-	p.prose = p.headings
-	d := earlyDoc{path: rel, title: p.title, kind: kindOf(rel), lang: pageLang(rel, p, def), tags: p.tags}
+	lang := p.lang
+	if lang == "" {
+		lang = w.dirLang
+	}
+	if lang == "" {
+		p.prose = p.headings
+		lang = pageLang(rel, p, w.def)
+	}
+	doc := earlyDoc{path: rel, title: strings.Clone(p.title), kind: kindOf(rel), lang: lang, tags: p.tags}
 	for _, h := range p.headings[:min(len(p.headings), earlyHeadings)] {
 		if len(h) > earlyHeadingBytes {
 			h = clip(h, earlyHeadingBytes)
 		}
-		d.headings = append(d.headings, strings.Clone(h))
+		doc.headings = append(doc.headings, strings.Clone(h))
 	}
-	d.title = strings.Clone(d.title)
-	terms := map[string]uint32{} // term -> best field
+	clear(w.terms)
+	stems := hasStemmer(lang)
 	addField := func(s string, field uint32) {
 		analyze(s, func(t token) {
 			if t.letter {
 				return
 			}
-			if f, ok := terms[t.term]; !ok || f < field {
-				terms[t.term] = field
+			if f, ok := w.terms[t.term]; !ok || f < field {
+				w.terms[t.term] = field
 			}
-			if t.word && !t.extra && hasStemmer(d.lang) {
-				if st := cachedStem(d.lang, s[t.start:t.end], t.term); st != "" {
-					k := stemTerm(d.lang, st)
-					if f, ok := terms[k]; !ok || f < field {
-						terms[k] = field
+			if stems && t.word && !t.extra {
+				if st := cachedStem(lang, s[t.start:t.end], t.term); st != "" {
+					k := stemTerm(lang, st)
+					if f, ok := w.terms[k]; !ok || f < field {
+						w.terms[k] = field
 					}
 				}
 			}
 		})
 	}
-	addField(pathWords(rel), 0)
-	for _, h := range d.headings {
+	// The path words: the folder's are the same for every file of the run.
+	words := pathWords(rel)
+	if k := strings.LastIndexByte(words, '/'); k >= 0 {
+		dirTerms, ok := w.dirTerms[lang]
+		if !ok {
+			addField(words[:k], 0)
+			for t := range w.terms {
+				dirTerms = append(dirTerms, t)
+			}
+			if w.dirTerms == nil {
+				w.dirTerms = map[string][]string{}
+			}
+			w.dirTerms[lang] = dirTerms
+		} else {
+			for _, t := range dirTerms {
+				w.terms[t] = 0
+			}
+		}
+		words = words[k+1:]
+	}
+	addField(words, 0)
+	for _, h := range doc.headings {
 		addField(h, 1)
 	}
-	addField(d.title, 2)
-	e.mu.Lock()
-	id := uint32(len(e.docs))
-	e.docs = append(e.docs, d)
-	for t, f := range terms {
-		ps, ok := e.post[t]
-		if !ok {
-			t = strings.Clone(t)
-		}
-		e.post[t] = append(ps, earlyPost(id<<2|f))
+	addField(doc.title, 2)
+	var posts []earlyTermField
+	if len(w.posts) < cap(w.posts) {
+		posts = w.posts[:len(w.posts)+1][len(w.posts)][:0]
 	}
-	e.mu.Unlock()
+	for t, f := range w.terms {
+		posts = append(posts, earlyTermField{t, f})
+	}
+	w.docs = append(w.docs, doc)
+	w.posts = append(w.posts, posts)
 }
 
-// status is the state's reason while the first pass answers.
+// addRun adds the files of one run to the pass.
+func (e *earlyPass) addRun(docs []earlyDoc, posts [][]earlyTermField) {
+	if len(docs) == 0 {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i := range docs {
+		id := uint32(len(e.docs))
+		e.docs = append(e.docs, docs[i])
+		for _, tf := range posts[i] {
+			ps, ok := e.post[tf.term]
+			t := tf.term
+			if !ok {
+				t = strings.Clone(t)
+			}
+			e.post[t] = append(ps, earlyPost(id<<2|tf.field))
+		}
+	}
+}
+
+// status is the index's reason while the first pass answers: what the
+// build has done, and what searches answer from meanwhile.
 func (e *earlyPass) status(done, total int) string {
 	read, all := e.read.Load(), e.total.Load()
-	s := "building the index"
+	s := "building the index for the first time"
 	if total > 0 {
-		s += fmt.Sprintf(": %d of %d files indexed", done, total)
+		s += fmt.Sprintf(" (%s of %s files so far)", english.Thousands(done), english.Thousands(total))
 	}
-	if all < 0 {
-		return s + "; results come from a first pass over titles, headings and paths, which is still listing the files: none yet"
+	switch {
+	case all < 0:
+		return s + "; until it is done, searches match titles, headings and file names only, and the files are still being listed"
+	case read < all:
+		return s + fmt.Sprintf("; until it is done, searches match titles, headings and file names only, of the %s of %s files read so far", english.Thousands(int(read)), english.Thousands(int(all)))
 	}
-	if all > 0 && read < all {
-		return s + fmt.Sprintf("; results come from a first pass over titles, headings and paths (%d of %d files read so far), not the text", read, all)
-	}
-	return s + "; results come from a first pass over the titles, headings and paths of every file, not the text"
+	return s + fmt.Sprintf("; until it is done, searches match the titles, headings and file names of all %s files, not their text", english.Thousands(int(all)))
 }
 
 // searchEarly answers q from the first pass when a full build is under
-// way and not done within earlyWait; ok is false when the full index
-// should answer.
+// way: as soon as the pass has read every file, else after earlyWait from
+// what it has read. ok is false when the full index should answer (no
+// build under way, the build ended, or a wiki of fewer than earlyMinFiles
+// files, whose build ends soon).
 func (x *Index) searchEarly(ctx context.Context, q Query, res Result) (Result, bool, error) {
 	x.Start()
 	x.mu.RLock()
@@ -256,53 +487,46 @@ func (x *Index) searchEarly(ctx context.Context, q Query, res Result) (Result, b
 		return res, false, nil // the usual case: no build under way
 	default:
 	}
-	t := time.NewTimer(earlyWait)
-	defer t.Stop()
-	// Whether a build is a full one (and starts the pass) is known once
-	// the index is opened, a moment after the start.
-	// Until then, wait for it as long as for a build (on a loaded machine
-	// opening takes seconds at 144k files).
 	e := x.early.Load()
 	if e == nil {
-		poll := time.NewTicker(5 * time.Millisecond)
-		defer poll.Stop()
+		// Whether a pass runs is known at once on a fresh wiki, after the
+		// walk when the build resumes.
 		give := time.NewTimer(x.opt.BuildWait)
 		defer give.Stop()
-		for ; e == nil; e = x.early.Load() {
-			select {
-			case <-ready:
-				return res, false, nil
-			case <-give.C:
-				return res, false, nil
-			case <-ctx.Done():
-				return res, false, nil
-			case <-poll.C:
-			}
-			if x.isClosed() {
+		select {
+		case <-x.decided:
+		case <-ready:
+		case <-give.C:
+		case <-ctx.Done():
+		}
+		if e = x.early.Load(); e == nil {
+			return res, false, nil // the index holds most files
+		}
+	}
+	t := time.NewTimer(earlyWait)
+	defer t.Stop()
+	poll := time.NewTicker(5 * time.Millisecond)
+	defer poll.Stop()
+	small := func() bool { n := e.total.Load(); return n >= 0 && n < int64(earlyMinFiles) }
+wait:
+	for {
+		select {
+		case <-ready:
+			return res, false, nil
+		case <-e.done:
+			break wait
+		case <-t.C:
+			break wait
+		case <-ctx.Done():
+			break wait
+		case <-poll.C:
+			if small() {
 				return res, false, nil
 			}
 		}
 	}
-	// A small wiki's build ends before the wait does: the full index answers.
-	select {
-	case <-ready:
+	if small() {
 		return res, false, nil
-	case <-t.C:
-	case <-ctx.Done():
-		return res, false, nil
-	}
-	if n := e.total.Load(); n >= 0 && n < int64(earlyMinFiles) {
-		return res, false, nil
-	}
-	// The pass reads far faster than the build indexes; give it a moment
-	// more to finish, then answer from what it has.
-	t.Reset(earlyWait / 2)
-	select {
-	case <-e.done:
-	case <-ready:
-		return res, false, nil
-	case <-t.C:
-	case <-ctx.Done():
 	}
 	groups, lang, codeAsk, notes := x.readQuery(q)
 	res.QueryNotes = append(res.QueryNotes, notes...)
@@ -320,12 +544,6 @@ func (x *Index) searchEarly(ctx context.Context, q Query, res Result) (Result, b
 		res.NextOffset = q.Offset + len(hits)
 	}
 	res.Index = x.Status()
-	x.mu.RLock()
-	done, all := x.done, x.total
-	x.mu.RUnlock()
-	if res.Index.State == StateBuilding {
-		res.Index.Reason = e.status(done, all)
-	}
 	res.QueryNotes = append(res.QueryNotes, "the index is "+res.Index.State+": "+res.Index.Reason)
 	return res, true, nil
 }

@@ -47,9 +47,9 @@ func BenchmarkFirstAnswer(b *testing.B) {
 		runtime.GC()
 		var m0, m1 runtime.MemStats
 		runtime.ReadMemStats(&m0)
-		e := &earlyPass{post: map[string][]earlyPost{}, done: make(chan struct{}), t0: time.Now()}
+		e := newEarlyPass()
 		cpu0 := cpuTime()
-		e.run(x, make(chan struct{}))
+		e.run(x, make(chan struct{}), nil)
 		cpu := cpuTime() - cpu0
 		runtime.GC()
 		runtime.ReadMemStats(&m1)
@@ -66,7 +66,7 @@ func BenchmarkFirstAnswer(b *testing.B) {
 		x = Open(st, Options{})
 		st.AddDerived(x)
 		x.Start()
-		for _, q := range []string{"extract a tar archive", "git amend commit", "graph view"} {
+		for _, q := range []string{"tlpdb", "extract a tar archive", "git amend commit", "graph view"} {
 			t1 := time.Now()
 			r, err := x.Search(ctx, Query{Text: q})
 			if err != nil {
@@ -83,4 +83,35 @@ func BenchmarkFirstAnswer(b *testing.B) {
 		x.Close()
 		st.Close()
 	}
+}
+
+// BenchmarkFirstPass is the first pass alone over the wiki of -early.wiki
+// (default the tldr corpus), once per iteration, for its CPU profile and
+// allocations:
+//
+//	go test ./wiki/search -run '^$' -bench FirstPass -benchtime 3x -benchmem -cpuprofile cpu.prof -early.wiki DIR
+func BenchmarkFirstPass(b *testing.B) {
+	root := *earlyWiki
+	if root == "" {
+		wikitest.SharedDir(b)
+		root = corpusWiki(b, filepath.Join(b.TempDir(), "w"), "tldr")
+	}
+	st, err := wiki.Open(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	x := Open(st, Options{})
+	defer x.Close()
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	files := 0
+	for i := 0; i < b.N; i++ {
+		e := newEarlyPass()
+		e.run(x, make(chan struct{}), nil)
+		files = len(e.docs)
+	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(files), "files")
 }

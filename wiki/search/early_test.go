@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -37,7 +38,7 @@ func TestSearchDuringBuild(t *testing.T) {
 	if r.Index.State != StateBuilding {
 		t.Fatalf("state %q, want building", r.Index.State)
 	}
-	if !strings.Contains(r.Index.Reason, "first pass over the titles, headings and paths of every file") {
+	if !strings.Contains(r.Index.Reason, "searches match the titles, headings and file names of all 5 files, not their text") {
 		t.Errorf("reason %q does not say where results come from", r.Index.Reason)
 	}
 	if got := paths(r); len(got) == 0 || got[0] != "pages/git/commit.md" {
@@ -82,6 +83,58 @@ func TestSearchDuringBuild(t *testing.T) {
 	for _, n := range r.QueryNotes {
 		if strings.Contains(n, "first pass") {
 			t.Errorf("after the build, note %q", n)
+		}
+	}
+}
+
+// The pass reads every file once, in runs of one folder, spread so that
+// the first runs read are an even sample of the folders, not the first
+// folders in path order.
+func TestEarlyOrder(t *testing.T) {
+	l := &listing{}
+	sizes := map[string]int{"pages/a": 40, "pages/b": 3200, "pages/c": 5, "pages/d": 1600, "sources": 320}
+	for _, rel := range []string{"pages/a", "pages/b", "pages/c", "pages/d", "sources"} {
+		d := &dirFiles{rel: rel}
+		for i := range sizes[rel] {
+			d.names = append(d.names, fmt.Sprintf("%d.md", i))
+		}
+		d.stats = make([]fileStat, len(d.names))
+		l.dirs = append(l.dirs, d)
+	}
+	runs := earlyOrder(l)
+	seen := map[string]bool{}
+	total := 0
+	for _, r := range runs {
+		if r.hi-r.lo > earlyRunFiles || r.hi <= r.lo {
+			t.Fatalf("run %+v", r)
+		}
+		for i := r.lo; i < r.hi; i++ {
+			k := l.dirs[r.dir].rel + "/" + l.dirs[r.dir].names[i]
+			if seen[k] {
+				t.Fatalf("%s read twice", k)
+			}
+			seen[k] = true
+			total++
+		}
+	}
+	if total != l.count() {
+		t.Fatalf("%d files in the runs, %d listed", total, l.count())
+	}
+	// After a tenth of the files, each large folder has had about its
+	// share (a tenth of its files, within a few runs).
+	read := map[int32]int{}
+	n := 0
+	for _, r := range runs {
+		if n >= total/10 {
+			break
+		}
+		read[r.dir] += int(r.hi - r.lo)
+		n += int(r.hi - r.lo)
+	}
+	for di, d := range l.dirs {
+		want := len(d.names) / 10
+		if got := read[int32(di)]; len(d.names) >= 320 && (got < want-2*earlyRunFiles || got > want+2*earlyRunFiles) {
+			t.Errorf("%s: %d of %d files in the first tenth, want about %d", d.rel, got, len(d.names), want)
 		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/gofrs/flock"
+	"github.com/llmwiki/llmwiki/internal/english"
 	"github.com/llmwiki/llmwiki/wiki"
 	"github.com/llmwiki/llmwiki/wiki/mdoc"
 	"github.com/llmwiki/llmwiki/wiki/store"
@@ -58,7 +59,7 @@ const (
 // load_project as index: {state, pages, reason}.
 type Status struct {
 	// State is ready, building, stale or failed.
-	State string `json:"state" jsonschema:"ready: in step with the files; building: first build or rebuild under way (results cover only what is indexed so far); stale: an update failed and results may miss recent changes; failed: the index cannot be used"`
+	State string `json:"state" jsonschema:"ready: in step with the files; building: first build or rebuild under way (the reason says what results cover meanwhile); stale: an update failed and results may miss recent changes; failed: the index cannot be used"`
 	// Pages is the number of pages in the index (files of kind page: not
 	// sources, not context.md).
 	Pages int `json:"pages" jsonschema:"pages in the index (sources and context.md are not counted)"`
@@ -136,19 +137,23 @@ type Index struct {
 	gen   atomic.Uint64
 	pages atomic.Pointer[pageCount]
 
-	mu       sync.RWMutex // guards the fields below
-	idx      bleve.Index
-	dir      string // project-relative folder of the open bleve index
-	guard    *guard // watches idx's files and background work (guard.go)
-	state    string
-	reason   string // why failed, or a note about the last repair
-	done     int    // build progress
-	total    int
-	ready    chan struct{} // closed when the current build is done
-	private  bool
-	owner    *flock.Flock
-	closed   bool
-	closing  chan struct{} // closed when Close begins
+	mu      sync.RWMutex // guards the fields below
+	idx     bleve.Index
+	dir     string // project-relative folder of the open bleve index
+	guard   *guard // watches idx's files and background work (guard.go)
+	state   string
+	reason  string // why failed, or a note about the last repair
+	done    int    // build progress
+	total   int
+	ready   chan struct{} // closed when the current build is done
+	private bool
+	owner   *flock.Flock
+	closed  bool
+	closing chan struct{} // closed when Close begins
+	// decided is closed once the first load knows whether a first pass
+	// runs (early.go): at once without a manifest, after the walk when the
+	// manifest lacks many of the files (a build stopped half way).
+	decided  chan struct{}
 	lastWalk time.Time
 	walkCost time.Duration
 	// skips maps each file the index does not hold though it lies where
@@ -183,7 +188,7 @@ func Open(st *wiki.Store, opt Options) *Index {
 	if log == nil {
 		log = st.Logger()
 	}
-	x := &Index{st: st, opt: opt, proc: proc, log: log, state: StateBuilding, ready: make(chan struct{}), closing: make(chan struct{})}
+	x := &Index{st: st, opt: opt, proc: proc, log: log, state: StateBuilding, ready: make(chan struct{}), closing: make(chan struct{}), decided: make(chan struct{})}
 	x.reason = "the index has not been opened yet"
 	x.home.Store(wikiHome(st))
 	return x
@@ -203,9 +208,16 @@ func (x *Index) Start() {
 	x.building.Add(1) // under mu, so that it happens before Close's Wait
 	x.mu.Unlock()
 	x.opMu.Lock() // released by load once the index is open
+	// Without a manifest the build is a full one: searches answer from a
+	// first pass meanwhile (early.go), known from here on.
+	var e *earlyPass
+	if _, err := x.home.Load().root.Lstat(manifestFile); err != nil {
+		e = newEarlyPass()
+		x.early.Store(e)
+	}
 	go func() {
 		defer x.building.Done()
-		x.load(ready, "", nil)
+		x.load(ready, "", nil, e)
 	}()
 }
 
@@ -217,8 +229,12 @@ func (x *Index) Status() Status {
 	x.mu.RLock()
 	s := Status{State: x.state, Reason: x.reason}
 	idx := x.idx
-	if x.state == StateBuilding && x.total > 0 {
-		s.Reason = fmt.Sprintf("building the index: %d of %d files indexed; results cover only those", x.done, x.total)
+	if x.state == StateBuilding {
+		if e := x.early.Load(); e != nil {
+			s.Reason = e.status(x.done, x.total)
+		} else if x.total > 0 {
+			s.Reason = fmt.Sprintf("building the index (%s of %s files so far); until it is done, results cover only those files", english.Thousands(x.done), english.Thousands(x.total))
+		}
 	}
 	s.Skipped, s.SkippedExamples = x.skips.Report()
 	x.mu.RUnlock()
@@ -316,14 +332,24 @@ type prevIndex struct {
 
 // load opens or creates the index, then reconciles it. It is called with
 // opMu held (by Start or restart) and releases it once the index is open.
-// A rebuild (prev != nil) builds into a fresh folder (see guard.go).
-func (x *Index) load(ready chan struct{}, why string, prev *prevIndex) {
+// A rebuild (prev != nil) builds into a fresh folder (see guard.go). early
+// is the first pass of a full build Start found, nil otherwise.
+func (x *Index) load(ready chan struct{}, why string, prev *prevIndex, early *earlyPass) {
 	defer close(ready)
+	decide := sync.OnceFunc(func() {
+		if prev == nil {
+			close(x.decided)
+		}
+	})
+	defer decide()
+	if early != nil || prev != nil {
+		// A full build: searches answer from a first pass meanwhile, which
+		// starts first (its walk lists names only).
+		x.startEarly(ready, early, nil)
+		decide()
+	}
 	// The files are walked while the index and its manifest are opened.
 	walk := x.startWalk()
-	if _, err := x.home.Load().root.Lstat(manifestFile); err != nil || prev != nil {
-		x.startEarly(ready) // a full build: searches answer from a first pass meanwhile
-	}
 	note, err := x.openLocked(why, prev)
 	x.opMu.Unlock()
 	w := <-walk
@@ -345,8 +371,23 @@ func (x *Index) load(ready chan struct{}, why string, prev *prevIndex) {
 	if w := x.where(); w != "" {
 		note = joinNotes(w, note)
 	}
+	if x.early.Load() == nil && prev == nil {
+		// A build stopped half way (a command that answered from the pass
+		// and exited) leaves a manifest of some of the files: when it
+		// lacks many, the searches meanwhile answer from a pass too.
+		x.opMu.Lock()
+		known := len(x.man.Files)
+		x.opMu.Unlock()
+		if n := w.files.count(); n-known >= earlyMinFiles && n-known > n/4 {
+			x.startEarly(ready, nil, w.files)
+		}
+	}
+	decide()
 	t0 := time.Now()
 	holdForTest()
+	// The pass first: the first searches wait for it, the build takes
+	// tens of seconds either way.
+	x.WaitFirstPass(context.Background(), earlyHold)
 	if err := x.reconcileWalk(true, w); err != nil {
 		x.fail("building the search index failed: " + err.Error())
 		return
@@ -792,21 +833,32 @@ func (x *Index) walk() *listing {
 // walkFrom is walk with pages/ and sources/ already listed by l when l is
 // not nil (see [Index.subscribeWalk]); it finishes l.
 func (x *Index) walkFrom(l *lister) *listing {
-	root := x.st.Root()
 	if l == nil {
-		l = newLister()
-		for _, top := range []string{"pages", "sources"} {
-			if fi, err := root.Lstat(top); err != nil || !fi.IsDir() {
-				continue
-			}
-			r, err := store.OpenRootDir(root, top)
-			if err != nil {
-				continue
-			}
-			walkDir(r, top, l)
-			r.Close()
-		}
+		return x.walkWith(newLister())
 	}
+	return x.finishWalk(l)
+}
+
+// walkWith lists pages/ and sources/ into l, then finishes the walk.
+func (x *Index) walkWith(l *lister) *listing {
+	root := x.st.Root()
+	for _, top := range []string{"pages", "sources"} {
+		if fi, err := root.Lstat(top); err != nil || !fi.IsDir() {
+			continue
+		}
+		r, err := store.OpenRootDir(root, top)
+		if err != nil {
+			continue
+		}
+		walkDir(r, top, l)
+		r.Close()
+	}
+	return x.finishWalk(l)
+}
+
+// finishWalk adds context.md to a walk of pages/ and sources/ and finishes it.
+func (x *Index) finishWalk(l *lister) *listing {
+	root := x.st.Root()
 	if fi, err := root.Lstat("context.md"); err == nil && fi.Mode().IsRegular() {
 		l.addStat("", "context.md", fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano()})
 	} else if err == nil && store.IsSpecial(fi.Mode()) {
@@ -1319,7 +1371,7 @@ func (x *Index) restart(why string) {
 	x.skipsFromManifest()
 	go func() {
 		defer x.building.Done()
-		x.load(ready, why, prev)
+		x.load(ready, why, prev, nil)
 	}()
 }
 

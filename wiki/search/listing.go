@@ -123,6 +123,11 @@ func (s *sharedDir) done() {
 	}
 }
 
+// newNameLister returns a lister that only lists: every file the folders
+// list as regular is kept with a zero stat, for a scan that reads each file
+// anyway and checks it then (the first pass, early.go).
+func newNameLister() *lister { return &lister{} }
+
 func newLister() *lister {
 	l := &lister{tasks: make(chan statTask, 64)}
 	for range runtime.GOMAXPROCS(0) {
@@ -182,6 +187,9 @@ func (l *lister) add(d *store.Dir, rel string, ents []store.DirEntry) {
 	}
 	f := &dirFiles{rel: rel, names: names, stats: make([]fileStat, len(names))}
 	l.dirs = append(l.dirs, f)
+	if l.tasks == nil {
+		return // a name lister
+	}
 	dup, err := d.Dup()
 	if err != nil {
 		for i, name := range names {
@@ -205,7 +213,9 @@ func (l *lister) addStat(rel, name string, st fileStat) {
 
 // finish waits for the stats and returns the listing.
 func (l *lister) finish() *listing {
-	close(l.tasks)
+	if l.tasks != nil {
+		close(l.tasks)
+	}
 	l.wg.Wait()
 	sort.Strings(l.unserved)
 	sort.Strings(l.special)

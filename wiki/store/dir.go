@@ -83,6 +83,15 @@ func (d *Dir) ReadFile(name string, limit int64) (data []byte, st FileStat, err 
 	return d.readFile(name, limit)
 }
 
+// ReadHead reads the start of the regular file name of the folder into buf:
+// n bytes, len(buf) at most (fewer only at the end of the file), and what a
+// stat of the open file says (st.Size above n: the file goes on). A
+// symbolic link or other non-regular file is an error. A scan that needs
+// only the head of each file reads it with no allocation.
+func (d *Dir) ReadHead(name string, buf []byte) (n int, st FileStat, err error) {
+	return d.readHead(name, buf)
+}
+
 func statOf(fi fs.FileInfo) FileStat {
 	return FileStat{Size: fi.Size(), ModTime: fi.ModTime(), Mode: fi.Mode()}
 }

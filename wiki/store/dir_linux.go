@@ -136,3 +136,37 @@ func (d *Dir) readFile(name string, limit int64) ([]byte, FileStat, error) {
 	}
 	return buf, fst, nil
 }
+
+func (d *Dir) readHead(name string, buf []byte) (int, FileStat, error) {
+	defer runtime.KeepAlive(d.f)
+	fd, err := retry(func() (int, error) {
+		return unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	})
+	if err != nil {
+		return 0, FileStat{}, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if _, err := retry(func() (int, error) { return 0, unix.Fstat(fd, &st) }); err != nil {
+		return 0, FileStat{}, &fs.PathError{Op: "stat", Path: name, Err: err}
+	}
+	fst := statFrom(&st)
+	if !fst.Mode.IsRegular() {
+		return 0, fst, &fs.PathError{Op: "read", Path: name, Err: errNotRegular.Err}
+	}
+	n := 0
+	for n < len(buf) {
+		m, err := retry(func() (int, error) { return unix.Read(fd, buf[n:]) })
+		if err != nil {
+			return 0, fst, &fs.PathError{Op: "read", Path: name, Err: err}
+		}
+		if m <= 0 {
+			break
+		}
+		n += m
+		if int64(n) >= st.Size {
+			break // a regular file's end: no read of 0 bytes to learn it
+		}
+	}
+	return n, fst, nil
+}

@@ -101,3 +101,30 @@ func (d *Dir) readFile(name string, limit int64) ([]byte, FileStat, error) {
 	}
 	return data, st, nil
 }
+
+func (d *Dir) readHead(name string, buf []byte) (int, FileStat, error) {
+	lfi, err := d.r.Lstat(name)
+	if err != nil {
+		return 0, FileStat{}, err
+	}
+	if !lfi.Mode().IsRegular() {
+		return 0, statOf(lfi), &fs.PathError{Op: "read", Path: name, Err: errNotRegular.Err}
+	}
+	f, err := d.r.Open(name)
+	if err != nil {
+		return 0, FileStat{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, FileStat{}, err
+	}
+	n, err := io.ReadFull(f, buf)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = nil
+	}
+	if err != nil {
+		return 0, statOf(fi), err
+	}
+	return n, statOf(fi), nil
+}
