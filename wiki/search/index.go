@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -1074,16 +1075,18 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 	lang := x.defaultLang()
 	b := idx.NewBatch()
 	changed := 0
+	var dirs folderCache
+	defer dirs.close()
 	for _, p := range paths {
-		fi, err := root.Lstat(p)
-		if err != nil || !fi.Mode().IsRegular() {
+		fi, err := dirs.lstat(root, p)
+		if err != nil || !fi.Mode.IsRegular() {
 			if _, ok := x.man.Files[p]; ok {
 				b.Delete(p)
 				delete(x.man.Files, p)
 				changed++
 			}
 			reason := "" // gone, or a folder or link: nothing to count
-			if err == nil && store.IsSpecial(fi.Mode()) && indexable(p) {
+			if err == nil && store.IsSpecial(fi.Mode) && indexable(p) {
 				reason = store.SkipNotRegular // a FIFO or device: never opened
 			}
 			x.setSkip(p, reason)
@@ -1101,11 +1104,11 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 			continue
 		}
 		rec, had := x.man.Files[p]
-		st := fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+		st := fileStat{size: fi.Size, mtime: fi.ModTime.UnixNano()}
 		if had && rec.Size == st.size && rec.MTime == st.mtime && !reported[p] {
 			continue // a write indexed it meanwhile
 		}
-		data, err := x.st.ReadFile(p)
+		data, err := dirs.readFile(x.st, p)
 		if err != nil {
 			x.log.Warn("search: cannot read file", "path", p, "err", err)
 			x.setSkip(p, wiki.SkipUnreadable)
@@ -1163,6 +1166,71 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 		return changed, &damageError{err}
 	}
 	return changed, nil
+}
+
+// folderCache reads the files of a batch by name in their folder
+// ([store.Dir]: one fstatat for a stat, one openat, fstat and read for a
+// read) rather than by path through the os.Root, which opens every folder
+// on the way for each call (docs/performance.md, "Index build at scale
+// (issue 20)"). A batch's paths are sorted, so it keeps the last folder
+// open. A path whose folder cannot be opened as a plain folder is stated
+// and read through the os.Root, as before.
+type folderCache struct {
+	rel  string // the open folder, "" when none
+	root *os.Root
+	dir  *store.Dir
+}
+
+// open makes the folder of p the open one, and returns p's name in it, or
+// nil when the folder cannot be opened as a plain folder.
+func (c *folderCache) open(root *os.Root, p string) (*store.Dir, string) {
+	rel, name := path.Split(p)
+	rel = strings.TrimSuffix(rel, "/")
+	if rel == "" {
+		return nil, ""
+	}
+	if c.dir != nil && c.rel == rel {
+		return c.dir, name
+	}
+	c.close()
+	r, err := store.OpenRootDir(root, rel)
+	if err != nil {
+		return nil, ""
+	}
+	d, err := store.OpenDir(r)
+	if err != nil {
+		r.Close()
+		return nil, ""
+	}
+	c.rel, c.root, c.dir = rel, r, d
+	return d, name
+}
+
+func (c *folderCache) lstat(root *os.Root, p string) (store.FileStat, error) {
+	if d, name := c.open(root, p); d != nil {
+		return d.Lstat(name)
+	}
+	fi, err := root.Lstat(p)
+	if err != nil {
+		return store.FileStat{}, err
+	}
+	return store.FileStat{Size: fi.Size(), ModTime: fi.ModTime(), Mode: fi.Mode()}, nil
+}
+
+func (c *folderCache) readFile(st *wiki.Store, p string) ([]byte, error) {
+	if d, name := c.open(st.Root(), p); d != nil {
+		data, _, err := d.ReadFile(name, math.MaxInt64)
+		return data, err
+	}
+	return st.ReadFile(p)
+}
+
+func (c *folderCache) close() {
+	if c.dir != nil {
+		c.dir.Close()
+		c.root.Close()
+	}
+	c.rel, c.root, c.dir = "", nil, nil
 }
 
 // damageError is an index found damaged, or failing as a damaged one
