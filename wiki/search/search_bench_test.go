@@ -14,6 +14,8 @@ import (
 
 var searchWiki = flag.String("search.wiki", "", "BenchmarkSearch: a wiki to search as it is (its index built or not); default Obsidian Help's 173 English pages copied into -search.dir")
 
+var searchNoCache = flag.Bool("search.nocache", false, "BenchmarkSearch: read and analyse each hit's file for its snippet, as before the snippet cache")
+
 var searchDir = flag.String("search.dir", "", "BenchmarkSearch: folder for the 173-page wiki (kept between runs); default a temp folder")
 
 // searchBenchQueries are the queries of cmd/llmwiki's BenchmarkSearchStdio
@@ -32,7 +34,7 @@ var searchBenchQueries = []string{
 // query asked once before timing. cpu-ms/op is the process's CPU time a
 // search (steadier than ns/op on a shared machine):
 //
-//	LLMWIKI_SHARED=/work/shared go test ./wiki/search -run '^$' -bench 'Search$' -benchtime 2000x -benchmem -cpuprofile cpu.prof [-search.wiki DIR]
+//	LLMWIKI_SHARED=/work/shared go test ./wiki/search -run '^$' -bench 'Search$' -benchtime 2000x -benchmem -cpuprofile cpu.prof [-search.wiki DIR] [-search.nocache]
 func BenchmarkSearch(b *testing.B) {
 	root := *searchWiki
 	if root == "" {
@@ -47,7 +49,9 @@ func BenchmarkSearch(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	x := Open(st, Options{})
+	// No periodic walk of the files: serve has a file watcher instead, and
+	// the walk is not the search's cost.
+	x := Open(st, Options{ReconcileEvery: time.Hour})
 	st.AddDerived(x)
 	x.Start()
 	defer x.Close()
@@ -58,6 +62,8 @@ func BenchmarkSearch(b *testing.B) {
 			b.Fatalf("%q: %v", q, err)
 		}
 	}
+	noSnippetCache = *searchNoCache
+	defer func() { noSnippetCache = false }()
 	runtime.GC()
 	times := make([]float64, 0, b.N)
 	b.ReportAllocs()
