@@ -174,6 +174,8 @@ type Index struct {
 	feed feedState // the change feed's cursor (wiki/changefeed)
 
 	early atomic.Pointer[earlyPass] // answers searches during a full build (early.go)
+
+	snips snippetCache // files read for snippets, by version (snippetcache.go)
 }
 
 // Open returns the project's index without touching the disk; [Index.Start]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -218,23 +219,28 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 		hits = hits[min(q.Offset, len(hits)):]
 		hits = hits[:min(q.Limit, len(hits))]
 	}
+	infos := make([]os.FileInfo, 0, len(hits)) // of each hit, for its snippet
 	for _, h := range hits {
 		hit := Hit{Path: h.ID, Score: math.Round(h.Score*10000) / 10000}
 		hit.Title, _ = h.Fields["t"].(string)
 		hit.Updated, _ = h.Fields["u"].(string)
 		hit.Kind, _ = h.Fields["kind"].(string)
 		hit.Lang, _ = h.Fields["lang"].(string)
-		if fi, err := x.st.Root().Lstat(hit.Path); err == nil {
+		fi, err := x.st.Root().Lstat(hit.Path)
+		if err == nil {
+			infos = append(infos, fi)
 			if hit.Updated == "" {
 				hit.Updated = fi.ModTime().UTC().Format(time.RFC3339)
 			}
 			if fi.Size() > MaxIndexedBytes {
 				hit.Note = fmt.Sprintf("the file is %d bytes; only its first %d bytes (%d MiB) are indexed and searchable", fi.Size(), MaxIndexedBytes, MaxIndexedBytes>>20)
 			}
+		} else {
+			infos = append(infos, nil)
 		}
 		res.Hits = append(res.Hits, hit)
 	}
-	x.fillSnippets(res.Hits, groups, codeAsk)
+	x.fillSnippetsOf(res.Hits, infos, groups, codeAsk)
 	if q.Offset+len(hits) < res.Total && len(hits) == q.Limit {
 		res.NextOffset = q.Offset + len(hits)
 	}
@@ -264,13 +270,26 @@ func (x *Index) sourcesNote(ctx context.Context, idx bleve.Index, groups []group
 	return fmt.Sprintf("no pages match; %d sources match: search again with scope: sources", sr.Total)
 }
 
-// fillSnippets fills the snippets of hits, several at a time (each reads
-// and analyses its file; see fillSnippet).
+// fillSnippets fills the snippets of hits (see fillSnippetsOf).
 func (x *Index) fillSnippets(hits []Hit, groups []group, codeAsk bool) {
+	infos := make([]os.FileInfo, len(hits))
+	for i, h := range hits {
+		infos[i], _ = x.st.Root().Lstat(h.Path)
+	}
+	x.fillSnippetsOf(hits, infos, groups, codeAsk)
+}
+
+// fillSnippetsOf fills the snippets of hits (infos[i] is the Lstat of
+// hits[i], or nil), several at a time when they are not all cached (an
+// uncached one reads and analyses its file; see fillSnippetOf).
+func (x *Index) fillSnippetsOf(hits []Hit, infos []os.FileInfo, groups []group, codeAsk bool) {
 	workers := min(len(hits), runtime.GOMAXPROCS(0))
+	if workers > 1 && x.snips.allCached(hits, infos) {
+		workers = 1 // lookups: cheaper than starting goroutines
+	}
 	if workers <= 1 {
 		for i := range hits {
-			x.fillSnippet(&hits[i], groups, codeAsk)
+			x.fillSnippetOf(&hits[i], infos[i], groups, codeAsk)
 		}
 		return
 	}
@@ -286,7 +305,7 @@ func (x *Index) fillSnippets(hits []Hit, groups []group, codeAsk bool) {
 				}
 			}()
 			for i := int(next.Add(1)) - 1; i < len(hits); i = int(next.Add(1)) - 1 {
-				x.fillSnippet(&hits[i], groups, codeAsk)
+				x.fillSnippetOf(&hits[i], infos[i], groups, codeAsk)
 			}
 		})
 	}

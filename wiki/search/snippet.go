@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"os"
 	"sort"
 	"strings"
 	"unicode"
@@ -35,26 +36,43 @@ const snippetScan = 64 << 10
 // scanned (see snippetScan). A file that cannot be read gets an empty
 // snippet.
 func (x *Index) fillSnippet(h *Hit, groups []group, codeAsk bool) {
-	raw, err := x.st.ReadFile(h.Path)
-	if err != nil {
-		return
+	fi, _ := x.st.Root().Lstat(h.Path)
+	x.fillSnippetOf(h, fi, groups, codeAsk)
+}
+
+// fillSnippetOf is fillSnippet for the version of the file fi describes
+// (the hit's Lstat, nil when there is none). A file no larger than
+// snippetScan is read, decoded and cut into blocks once per version
+// (snippetCache); from the second search that hits the same version on,
+// its matches are looked up in its analysed tokens instead of analysing
+// its lines again.
+func (x *Index) fillSnippetOf(h *Hit, fi os.FileInfo, groups []group, codeAsk bool) {
+	cacheable := fi != nil && fi.Mode().IsRegular() && !noSnippetCache
+	var f *snipFile
+	if cacheable {
+		f = x.snips.get(h.Path, fi)
 	}
-	dec := mdoc.Decode(raw) // the text indexed, as read_page shows it
-	if dec.Binary {
-		return
+	big := false
+	if f == nil {
+		f, _, big = x.loadSnipFile(h.Path, fi)
+		if f == nil {
+			return
+		}
+		if cacheable && !big {
+			x.snips.put(h.Path, f)
+		}
+	} else if f.toks == nil || f.lang != h.Lang {
+		f = f.withTokens(h.Lang)
+		x.snips.put(h.Path, f)
 	}
-	data := dec.Text
-	if dec.Uncertain {
-		note := "the file's encoding could not be determined; it is indexed as " + dec.Encoding + ", a guess (read_page says the same)"
+	if f.note != "" {
+		note := f.note
 		if h.Note != "" {
 			note = h.Note + "; " + note
 		}
 		h.Note = note
 	}
-	if len(data) > MaxIndexedBytes {
-		data = data[:MaxIndexedBytes]
-	}
-	body, bodyOff := splitBody(h.Path, data)
+	body := f.body
 
 	want := map[string]int{}
 	for gi, g := range groups {
@@ -69,27 +87,31 @@ func (x *Index) fillSnippet(h *Hit, groups []group, codeAsk bool) {
 			}
 		}
 	}
-	filter := lineNeedles(h.Lang, groups)
 	// The scanned window [off, off+len(win)) of the body.
 	off, win := 0, body
 	var ms []match
-	if len(body) > snippetScan {
-		win = body[:runeFloor(body, snippetScan)]
-		ms = findMatchesIn(win, h.Lang, want, filter)
-		if len(ms) == 0 {
-			if at := firstLiteral(body, groups); at >= 0 {
-				off = runeFloor(body, max(0, at-snippetScan/4))
-				// Start the window at a line where one is near, so the
-				// scanner reads its first line whole.
-				if ls := strings.LastIndexByte(body[:off], '\n') + 1; off-ls <= snippetScan/4 {
-					off = ls
+	if f.toks != nil {
+		ms = f.matches(want)
+	} else {
+		filter := lineNeedles(h.Lang, groups)
+		if big {
+			win = body[:runeFloor(body, snippetScan)]
+			ms = findMatchesIn(win, h.Lang, want, filter)
+			if len(ms) == 0 {
+				if at := firstLiteral(body, groups); at >= 0 {
+					off = runeFloor(body, max(0, at-snippetScan/4))
+					// Start the window at a line where one is near, so the
+					// scanner reads its first line whole.
+					if ls := strings.LastIndexByte(body[:off], '\n') + 1; off-ls <= snippetScan/4 {
+						off = ls
+					}
+					win = body[off:runeFloor(body, min(len(body), off+snippetScan))]
 				}
-				win = body[off:runeFloor(body, min(len(body), off+snippetScan))]
 			}
 		}
-	}
-	if ms == nil {
-		ms = findMatchesIn(win, h.Lang, want, filter)
+		if ms == nil {
+			ms = findMatchesIn(win, h.Lang, want, filter)
+		}
 	}
 	// The window is read in the fence state the lines before it leave,
 	// and a hit under no heading of the window is under the last heading
@@ -99,12 +121,15 @@ func (x *Index) fillSnippet(h *Hit, groups []group, codeAsk bool) {
 	if off > 0 {
 		fences, before = scanPrefix(body[:strings.LastIndexByte(body[:off], '\n')+1])
 	}
-	var blocks []block
-	scanMarkdownFrom(win, fences, func(b block) {
-		b.start += off
-		b.end += off
-		blocks = append(blocks, b)
-	})
+	blocks := f.blocks // read only: the cache's
+	if big {
+		blocks = nil
+		scanMarkdownFrom(win, fences, func(b block) {
+			b.start += off
+			b.end += off
+			blocks = append(blocks, b)
+		})
+	}
 	if len(ms) == 0 {
 		h.Snippet = excerpt(body, off, off, nil)
 		return
@@ -152,7 +177,7 @@ func (x *Index) fillSnippet(h *Hit, groups []group, codeAsk bool) {
 	}
 	h.Snippet = excerpt(body, best[0].start, best[len(best)-1].end, best)
 	at := best[0].start
-	h.Line = 1 + bytes.Count(data[:bodyOff+at], []byte("\n"))
+	h.Line = f.bodyLine + strings.Count(body[:at], "\n")
 	bi := blockAt(blocks, at)
 	for k := len(blocks) - 1; k >= 0; k-- {
 		if blocks[k].kind == blockHeading && blocks[k].start <= at {

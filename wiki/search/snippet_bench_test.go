@@ -72,12 +72,15 @@ func snippetCases(b *testing.B, queries func(root string) []string) (*Index, []s
 // vault, with the line filter (findMatchesIn) and without it (cpu-ms/op is
 // the process's CPU time per search, steadier than ns/op on a busy
 // machine), and prints
-// the hits whose snippet, heading, line or listing differ between the two:
+// the hits whose snippet, heading, line or listing differ between the two
+// (the snippet cache off, so each run reads and analyses its files):
 //
 //	go test ./wiki/search -run '^$' -bench Snippets -snippets.dir DIR
 func BenchmarkSnippets(b *testing.B) {
 	x, cases, done := snippetCases(b, func(root string) []string { return scaleQueries(b, root, 200) })
 	defer done()
+	noSnippetCache = true // each run reads and analyses the files
+	defer func() { noSnippetCache = false }()
 	run := func(c snippetCase) []Hit {
 		hs := make([]Hit, len(c.hits))
 		for i, h := range c.hits {
@@ -133,7 +136,8 @@ func BenchmarkSnippetsTitles(b *testing.B) {
 	x, cases, done := snippetCases(b, func(root string) []string { return titleQueries(root, 200) })
 	defer done()
 	foldTableOff = *snippetsFoldSlow
-	defer func() { foldTableOff = false }()
+	noSnippetCache = true // each run reads and analyses the files
+	defer func() { foldTableOff, noSnippetCache = false, false }()
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := cpuTime()

@@ -30,7 +30,8 @@ var snippetsSameCorpora = []string{
 // every 12th page (-snippets.same.every) of the corpora. The reference is
 // the same code with the switch that turns the fold table off
 // (foldTableOff), and on one page in four the whole text analysed without
-// the line filter too (noLineFilter).
+// the line filter too (noLineFilter). Each hit is also asked a second
+// time, which the snippet cache answers from the file's analysed tokens.
 func TestSnippetsSameAsBefore(t *testing.T) {
 	root := corpusWiki(t, filepath.Join(t.TempDir(), "w"), snippetsSameCorpora...)
 	st, err := wiki.Open(root)
@@ -53,9 +54,10 @@ func TestSnippetsSameAsBefore(t *testing.T) {
 		return nil
 	})
 	sort.Strings(files)
-	defer func() { foldTableOff, noLineFilter = false, false }()
+	defer func() { foldTableOff, noLineFilter, noSnippetCache = false, false, false }()
 	fill := func(rel, lang, q string, ref, whole bool) Hit {
 		foldTableOff, noLineFilter = ref, whole
+		noSnippetCache = ref || whole // the reference reads the file each time
 		groups, _, codeAsk, _ := x.readQuery(Query{Text: q, Match: MatchBest})
 		h := Hit{Path: rel, Lang: lang}
 		x.fillSnippet(&h, groups, codeAsk)
@@ -93,6 +95,11 @@ func TestSnippetsSameAsBefore(t *testing.T) {
 				continue
 			}
 			got := fill(rel, lang, q, false, false)
+			// The same hit again: from the snippet cache's tokens.
+			if again := fill(rel, lang, q, false, false); again != got {
+				t.Errorf("%s, query %q:\n  cached: %q (%q, line %d, listing %d bytes)\n  read:   %q (%q, line %d, listing %d bytes)", rel, q,
+					again.Snippet, again.Heading, again.Line, len(again.Listing), got.Snippet, got.Heading, got.Line, len(got.Listing))
+			}
 			want := fill(rel, lang, q, true, false)
 			hits++
 			if got.Line > 0 {
