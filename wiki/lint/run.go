@@ -145,9 +145,10 @@ func Run(ctx context.Context, st *wiki.Store, g *links.Graph, opts Options) (*Re
 	}
 	rep := &Report{Summary: Summary{Generated: now.Format(time.RFC3339), Counts: map[string]int{}, Pages: len(pages), Problems: set.Problems}, Findings: []Finding{}}
 	// The link graph leaves out what is not a regular file as the page
-	// catalogue does; the catalogue keeps the count.
-	if _, err := st.PagesShared(ctx); err == nil {
-		rep.Skipped, rep.SkippedExamples = st.PagesSkipped()
+	// catalogue does; a listing of pages/ counts them (a catalogue scan
+	// would read every page a second time).
+	if _, counts, examples, err := st.PagesListed(ctx); err == nil {
+		rep.Skipped, rep.SkippedExamples = counts, examples
 	}
 	for k := range set.Disabled {
 		rep.Disabled = append(rep.Disabled, k)
@@ -452,6 +453,7 @@ func isURL(s string) bool { return strings.Contains(s, "://") }
 
 func (c *checker) checkPages() {
 	days := time.Duration(c.set.StaleAfterDays) * 24 * time.Hour
+	lacks := map[string]string{}
 	for _, p := range c.pages {
 		if p.Error != "" {
 			c.add(newFinding(KindBadFrontmatter, p.Path, 1, "", p.Error, p.Error,
@@ -483,8 +485,15 @@ func (c *checker) checkPages() {
 				}
 			}
 			if len(missing) > 0 {
-				c.add(newFinding(KindMissingFrontmatter, p.Path, 1, "", strings.Join(missing, ","),
-					"the frontmatter lacks "+strings.Join(missing, ", ")+" (required_frontmatter in schema.md)",
+				ev := strings.Join(missing, ",")
+				msg, ok := lacks[ev]
+				if !ok {
+					// One message per set of missing keys, shared by the
+					// findings: a wiki without frontmatter has one a page.
+					msg = "the frontmatter lacks " + strings.Join(missing, ", ") + " (required_frontmatter in schema.md)"
+					lacks[ev] = msg
+				}
+				c.add(newFinding(KindMissingFrontmatter, p.Path, 1, "", ev, msg,
 					"add them (edit_page with frontmatter, or write_page)"))
 			}
 		}
