@@ -773,7 +773,6 @@ func (c *checker) checkMerge(ctx context.Context) error {
 	}
 	slices.Sort(cand)
 	var pairs []pair
-	need := map[int32]bool{}
 	for i, k := range cand {
 		if i > 0 && k == cand[i-1] {
 			continue
@@ -783,45 +782,48 @@ func (c *checker) checkMerge(ctx context.Context) error {
 			continue
 		}
 		pairs = append(pairs, p)
-		need[p.x], need[p.y] = true, true
 	}
-	ids := make([]int32, 0, len(need))
-	for i := range need {
-		ids = append(ids, i)
+	cand = nil
+	// The pairs are compared in order, a window at a time: the exact
+	// shingle sets a window needs are read in parallel, and each is dropped
+	// after the last pair that names its page, so that a wiki with many
+	// near-duplicates never holds every candidate's set at once.
+	last := make(map[int32]int, 2*len(pairs)/3+1)
+	for k, p := range pairs {
+		last[p.x], last[p.y] = k, k
 	}
-	sets := make(map[int32][]uint64, len(ids))
-	shas := make(map[int32]string, len(ids))
+	sets := map[int32][]uint64{}
+	shas := make(map[int32]string, len(last))
 	var mu sync.Mutex
-	var wg sync.WaitGroup
-	next := make(chan int32, 64)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				data, err := c.st.ReadFile(docs[i].path)
-				var s []uint64
-				sha := ""
-				if err == nil && docs[i].start <= len(data) {
-					s = shingle.Set(data[docs[i].start:])
-					sha = store.SHA256Hex(data)
+	read := func(ids []int32) {
+		var wg sync.WaitGroup
+		next := make(chan int32, 64)
+		for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					data, err := c.st.ReadFile(docs[i].path)
+					var s []uint64
+					sha := ""
+					if err == nil && docs[i].start <= len(data) {
+						s = shingle.Set(data[docs[i].start:])
+						sha = store.SHA256Hex(data)
+					}
+					if len(s) < MinShingles {
+						s = nil
+					}
+					mu.Lock()
+					sets[i], shas[i] = s, sha
+					mu.Unlock()
 				}
-				if len(s) < MinShingles {
-					s = nil
-				}
-				mu.Lock()
-				sets[i], shas[i] = s, sha
-				mu.Unlock()
-			}
-		}()
-	}
-	for _, i := range ids {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if ctx.Err() != nil {
-		return store.Errorf(store.CodeCancelled, "lint cancelled")
+			}()
+		}
+		for _, i := range ids {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
 	}
 	uf := newUnionFind(len(docs))
 	type edge struct {
@@ -829,17 +831,42 @@ func (c *checker) checkMerge(ctx context.Context) error {
 		j    float64
 	}
 	var edges []edge
-	for _, p := range pairs {
-		if uf.find(p.x) == uf.find(p.y) {
-			continue
+	const window = 4096
+	for lo := 0; lo < len(pairs); lo += window {
+		hi := min(lo+window, len(pairs))
+		var ids []int32
+		queued := map[int32]bool{}
+		for _, p := range pairs[lo:hi] {
+			for _, i := range [2]int32{p.x, p.y} {
+				if _, ok := sets[i]; !ok && !queued[i] {
+					queued[i] = true
+					ids = append(ids, i)
+				}
+			}
 		}
-		sx, sy := sets[p.x], sets[p.y]
-		if sx == nil || sy == nil {
-			continue
+		read(ids)
+		if ctx.Err() != nil {
+			return store.Errorf(store.CodeCancelled, "lint cancelled")
 		}
-		if j := shingle.Jaccard(sx, sy); j >= c.set.MergeSimilarity {
-			uf.union(p.x, p.y)
-			edges = append(edges, edge{p.x, p.y, j})
+		for _, p := range pairs[lo:hi] {
+			if uf.find(p.x) == uf.find(p.y) {
+				continue
+			}
+			sx, sy := sets[p.x], sets[p.y]
+			if sx == nil || sy == nil {
+				continue
+			}
+			if j := shingle.Jaccard(sx, sy); j >= c.set.MergeSimilarity {
+				uf.union(p.x, p.y)
+				edges = append(edges, edge{p.x, p.y, j})
+			}
+		}
+		for _, p := range pairs[lo:hi] {
+			for _, i := range [2]int32{p.x, p.y} {
+				if last[i] < hi {
+					delete(sets, i)
+				}
+			}
 		}
 	}
 	best := map[int32]float64{}
