@@ -727,6 +727,8 @@ func (c *checker) checkMerge(ctx context.Context) error {
 	// first band it shares (so each once), collected as x<<32|y and
 	// sorted.
 	type pair struct{ x, y int32 }
+	// A pair whose sketches agree less than this is never a candidate.
+	thr := c.set.MergeSimilarity - mergeMargin
 	var cand []uint64
 	bands := make([][shingle.BandCount]uint64, len(docs))
 	for i := range docs {
@@ -762,6 +764,9 @@ func (c *checker) checkMerge(ctx context.Context) error {
 							continue next // taken at band e
 						}
 					}
+					if docs[kd[a].doc].sk.Similarity(docs[kd[c].doc].sk) < thr {
+						continue // kept out at once: a band shared by many pages makes many pairs
+					}
 					cand = append(cand, uint64(kd[a].doc)<<32|uint64(kd[c].doc))
 				}
 			}
@@ -777,11 +782,7 @@ func (c *checker) checkMerge(ctx context.Context) error {
 		if i > 0 && k == cand[i-1] {
 			continue
 		}
-		p := pair{int32(k >> 32), int32(k & 0xffffffff)}
-		if docs[p.x].sk.Similarity(docs[p.y].sk) < c.set.MergeSimilarity-mergeMargin {
-			continue
-		}
-		pairs = append(pairs, p)
+		pairs = append(pairs, pair{int32(k >> 32), int32(k & 0xffffffff)})
 	}
 	cand = nil
 	// The pairs are compared in order, a window at a time: the exact
