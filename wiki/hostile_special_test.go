@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -93,6 +94,10 @@ func TestSpecialFilesNeverBlock(t *testing.T) {
 			if counts[store.SkipNotRegular] != 2 || strings.Join(examples[store.SkipNotRegular], ",") != "pages/sub/z.md,pages/x.md" {
 				t.Errorf("catalogue skipped = %v %v, want 2 not regular: pages/sub/z.md, pages/x.md", counts, examples)
 			}
+			// The listing without reads (lint's) says the same.
+			if n, lc, le, err := s.PagesListed(ctx); err != nil || n != 0 || !maps.Equal(lc, counts) || strings.Join(le[store.SkipNotRegular], ",") != "pages/sub/z.md,pages/x.md" {
+				t.Errorf("PagesListed = %d %v %v %v, want 0 pages, %v", n, lc, le, err, counts)
+			}
 
 			// The lock is free: writes of other files land.
 			ctx, _ = ctxWithCall("append_log")
@@ -109,6 +114,9 @@ func TestSpecialFilesNeverBlock(t *testing.T) {
 			}
 			if pages, _ := s.PagesContext(ctx); len(pages) != 1 || pages[0].Path != "pages/other.md" {
 				t.Errorf("catalogue after a write: %+v, want pages/other.md", pages)
+			}
+			if n, lc, _, err := s.PagesListed(ctx); err != nil || n != 1 || lc[store.SkipNotRegular] != 2 {
+				t.Errorf("PagesListed after a write = %d %v %v, want 1 page, 2 not regular", n, lc, err)
 			}
 		})
 	}

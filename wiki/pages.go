@@ -793,3 +793,45 @@ func bodyOf(rel string, data []byte) []byte {
 	}
 	return d.Body
 }
+
+// PagesListed walks pages/ as the catalogue's scan does but reads and stats
+// no file: it returns how many files the catalogue would list, and the
+// files it would leave out by reason with a few examples (as
+// [Store.PagesSkipped] reports them). llmwiki lint takes its pages from the
+// link graph's walk; this tells it the rest without a second read of every
+// page.
+func (s *Store) PagesListed(ctx context.Context) (n int, counts map[string]int, examples map[string][]string, err error) {
+	var skips store.Skips
+	err = fs.WalkDir(s.root.FS(), "pages", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == "pages" && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if p != "pages" && (strings.HasPrefix(d.Name(), ".") || !addressable(p)) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		switch {
+		case !catalogued(p):
+		case d.Type().IsRegular():
+			if n++; n%progressEvery == 0 && ctx.Err() != nil {
+				return errCancelled
+			}
+		case store.IsSpecial(d.Type()):
+			skips.Set(p, store.SkipNotRegular)
+		}
+		return nil
+	})
+	if errors.Is(err, errCancelled) {
+		return 0, nil, nil, store.Errorf(store.CodeCancelled, "cancelled while listing the pages")
+	}
+	if err != nil {
+		return 0, nil, nil, store.Internal("list pages", err)
+	}
+	counts, examples = skips.Report()
+	return n, counts, examples, nil
+}

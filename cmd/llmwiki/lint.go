@@ -112,8 +112,8 @@ func runLint(ctx context.Context, e env, args []string) error {
 		// limit under that live heap makes the collector run without end.
 		// GOMEMLIMIT overrides it.
 		limit := int64(lintMemoryLimit)
-		if ps, err := st.PagesShared(ctx); err == nil {
-			limit = max(limit, int64(len(ps))*lintBytesPerPage)
+		if n, _, _, err := st.PagesListed(ctx); err == nil {
+			limit = max(limit, int64(n)*lintBytesPerPage)
 		}
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
 	}
@@ -129,6 +129,10 @@ func runLint(ctx context.Context, e env, args []string) error {
 			deep, deepErr = deepLint(ctx, st, mc, f.budget)
 		}
 	}
+	// What lint read is not needed for printing: the graph's memory goes
+	// back before the report is written (a 144k-page wiki's links are
+	// hundreds of megabytes).
+	graph.Close()
 	auditErr := err
 	if auditErr == nil {
 		auditErr = deepErr

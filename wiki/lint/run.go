@@ -145,9 +145,10 @@ func Run(ctx context.Context, st *wiki.Store, g *links.Graph, opts Options) (*Re
 	}
 	rep := &Report{Summary: Summary{Generated: now.Format(time.RFC3339), Counts: map[string]int{}, Pages: len(pages), Problems: set.Problems}, Findings: []Finding{}}
 	// The link graph leaves out what is not a regular file as the page
-	// catalogue does; the catalogue keeps the count.
-	if _, err := st.PagesShared(ctx); err == nil {
-		rep.Skipped, rep.SkippedExamples = st.PagesSkipped()
+	// catalogue does; a listing of pages/ counts them (a catalogue scan
+	// would read every page a second time).
+	if _, counts, examples, err := st.PagesListed(ctx); err == nil {
+		rep.Skipped, rep.SkippedExamples = counts, examples
 	}
 	for k := range set.Disabled {
 		rep.Disabled = append(rep.Disabled, k)
@@ -452,6 +453,7 @@ func isURL(s string) bool { return strings.Contains(s, "://") }
 
 func (c *checker) checkPages() {
 	days := time.Duration(c.set.StaleAfterDays) * 24 * time.Hour
+	lacks := map[string]string{}
 	for _, p := range c.pages {
 		if p.Error != "" {
 			c.add(newFinding(KindBadFrontmatter, p.Path, 1, "", p.Error, p.Error,
@@ -483,8 +485,15 @@ func (c *checker) checkPages() {
 				}
 			}
 			if len(missing) > 0 {
-				c.add(newFinding(KindMissingFrontmatter, p.Path, 1, "", strings.Join(missing, ","),
-					"the frontmatter lacks "+strings.Join(missing, ", ")+" (required_frontmatter in schema.md)",
+				ev := strings.Join(missing, ",")
+				msg, ok := lacks[ev]
+				if !ok {
+					// One message per set of missing keys, shared by the
+					// findings: a wiki without frontmatter has one a page.
+					msg = "the frontmatter lacks " + strings.Join(missing, ", ") + " (required_frontmatter in schema.md)"
+					lacks[ev] = msg
+				}
+				c.add(newFinding(KindMissingFrontmatter, p.Path, 1, "", ev, msg,
 					"add them (edit_page with frontmatter, or write_page)"))
 			}
 		}
@@ -718,6 +727,8 @@ func (c *checker) checkMerge(ctx context.Context) error {
 	// first band it shares (so each once), collected as x<<32|y and
 	// sorted.
 	type pair struct{ x, y int32 }
+	// A pair whose sketches agree less than this is never a candidate.
+	thr := c.set.MergeSimilarity - mergeMargin
 	var cand []uint64
 	bands := make([][shingle.BandCount]uint64, len(docs))
 	for i := range docs {
@@ -753,6 +764,9 @@ func (c *checker) checkMerge(ctx context.Context) error {
 							continue next // taken at band e
 						}
 					}
+					if docs[kd[a].doc].sk.Similarity(docs[kd[c].doc].sk) < thr {
+						continue // kept out at once: a band shared by many pages makes many pairs
+					}
 					cand = append(cand, uint64(kd[a].doc)<<32|uint64(kd[c].doc))
 				}
 			}
@@ -764,55 +778,53 @@ func (c *checker) checkMerge(ctx context.Context) error {
 	}
 	slices.Sort(cand)
 	var pairs []pair
-	need := map[int32]bool{}
 	for i, k := range cand {
 		if i > 0 && k == cand[i-1] {
 			continue
 		}
-		p := pair{int32(k >> 32), int32(k & 0xffffffff)}
-		if docs[p.x].sk.Similarity(docs[p.y].sk) < c.set.MergeSimilarity-mergeMargin {
-			continue
-		}
-		pairs = append(pairs, p)
-		need[p.x], need[p.y] = true, true
+		pairs = append(pairs, pair{int32(k >> 32), int32(k & 0xffffffff)})
 	}
-	ids := make([]int32, 0, len(need))
-	for i := range need {
-		ids = append(ids, i)
+	cand = nil
+	// The pairs are compared in order, a window at a time: the exact
+	// shingle sets a window needs are read in parallel, and each is dropped
+	// after the last pair that names its page, so that a wiki with many
+	// near-duplicates never holds every candidate's set at once.
+	last := make(map[int32]int, 2*len(pairs)/3+1)
+	for k, p := range pairs {
+		last[p.x], last[p.y] = k, k
 	}
-	sets := make(map[int32][]uint64, len(ids))
-	shas := make(map[int32]string, len(ids))
+	sets := map[int32][]uint64{}
+	shas := make(map[int32]string, len(last))
 	var mu sync.Mutex
-	var wg sync.WaitGroup
-	next := make(chan int32, 64)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				data, err := c.st.ReadFile(docs[i].path)
-				var s []uint64
-				sha := ""
-				if err == nil && docs[i].start <= len(data) {
-					s = shingle.Set(data[docs[i].start:])
-					sha = store.SHA256Hex(data)
+	read := func(ids []int32) {
+		var wg sync.WaitGroup
+		next := make(chan int32, 64)
+		for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					data, err := c.st.ReadFile(docs[i].path)
+					var s []uint64
+					sha := ""
+					if err == nil && docs[i].start <= len(data) {
+						s = shingle.Set(data[docs[i].start:])
+						sha = store.SHA256Hex(data)
+					}
+					if len(s) < MinShingles {
+						s = nil
+					}
+					mu.Lock()
+					sets[i], shas[i] = s, sha
+					mu.Unlock()
 				}
-				if len(s) < MinShingles {
-					s = nil
-				}
-				mu.Lock()
-				sets[i], shas[i] = s, sha
-				mu.Unlock()
-			}
-		}()
-	}
-	for _, i := range ids {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if ctx.Err() != nil {
-		return store.Errorf(store.CodeCancelled, "lint cancelled")
+			}()
+		}
+		for _, i := range ids {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
 	}
 	uf := newUnionFind(len(docs))
 	type edge struct {
@@ -820,17 +832,42 @@ func (c *checker) checkMerge(ctx context.Context) error {
 		j    float64
 	}
 	var edges []edge
-	for _, p := range pairs {
-		if uf.find(p.x) == uf.find(p.y) {
-			continue
+	const window = 4096
+	for lo := 0; lo < len(pairs); lo += window {
+		hi := min(lo+window, len(pairs))
+		var ids []int32
+		queued := map[int32]bool{}
+		for _, p := range pairs[lo:hi] {
+			for _, i := range [2]int32{p.x, p.y} {
+				if _, ok := sets[i]; !ok && !queued[i] {
+					queued[i] = true
+					ids = append(ids, i)
+				}
+			}
 		}
-		sx, sy := sets[p.x], sets[p.y]
-		if sx == nil || sy == nil {
-			continue
+		read(ids)
+		if ctx.Err() != nil {
+			return store.Errorf(store.CodeCancelled, "lint cancelled")
 		}
-		if j := shingle.Jaccard(sx, sy); j >= c.set.MergeSimilarity {
-			uf.union(p.x, p.y)
-			edges = append(edges, edge{p.x, p.y, j})
+		for _, p := range pairs[lo:hi] {
+			if uf.find(p.x) == uf.find(p.y) {
+				continue
+			}
+			sx, sy := sets[p.x], sets[p.y]
+			if sx == nil || sy == nil {
+				continue
+			}
+			if j := shingle.Jaccard(sx, sy); j >= c.set.MergeSimilarity {
+				uf.union(p.x, p.y)
+				edges = append(edges, edge{p.x, p.y, j})
+			}
+		}
+		for _, p := range pairs[lo:hi] {
+			for _, i := range [2]int32{p.x, p.y} {
+				if last[i] < hi {
+					delete(sets, i)
+				}
+			}
 		}
 	}
 	best := map[int32]float64{}
