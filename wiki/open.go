@@ -47,8 +47,13 @@ type Store struct {
 	catCost   time.Duration       // how long the last scan took
 	catSub    *ChangeSub          // the catalogue's cursor on the change feed
 	catSkips  store.Skips         // pages/ files left out of the catalogue ([Store.PagesSkipped])
+	// The feed's periodic walk of pages/, run in the background (pages.go).
+	catWalking atomic.Bool
+	catWG      sync.WaitGroup
+	catClosed  bool // under catMu: no background walk starts
 
-	idxMemo indexMemo // index.md's lines by page, kept between renders (index.go)
+	idxMemo  indexMemo  // index.md's lines by page, kept between renders (index.go)
+	idxLater indexLater // a regeneration of index.md after the writes (index.go)
 
 	feedOnce sync.Once        // starts feed (feed.go)
 	feed     *changefeed.Feed // nil until first use, or when no watcher runs
@@ -105,10 +110,13 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	return s, nil
 }
 
-// Close stops the change feed, then closes the store (waiting for its
+// Close writes a pending regeneration of index.md ([Store.FlushIndex]),
+// stops the change feed, then closes the store (waiting for its
 // background work).
 func (s *Store) Close() error {
+	s.closeIndexLater()
 	s.feedOnce.Do(func() {}) // no watcher starts after Close
 	s.feed.Close()
+	s.closeCatalogue()
 	return s.Store.Close()
 }

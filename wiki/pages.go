@@ -207,8 +207,14 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 	if s.catSub == nil {
 		s.catSub = s.WatchChanges() // before the first walk, so nothing falls between
 	}
-	if ch := s.catSub.Take(); ch.Live && !ch.Full && s.cat != nil && !s.catAt.IsZero() {
+	if ch := s.catSub.Take(); ch.Live && (!ch.Full || ch.Periodic) && s.cat != nil && !s.catAt.IsZero() {
 		s.refreshPagesLocked(ch.Paths, ch.Gone)
+		if ch.Full {
+			// The feed's periodic safety net: the walk, which finds only
+			// what a watcher dropped, runs off the caller's path (a write
+			// on a large wiki must not wait for a stat of every page).
+			s.walkPagesInBackground()
+		}
 		return nil
 	} else if !ch.Live && s.catalogueFresh(arrived) {
 		return nil
@@ -278,6 +284,69 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 	s.catSkips = skips
 	Progress(ctx, seen, seen, "scanned "+strconv.Itoa(seen)+" pages")
 	return nil
+}
+
+// walkPagesInBackground stats every page off the caller's path, against
+// the sizes and times the catalogue holds now, and then applies the files
+// found new, changed or gone as the change feed's paths are applied
+// ([Store.refreshPagesLocked] checks each against the disk as it is then,
+// so a page written meanwhile is never set back). One at a time; Close
+// waits for it. Called with catMu held.
+func (s *Store) walkPagesInBackground() {
+	if s.catClosed || !s.catWalking.CompareAndSwap(false, true) {
+		return
+	}
+	known := make(map[string]PageInfo, len(s.cat))
+	for p, pi := range s.cat {
+		known[p] = pi
+	}
+	s.catWG.Add(1)
+	go func() {
+		defer s.catWG.Done()
+		defer s.catWalking.Store(false)
+		var cand []string
+		_ = fs.WalkDir(s.root.FS(), "pages", func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() {
+				if p != "pages" && (strings.HasPrefix(d.Name(), ".") || !addressable(p)) {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if !catalogued(p) {
+				return nil
+			}
+			prev, ok := known[p]
+			delete(known, p)
+			info, err := d.Info()
+			if err != nil || !ok || !info.Mode().IsRegular() || prev.size != info.Size() || !prev.mtime.Equal(info.ModTime()) {
+				cand = append(cand, p)
+			}
+			return nil
+		})
+		for p := range known { // listed before, not found now
+			cand = append(cand, p)
+		}
+		if len(cand) == 0 {
+			return
+		}
+		s.catMu.Lock()
+		defer s.catMu.Unlock()
+		if !s.catClosed && s.cat != nil {
+			s.refreshPagesLocked(cand, nil)
+		}
+	}()
+}
+
+// closeCatalogue waits for a background walk ([Store.walkPagesInBackground])
+// and starts no other.
+func (s *Store) closeCatalogue() {
+	s.catMu.Lock()
+	s.catClosed = true
+	s.catMu.Unlock()
+	s.catWG.Wait()
 }
 
 // catalogued reports whether the file at p (under pages/) is one the
