@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // wantIndex is index.md as a full rebuild renders it from the pages on disk.
@@ -208,4 +210,58 @@ func TestCatalogueBackgroundWalk(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("catalogue after the background walk %v, want %v", got, want)
 	}
+}
+
+// The sorted catalogue readers share follows creates and deletes merged in
+// at the next read, in path order, equal to a fresh scan's.
+func TestCatalogueSortedAfterWrites(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := context.Background()
+	if _, err := s.Pages(); err != nil {
+		t.Fatal(err)
+	}
+	check := func(step string) {
+		t.Helper()
+		got, err := s.PagesShared(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paths []string
+		for _, p := range got {
+			paths = append(paths, p.Path+"="+p.Title)
+		}
+		fresh, err := s.PagesFresh(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, p := range fresh {
+			want = append(want, p.Path+"="+p.Title)
+		}
+		if fmt.Sprint(paths) != fmt.Sprint(want) {
+			t.Fatalf("%s: shared catalogue %v, want %v", step, paths, want)
+		}
+	}
+	for i, slug := range []string{"m", "c", "x/y", "a", "d"} {
+		if _, err := s.WritePage(ctx, PageInput{Title: slug, Slug: slug, Content: "body\n"}); err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 1 {
+			check("create " + slug)
+		}
+	}
+	cur, _, _ := s.ReadRaw("pages/c.md")
+	if _, err := s.WritePage(ctx, PageInput{Title: "c again", Slug: "c", BaseSHA256: store.SHA256Hex(cur), Content: "body\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(ctx, func(tx *store.Tx) error {
+		data, _, _ := tx.Read("pages/m.md")
+		return tx.Delete("pages/m.md", store.SHA256Hex(data))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.WritePage(ctx, PageInput{Title: "b", Slug: "b", Content: "body\n"}); err != nil {
+		t.Fatal(err)
+	}
+	check("update, delete and create")
 }

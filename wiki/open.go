@@ -42,6 +42,7 @@ type Store struct {
 	catMu     sync.Mutex
 	cat       map[string]PageInfo // page path -> metadata; nil until first scan
 	catSorted []PageInfo          // cat sorted by path; nil when it must be rebuilt
+	catDirty  map[string]bool     // paths written since catSorted was made (sortedLocked)
 	catKeys   map[string][]string // PageKey -> the paths in cat with that key (catSet, catDel)
 	catAt     time.Time           // when the last scan of pages/ started
 	catCost   time.Duration       // how long the last scan took

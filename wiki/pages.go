@@ -158,15 +158,7 @@ func (s *Store) PagesShared(ctx context.Context) ([]PageInfo, error) {
 	if err := s.scanPagesLocked(ctx, arrived); err != nil {
 		return nil, err
 	}
-	if s.catSorted == nil {
-		sorted := make([]PageInfo, 0, len(s.cat))
-		for _, p := range s.cat {
-			sorted = append(sorted, p)
-		}
-		sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
-		s.catSorted = sorted
-	}
-	return s.catSorted, nil
+	return s.sortedLocked(), nil
 }
 
 // MaxCatalogueAge bounds how stale the page catalogue may be with respect to
@@ -377,42 +369,68 @@ func (s *Store) noteCommitted(changes []store.Change) {
 	if s.cat == nil {
 		return
 	}
-	// The sorted slice is shared with readers (PagesShared): changes go to
-	// a copy, made once, with each entry put in place by a binary search
-	// rather than a new sort of every page.
-	var sorted []PageInfo
+	// The sorted slice is shared with readers (PagesShared) and is not
+	// copied here: a copy of every entry on each write grows with the wiki.
+	// The paths changed are noted and merged in by the next reader that
+	// needs the sorted list ([Store.sortedLocked]), once for all writes
+	// since.
 	for _, c := range changes {
 		if LayerOf(c.Path) != LayerPages || !strings.EqualFold(path.Ext(c.Path), ".md") {
 			continue
 		}
-		if sorted == nil && s.catSorted != nil {
-			sorted = slices.Clone(s.catSorted)
-		}
-		i, found := slices.BinarySearchFunc(sorted, c.Path, func(p PageInfo, rel string) int { return strings.Compare(p.Path, rel) })
 		if c.Op == store.OpDelete {
 			s.catDel(c.Path)
-			if found {
-				sorted = slices.Delete(sorted, i, i+1)
+		} else {
+			pi := pageInfoFrom(c.Path, c.Data)
+			pi.key = PageKey(c.Path)
+			if fi, err := s.root.Stat(c.Path); err == nil {
+				pi.size, pi.mtime = fi.Size(), fi.ModTime()
 			}
-			continue
+			s.catSet(c.Path, pi)
 		}
-		pi := pageInfoFrom(c.Path, c.Data)
-		pi.key = PageKey(c.Path)
-		if fi, err := s.root.Stat(c.Path); err == nil {
-			pi.size, pi.mtime = fi.Size(), fi.ModTime()
-		}
-		s.catSet(c.Path, pi)
-		switch {
-		case sorted == nil:
-		case found:
-			sorted[i] = pi
-		default:
-			sorted = slices.Insert(sorted, i, pi)
+		if s.catSorted != nil {
+			if s.catDirty == nil {
+				s.catDirty = map[string]bool{}
+			}
+			s.catDirty[c.Path] = true
 		}
 	}
-	if sorted != nil {
+}
+
+// sortedLocked returns the catalogue sorted by path: catSorted, with the
+// paths written since (catDirty) merged in by one pass, or a new sort.
+// Called with catMu held.
+func (s *Store) sortedLocked() []PageInfo {
+	if s.catSorted != nil && len(s.catDirty) > 0 {
+		add := make([]PageInfo, 0, len(s.catDirty))
+		for p := range s.catDirty {
+			if pi, ok := s.cat[p]; ok {
+				add = append(add, pi)
+			}
+		}
+		sort.Slice(add, func(i, j int) bool { return add[i].Path < add[j].Path })
+		out := make([]PageInfo, 0, len(s.catSorted)+len(add))
+		for _, pi := range s.catSorted {
+			for len(add) > 0 && add[0].Path < pi.Path {
+				out = append(out, add[0])
+				add = add[1:]
+			}
+			if !s.catDirty[pi.Path] {
+				out = append(out, pi)
+			}
+		}
+		s.catSorted = append(out, add...)
+	}
+	s.catDirty = nil
+	if s.catSorted == nil {
+		sorted := make([]PageInfo, 0, len(s.cat))
+		for _, p := range s.cat {
+			sorted = append(sorted, p)
+		}
+		sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
 		s.catSorted = sorted
 	}
+	return s.catSorted
 }
 
 // pageByKey finds the existing page whose identity key ([PageKey]) is key.
