@@ -44,6 +44,7 @@ type Store struct {
 	catSorted []PageInfo          // cat sorted by path; nil when it must be rebuilt
 	catDirty  map[string]bool     // paths written since catSorted was made (sortedLocked)
 	catKeys   map[string][]string // PageKey -> the paths in cat with that key (catSet, catDel)
+	catDirs   map[string]int      // folder -> how many pages of cat it holds (catSet, catDel)
 	catAt     time.Time           // when the last scan of pages/ started
 	catCost   time.Duration       // how long the last scan took
 	catSub    *ChangeSub          // the catalogue's cursor on the change feed

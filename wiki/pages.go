@@ -272,7 +272,7 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 		return store.Internal("list pages", err)
 	}
 	s.cat, s.catSorted, s.catAt, s.catCost = next, nil, started, time.Since(started)
-	s.catKeys = keysOf(next)
+	s.catKeys, s.catDirs = keysOf(next)
 	s.catSkips = skips
 	Progress(ctx, seen, seen, "scanned "+strconv.Itoa(seen)+" pages")
 	return nil
@@ -702,7 +702,7 @@ func (s *Store) inExistingFolders(rel string) string {
 	if dir == "pages" {
 		return rel
 	}
-	pages, err := s.PagesShared(context.Background()) // read only: no copy of the catalogue
+	dirs, err := s.pageFolders()
 	if err != nil {
 		return rel
 	}
@@ -712,8 +712,7 @@ func (s *Store) inExistingFolders(rel string) string {
 	// allowed; depth only grows): most pages share a folder, and folderKey
 	// slugifies, so each folder is keyed once, not once per page.
 	seen := map[string]bool{}
-	for _, p := range pages {
-		d := path.Dir(p.Path)
+	for _, d := range dirs {
 		for d != "pages" && d != "." && strings.Count(d, "/") > depth && !seen[d] {
 			seen[d] = true
 			if k := folderKey(d); k == want || strings.HasPrefix(want, k+"/") {
@@ -727,6 +726,24 @@ func (s *Store) inExistingFolders(rel string) string {
 		return rel
 	}
 	return best + strings.TrimPrefix(rel, path.Join(strings.Split(rel, "/")[:strings.Count(best, "/")+1]...))
+}
+
+// pageFolders returns the folders that hold pages in the catalogue (each
+// once, in no order): a create in a folder looks at these, not at every
+// page.
+func (s *Store) pageFolders() ([]string, error) {
+	arrived := time.Now()
+	s.syncFeed(context.Background())
+	s.catMu.Lock()
+	defer s.catMu.Unlock()
+	if err := s.scanPagesLocked(context.Background(), arrived); err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(s.catDirs))
+	for d := range s.catDirs {
+		out = append(out, d)
+	}
+	return out, nil
 }
 
 // folderKey is a folder path with each segment slugified, as [PageKey] does.
