@@ -728,9 +728,10 @@ func (s *Store) inExistingFolders(rel string) string {
 	return best + strings.TrimPrefix(rel, path.Join(strings.Split(rel, "/")[:strings.Count(best, "/")+1]...))
 }
 
-// pageFolders returns the folders that hold pages in the catalogue (each
-// once, in no order): a create in a folder looks at these, not at every
-// page.
+// pageFolders returns the folders that hold pages in the catalogue, each
+// once, sorted (of folders differing only by case, the first in path order
+// wins, as it did when every page was looked at): a create in a folder
+// looks at these, not at every page.
 func (s *Store) pageFolders() ([]string, error) {
 	arrived := time.Now()
 	s.syncFeed(context.Background())
@@ -743,6 +744,7 @@ func (s *Store) pageFolders() ([]string, error) {
 	for d := range s.catDirs {
 		out = append(out, d)
 	}
+	sort.Strings(out)
 	return out, nil
 }
 
