@@ -64,6 +64,9 @@ func LintFindings(d Deps) Tool {
 				limit = 50
 			}
 			limit = min(limit, 500)
+			if err := d.Store.FlushIndex(ctx); err != nil { // else a pending regeneration reads as drift
+				store.CallFrom(ctx).AddWarning("index.md may not list the latest pages: " + store.PublicMessage(err))
+			}
 			rep, err := lint.Run(ctx, d.Store, d.Links, lint.Options{Categories: in.Categories, Prefix: in.Path, IncludeDismissed: in.IncludeDismissed})
 			if err != nil {
 				return out, err

@@ -3,59 +3,34 @@ package tools
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/llmwiki/llmwiki/internal/scalecorpus"
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
 	"github.com/llmwiki/llmwiki/wiki/wikitest/teststore"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // BenchmarkWriteScale creates pages with write_page through the MCP
 // handler (store, fsyncs and the link graph as serve registers it) in
-// scale wikis from the shared corpora (internal/scalecorpus). It reports
+// scale wikis from the shared corpora ([wikitest.ScaleWiki]). It reports
 // the first create's time (the graph is loaded then) and the median and
-// 95th percentile of the creates after it. Sizes: LLMWIKI_WRITE_SCALE
+// 95th percentile of the creates after it. Sizes: LLMWIKI_SCALE_PAGES
 // (comma-separated page counts), default 173 and 10000; needs
 // LLMWIKI_SHARED.
 //
-//	LLMWIKI_SHARED=/work/shared LLMWIKI_WRITE_SCALE=173,10000,44681,144000 \
+//	LLMWIKI_SHARED=/work/shared LLMWIKI_SCALE_PAGES=173,10000,44681,144000 \
 //	  go test ./tools -run '^$' -bench WriteScale -benchtime 40x
 func BenchmarkWriteScale(b *testing.B) {
-	shared := os.Getenv("LLMWIKI_SHARED")
-	if shared == "" {
-		b.Skip("LLMWIKI_SHARED is not set")
-	}
-	sizes := []int{173, 10000}
-	if s := os.Getenv("LLMWIKI_WRITE_SCALE"); s != "" {
-		sizes = nil
-		for _, f := range strings.Split(s, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil {
-				b.Fatal(err)
-			}
-			sizes = append(sizes, n)
-		}
-	}
-	for _, n := range sizes {
-		b.Run(fmt.Sprintf("pages=%d", n), func(b *testing.B) { benchWriteScale(b, shared, n) })
+	for _, n := range wikitest.ScalePages(b, 173, 10000) {
+		b.Run(fmt.Sprintf("pages=%d", n), func(b *testing.B) { benchWriteScale(b, n) })
 	}
 }
 
-func benchWriteScale(b *testing.B, shared string, n int) {
-	dir := filepath.Join(b.TempDir(), "wiki")
-	if _, err := wiki.Init(dir); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := scalecorpus.Build(shared, dir, n); err != nil {
-		b.Fatal(err)
-	}
+func benchWriteScale(b *testing.B, n int) {
+	dir := wikitest.ScaleWiki(b, n, func(dir string) error { _, err := wiki.Init(dir); return err })
 	quiet := teststore.Quiet()
 	st, err := wiki.Open(dir, wiki.WithLogger(quiet))
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
@@ -234,6 +235,9 @@ func (s *Store) autoIndex(tx *store.Tx) error {
 	if !touches || !s.Settings().AutoIndex {
 		return nil
 	}
+	if s.deferIndex(tx) {
+		return nil
+	}
 	pages, err := s.catalogueWith(tx)
 	if err != nil {
 		return err
@@ -312,9 +316,13 @@ func (s *Store) RebuildIndex(ctx context.Context) (IndexResult, error) {
 			return err
 		}
 		res.Pages = len(pages)
+		taken := s.idxLater.take() // this render covers a pending regeneration
 		Progress(ctx, len(pages), len(pages), "rendering index.md for "+strconv.Itoa(len(pages))+" pages")
 		before, _, _ := tx.Read("index.md")
 		if err := s.stageIndex(tx, pages); err != nil {
+			if taken {
+				s.idxLater.mark(s)
+			}
 			return err
 		}
 		after, _, _ := tx.Read("index.md")
@@ -330,4 +338,174 @@ func (s *Store) RebuildIndex(ctx context.Context) (IndexResult, error) {
 // name ([[log]] is log.md as much as pages/log.md).
 func isRootFileName(name string) bool {
 	return slices.Contains(LayoutFiles, name+".md")
+}
+
+// Regenerating index.md after the writes. On a wiki of at least
+// [IndexLaterPages] pages, a write under index: auto that changes what
+// index.md shows does not regenerate it in its own transaction: rendering,
+// writing and fsyncing the whole catalogue (3 MB at 44k pages, 10 MB at
+// 144k) and the link graph's re-reading of every line grow with the wiki,
+// and a create must not. The write marks index.md pending instead, and one
+// regeneration, its own audited write (tool "internal"; its own commit
+// under git: commit), renders it from the catalogue as it is then (the same
+// bytes a full rebuild gives): after [IndexQuiet] without another such
+// write, at the latest [IndexMaxDelay] after the first, when a reader needs
+// it ([Store.FlushIndex]: read_page of index.md, lint_findings, load_project
+// does not count it as stale meanwhile), and on Close. A crash in that
+// window leaves index.md without the newest pages until the next
+// regeneration (the next such write, or rebuild_index); lint reports the
+// drift. Smaller wikis regenerate it in the write, as before.
+const (
+	IndexLaterPages = 500
+	IndexQuiet      = time.Second
+	IndexMaxDelay   = 10 * time.Second
+)
+
+// WithIndexLater sets when index.md is regenerated after the writes rather
+// than in them (see [IndexLaterPages]): on wikis of at least minPages pages
+// (0: always; a negative value: never), quiet after the last such write and
+// at most maxDelay after the first. Tests use it.
+func WithIndexLater(minPages int, quiet, maxDelay time.Duration) Option {
+	return func(s *Store) {
+		s.idxLater.minPages, s.idxLater.quiet, s.idxLater.maxDelay, s.idxLater.set = minPages, quiet, maxDelay, true
+	}
+}
+
+// indexLater is the state of a pending regeneration of index.md.
+type indexLater struct {
+	set             bool // WithIndexLater gave the figures below
+	minPages        int
+	quiet, maxDelay time.Duration
+	mu              sync.Mutex
+	pending         bool
+	since           time.Time   // when it became pending
+	timer           *time.Timer // runs FlushIndex; nil until first needed
+	closed          bool        // Close flushed: the timer does nothing more
+	flushMu         sync.Mutex  // one regeneration at a time
+}
+
+func (l *indexLater) limits() (minPages int, quiet, maxDelay time.Duration) {
+	if l.set {
+		return l.minPages, l.quiet, l.maxDelay
+	}
+	return IndexLaterPages, IndexQuiet, IndexMaxDelay
+}
+
+// deferIndex reports whether tx's change to index.md is left to a later
+// regeneration, and marks it pending then. A dry run renders it (a
+// proposal shows index.md's change).
+func (s *Store) deferIndex(tx *store.Tx) bool {
+	minPages, _, _ := s.idxLater.limits()
+	if minPages < 0 || store.IsDryRun(tx.Context()) {
+		return false
+	}
+	s.catMu.Lock()
+	n, loaded := len(s.cat), s.cat != nil
+	s.catMu.Unlock()
+	if !loaded || n < minPages {
+		return false
+	}
+	s.idxLater.mark(s)
+	return true
+}
+
+// mark records that index.md needs a regeneration and (re)starts its timer.
+func (l *indexLater) mark(s *Store) {
+	_, quiet, maxDelay := l.limits()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.pending {
+		l.pending, l.since = true, time.Now()
+	}
+	if l.closed {
+		return
+	}
+	wait := min(quiet, time.Until(l.since.Add(maxDelay)))
+	if l.timer == nil {
+		l.timer = time.AfterFunc(wait, func() { s.flushIndexTimer() })
+	} else {
+		l.timer.Reset(wait)
+	}
+}
+
+// take clears the pending mark; it reports whether one was set. Called
+// under the project lock by the render that covers it.
+func (l *indexLater) take() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	was := l.pending
+	l.pending = false
+	if l.timer != nil {
+		l.timer.Stop()
+	}
+	return was
+}
+
+// IndexPending reports whether a regeneration of index.md is pending (see
+// [IndexLaterPages]): index.md does not yet list the latest writes.
+func (s *Store) IndexPending() bool {
+	s.idxLater.mu.Lock()
+	defer s.idxLater.mu.Unlock()
+	return s.idxLater.pending
+}
+
+// FlushIndex runs a pending regeneration of index.md now (see
+// [IndexLaterPages]); nothing when none is pending. Readers that must see
+// index.md in step with the pages call it first.
+func (s *Store) FlushIndex(ctx context.Context) error {
+	l := &s.idxLater
+	l.flushMu.Lock()
+	defer l.flushMu.Unlock()
+	if !s.IndexPending() {
+		return nil
+	}
+	// Its own audited write, whoever asked: a reader's call is not
+	// charged with it. Not cancelled with the reader either.
+	wctx, call, done := s.WithOwnCall(store.WithCall(context.WithoutCancel(ctx), nil))
+	err := s.Update(wctx, func(tx *store.Tx) error {
+		if !l.take() || !s.Settings().AutoIndex {
+			return nil // done meanwhile (rebuild_index), or turned off
+		}
+		pages, err := s.PagesShared(tx.Context())
+		if err != nil {
+			return err
+		}
+		return s.stageIndex(tx, pages)
+	})
+	if err != nil {
+		l.mark(s) // tried again after the next quiet spell, by a reader or on Close
+	}
+	if err != nil || len(call.Record().Writes) > 0 {
+		done(err)
+	}
+	return err
+}
+
+func (s *Store) flushIndexTimer() {
+	s.idxLater.mu.Lock()
+	closed := s.idxLater.closed
+	s.idxLater.mu.Unlock()
+	if closed {
+		return
+	}
+	if err := s.FlushIndex(context.Background()); err != nil {
+		s.log.Error("index.md not regenerated", "err", err)
+	}
+}
+
+// closeIndexLater stops the timer and writes a pending regeneration.
+func (s *Store) closeIndexLater() {
+	l := &s.idxLater
+	l.mu.Lock()
+	l.closed = true
+	if l.timer != nil {
+		l.timer.Stop()
+	}
+	l.mu.Unlock()
+	if s.Store == nil || s.readOnly {
+		return
+	}
+	if err := s.FlushIndex(context.Background()); err != nil {
+		s.log.Error("index.md not regenerated", "err", err)
+	}
 }

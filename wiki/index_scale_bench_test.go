@@ -3,44 +3,24 @@ package wiki
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
 
-	"github.com/llmwiki/llmwiki/internal/scalecorpus"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
 // BenchmarkWriteIndexScale is the cost of one write_page create (index:
-// auto, so index.md follows) on wikis of the scale corpus. The sizes come
-// from LLMWIKI_SCALE_PAGES (comma-separated, default "173,10000"); the
-// corpus from LLMWIKI_SHARED. One create before the timer loads the
-// catalogue, which the first write of a server pays once.
+// auto, so index.md follows) on wikis of the scale corpus
+// ([wikitest.ScaleWiki]); the sizes from LLMWIKI_SCALE_PAGES, default 173
+// and 10000. One create before the timer loads the catalogue, which the
+// first write of a server pays once; the Close after the loop (which
+// writes the pending index.md) is not timed.
 //
 //	LLMWIKI_SHARED=/work/shared LLMWIKI_SCALE_PAGES=173,10000,44681 \
 //	  go test ./wiki -run '^$' -bench WriteIndexScale -benchtime 40x
 func BenchmarkWriteIndexScale(b *testing.B) {
-	shared := os.Getenv("LLMWIKI_SHARED")
-	if shared == "" {
-		b.Skip("LLMWIKI_SHARED is not set")
-	}
-	sizes := os.Getenv("LLMWIKI_SCALE_PAGES")
-	if sizes == "" {
-		sizes = "173,10000"
-	}
-	for _, f := range strings.Split(sizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil {
-			b.Fatal(err)
-		}
+	for _, n := range wikitest.ScalePages(b, 173, 10000) {
 		b.Run(fmt.Sprintf("pages=%d", n), func(b *testing.B) {
-			dir := b.TempDir() + "/wiki"
-			if _, err := Init(dir); err != nil {
-				b.Fatal(err)
-			}
-			if _, err := scalecorpus.Build(shared, dir, n); err != nil {
-				b.Fatal(err)
-			}
+			dir := wikitest.ScaleWiki(b, n, func(dir string) error { _, err := Init(dir); return err })
 			s := openStore(b, dir)
 			ctx := context.Background()
 			create := func(i int) {

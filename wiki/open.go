@@ -42,13 +42,20 @@ type Store struct {
 	catMu     sync.Mutex
 	cat       map[string]PageInfo // page path -> metadata; nil until first scan
 	catSorted []PageInfo          // cat sorted by path; nil when it must be rebuilt
+	catDirty  map[string]bool     // paths written since catSorted was made (sortedLocked)
 	catKeys   map[string][]string // PageKey -> the paths in cat with that key (catSet, catDel)
+	catDirs   map[string]int      // folder -> how many pages of cat it holds (catSet, catDel)
 	catAt     time.Time           // when the last scan of pages/ started
 	catCost   time.Duration       // how long the last scan took
 	catSub    *ChangeSub          // the catalogue's cursor on the change feed
 	catSkips  store.Skips         // pages/ files left out of the catalogue ([Store.PagesSkipped])
+	// The feed's periodic walk of pages/, run in the background (pages.go).
+	catWalking atomic.Bool
+	catWG      sync.WaitGroup
+	catClosed  bool // under catMu: no background walk starts
 
-	idxMemo indexMemo // index.md's lines by page, kept between renders (index.go)
+	idxMemo  indexMemo  // index.md's lines by page, kept between renders (index.go)
+	idxLater indexLater // a regeneration of index.md after the writes (index.go)
 
 	feedOnce sync.Once        // starts feed (feed.go)
 	feed     *changefeed.Feed // nil until first use, or when no watcher runs
@@ -105,10 +112,13 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	return s, nil
 }
 
-// Close stops the change feed, then closes the store (waiting for its
+// Close writes a pending regeneration of index.md ([Store.FlushIndex]),
+// stops the change feed, then closes the store (waiting for its
 // background work).
 func (s *Store) Close() error {
+	s.closeIndexLater()
 	s.feedOnce.Do(func() {}) // no watcher starts after Close
 	s.feed.Close()
+	s.closeCatalogue()
 	return s.Store.Close()
 }

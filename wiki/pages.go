@@ -158,15 +158,7 @@ func (s *Store) PagesShared(ctx context.Context) ([]PageInfo, error) {
 	if err := s.scanPagesLocked(ctx, arrived); err != nil {
 		return nil, err
 	}
-	if s.catSorted == nil {
-		sorted := make([]PageInfo, 0, len(s.cat))
-		for _, p := range s.cat {
-			sorted = append(sorted, p)
-		}
-		sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
-		s.catSorted = sorted
-	}
-	return s.catSorted, nil
+	return s.sortedLocked(), nil
 }
 
 // MaxCatalogueAge bounds how stale the page catalogue may be with respect to
@@ -207,8 +199,14 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 	if s.catSub == nil {
 		s.catSub = s.WatchChanges() // before the first walk, so nothing falls between
 	}
-	if ch := s.catSub.Take(); ch.Live && !ch.Full && s.cat != nil && !s.catAt.IsZero() {
+	if ch := s.catSub.Take(); ch.Live && (!ch.Full || ch.Periodic) && s.cat != nil && !s.catAt.IsZero() {
 		s.refreshPagesLocked(ch.Paths, ch.Gone)
+		if ch.Full {
+			// The feed's periodic safety net: the walk, which finds only
+			// what a watcher dropped, runs off the caller's path (a write
+			// on a large wiki must not wait for a stat of every page).
+			s.walkPagesInBackground()
+		}
 		return nil
 	} else if !ch.Live && s.catalogueFresh(arrived) {
 		return nil
@@ -274,10 +272,73 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 		return store.Internal("list pages", err)
 	}
 	s.cat, s.catSorted, s.catAt, s.catCost = next, nil, started, time.Since(started)
-	s.catKeys = keysOf(next)
+	s.catKeys, s.catDirs = keysOf(next)
 	s.catSkips = skips
 	Progress(ctx, seen, seen, "scanned "+strconv.Itoa(seen)+" pages")
 	return nil
+}
+
+// walkPagesInBackground stats every page off the caller's path, against
+// the sizes and times the catalogue holds now, and then applies the files
+// found new, changed or gone as the change feed's paths are applied
+// ([Store.refreshPagesLocked] checks each against the disk as it is then,
+// so a page written meanwhile is never set back). One at a time; Close
+// waits for it. Called with catMu held.
+func (s *Store) walkPagesInBackground() {
+	if s.catClosed || !s.catWalking.CompareAndSwap(false, true) {
+		return
+	}
+	known := make(map[string]PageInfo, len(s.cat))
+	for p, pi := range s.cat {
+		known[p] = pi
+	}
+	s.catWG.Add(1)
+	go func() {
+		defer s.catWG.Done()
+		defer s.catWalking.Store(false)
+		var cand []string
+		_ = fs.WalkDir(s.root.FS(), "pages", func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() {
+				if p != "pages" && (strings.HasPrefix(d.Name(), ".") || !addressable(p)) {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if !catalogued(p) {
+				return nil
+			}
+			prev, ok := known[p]
+			delete(known, p)
+			info, err := d.Info()
+			if err != nil || !ok || !info.Mode().IsRegular() || prev.size != info.Size() || !prev.mtime.Equal(info.ModTime()) {
+				cand = append(cand, p)
+			}
+			return nil
+		})
+		for p := range known { // listed before, not found now
+			cand = append(cand, p)
+		}
+		if len(cand) == 0 {
+			return
+		}
+		s.catMu.Lock()
+		defer s.catMu.Unlock()
+		if !s.catClosed && s.cat != nil {
+			s.refreshPagesLocked(cand, nil)
+		}
+	}()
+}
+
+// closeCatalogue waits for a background walk ([Store.walkPagesInBackground])
+// and starts no other.
+func (s *Store) closeCatalogue() {
+	s.catMu.Lock()
+	s.catClosed = true
+	s.catMu.Unlock()
+	s.catWG.Wait()
 }
 
 // catalogued reports whether the file at p (under pages/) is one the
@@ -308,42 +369,68 @@ func (s *Store) noteCommitted(changes []store.Change) {
 	if s.cat == nil {
 		return
 	}
-	// The sorted slice is shared with readers (PagesShared): changes go to
-	// a copy, made once, with each entry put in place by a binary search
-	// rather than a new sort of every page.
-	var sorted []PageInfo
+	// The sorted slice is shared with readers (PagesShared) and is not
+	// copied here: a copy of every entry on each write grows with the wiki.
+	// The paths changed are noted and merged in by the next reader that
+	// needs the sorted list ([Store.sortedLocked]), once for all writes
+	// since.
 	for _, c := range changes {
 		if LayerOf(c.Path) != LayerPages || !strings.EqualFold(path.Ext(c.Path), ".md") {
 			continue
 		}
-		if sorted == nil && s.catSorted != nil {
-			sorted = slices.Clone(s.catSorted)
-		}
-		i, found := slices.BinarySearchFunc(sorted, c.Path, func(p PageInfo, rel string) int { return strings.Compare(p.Path, rel) })
 		if c.Op == store.OpDelete {
 			s.catDel(c.Path)
-			if found {
-				sorted = slices.Delete(sorted, i, i+1)
+		} else {
+			pi := pageInfoFrom(c.Path, c.Data)
+			pi.key = PageKey(c.Path)
+			if fi, err := s.root.Stat(c.Path); err == nil {
+				pi.size, pi.mtime = fi.Size(), fi.ModTime()
 			}
-			continue
+			s.catSet(c.Path, pi)
 		}
-		pi := pageInfoFrom(c.Path, c.Data)
-		pi.key = PageKey(c.Path)
-		if fi, err := s.root.Stat(c.Path); err == nil {
-			pi.size, pi.mtime = fi.Size(), fi.ModTime()
-		}
-		s.catSet(c.Path, pi)
-		switch {
-		case sorted == nil:
-		case found:
-			sorted[i] = pi
-		default:
-			sorted = slices.Insert(sorted, i, pi)
+		if s.catSorted != nil {
+			if s.catDirty == nil {
+				s.catDirty = map[string]bool{}
+			}
+			s.catDirty[c.Path] = true
 		}
 	}
-	if sorted != nil {
+}
+
+// sortedLocked returns the catalogue sorted by path: catSorted, with the
+// paths written since (catDirty) merged in by one pass, or a new sort.
+// Called with catMu held.
+func (s *Store) sortedLocked() []PageInfo {
+	if s.catSorted != nil && len(s.catDirty) > 0 {
+		add := make([]PageInfo, 0, len(s.catDirty))
+		for p := range s.catDirty {
+			if pi, ok := s.cat[p]; ok {
+				add = append(add, pi)
+			}
+		}
+		sort.Slice(add, func(i, j int) bool { return add[i].Path < add[j].Path })
+		out := make([]PageInfo, 0, len(s.catSorted)+len(add))
+		for _, pi := range s.catSorted {
+			for len(add) > 0 && add[0].Path < pi.Path {
+				out = append(out, add[0])
+				add = add[1:]
+			}
+			if !s.catDirty[pi.Path] {
+				out = append(out, pi)
+			}
+		}
+		s.catSorted = append(out, add...)
+	}
+	s.catDirty = nil
+	if s.catSorted == nil {
+		sorted := make([]PageInfo, 0, len(s.cat))
+		for _, p := range s.cat {
+			sorted = append(sorted, p)
+		}
+		sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
 		s.catSorted = sorted
 	}
+	return s.catSorted
 }
 
 // pageByKey finds the existing page whose identity key ([PageKey]) is key.
@@ -615,7 +702,7 @@ func (s *Store) inExistingFolders(rel string) string {
 	if dir == "pages" {
 		return rel
 	}
-	pages, err := s.PagesShared(context.Background()) // read only: no copy of the catalogue
+	dirs, err := s.pageFolders()
 	if err != nil {
 		return rel
 	}
@@ -625,8 +712,7 @@ func (s *Store) inExistingFolders(rel string) string {
 	// allowed; depth only grows): most pages share a folder, and folderKey
 	// slugifies, so each folder is keyed once, not once per page.
 	seen := map[string]bool{}
-	for _, p := range pages {
-		d := path.Dir(p.Path)
+	for _, d := range dirs {
 		for d != "pages" && d != "." && strings.Count(d, "/") > depth && !seen[d] {
 			seen[d] = true
 			if k := folderKey(d); k == want || strings.HasPrefix(want, k+"/") {
@@ -640,6 +726,26 @@ func (s *Store) inExistingFolders(rel string) string {
 		return rel
 	}
 	return best + strings.TrimPrefix(rel, path.Join(strings.Split(rel, "/")[:strings.Count(best, "/")+1]...))
+}
+
+// pageFolders returns the folders that hold pages in the catalogue, each
+// once, sorted (of folders differing only by case, the first in path order
+// wins, as it did when every page was looked at): a create in a folder
+// looks at these, not at every page.
+func (s *Store) pageFolders() ([]string, error) {
+	arrived := time.Now()
+	s.syncFeed(context.Background())
+	s.catMu.Lock()
+	defer s.catMu.Unlock()
+	if err := s.scanPagesLocked(context.Background(), arrived); err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(s.catDirs))
+	for d := range s.catDirs {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
 // folderKey is a folder path with each segment slugified, as [PageKey] does.

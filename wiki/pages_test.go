@@ -2,6 +2,7 @@ package wiki
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -255,7 +256,8 @@ func TestPageIdentity(t *testing.T) {
 	}
 }
 
-// TestCatalogueKeys: the catalogue's index by page key, kept in step by
+// TestCatalogueKeys: the catalogue's index by page key (and its count
+// of pages by folder), kept in step by
 // writes, deletes, outside edits and scans, equals one made from the
 // catalogue, and a case twin created outside the server is still found by
 // key.
@@ -266,7 +268,10 @@ func TestCatalogueKeys(t *testing.T) {
 		t.Helper()
 		s.catMu.Lock()
 		defer s.catMu.Unlock()
-		want := keysOf(s.cat)
+		want, dirs := keysOf(s.cat)
+		if fmt.Sprint(dirs) != fmt.Sprint(s.catDirs) {
+			t.Fatalf("%s: folders %v, rebuilt %v", when, s.catDirs, dirs)
+		}
 		if len(want) != len(s.catKeys) {
 			t.Fatalf("%s: %d keys, rebuilt %d", when, len(s.catKeys), len(want))
 		}

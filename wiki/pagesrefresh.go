@@ -144,6 +144,9 @@ func (s *Store) catSet(p string, pi PageInfo) {
 	if prev, ok := s.cat[p]; ok && prev.key != pi.key {
 		s.catKeys[prev.key] = without(s.catKeys[prev.key], p)
 	}
+	if _, had := s.cat[p]; !had {
+		s.catDirs[path.Dir(p)]++
+	}
 	s.cat[p] = pi
 	if !slices.Contains(s.catKeys[pi.key], p) {
 		s.catKeys[pi.key] = append(slices.Clip(s.catKeys[pi.key]), p)
@@ -154,6 +157,11 @@ func (s *Store) catSet(p string, pi PageInfo) {
 func (s *Store) catDel(p string) {
 	if prev, ok := s.cat[p]; ok {
 		delete(s.cat, p)
+		if d := path.Dir(p); s.catDirs[d] > 1 {
+			s.catDirs[d]--
+		} else {
+			delete(s.catDirs, d)
+		}
 		if ps := without(s.catKeys[prev.key], p); len(ps) > 0 {
 			s.catKeys[prev.key] = ps
 		} else {
@@ -167,11 +175,14 @@ func without(ps []string, p string) []string {
 	return slices.DeleteFunc(slices.Clone(ps), func(x string) bool { return x == p })
 }
 
-// keysOf indexes the catalogue cat by page key.
-func keysOf(cat map[string]PageInfo) map[string][]string {
-	keys := make(map[string][]string, len(cat))
+// keysOf indexes the catalogue cat by page key, and counts its pages by
+// folder.
+func keysOf(cat map[string]PageInfo) (keys map[string][]string, dirs map[string]int) {
+	keys = make(map[string][]string, len(cat))
+	dirs = map[string]int{}
 	for p, pi := range cat {
 		keys[pi.key] = append(keys[pi.key], p)
+		dirs[path.Dir(p)]++
 	}
-	return keys
+	return keys, dirs
 }

@@ -131,7 +131,9 @@ func (s *Store) LoadProject(ctx context.Context) (Project, error) {
 			}
 		}
 	}
-	if idx, ok, _ := s.ReadRaw("index.md"); ok {
+	if s.IndexPending() {
+		p.IndexStale = false // regenerated after the writes ([IndexLaterPages])
+	} else if idx, ok, _ := s.ReadRaw("index.md"); ok {
 		p.IndexStale = strings.TrimRight(string(idx), "\n") != strings.TrimRight(string(RenderIndex(pages)), "\n")
 	} else {
 		p.IndexStale = true

@@ -86,6 +86,13 @@ func (s *Store) Read(ctx context.Context, in ReadInput) (FileContent, error) {
 	if err != nil {
 		return out, err
 	}
+	if rel == "index.md" {
+		// A regeneration left for after the writes is written now, so a
+		// reader sees the pages written before it.
+		if err := s.FlushIndex(ctx); err != nil {
+			store.CallFrom(ctx).AddWarning("index.md may not list the latest pages: " + store.PublicMessage(err))
+		}
+	}
 	data, ok, err := s.ReadRaw(rel)
 	if err != nil {
 		return out, err

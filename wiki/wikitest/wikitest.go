@@ -1,8 +1,9 @@
 // Package wikitest holds helpers for tests and benchmarks: finding the shared
 // corpora beside the repository, writing and copying trees, and
-// fingerprinting a folder so a test can prove nothing changed. It imports
-// nothing of llmwiki, so package wiki's own tests use it too; the shared
-// test store, which needs package wiki, is wikitest/teststore.
+// fingerprinting a folder so a test can prove nothing changed, and the
+// scale wikis of the benchmarks (scale.go). It imports nothing of llmwiki
+// but internal/scalecorpus, so package wiki's own tests use it too; the
+// shared test store, which needs package wiki, is wikitest/teststore.
 package wikitest
 
 import (
