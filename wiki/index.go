@@ -3,7 +3,10 @@ package wiki
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path"
 	"slices"
 	"sort"
@@ -310,19 +313,17 @@ type IndexResult struct {
 // the audited writer. Changed is false when index.md already matched.
 func (s *Store) RebuildIndex(ctx context.Context) (IndexResult, error) {
 	var res IndexResult
+	taken := false
 	err := s.Update(ctx, func(tx *store.Tx) error {
 		pages, err := s.PagesFresh(tx.Context())
 		if err != nil {
 			return err
 		}
 		res.Pages = len(pages)
-		taken := s.idxLater.take() // this render covers a pending regeneration
+		taken = s.idxLater.take() || taken // this render covers a pending regeneration
 		Progress(ctx, len(pages), len(pages), "rendering index.md for "+strconv.Itoa(len(pages))+" pages")
 		before, _, _ := tx.Read("index.md")
 		if err := s.stageIndex(tx, pages); err != nil {
-			if taken {
-				s.idxLater.mark(s)
-			}
 			return err
 		}
 		after, _, _ := tx.Read("index.md")
@@ -330,6 +331,12 @@ func (s *Store) RebuildIndex(ctx context.Context) (IndexResult, error) {
 		res.SHA256 = store.SHA256Hex(after)
 		return nil
 	})
+	switch {
+	case err != nil && taken:
+		s.idxLater.mark(s) // not written: still pending
+	case err == nil:
+		s.clearPendingMarker()
+	}
 	return res, err
 }
 
@@ -351,15 +358,21 @@ func isRootFileName(name string) bool {
 // bytes a full rebuild gives): after [IndexQuiet] without another such
 // write, at the latest [IndexMaxDelay] after the first, when a reader needs
 // it ([Store.FlushIndex]: read_page of index.md, lint_findings, load_project
-// does not count it as stale meanwhile), and on Close. A crash in that
-// window leaves index.md without the newest pages until the next
-// regeneration (the next such write, or rebuild_index); lint reports the
-// drift. Smaller wikis regenerate it in the write, as before.
+// does not count it as stale meanwhile), and on Close. While one is
+// pending, [IndexPendingFile] records it on disk, so a regeneration lost to
+// a crash is done by the next server ([Store.ResumeIndex]). Smaller wikis
+// regenerate index.md in the write.
 const (
 	IndexLaterPages = 500
 	IndexQuiet      = time.Second
 	IndexMaxDelay   = 10 * time.Second
 )
+
+// IndexPendingFile exists while a regeneration of index.md is pending (see
+// [IndexLaterPages]); it is written and synced before the write that made
+// the regeneration pending commits, and removed once index.md is
+// regenerated. A stale one costs a regeneration that finds nothing to change.
+const IndexPendingFile = store.StateDir + "/index-pending"
 
 // WithIndexLater sets when index.md is regenerated after the writes rather
 // than in them (see [IndexLaterPages]): on wikis of at least minPages pages
@@ -416,6 +429,7 @@ func (l *indexLater) mark(s *Store) {
 	defer l.mu.Unlock()
 	if !l.pending {
 		l.pending, l.since = true, time.Now()
+		s.writePendingMarker()
 	}
 	if l.closed {
 		return
@@ -474,6 +488,8 @@ func (s *Store) FlushIndex(ctx context.Context) error {
 	})
 	if err != nil {
 		l.mark(s) // tried again after the next quiet spell, by a reader or on Close
+	} else {
+		s.clearPendingMarker()
 	}
 	if err != nil || len(call.Record().Writes) > 0 {
 		done(err)
@@ -508,4 +524,52 @@ func (s *Store) closeIndexLater() {
 	if err := s.FlushIndex(context.Background()); err != nil {
 		s.log.Error("index.md not regenerated", "err", err)
 	}
+}
+
+// writePendingMarker records on disk that a regeneration is pending; called
+// under idxLater.mu when it becomes pending. A failure is logged: the
+// regeneration still runs in this process, only a crash before it would
+// leave index.md behind (lint reports the drift).
+func (s *Store) writePendingMarker() {
+	if s.root == nil || s.readOnly {
+		return
+	}
+	f, err := s.root.OpenFile(IndexPendingFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err == nil {
+		err = f.Sync()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		s.log.Warn("index.md's pending regeneration not recorded on disk", "err", err)
+	}
+}
+
+// clearPendingMarker removes [IndexPendingFile] unless a regeneration became
+// pending again meanwhile.
+func (s *Store) clearPendingMarker() {
+	l := &s.idxLater
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.pending || s.root == nil || s.readOnly {
+		return
+	}
+	if err := s.root.Remove(IndexPendingFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		s.log.Warn("index.md's pending mark not removed", "err", err)
+	}
+}
+
+// ResumeIndex schedules the regeneration of index.md that a previous
+// process left pending ([IndexPendingFile]: it stopped before writing it).
+// A server calls it when its background work starts.
+func (s *Store) ResumeIndex() {
+	if s.root == nil || s.readOnly {
+		return
+	}
+	if _, err := s.root.Lstat(IndexPendingFile); err != nil {
+		return
+	}
+	s.log.Info("regenerating index.md, left pending by a previous run")
+	s.idxLater.mark(s)
 }

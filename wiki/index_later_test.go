@@ -265,3 +265,67 @@ func TestCatalogueSortedAfterWrites(t *testing.T) {
 	}
 	check("update, delete and create")
 }
+
+// A regeneration still pending when the process dies is recorded on disk
+// (IndexPendingFile) and done by the next server: a copy of the wiki taken
+// right after a create, before any flush, is the crashed state.
+func TestIndexLaterAfterCrash(t *testing.T) {
+	s, dir := newStore(t, WithIndexLater(0, time.Hour, time.Hour))
+	ctx := context.Background()
+	if _, err := s.Pages(); err != nil {
+		t.Fatal(err)
+	}
+	before := indexOnDisk(t, dir)
+	if _, err := s.WritePage(ctx, PageInput{Title: "Crash note", Content: "body\n"}); err != nil {
+		t.Fatal(err)
+	}
+	marker := func(dir string) bool {
+		_, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(IndexPendingFile)))
+		return err == nil
+	}
+	if !marker(dir) || indexOnDisk(t, dir) != before {
+		t.Fatalf("after the create: marker %v, index.md rewritten %v", marker(dir), indexOnDisk(t, dir) != before)
+	}
+	crashed := t.TempDir()
+	if err := os.CopyFS(crashed, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+
+	// The first process flushes: the marker goes.
+	if err := s.FlushIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if marker(dir) {
+		t.Fatal("marker left after the flush")
+	}
+
+	// The next server on the crashed copy regenerates index.md.
+	s2, err := Open(crashed, WithIndexLater(0, time.Hour, time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s2.Close() })
+	if indexOnDisk(t, crashed) != before {
+		t.Fatal("the crashed copy's index.md already lists the page")
+	}
+	s2.ResumeIndex()
+	if !s2.IndexPending() {
+		t.Fatal("ResumeIndex did not find the pending regeneration")
+	}
+	if err := s2.FlushIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := indexOnDisk(t, crashed)
+	if got != wantIndex(t, s2) || !strings.Contains(got, "|Crash note]]") {
+		t.Fatalf("index.md after the resumed regeneration\n%s", got)
+	}
+	if marker(crashed) {
+		t.Fatal("marker left after the resumed regeneration")
+	}
+
+	// Nothing pending: ResumeIndex does nothing.
+	s2.ResumeIndex()
+	if s2.IndexPending() {
+		t.Fatal("ResumeIndex marked a regeneration with no marker on disk")
+	}
+}

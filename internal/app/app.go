@@ -158,6 +158,7 @@ func (a *App) Start() {
 		return
 	}
 	a.started = true
+	a.Store.ResumeIndex() // an index.md regeneration a crash left pending
 	if a.Search != nil {
 		a.Search.Start()
 	}
