@@ -17,16 +17,6 @@ var searchBin = flag.String("search.bin", "", "BenchmarkSearchStdio: serve this 
 
 var searchRoot = flag.String("search.root", "", "BenchmarkSearchStdio: an existing wiki to search (default: Obsidian Help's 173 English pages copied into a fresh wiki)")
 
-// searchBenchQueries are plain queries of one to three words, in English,
-// over topics both tldr and Obsidian Help hold; the same list at every size.
-var searchBenchQueries = []string{
-	"link", "tags", "canvas file", "extract archive", "search", "graph view",
-	"sync settings", "git commit", "markdown table", "embed images",
-	"keyboard shortcuts", "plugin", "list files directory", "daily notes",
-	"publish site", "copy files remote", "templates", "callout", "properties",
-	"compress", "workspace layout", "backlinks", "format disk", "theme css",
-}
-
 // BenchmarkSearchStdio measures search_wiki as a client sees it: tools/call
 // round trips over stdio to the built binary's `serve`, index built, warm
 // (every query asked once before timing, and the server's own work after
@@ -68,7 +58,7 @@ func BenchmarkSearchStdio(b *testing.B) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	for _, q := range searchBenchQueries {
+	for _, q := range wikitest.SearchBenchQueries {
 		c.tool("search_wiki", map[string]any{"query": q})
 	}
 	// The server's work after start (the link graph's first walk, the file
@@ -87,7 +77,7 @@ func BenchmarkSearchStdio(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		r, err := c.tool("search_wiki", map[string]any{"query": searchBenchQueries[i%len(searchBenchQueries)]})
+		r, err := c.tool("search_wiki", map[string]any{"query": wikitest.SearchBenchQueries[i%len(wikitest.SearchBenchQueries)]})
 		times = append(times, float64(time.Since(start).Microseconds())/1000)
 		if err != nil || r.IsError {
 			b.Fatalf("search: %v %s", err, r.Text)

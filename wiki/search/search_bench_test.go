@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki"
+	"github.com/llmwiki/llmwiki/wiki/wikitest"
 )
 
 var searchWiki = flag.String("search.wiki", "", "BenchmarkSearch: a wiki to search as it is (its index built or not); default Obsidian Help's 173 English pages copied into -search.dir")
@@ -17,17 +18,6 @@ var searchWiki = flag.String("search.wiki", "", "BenchmarkSearch: a wiki to sear
 var searchNoCache = flag.Bool("search.nocache", false, "BenchmarkSearch: read and analyse each hit's file for its snippet, as before the snippet cache")
 
 var searchDir = flag.String("search.dir", "", "BenchmarkSearch: folder for the 173-page wiki (kept between runs); default a temp folder")
-
-// searchBenchQueries are the queries of cmd/llmwiki's BenchmarkSearchStdio
-// (the same list, so the two compare): plain queries of one to three words
-// over topics both tldr and Obsidian Help hold.
-var searchBenchQueries = []string{
-	"link", "tags", "canvas file", "extract archive", "search", "graph view",
-	"sync settings", "git commit", "markdown table", "embed images",
-	"keyboard shortcuts", "plugin", "list files directory", "daily notes",
-	"publish site", "copy files remote", "templates", "callout", "properties",
-	"compress", "workspace layout", "backlinks", "format disk", "theme css",
-}
 
 // BenchmarkSearch measures Index.Search in the process, without MCP and
 // stdio: the queries of BenchmarkSearchStdio in turn, index built, every
@@ -57,7 +47,7 @@ func BenchmarkSearch(b *testing.B) {
 	defer x.Close()
 	ctx := context.Background()
 	x.Wait(ctx)
-	for _, q := range searchBenchQueries {
+	for _, q := range wikitest.SearchBenchQueries {
 		if _, err := x.Search(ctx, Query{Text: q}); err != nil {
 			b.Fatalf("%q: %v", q, err)
 		}
@@ -71,7 +61,7 @@ func BenchmarkSearch(b *testing.B) {
 	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		if _, err := x.Search(ctx, Query{Text: searchBenchQueries[i%len(searchBenchQueries)]}); err != nil {
+		if _, err := x.Search(ctx, Query{Text: wikitest.SearchBenchQueries[i%len(wikitest.SearchBenchQueries)]}); err != nil {
 			b.Fatal(err)
 		}
 		times = append(times, float64(time.Since(start).Microseconds())/1000)
@@ -81,7 +71,7 @@ func BenchmarkSearch(b *testing.B) {
 	// The slowest queries by their median, for where p95 comes from.
 	byQuery := map[string][]float64{}
 	for i, t := range times {
-		q := searchBenchQueries[i%len(searchBenchQueries)]
+		q := wikitest.SearchBenchQueries[i%len(wikitest.SearchBenchQueries)]
 		byQuery[q] = append(byQuery[q], t)
 	}
 	type slow struct {
