@@ -73,7 +73,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 	// its background work (indexing, the link graph read_page's backlinks
 	// need) starts after the opening handshake (see below) and is stopped,
 	// and waited for, before the store closes.
-	a := app.New(st, app.Options{Log: log, Model: mc})
+	a := app.New(st, app.Options{Log: log, Model: mc, ReadOnly: *readOnly})
 	defer a.Close()
 	if hc.shutdownTimeout <= 0 {
 		return errors.New("--shutdown-timeout must be positive")

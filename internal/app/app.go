@@ -34,6 +34,11 @@ type Options struct {
 	// NoSearch leaves the search index out, for commands that never search
 	// (lint, eval, ingest): their writes do not wait on it.
 	NoSearch bool
+	// ReadOnly is a server that registers only the read-only tools
+	// (serve --read-only): its background work writes nothing to the
+	// wiki, not even a regeneration of index.md a crashed server left
+	// pending ([wiki.Store.ResumeIndex]; the next writing server does it).
+	ReadOnly bool
 }
 
 // App is an open wiki with its derived state registered.
@@ -68,6 +73,7 @@ type App struct {
 	started, stopped bool
 	warmLinks        bool
 	warmReview       bool
+	readOnly         bool // Options.ReadOnly
 }
 
 // New registers the derived states on st: the link graph, and the search
@@ -77,7 +83,7 @@ func New(st *wiki.Store, o Options) *App {
 	if log == nil {
 		log = st.Logger()
 	}
-	a := &App{Store: st, Model: o.Model, Log: log}
+	a := &App{Store: st, Model: o.Model, Log: log, readOnly: o.ReadOnly}
 	a.bgCtx, a.stopBg = context.WithCancel(context.Background())
 	if !o.NoSearch {
 		a.Search = search.Open(st, search.Options{Logger: log})
@@ -158,7 +164,9 @@ func (a *App) Start() {
 		return
 	}
 	a.started = true
-	a.Store.ResumeIndex() // an index.md regeneration a crash left pending
+	if !a.readOnly {
+		a.Store.ResumeIndex() // an index.md regeneration a crash left pending
+	}
 	if a.Search != nil {
 		a.Search.Start()
 	}

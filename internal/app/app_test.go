@@ -2,6 +2,9 @@ package app_test
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -116,5 +119,32 @@ func TestWarmReview(t *testing.T) {
 	}
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Start resumes a regeneration of index.md a crashed server left pending
+// (wiki.IndexPendingFile), except in a read-only server.
+func TestStartResumesPendingIndex(t *testing.T) {
+	for _, readOnly := range []bool{false, true} {
+		t.Run(fmt.Sprint("read-only=", readOnly), func(t *testing.T) {
+			st := openWiki(t)
+			marker := filepath.Join(st.Dir(), filepath.FromSlash(wiki.IndexPendingFile))
+			if err := os.WriteFile(marker, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			a := app.New(st, app.Options{NoSearch: true, ReadOnly: readOnly})
+			a.Start()
+			if got := st.IndexPending(); got == readOnly {
+				t.Fatalf("pending after Start = %v, want %v", got, !readOnly)
+			}
+			a.Stop()
+			if err := a.Close(); err != nil {
+				t.Fatal(err)
+			}
+			_, err := os.Lstat(marker)
+			if gone := err != nil; gone == readOnly {
+				t.Fatalf("marker removed = %v after Close, want %v", gone, !readOnly)
+			}
+		})
 	}
 }
