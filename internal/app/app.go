@@ -174,9 +174,12 @@ func (a *App) Start() {
 		ctx := a.bgCtx
 		a.bg.Go(func() {
 			if a.Search != nil {
-				// On a fresh wiki the search's first pass reads every file
-				// first: the first searches wait for it.
-				a.Search.WaitFirstPass(ctx, 5*time.Second)
+				// On a fresh wiki the index build reads every file first:
+				// the graph's walk beside it would hold both in memory at
+				// once (at 144k pages 2.5 GB where the build alone peaks
+				// near 0.4 GB) and slow the build the first searches wait
+				// for. A read_page meanwhile builds the graph itself.
+				_ = a.Search.Wait(ctx)
 			}
 			if _, err := a.Links.View(ctx); err != nil && ctx.Err() == nil {
 				a.Log.Warn("link graph not built at start; read_page builds it", "err", err)

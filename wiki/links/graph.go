@@ -132,6 +132,14 @@ type Graph struct {
 	lastWalk time.Time
 	walked   bool
 
+	// While the first walk runs (under mu; seconds at 100k pages), a
+	// write's Apply records its paths in pending rather than wait for mu,
+	// and the walk reads them again when it ends: a write never waits for
+	// the first walk, a View does.
+	pendMu    sync.Mutex
+	firstWalk bool
+	pending   []string
+
 	// sub is the graph's cursor on the store's change feed
 	// ([wiki.Store.WatchChanges]): with a live feed, a View re-reads only
 	// the paths the file watcher reported instead of walking every file
@@ -171,9 +179,29 @@ func (g *Graph) Close() error {
 	return nil
 }
 
+// Walking reports whether the graph's first walk is under way: a [Graph.View]
+// now waits for it (seconds at 100k pages, right after a fresh wiki's index
+// build), where a write does not.
+func (g *Graph) Walking() bool {
+	g.pendMu.Lock()
+	defer g.pendMu.Unlock()
+	return g.firstWalk
+}
+
 // Apply implements [store.Derived]: committed changes update the graph
 // without a walk.
 func (g *Graph) Apply(_ context.Context, changes []store.Change) error {
+	g.pendMu.Lock()
+	if g.firstWalk {
+		for _, c := range changes {
+			if inUniverse(c.Path) {
+				g.pending = append(g.pending, c.Path)
+			}
+		}
+		g.pendMu.Unlock()
+		return nil
+	}
+	g.pendMu.Unlock()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if !g.walked {
@@ -344,6 +372,41 @@ func (g *Graph) view0(ctx context.Context, force bool) (*View, error) {
 // the store's root) and stats or reads its files by name: a file new to the
 // graph costs an open, a stat and a read, a known one a stat.
 func (g *Graph) walk(ctx context.Context) error {
+	if g.walked {
+		return g.walkAll(ctx)
+	}
+	g.pendMu.Lock()
+	g.firstWalk = true
+	g.pendMu.Unlock()
+	err := g.walkAll(ctx)
+	g.pendMu.Lock()
+	pending := g.pending
+	g.pending, g.firstWalk = nil, false
+	g.pendMu.Unlock()
+	if err != nil || len(pending) == 0 {
+		return err // a failed first walk leaves walked unset: the next View walks everything
+	}
+	// Read again whatever was written during the walk, whether or not the
+	// walk saw it: a rewrite in the same second with the same size would
+	// look unchanged. The view is nil until view0 builds it from entries.
+	for _, p := range pending {
+		delete(g.entries, p)
+	}
+	if err := g.walkPaths(ctx, pending); err != nil {
+		g.walked = false // some entries are missing: the next View walks everything
+		return err
+	}
+	return nil
+}
+
+// walkHold, when a test sets it, holds every walk until it is closed.
+var walkHold chan struct{}
+
+// walkAll is walk, the first or a later one.
+func (g *Graph) walkAll(ctx context.Context) error {
+	if walkHold != nil {
+		<-walkHold
+	}
 	root := g.st.Root()
 	tasks, seen := listTree(root, len(g.entries))
 	changed := map[string]*entry{}

@@ -519,3 +519,61 @@ func TestGraphBackgroundWalk(t *testing.T) {
 		t.Error("a background walk started after Close")
 	}
 }
+
+// A write during the graph's first walk does not wait for it (at 100k pages
+// the walk takes seconds), and the view the walk ends with holds the write.
+func TestWriteDuringFirstWalk(t *testing.T) {
+	ctx := context.Background()
+	st, _ := teststore.New(t, map[string]string{
+		"pages/a.md": "# A\n\nSee [[b]].\n",
+		"pages/b.md": "# B\n\nPlain.\n",
+	})
+	g := openGraph(st)
+	walkHold = make(chan struct{})
+	defer func() { walkHold = nil }()
+	views := make(chan *View, 1)
+	go func() {
+		v, err := g.View(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		views <- v
+	}()
+	for !g.Walking() {
+		time.Sleep(time.Millisecond)
+	}
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := st.WritePage(ctx, wiki.PageInput{Title: "C", Slug: "c", Content: "Links [[a]] and [[b]].\n"})
+		if err == nil {
+			// A rewrite of b while the walk still holds its old text.
+			data, _ := st.Root().ReadFile("pages/b.md")
+			err = st.Update(ctx, func(tx *store.Tx) error {
+				return tx.Replace("pages/b.md", []byte("# B\n\nNow [[c]].\n"), store.SHA256Hex(data))
+			})
+		}
+		wrote <- err
+	}()
+	select {
+	case err := <-wrote:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a write waited for the link graph's first walk")
+	}
+	close(walkHold)
+	v := <-views
+	if g.Walking() {
+		t.Error("Walking() after the first walk ended")
+	}
+	if got := backlinkFroms(v, "pages/a.md"); !reflect.DeepEqual(got, []string{"index.md", "pages/c.md"}) {
+		t.Errorf("backlinks of a = %v, want [index.md pages/c.md]", got)
+	}
+	if got := backlinkFroms(v, "pages/c.md"); !reflect.DeepEqual(got, []string{"index.md", "pages/b.md"}) {
+		t.Errorf("backlinks of c = %v, want [index.md pages/b.md] (b's rewrite during the walk)", got)
+	}
+	if got := backlinkFroms(v, "pages/b.md"); !reflect.DeepEqual(got, []string{"index.md", "pages/a.md", "pages/c.md"}) {
+		t.Errorf("backlinks of b = %v", got)
+	}
+}

@@ -420,11 +420,14 @@ func (a *analyzer) flushRun() {
 func (a *analyzer) ngrams(start, end int, unigrams bool) {
 	units := a.units[:0]
 	for i, r := range a.src[start:end] {
+		// The width read, not utf8.RuneLen(r): an invalid byte is read as
+		// utf8.RuneError, one byte wide where RuneLen says three.
+		_, w := utf8.DecodeRuneInString(a.src[start+i : end])
 		if unicode.IsMark(r) && len(units) > 0 {
-			units[len(units)-1].e = start + i + utf8.RuneLen(r)
+			units[len(units)-1].e = start + i + w
 			continue
 		}
-		units = append(units, ngramUnit{start + i, start + i + utf8.RuneLen(r)})
+		units = append(units, ngramUnit{start + i, start + i + w})
 	}
 	a.units = units
 	if len(units) == 0 {

@@ -12,6 +12,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -46,7 +48,16 @@ const (
 	// character) would hold far more than one of English
 	// (docs/performance.md, "Figures moved out of code comments").
 	batchBytes = 512 << 10
+	// maxParts bounds how many batches of one build chunk are indexed at
+	// once (see buildParts).
+	maxParts = 4
 )
+
+// buildParts is how many batches of batchDocs files a build indexes at
+// once: bleve turns each batch into a segment on the caller's goroutine,
+// so batches side by side use every processor (docs/performance.md,
+// "Index build at scale (issue 20)").
+func buildParts() int { return max(1, min(runtime.GOMAXPROCS(0), maxParts)) }
 
 // The index states reported in [Status].
 const (
@@ -964,6 +975,7 @@ func (x *Index) reconcileWalk(progress bool, w walkResult) error {
 		x.mu.Unlock()
 	}
 	changed := 0
+	parts := buildParts()
 	for len(todo) > 0 || len(gone) > 0 {
 		if x.isClosed() {
 			return nil
@@ -973,7 +985,7 @@ func (x *Index) reconcileWalk(progress bool, w walkResult) error {
 		x.mu.RUnlock()
 		x.waitPersisted(g)
 		n, sum := 0, int64(0)
-		for n < len(todo) && n < batchDocs && (n == 0 || sum+todo[n].size <= batchBytes) {
+		for n < len(todo) && n < parts*batchDocs && (n == 0 || sum+todo[n].size <= int64(parts)*batchBytes) {
 			sum += todo[n].size
 			n++
 		}
@@ -1075,7 +1087,12 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 	}
 	root := x.st.Root()
 	lang := x.defaultLang()
+	// The files go into parts of at most batchDocs files and batchBytes
+	// of text, indexed side by side (buildParts); a part holds distinct
+	// IDs, so their order does not matter.
 	b := idx.NewBatch()
+	batches := []*bleve.Batch{b}
+	partDocs, partBytes := 0, int64(0)
 	changed := 0
 	var dirs folderCache
 	defer dirs.close()
@@ -1132,6 +1149,13 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 				b.Delete(p)
 			}
 		} else {
+			if partDocs > 0 && (partDocs >= batchDocs || partBytes+st.size > batchBytes) {
+				b = idx.NewBatch()
+				batches = append(batches, b)
+				partDocs, partBytes = 0, 0
+			}
+			partDocs++
+			partBytes += st.size
 			doc, _ := buildDoc(p, dec.Text, lang)
 			if err := b.Index(p, doc); err != nil {
 				return changed, err
@@ -1161,13 +1185,26 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 		x.dirty = true
 		changed++
 	}
-	if b.Size() == 0 {
-		return changed, nil
-	}
-	if err := x.safeBatch(idx, g, b); err != nil {
+	if err := x.safeBatches(idx, g, batches); err != nil {
 		return changed, &damageError{err}
 	}
 	return changed, nil
+}
+
+// safeBatches applies the non-empty batches with safeBatch, side by side
+// when there are several.
+func (x *Index) safeBatches(idx bleve.Index, g *guard, batches []*bleve.Batch) error {
+	batches = slices.DeleteFunc(batches, func(b *bleve.Batch) bool { return b.Size() == 0 })
+	if len(batches) == 1 {
+		return x.safeBatch(idx, g, batches[0])
+	}
+	errs := make([]error, len(batches))
+	var wg sync.WaitGroup
+	for i, b := range batches {
+		wg.Go(func() { errs[i] = x.safeBatch(idx, g, b) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // folderCache reads the files of a batch by name in their folder

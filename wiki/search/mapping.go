@@ -1,7 +1,7 @@
 package search
 
 import (
-	"strings"
+	"bytes"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -57,17 +57,28 @@ func (textAnalyzer) Analyze(input []byte) analysis.TokenStream {
 
 type termsAnalyzer struct{}
 
-// Analyze splits pre-analysed terms at spaces.
+// Analyze splits pre-analysed terms at spaces. Each term is a slice of
+// input, which bleve keeps unchanged while it indexes the field.
 func (termsAnalyzer) Analyze(input []byte) analysis.TokenStream {
-	s := string(input)
-	out := make(analysis.TokenStream, 0, strings.Count(s, " ")+1)
-	pos, off := 0, 0
-	for _, f := range strings.Split(s, " ") {
-		if f != "" {
-			pos++
-			out = append(out, &analysis.Token{Term: []byte(f), Start: off, End: off + len(f), Position: pos, Type: analysis.AlphaNumeric})
+	n := bytes.Count(input, []byte{' '}) + 1
+	toks := make([]analysis.Token, 0, n)
+	pos := 0
+	for off := 0; off <= len(input); {
+		end := bytes.IndexByte(input[off:], ' ')
+		if end < 0 {
+			end = len(input)
+		} else {
+			end += off
 		}
-		off += len(f) + 1
+		if end > off {
+			pos++
+			toks = append(toks, analysis.Token{Term: input[off:end:end], Start: off, End: end, Position: pos, Type: analysis.AlphaNumeric})
+		}
+		off = end + 1
+	}
+	out := make(analysis.TokenStream, len(toks))
+	for i := range toks {
+		out[i] = &toks[i]
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/llmwiki/llmwiki/wiki"
@@ -103,6 +104,27 @@ func TestPageCountAfterBatches(t *testing.T) {
 		}
 		if c == nil || c.idx != idx || c.gen != x.gen.Load() || c.n != s.pages {
 			t.Errorf("%s: cached count %+v, want %d pages at gen %d of the open index", s.name, c, s.pages, x.gen.Load())
+		}
+	}
+}
+
+// TestBuildInParts: a build chunk of more files than one batch holds is
+// indexed as several batches side by side; every file is in the index
+// once, and a file of each part is found first by its own word.
+func TestBuildInParts(t *testing.T) {
+	n := 3*batchDocs + 7
+	files := map[string]string{}
+	for i := range n {
+		files[fmt.Sprintf("pages/p%04d.md", i)] = fmt.Sprintf("# Page %d\n\nThe word zq%dx is only here.\n", i, i)
+	}
+	_, x, _ := testWiki(t, files)
+	if got := x.Status().Pages; got != n {
+		t.Fatalf("pages = %d, want %d", got, n)
+	}
+	for _, i := range []int{0, batchDocs - 1, batchDocs, 2*batchDocs + 1, n - 1} {
+		want := fmt.Sprintf("pages/p%04d.md", i)
+		if got := paths(mustSearch(t, x, Query{Text: fmt.Sprintf("zq%dx", i)})); len(got) == 0 || got[0] != want {
+			t.Errorf("search zq%dx = %v, want %s first", i, got, want)
 		}
 	}
 }
