@@ -49,6 +49,10 @@ type Store struct {
 	catCost   time.Duration       // how long the last scan took
 	catSub    *ChangeSub          // the catalogue's cursor on the change feed
 	catSkips  store.Skips         // pages/ files left out of the catalogue ([Store.PagesSkipped])
+	// catFolders is [Store.folderIndex]'s answer, nil when a folder of
+	// catDirs came or went since; folderKeys memoises [folderKey] by folder.
+	catFolders map[string]string
+	folderKeys map[string]string
 	// The feed's periodic walk of pages/, run in the background (pages.go).
 	catWalking atomic.Bool
 	catWG      sync.WaitGroup

@@ -273,6 +273,7 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 	}
 	s.cat, s.catSorted, s.catAt, s.catCost = next, nil, started, time.Since(started)
 	s.catKeys, s.catDirs = keysOf(next)
+	s.catFolders = nil
 	s.catSkips = skips
 	Progress(ctx, seen, seen, "scanned "+strconv.Itoa(seen)+" pages")
 	return nil
@@ -696,30 +697,23 @@ func (s *Store) WritePage(ctx context.Context, in PageInput) (out PageWrite, err
 // page's folders are spelled when they are the same folder by [PageKey]
 // ("pages/en/plugins/x.md" goes into "pages/en/Plugins/" when that holds
 // pages), so a nested vault does not grow a second folder differing only by
-// case or separators.
+// case or separators: the deepest existing folder on the way is taken.
 func (s *Store) inExistingFolders(rel string) string {
 	dir := path.Dir(rel)
 	if dir == "pages" {
 		return rel
 	}
-	dirs, err := s.pageFolders()
+	folders, err := s.folderIndex()
 	if err != nil {
 		return rel
 	}
-	want := folderKey(dir)
-	best, depth := "", 0 // the deepest existing folder on the way to dir
-	// Folders already looked at (with their parents, as far as depth then
-	// allowed; depth only grows): most pages share a folder, and folderKey
-	// slugifies, so each folder is keyed once, not once per page.
-	seen := map[string]bool{}
-	for _, d := range dirs {
-		for d != "pages" && d != "." && strings.Count(d, "/") > depth && !seen[d] {
-			seen[d] = true
-			if k := folderKey(d); k == want || strings.HasPrefix(want, k+"/") {
-				best, depth = d, strings.Count(d, "/")
-				break
-			}
-			d = path.Dir(d)
+	// The deepest existing folder on the way to dir: dir's key, then its
+	// parents' keys, looked up.
+	best := ""
+	for k := folderKey(dir); k != "pages" && k != "."; k = path.Dir(k) {
+		if d, ok := folders[k]; ok {
+			best = d
+			break
 		}
 	}
 	if best == "" {
@@ -728,11 +722,14 @@ func (s *Store) inExistingFolders(rel string) string {
 	return best + strings.TrimPrefix(rel, path.Join(strings.Split(rel, "/")[:strings.Count(best, "/")+1]...))
 }
 
-// pageFolders returns the folders that hold pages in the catalogue, each
-// once, sorted (of folders differing only by case, the first in path order
-// wins, as it did when every page was looked at): a create in a folder
-// looks at these, not at every page.
-func (s *Store) pageFolders() ([]string, error) {
+// folderIndex returns, for each folder key ([folderKey]) of the folders
+// that hold pages in the catalogue and of their parents, the folder a new
+// page with that key goes into: of folders differing only by case or
+// separators, the one first met going through the page folders in path
+// order, each from itself up to its parents (as when every page was looked
+// at). It is made again only when a folder comes or goes (catSet, catDel,
+// a scan), so a create in a folder does not key every folder.
+func (s *Store) folderIndex() (map[string]string, error) {
 	arrived := time.Now()
 	s.syncFeed(context.Background())
 	s.catMu.Lock()
@@ -740,12 +737,34 @@ func (s *Store) pageFolders() ([]string, error) {
 	if err := s.scanPagesLocked(context.Background(), arrived); err != nil {
 		return nil, err
 	}
-	out := make([]string, 0, len(s.catDirs))
-	for d := range s.catDirs {
-		out = append(out, d)
+	if s.catFolders != nil {
+		return s.catFolders, nil
 	}
-	sort.Strings(out)
-	return out, nil
+	dirs := make([]string, 0, len(s.catDirs))
+	for d := range s.catDirs {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	if s.folderKeys == nil || len(s.folderKeys) > 2*len(dirs)+1024 {
+		s.folderKeys = make(map[string]string, len(dirs))
+	}
+	idx := map[string]string{}
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		for ; d != "pages" && d != "." && !seen[d]; d = path.Dir(d) {
+			seen[d] = true
+			k, ok := s.folderKeys[d]
+			if !ok {
+				k = folderKey(d)
+				s.folderKeys[d] = k
+			}
+			if _, ok := idx[k]; !ok {
+				idx[k] = d
+			}
+		}
+	}
+	s.catFolders = idx
+	return idx, nil
 }
 
 // folderKey is a folder path with each segment slugified, as [PageKey] does.

@@ -145,7 +145,11 @@ func (s *Store) catSet(p string, pi PageInfo) {
 		s.catKeys[prev.key] = without(s.catKeys[prev.key], p)
 	}
 	if _, had := s.cat[p]; !had {
-		s.catDirs[path.Dir(p)]++
+		d := path.Dir(p)
+		if s.catDirs[d] == 0 {
+			s.catFolders = nil
+		}
+		s.catDirs[d]++
 	}
 	s.cat[p] = pi
 	if !slices.Contains(s.catKeys[pi.key], p) {
@@ -161,6 +165,7 @@ func (s *Store) catDel(p string) {
 			s.catDirs[d]--
 		} else {
 			delete(s.catDirs, d)
+			s.catFolders = nil
 		}
 		if ps := without(s.catKeys[prev.key], p); len(ps) > 0 {
 			s.catKeys[prev.key] = ps

@@ -823,8 +823,8 @@ type Backlink struct {
 type View struct {
 	files    overlay[*lazyPage]
 	mtimes   overlay[time.Time]
-	all      []string
-	sources  []string
+	all      *sortedList
+	sources  *sortedList
 	resolver *Resolver
 	out      overlay[[]Resolved]
 	in       overlay[[]Backlink]
@@ -840,30 +840,32 @@ type View struct {
 func buildView(entries map[string]*entry) *View {
 	files, mtimes := map[string]*lazyPage{}, make(map[string]time.Time, len(entries))
 	v := &View{}
+	var all, sources []string
 	aliases := map[string][]string{}
 	for p, e := range entries {
-		v.all = append(v.all, p)
+		all = append(all, p)
 		mtimes[p] = e.mtime
 		if e.page != nil {
 			files[p] = e.page
 			if IsSource(p) {
-				v.sources = append(v.sources, p)
+				sources = append(sources, p)
 				if pg := e.page.get(); wiki.LayerOf(p) == wiki.LayerPages && len(pg.Aliases) > 0 {
 					aliases[p] = pg.Aliases
 				}
 			}
 		}
 	}
-	sort.Strings(v.all)
-	sort.Strings(v.sources)
+	sort.Strings(all)
+	sort.Strings(sources)
+	v.all, v.sources = newSortedList(all), newSortedList(sources)
 	v.files.base, v.mtimes.base = files, mtimes
-	v.resolver = NewResolver(v.all, aliases)
-	for _, from := range v.sources {
+	v.resolver = NewResolver(all, aliases)
+	for _, from := range sources {
 		v.resolveSource(from)
 	}
 	v.out, v.in = overlay[[]Resolved]{base: v.out.flat()}, overlay[[]Backlink]{base: v.in.flat()}
 	linkers := map[string][]string{}
-	for _, from := range v.sources {
+	for _, from := range sources {
 		for b := range linkBases(v.out.at(from)) {
 			linkers[b] = append(linkers[b], from)
 		}
@@ -978,8 +980,8 @@ func (v *View) update(changed map[string]*entry, removed map[string]bool) *View 
 	}
 	var bases map[string]bool // the bases of the files that came or went
 	if len(added) > 0 || len(gone) > 0 {
-		nv.all = mergeSorted(v.all, added, gone)
-		nv.sources = mergeSorted(v.sources, addedSrc, removedSrc)
+		nv.all = v.all.with(added, gone)
+		nv.sources = v.sources.with(addedSrc, removedSrc)
 		nv.resolver = v.resolver.with(added, gone)
 		bases = map[string]bool{}
 		for _, f := range added {
@@ -1154,17 +1156,17 @@ func (v *View) problem(r Resolved) string {
 func (v *View) Resolver() *Resolver { return v.resolver }
 
 // Files returns every file links may lead to, sorted.
-func (v *View) Files() []string { return v.all }
+func (v *View) Files() []string { return v.all.list() }
 
 // Sources returns the files whose links count ([IsSource]), sorted.
-func (v *View) Sources() []string { return v.sources }
+func (v *View) Sources() []string { return v.sources.list() }
 
 // Pages returns the catalogue entries of the pages (markdown files under
 // pages/), sorted by path: the same entries [wiki.Store.Pages] gives, read
 // in the same pass as the links.
 func (v *View) Pages() []wiki.PageInfo {
-	out := make([]wiki.PageInfo, 0, len(v.sources))
-	for _, p := range v.sources {
+	out := make([]wiki.PageInfo, 0, v.sources.len())
+	for _, p := range v.sources.list() {
 		if pg := v.files.at(p).get(); pg != nil && pg.Info != nil {
 			out = append(out, *pg.Info)
 		}

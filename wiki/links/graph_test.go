@@ -157,10 +157,10 @@ func sameView(inc, full *View) string {
 		return "the view was dropped, not updated"
 	}
 	switch {
-	case !reflect.DeepEqual(inc.all, full.all):
-		return fmt.Sprintf("files %v, rebuilt %v", inc.all, full.all)
-	case !reflect.DeepEqual(inc.sources, full.sources):
-		return fmt.Sprintf("sources %v, rebuilt %v", inc.sources, full.sources)
+	case !slices.Equal(inc.Files(), full.Files()):
+		return fmt.Sprintf("files %v, rebuilt %v", inc.Files(), full.Files())
+	case !slices.Equal(inc.Sources(), full.Sources()):
+		return fmt.Sprintf("sources %v, rebuilt %v", inc.Sources(), full.Sources())
 	case !reflect.DeepEqual(inc.files.flat(), full.files.flat()):
 		return "parsed files differ"
 	case !reflect.DeepEqual(inc.mtimes.flat(), full.mtimes.flat()):
