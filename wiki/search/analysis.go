@@ -54,9 +54,16 @@ const fieldSep = "\uE000"
 //     symbols as an extra term.
 //
 // No stop words are removed here: a query of stop words still finds text.
-func analyze(text string, emit func(token)) {
+func analyze(text string, emit func(token)) { analyzeEnd(text, emit) }
+
+// analyzeEnd is [analyze] that returns the last position it took: text
+// followed by a [fieldSep] and more text is analysed as text alone, then
+// the rest alone with its positions after that one plus fieldGap (what
+// [textFields] relies on to analyse each part of a combined field once).
+func analyzeEnd(text string, emit func(token)) int {
 	a := analyzer{src: text, emit: emit, pos: 0}
 	a.run()
+	return a.pos
 }
 
 // analyzeAll returns every token of text.

@@ -2,7 +2,6 @@ package search
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"time"
 
@@ -87,17 +86,6 @@ func bm25Context(ctx context.Context, docs uint64, avg map[string]float64) conte
 // fieldLens is one file's length in terms in the all, title, code, stem and
 // tstem fields (estimates for the text fields, see [approxTokens]).
 type fieldLens [5]int32
-
-// lensOf measures the scored fields of a document.
-func lensOf(d indexDoc) fieldLens {
-	count := func(terms string) int32 {
-		if terms == "" {
-			return 0
-		}
-		return int32(strings.Count(terms, " ") + 1)
-	}
-	return fieldLens{int32(approxTokens(d.All)), int32(approxTokens(d.Title)), int32(approxTokens(d.Code)), count(d.Stem), count(d.TStem)}
-}
 
 // avgCache holds the last computed averages.
 type avgCache struct {

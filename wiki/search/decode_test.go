@@ -160,11 +160,15 @@ func TestUnservableNameIndexedBeforeIsDropped(t *testing.T) {
 	idx := x.idx
 	x.mu.RUnlock()
 	doc, _ := buildDoc("pages/a:b.md", []byte("# a:b\n\nzebra stripes\n"), "en")
-	if err := idx.Index("pages/a:b.md", doc); err != nil {
+	b := idx.NewBatch()
+	if err := indexDocument(b, idx.Mapping(), "pages/a:b.md", doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.Batch(b); err != nil {
 		t.Fatal(err)
 	}
 	fi, _ := os.Stat(filepath.Join(dir, "pages", "a:b.md"))
-	x.man.Files["pages/a:b.md"] = fileRec{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), SHA: "x", Len: lensOf(doc)}
+	x.man.Files["pages/a:b.md"] = fileRec{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), SHA: "x", Len: doc.lens()}
 	x.opMu.Unlock()
 	if err := x.Reconcile(context.Background()); err != nil {
 		t.Fatal(err)

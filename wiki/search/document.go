@@ -50,7 +50,9 @@ func kindOf(rel string) string {
 	return ""
 }
 
-// indexDoc is what bleve indexes for one file (see mapping.go).
+// indexDoc is what the mapping sees of one file (see mapping.go): the
+// keyword and stored fields. The text fields (All to TStem) stay empty
+// here: [textFields] gives bleve their terms ([fileDoc]).
 type indexDoc struct {
 	Kind    string   `json:"kind"`
 	Lang    string   `json:"lang"`
@@ -77,6 +79,11 @@ type parsed struct {
 	code     []string // fenced code blocks and whole-line inline code
 	body     string
 	bodyOff  int // byte offset of body in the file
+	// summary is the frontmatter summary (or description), prose[0] when
+	// set; the other prose and the code are body[r[0]:r[1]] for each range
+	// of proseAt and codeAt, less the "\r" of CRLF line ends.
+	summary         string
+	proseAt, codeAt [][2]int
 }
 
 // parseFile reads the parts of a text file. Markdown frontmatter gives the
@@ -98,10 +105,12 @@ func parseFile(rel string, data []byte) parsed {
 				if p.lang == "" {
 					p.lang = normLang(mdoc.MetaString(d.Meta, "language"))
 				}
-				if s := mdoc.MetaString(d.Meta, "summary"); s != "" {
-					p.prose = append(p.prose, s)
-				} else if s := mdoc.MetaString(d.Meta, "description"); s != "" {
-					p.prose = append(p.prose, s)
+				p.summary = mdoc.MetaString(d.Meta, "summary")
+				if p.summary == "" {
+					p.summary = mdoc.MetaString(d.Meta, "description")
+				}
+				if p.summary != "" {
+					p.prose = append(p.prose, p.summary)
 				}
 			}
 		}
@@ -117,8 +126,10 @@ func parseFile(rel string, data []byte) parsed {
 			}
 		case blockCode:
 			p.code = append(p.code, b.text)
+			p.codeAt = append(p.codeAt, [2]int{b.textStart, b.textEnd})
 		case blockProse:
 			p.prose = append(p.prose, b.text)
+			p.proseAt = append(p.proseAt, [2]int{b.start, b.end})
 		}
 	})
 	if p.title == "" {
@@ -152,7 +163,7 @@ func pageLang(rel string, p parsed, def string) string {
 }
 
 // buildDoc turns a file into the document bleve indexes.
-func buildDoc(rel string, data []byte, defLang string) (indexDoc, parsed) {
+func buildDoc(rel string, data []byte, defLang string) (fileDoc, parsed) {
 	if len(data) > MaxIndexedBytes {
 		data = data[:MaxIndexedBytes]
 	}
@@ -162,52 +173,7 @@ func buildDoc(rel string, data []byte, defLang string) (indexDoc, parsed) {
 	if d.Tags == nil {
 		d.Tags = []string{}
 	}
-	var all []string
-	rep := func(s string, n int) {
-		for i := 0; i < n; i++ {
-			all = append(all, s)
-		}
-	}
-	rep(p.title, titleRepeat)
-	for _, a := range p.aliases {
-		rep(a, aliasRepeat)
-	}
-	for _, t := range p.tags {
-		rep(t, aliasRepeat)
-	}
-	for _, h := range p.headings {
-		rep(h, headingRepeat)
-	}
-	all = append(all, pathWords(rel))
-	all = append(all, p.body)
-	d.All = strings.Join(all, "\n"+fieldSep+"\n")
-	d.Title = strings.Join(append([]string{p.title}, p.aliases...), "\n"+fieldSep+"\n")
-	d.Code = strings.Join(p.code, "\n"+fieldSep+"\n")
-	if hasStemmer(lang) {
-		var st []string
-		stems := func(s string, n int) {
-			for i := 0; i < n; i++ {
-				st = appendStems(st, lang, s)
-			}
-		}
-		stems(p.title, titleRepeat)
-		for _, a := range p.aliases {
-			stems(a, aliasRepeat)
-		}
-		for _, h := range p.headings {
-			stems(h, headingRepeat)
-		}
-		for _, pr := range p.prose {
-			stems(pr, 1)
-		}
-		d.Stem = strings.Join(st, " ")
-		var ts []string
-		for _, t := range append([]string{p.title}, p.aliases...) {
-			ts = appendStems(ts, lang, t)
-		}
-		d.TStem = strings.Join(ts, " ")
-	}
-	return d, p
+	return fileDoc{meta: d, text: newTextFields(rel, lang, p)}, p
 }
 
 // pathWords is the part of a path worth searching: its folders below the
@@ -329,6 +295,9 @@ type block struct {
 	level      int // heading level
 	text       string
 	start, end int // byte range in the scanned text
+	// textStart, textEnd: of a code block, the byte range of its text (the
+	// lines between the fences, or what the backticks hold).
+	textStart, textEnd int
 }
 
 // scanMarkdown cuts markdown into headings, code (fenced blocks and lines
@@ -342,6 +311,7 @@ func scanMarkdown(src string, fn func(block)) { scanMarkdownFrom(src, mdoc.Fence
 func scanMarkdownFrom(src string, fences mdoc.Fences, fn func(block)) {
 	off := 0
 	codeStart, paraStart := -1, -1
+	textStart := 0 // of the open fenced block
 	if fences.Open() {
 		codeStart = 0
 	}
@@ -374,7 +344,7 @@ func scanMarkdownFrom(src string, fences mdoc.Fences, fn func(block)) {
 		kind := fences.Line(q)
 		switch kind {
 		case mdoc.Close:
-			fn(block{kind: blockCode, text: code.String(), start: codeStart, end: next})
+			fn(block{kind: blockCode, text: code.String(), start: codeStart, end: next, textStart: textStart, textEnd: off})
 			code.Reset()
 			off = next
 			continue
@@ -385,7 +355,7 @@ func scanMarkdownFrom(src string, fences mdoc.Fences, fn func(block)) {
 			continue
 		case mdoc.Open:
 			flushPara(off)
-			codeStart = off
+			codeStart, textStart = off, next
 			off = next
 			continue
 		}
@@ -397,7 +367,9 @@ func scanMarkdownFrom(src string, fences mdoc.Fences, fn func(block)) {
 			fn(block{kind: blockHeading, level: lvl, text: text, start: off, end: next})
 		case isCodeLine(t):
 			flushPara(off)
-			fn(block{kind: blockCode, text: strings.TrimSpace(t)[1 : len(strings.TrimSpace(t))-1], start: off, end: next})
+			ts := strings.TrimSpace(t)
+			in := off + len(line) - len(strings.TrimLeftFunc(t, unicode.IsSpace)) + 1 // after the backtick
+			fn(block{kind: blockCode, text: ts[1 : len(ts)-1], start: off, end: next, textStart: in, textEnd: in + len(ts) - 2})
 		case strings.TrimSpace(t) == "":
 			flushPara(off)
 		default:
@@ -416,7 +388,7 @@ func scanMarkdownFrom(src string, fences mdoc.Fences, fn func(block)) {
 		off = next
 	}
 	if fences.Open() {
-		fn(block{kind: blockCode, text: code.String(), start: codeStart, end: len(src)})
+		fn(block{kind: blockCode, text: code.String(), start: codeStart, end: len(src), textStart: textStart, textEnd: len(src)})
 	}
 	flushPara(len(src))
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/gofrs/flock"
 	"github.com/llmwiki/llmwiki/internal/english"
 	"github.com/llmwiki/llmwiki/wiki"
@@ -1094,6 +1095,12 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 	batches := []*bleve.Batch{b}
 	partDocs, partBytes := 0, int64(0)
 	changed := 0
+	// The field lengths of the files indexed, known once bleve analysed them.
+	type indexed struct {
+		path string
+		doc  fileDoc
+	}
+	var docs []indexed
 	var dirs folderCache
 	defer dirs.close()
 	for _, p := range paths {
@@ -1157,10 +1164,10 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 			partDocs++
 			partBytes += st.size
 			doc, _ := buildDoc(p, dec.Text, lang)
-			if err := b.Index(p, doc); err != nil {
+			if err := indexDocument(b, idx.Mapping(), p, doc); err != nil {
 				return changed, err
 			}
-			lens = lensOf(doc)
+			docs = append(docs, indexed{p, doc})
 		}
 		x.man.Files[p] = fileRec{Size: st.size, MTime: st.mtime, SHA: sum, Skipped: skipped, Len: lens}
 		x.setSkip(p, skipReason(skipped))
@@ -1188,7 +1195,22 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 	if err := x.safeBatches(idx, g, batches); err != nil {
 		return changed, &damageError{err}
 	}
+	for _, d := range docs {
+		if rec, ok := x.man.Files[d.path]; ok {
+			rec.Len = d.doc.lens()
+			x.man.Files[d.path] = rec
+		}
+	}
 	return changed, nil
+}
+
+// indexDocument adds the file at path to b.
+func indexDocument(b *bleve.Batch, m mapping.IndexMapping, path string, d fileDoc) error {
+	doc, err := d.document(path, m)
+	if err != nil {
+		return err
+	}
+	return b.IndexAdvanced(doc)
 }
 
 // safeBatches applies the non-empty batches with safeBatch, side by side
@@ -1385,11 +1407,11 @@ func (x *Index) Apply(ctx context.Context, changes []store.Change) (err error) {
 		var lens fieldLens
 		if !skipped {
 			doc, _ := buildDoc(c.Path, dec.Text, lang)
-			if err := b.Index(c.Path, doc); err != nil {
+			if err := indexDocument(b, idx.Mapping(), c.Path, doc); err != nil {
 				forget()
 				return &store.Error{Code: store.CodeInternal, Msg: "search index: " + c.Path + " could not be indexed; the next search tries again", Err: err}
 			}
-			lens = lensOf(doc)
+			lens = doc.lens()
 		} else if rec, ok := x.man.Files[c.Path]; ok && !rec.Skipped {
 			b.Delete(c.Path)
 		}
