@@ -17,8 +17,9 @@ import (
 
 var buildWiki = flag.String("build.wiki", "", "wiki for BenchmarkBuild (its search index is deleted first); default the tldr corpus (38k pages) in a temp folder")
 
-// BenchmarkBuild measures the full build of the search index alone (no
-// first pass, no link graph): wall, CPU, peak RSS, index size on disk
+// BenchmarkBuild measures the full build of the search index as serve
+// starts it without a manifest, the first pass (early.go) beside it, without
+// the link graph: wall, CPU, peak RSS, index size on disk
 // (docs/performance.md, "Index build at scale (issue 20)"):
 //
 //	LLMWIKI_SHARED=/work/shared go test ./wiki/search -run '^$' -bench '^BenchmarkBuild$' -benchtime 1x
