@@ -181,7 +181,9 @@ func (a *App) Start() {
 				// for. A read_page meanwhile builds the graph itself.
 				_ = a.Search.Wait(ctx)
 			}
-			if _, err := a.Links.View(ctx); err != nil && ctx.Err() == nil {
+			// One reader: the searches that come right after ready keep
+			// the other processors.
+			if err := a.Links.Warm(ctx); err != nil && ctx.Err() == nil {
 				a.Log.Warn("link graph not built at start; read_page builds it", "err", err)
 			}
 		})

@@ -322,15 +322,26 @@ func parseFor(rel string, data []byte) *Page {
 // change feed reported (or, without a file watcher, found by a walk when the
 // last one is older than [RefreshEvery]).
 func (g *Graph) View(ctx context.Context) (*View, error) {
-	return g.view0(ctx, false)
+	return g.view0(ctx, false, 0)
+}
+
+// Warm is [Graph.View] for background work ahead of any request (serve's
+// start): a walk it makes reads the files on one goroutine instead of one
+// per processor, so that requests meanwhile keep the other processors. A
+// View that comes during that walk waits for it, as for any walk.
+func (g *Graph) Warm(ctx context.Context) error {
+	_, err := g.view0(ctx, false, 1)
+	return err
 }
 
 // Fresh is [Graph.View] after a walk of the disk made now (lint uses it).
 func (g *Graph) Fresh(ctx context.Context) (*View, error) {
-	return g.view0(ctx, true)
+	return g.view0(ctx, true, 0)
 }
 
-func (g *Graph) view0(ctx context.Context, force bool) (*View, error) {
+// view0 is View (force: Fresh); a walk reads with readers goroutines (0:
+// one per processor).
+func (g *Graph) view0(ctx context.Context, force bool, readers int) (*View, error) {
 	g.subOnce.Do(func() { g.sub = g.st.WatchChanges() }) // before the first walk
 	g.sub.Sync(ctx)
 	g.mu.Lock()
@@ -350,7 +361,7 @@ func (g *Graph) view0(ctx context.Context, force bool) (*View, error) {
 		}
 		g.walkInBackground()
 	case force || !g.walked || ch.Full || (!ch.Live && time.Since(g.lastWalk) > RefreshEvery):
-		if err := g.walk(ctx); err != nil {
+		if err := g.walk(ctx, readers); err != nil {
 			g.sub.Redo(ch)
 			return nil, err
 		}
@@ -371,14 +382,14 @@ func (g *Graph) view0(ctx context.Context, force bool) (*View, error) {
 // without a stat per file; each worker opens one folder ([store.Dir], inside
 // the store's root) and stats or reads its files by name: a file new to the
 // graph costs an open, a stat and a read, a known one a stat.
-func (g *Graph) walk(ctx context.Context) error {
+func (g *Graph) walk(ctx context.Context, readers int) error {
 	if g.walked {
-		return g.walkAll(ctx)
+		return g.walkAll(ctx, readers)
 	}
 	g.pendMu.Lock()
 	g.firstWalk = true
 	g.pendMu.Unlock()
-	err := g.walkAll(ctx)
+	err := g.walkAll(ctx, readers)
 	g.pendMu.Lock()
 	pending := g.pending
 	g.pending, g.firstWalk = nil, false
@@ -403,7 +414,7 @@ func (g *Graph) walk(ctx context.Context) error {
 var walkHold chan struct{}
 
 // walkAll is walk, the first or a later one.
-func (g *Graph) walkAll(ctx context.Context) error {
+func (g *Graph) walkAll(ctx context.Context, readers int) error {
 	if walkHold != nil {
 		<-walkHold
 	}
@@ -435,7 +446,10 @@ func (g *Graph) walkAll(ctx context.Context) error {
 		var wg sync.WaitGroup
 		next := make(chan int)
 		// The workers only read g.entries; it changes after they finish.
-		for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		if readers <= 0 {
+			readers = runtime.GOMAXPROCS(0)
+		}
+		for w := 0; w < readers; w++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()

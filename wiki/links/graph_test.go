@@ -577,3 +577,44 @@ func TestWriteDuringFirstWalk(t *testing.T) {
 		t.Errorf("backlinks of b = %v", got)
 	}
 }
+
+// TestWarmSameAsView: Warm's walk on one reader builds the view a View
+// builds with one reader per processor, and a View after it walks no more.
+func TestWarmSameAsView(t *testing.T) {
+	ctx := context.Background()
+	files := map[string]string{}
+	for i := range 300 {
+		files[fmt.Sprintf("pages/f%d/p%d.md", i%7, i)] = fmt.Sprintf("# P%d\n\nSee [[p%d]] and [[p%d#Nope]].\n", i, (i+1)%300, (i+2)%300)
+	}
+	st1, _ := teststore.New(t, files)
+	g1 := openGraph(st1)
+	if err := g1.Warm(ctx); err != nil {
+		t.Fatal(err)
+	}
+	walked := g1.lastWalk
+	v1, err := g1.View(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !g1.lastWalk.Equal(walked) {
+		t.Error("View after Warm walked again")
+	}
+	st2, _ := teststore.New(t, files)
+	v2, err := openGraph(st2).View(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary := func(v *View) []string {
+		var out []string
+		for _, s := range v.Sources() {
+			for _, l := range v.Links(s) {
+				out = append(out, s+" "+l.Raw+" "+l.Target+" "+l.Problem)
+			}
+			out = append(out, fmt.Sprint(s, " ", backlinkFroms(v, s)))
+		}
+		return out
+	}
+	if a, b := summary(v1), summary(v2); len(a) < 900 || !reflect.DeepEqual(a, b) {
+		t.Errorf("Warm's view (%d lines) differs from View's (%d lines)", len(a), len(b))
+	}
+}
