@@ -194,7 +194,9 @@ func lintRun(ctx context.Context, e env, st *wiki.Store, graph *links.Graph, f *
 		}
 		fmt.Fprintf(e.stderr, "%d dismissal(s) removed\n", n)
 	}
-	return lint.Run(ctx, st, graph, lint.Options{Categories: splitList(f.categories), Prefix: f.path, IncludeDismissed: f.all})
+	// The graph is closed as soon as the checks are done with it (lint
+	// reads nothing more), before the report is put together.
+	return lint.Run(ctx, st, graph, lint.Options{Categories: splitList(f.categories), Prefix: f.path, IncludeDismissed: f.all, Release: func() { graph.Close() }})
 }
 
 // writeReportJSON writes the report as one JSON object, the findings one
