@@ -48,6 +48,9 @@ type lintFlags struct {
 	deep   bool
 	budget int
 	model  *modelFlags
+	// listed is the listing of pages/ taken for the memory limit, handed
+	// to lint.Run (not a flag).
+	listed *lint.Listed
 }
 
 func (f *lintFlags) register(fs *flag.FlagSet) {
@@ -112,8 +115,9 @@ func runLint(ctx context.Context, e env, args []string) error {
 		// limit under that live heap makes the collector run without end.
 		// GOMEMLIMIT overrides it.
 		limit := int64(lintMemoryLimit)
-		if n, _, _, err := st.PagesListed(ctx); err == nil {
+		if n, counts, examples, err := st.PagesListed(ctx); err == nil {
 			limit = max(limit, int64(n)*lintBytesPerPage)
+			f.listed = &lint.Listed{Counts: counts, Examples: examples}
 		}
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
 	}
@@ -194,9 +198,8 @@ func lintRun(ctx context.Context, e env, st *wiki.Store, graph *links.Graph, f *
 		}
 		fmt.Fprintf(e.stderr, "%d dismissal(s) removed\n", n)
 	}
-	// The graph is closed as soon as the checks are done with it (lint
-	// reads nothing more), before the report is put together.
-	return lint.Run(ctx, st, graph, lint.Options{Categories: splitList(f.categories), Prefix: f.path, IncludeDismissed: f.all, Release: func() { graph.Close() }})
+	// The graph is lint's own: Run detaches its view and closes it.
+	return lint.Run(ctx, st, graph, lint.Options{Categories: splitList(f.categories), Prefix: f.path, IncludeDismissed: f.all, OneShot: true, Listed: f.listed})
 }
 
 // writeReportJSON writes the report as one JSON object, the findings one

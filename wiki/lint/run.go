@@ -34,12 +34,31 @@ type Options struct {
 	Prefix string
 	// IncludeDismissed also reports dismissed findings (Dismissed true).
 	IncludeDismissed bool
-	// Release, when set, is called once the checks are done with the link
-	// graph and before the report is put together: a caller that needs
-	// the graph no more (llmwiki lint) frees it there, so that the graph
-	// and the report are never held at once (at 144k pages each is
-	// hundreds of megabytes).
-	Release func()
+	// OneShot says the graph is the caller's own and nobody else reads it
+	// (llmwiki lint): Run takes its view with [links.Graph.Detach], which
+	// closes the graph, and drops from the view what the checks need no
+	// more (the sketches once the near-duplicate candidates are found), so
+	// that at 144k pages the view, the findings and the report are held
+	// hundreds of megabytes smaller.
+	OneShot bool
+	// Listed, when set, is what [wiki.Store.PagesListed] gave the caller
+	// just before (llmwiki lint lists the pages to size its memory limit):
+	// Run takes the skipped files from it rather than list pages/ again.
+	Listed *Listed
+}
+
+// Listed is the skipped files of a listing of pages/ ([wiki.Store.PagesListed]).
+type Listed struct {
+	Counts   map[string]int
+	Examples map[string][]string
+}
+
+// lintLinks picks the resolved links the checks read from a detached view
+// (Options.OneShot): those with a problem (checkLinks; the links sharing
+// one's text share its problem, so counting its occurrences among them
+// counts them all) and those of index.md (checkIndex).
+func lintLinks(from string, r *links.Resolved) bool {
+	return r.Problem != "" || from == "index.md"
 }
 
 // Severities counts findings by severity. The wire names the counts by
@@ -111,13 +130,19 @@ func Run(ctx context.Context, st *wiki.Store, g *links.Graph, opts Options) (*Re
 			}
 		}
 	}
-	view, err := g.Fresh(ctx)
+	var view *links.View
+	var pages []wiki.PageInfo
+	var err error
+	if opts.OneShot {
+		view, pages, err = g.Detach(ctx, lintLinks)
+	} else if view, err = g.Fresh(ctx); err == nil {
+		pages = view.Pages()
+	}
 	if err != nil {
 		return nil, err
 	}
-	pages := view.Pages()
 	now := st.Now()
-	c := &checker{st: st, v: view, pages: pages, set: set, want: want, now: now, files: &fileCache{m: map[string][]byte{}}}
+	c := &checker{st: st, v: view, pages: pages, set: set, want: want, now: now, files: &fileCache{m: map[string][]byte{}}, oneShot: opts.OneShot}
 	// The findings stay in one slice per check (outs), in the checks'
 	// order, until the report is put together: copying them into one
 	// slice while the graph is still held would hold both at once.
@@ -126,16 +151,13 @@ func Run(ctx context.Context, st *wiki.Store, g *links.Graph, opts Options) (*Re
 		return nil, err
 	}
 	nPages := len(pages)
-	if opts.Release != nil {
-		opts.Release()
-	}
 
 	agent, err := loadAgent(st)
 	if err != nil {
 		return nil, err
 	}
 	if len(agent) > 0 {
-		var sub []pending
+		var sub []recorded
 		ver := NewVerifier(st)
 		for _, f := range agent {
 			if !want[f.Kind] {
@@ -148,7 +170,7 @@ func Run(ctx context.Context, st *wiki.Store, g *links.Graph, opts Options) (*Re
 				g.Note = store.PublicMessage(err)
 			}
 			g.Source, g.SubmittedBy, g.Submitted = f.Source, f.SubmittedBy, f.Submitted
-			sub = append(sub, pending{kind: g.Kind, full: &g})
+			sub = append(sub, recorded{p: &pending{kind: g.Kind, full: &g}})
 		}
 		outs = append(outs, sub)
 	}
@@ -161,7 +183,9 @@ func Run(ctx context.Context, st *wiki.Store, g *links.Graph, opts Options) (*Re
 	// The link graph leaves out what is not a regular file as the page
 	// catalogue does; a listing of pages/ counts them (a catalogue scan
 	// would read every page a second time).
-	if _, counts, examples, err := st.PagesListed(ctx); err == nil {
+	if opts.Listed != nil {
+		rep.Skipped, rep.SkippedExamples = opts.Listed.Counts, opts.Listed.Examples
+	} else if _, counts, examples, err := st.PagesListed(ctx); err == nil {
 		rep.Skipped, rep.SkippedExamples = counts, examples
 	}
 	for k := range set.Disabled {
@@ -242,15 +266,21 @@ type checker struct {
 	set   Settings
 	want  map[string]bool
 	now   time.Time
-	out   []pending
+	out   []recorded
 	files *fileCache
+	// oneShot: the view is lint's own (Options.OneShot); a check may drop
+	// from its pages what no check reads after it.
+	oneShot bool
+	// shared holds, for the check that runs, one copy of each finding
+	// that differs from others of its check by its file and line alone
+	// (see add).
+	shared map[sharedKey]*pending
 }
 
-// pending is a deterministic finding as a check records it: what
-// newFinding takes, and the target and related files. A big wiki has
-// 500k+ findings, held while the link graph is; this is about half the
-// size of a [Finding] and allocates nothing more, and the Finding (id,
-// fingerprint, severity) is made once the checks are done with the graph.
+// pending is a deterministic finding as a check makes it: what newFinding
+// takes, and the target and related files. The Finding (id, fingerprint,
+// severity) is made once the checks are done with the link graph; until
+// then a check keeps each as a [recorded].
 type pending struct {
 	kind, file, key, evidence, msg, action, target string
 	line                                           int
@@ -263,12 +293,27 @@ func find(kind, file string, line int, key, evidence, msg, action string) pendin
 	return pending{kind: kind, file: file, line: line, key: key, evidence: evidence, msg: msg, action: action}
 }
 
-// finding returns the finding p records.
-func (p *pending) finding() Finding {
+// recorded is a pending finding as a check keeps it: its file and line,
+// and the rest, which many findings share (every page without sources has
+// the same message and evidence), as one pending whose file and line are
+// unset.
+type recorded struct {
+	file string
+	line int
+	p    *pending
+}
+
+// sharedKey is what a pending finding without key, target or related files
+// is beyond its file and line.
+type sharedKey struct{ kind, evidence, msg, action string }
+
+// finding returns the finding r records.
+func (r *recorded) finding() Finding {
+	p := r.p
 	if p.full != nil {
 		return *p.full
 	}
-	f := newFinding(p.kind, p.file, p.line, p.key, p.evidence, p.msg, p.action)
+	f := newFinding(p.kind, r.file, r.line, p.key, p.evidence, p.msg, p.action)
 	f.Target, f.Related = p.target, p.related
 	return f
 }
@@ -279,16 +324,35 @@ type fileCache struct {
 	m  map[string][]byte
 }
 
+// add records f. The 500k+ findings of a big wiki are held while the link
+// graph is; most are of a few kinds (a page without sources, an orphan)
+// whose findings differ by file and line alone, and those share one
+// pending, so that such a finding takes a recorded only.
 func (c *checker) add(f pending) {
-	if c.want[f.kind] {
-		c.out = append(c.out, f)
+	if !c.want[f.kind] {
+		return
 	}
+	r := recorded{file: f.file, line: f.line}
+	f.file, f.line = "", 0
+	if f.key == "" && f.target == "" && f.related == nil && f.full == nil {
+		k := sharedKey{f.kind, f.evidence, f.msg, f.action}
+		if r.p = c.shared[k]; r.p == nil {
+			if c.shared == nil {
+				c.shared = map[sharedKey]*pending{}
+			}
+			r.p = &f
+			c.shared[k] = r.p
+		}
+	} else {
+		r.p = &f
+	}
+	c.out = append(c.out, r)
 }
 
 // addFinding records a finding made whole already.
 func (c *checker) addFinding(f Finding) {
 	if c.want[f.Kind] {
-		c.out = append(c.out, pending{kind: f.Kind, full: &f})
+		c.out = append(c.out, recorded{p: &pending{kind: f.Kind, full: &f}})
 	}
 }
 
@@ -298,7 +362,7 @@ func (c *checker) addFinding(f Finding) {
 // after another in the other, so that the maps and lists each builds
 // while it runs are not all held at once. It reports progress as each
 // finishes and returns each check's findings, in a fixed order.
-func (c *checker) run(ctx context.Context) ([][]pending, error) {
+func (c *checker) run(ctx context.Context) ([][]recorded, error) {
 	n := len(c.pages)
 	steps := []struct {
 		name  string
@@ -316,7 +380,7 @@ func (c *checker) run(ctx context.Context) ([][]pending, error) {
 		{"sources", []string{KindSourceModified, KindSourceDeleted}, 4, func(x *checker) error { return x.checkSources(ctx) }},
 		{"sync conflicts", []string{KindSyncConflict}, 4, func(x *checker) error { return x.checkSyncConflicts(ctx) }},
 	}
-	outs := make([][]pending, len(steps))
+	outs := make([][]recorded, len(steps))
 	errs := make([]error, len(steps))
 	var wg sync.WaitGroup
 	var pmu sync.Mutex
@@ -344,7 +408,7 @@ func (c *checker) run(ctx context.Context) ([][]pending, error) {
 			for _, i := range lane {
 				s := steps[i]
 				sub := *c
-				sub.out = make([]pending, 0, s.size)
+				sub.out = make([]recorded, 0, s.size)
 				errs[i] = s.fn(&sub)
 				outs[i] = sub.out
 				pmu.Lock()
@@ -800,21 +864,21 @@ func (c *checker) checkMerge(ctx context.Context) error {
 		path  string
 		start int
 		sk    *shingle.Sketch
+		pg    *links.Page
 	}
 	var docs []doc
 	for _, p := range c.pages {
 		if pg := c.v.Page(p.Path); pg != nil && p.Error == "" && pg.Sketch != nil && pg.Sketch.Shingles >= MinShingles {
-			docs = append(docs, doc{p.Path, pg.BodyStart, pg.Sketch})
+			docs = append(docs, doc{p.Path, pg.BodyStart, pg.Sketch, pg})
 		}
 	}
 	// LSH without a hash map: per band, the (key, page) pairs sorted by
 	// key; pages with equal keys share the band. A pair is taken at the
 	// first band it shares (so each once), collected as x<<32|y and
 	// sorted.
-	type pair struct{ x, y int32 }
 	// A pair whose sketches agree less than this is never a candidate.
 	thr := c.set.MergeSimilarity - mergeMargin
-	var cand []uint64
+	var cand []docPair
 	bands := make([][shingle.BandCount]uint64, len(docs))
 	for i := range docs {
 		bands[i] = docs[i].sk.Bands()
@@ -852,7 +916,7 @@ func (c *checker) checkMerge(ctx context.Context) error {
 					if docs[kd[a].doc].sk.Similarity(docs[kd[c].doc].sk) < thr {
 						continue // kept out at once: a band shared by many pages makes many pairs
 					}
-					cand = append(cand, uint64(kd[a].doc)<<32|uint64(kd[c].doc))
+					cand = append(cand, docPair(kd[a].doc)<<32|docPair(kd[c].doc))
 				}
 			}
 			lo = hi
@@ -861,15 +925,14 @@ func (c *checker) checkMerge(ctx context.Context) error {
 			return store.Errorf(store.CodeCancelled, "lint cancelled")
 		}
 	}
-	slices.Sort(cand)
-	var pairs []pair
-	for i, k := range cand {
-		if i > 0 && k == cand[i-1] {
-			continue
+	if c.oneShot {
+		// No check reads a sketch after the candidates are found.
+		for i := range docs {
+			docs[i].pg.Sketch, docs[i].sk = nil, nil
 		}
-		pairs = append(pairs, pair{int32(k >> 32), int32(k & 0xffffffff)})
 	}
-	cand = nil
+	slices.Sort(cand)
+	pairs := slices.Compact(cand)
 	// The pairs are compared in order, a window at a time: the exact
 	// shingle sets a window needs are read in parallel, and each is dropped
 	// after the last pair that names its page, so that a wiki with many
@@ -879,7 +942,7 @@ func (c *checker) checkMerge(ctx context.Context) error {
 	// once read (state: 0 not read, 1 held, 2 dropped, never needed again).
 	last := make([]int32, len(docs))
 	for k, p := range pairs {
-		last[p.x], last[p.y] = int32(k), int32(k)
+		last[p.x()], last[p.y()] = int32(k), int32(k)
 	}
 	sets := make([][]uint64, len(docs))
 	shas := make([]string, len(docs))
@@ -928,10 +991,10 @@ func (c *checker) checkMerge(ctx context.Context) error {
 		hi := min(lo+window, len(pairs))
 		var ids []int32
 		for _, p := range pairs[lo:hi] {
-			if uf.find(p.x) == uf.find(p.y) {
+			if uf.find(p.x()) == uf.find(p.y()) {
 				continue // already in one group: never compared (below)
 			}
-			for _, i := range [2]int32{p.x, p.y} {
+			for _, i := range [2]int32{p.x(), p.y()} {
 				if state[i] == 0 {
 					state[i] = 1
 					ids = append(ids, i)
@@ -943,20 +1006,20 @@ func (c *checker) checkMerge(ctx context.Context) error {
 			return store.Errorf(store.CodeCancelled, "lint cancelled")
 		}
 		for _, p := range pairs[lo:hi] {
-			if uf.find(p.x) == uf.find(p.y) {
+			if uf.find(p.x()) == uf.find(p.y()) {
 				continue
 			}
-			sx, sy := sets[p.x], sets[p.y]
+			sx, sy := sets[p.x()], sets[p.y()]
 			if sx == nil || sy == nil {
 				continue
 			}
 			if j := shingle.Jaccard(sx, sy); j >= c.set.MergeSimilarity {
-				uf.union(p.x, p.y)
-				edges = append(edges, edge{p.x, p.y, j})
+				uf.union(p.x(), p.y())
+				edges = append(edges, edge{p.x(), p.y(), j})
 			}
 		}
 		for _, p := range pairs[lo:hi] {
-			for _, i := range [2]int32{p.x, p.y} {
+			for _, i := range [2]int32{p.x(), p.y()} {
 				if int(last[i]) < hi && state[i] == 1 {
 					sets[i], state[i] = nil, 2
 				}
@@ -992,6 +1055,13 @@ func (c *checker) checkMerge(ctx context.Context) error {
 	}
 	return nil
 }
+
+// docPair is a candidate pair of the merge check's pages x < y, as
+// x<<32 | y: sorted, the pairs come in the order of x, then y.
+type docPair uint64
+
+func (p docPair) x() int32 { return int32(p >> 32) }
+func (p docPair) y() int32 { return int32(uint32(p)) }
 
 // unionFind groups pages into near-duplicate clusters.
 type unionFind []int32
