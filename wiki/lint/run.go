@@ -855,6 +855,10 @@ func (c *checker) checkContext() {
 // band.
 const mergeMargin = 0.2
 
+// mergeSetBudget bounds the bytes of exact shingle sets the merge check
+// holds at once (see checkMerge).
+const mergeSetBudget = 16 << 20
+
 // MinShingles is the fewest distinct shingles a page needs to be a merge
 // candidate (tiny pages are trivially alike).
 const MinShingles = 16
@@ -987,6 +991,10 @@ func (c *checker) checkMerge(ctx context.Context) error {
 	}
 	var edges []edge
 	const window = 4096
+	// held lists the pages whose sets may be held (state 1), heldBytes
+	// what those sets take.
+	var held []int32
+	heldBytes := 0
 	for lo := 0; lo < len(pairs); lo += window {
 		hi := min(lo+window, len(pairs))
 		var ids []int32
@@ -1005,6 +1013,10 @@ func (c *checker) checkMerge(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return store.Errorf(store.CodeCancelled, "lint cancelled")
 		}
+		for _, i := range ids {
+			heldBytes += 8 * cap(sets[i])
+		}
+		held = append(held, ids...)
 		for _, p := range pairs[lo:hi] {
 			if uf.find(p.x()) == uf.find(p.y()) {
 				continue
@@ -1021,8 +1033,21 @@ func (c *checker) checkMerge(ctx context.Context) error {
 		for _, p := range pairs[lo:hi] {
 			for _, i := range [2]int32{p.x(), p.y()} {
 				if int(last[i]) < hi && state[i] == 1 {
+					heldBytes -= 8 * cap(sets[i])
 					sets[i], state[i] = nil, 2
 				}
+			}
+		}
+		if heldBytes > mergeSetBudget {
+			// Over the budget: the sets whose last pair is furthest
+			// away are dropped, and read again should a pair need them.
+			held = slices.DeleteFunc(held, func(i int32) bool { return state[i] != 1 })
+			slices.SortFunc(held, func(a, b int32) int { return cmp.Compare(last[a], last[b]) })
+			for len(held) > 0 && heldBytes > mergeSetBudget/2 {
+				i := held[len(held)-1]
+				held = held[:len(held)-1]
+				heldBytes -= 8 * cap(sets[i])
+				sets[i], state[i] = nil, 0
 			}
 		}
 	}
