@@ -25,10 +25,12 @@ import (
 const lintMemoryLimit = 300 << 20
 
 // lintBytesPerPage is the soft memory limit per page when that is more
-// than lintMemoryLimit: about twice what lint holds per page at 144k pages
-// (the link graph, the catalogue, the findings of a wiki without
-// frontmatter).
-const lintBytesPerPage = 8 << 10
+// than lintMemoryLimit: at 144k pages about 1.9 times the live heap's peak
+// during the checks (the detached link view, the catalogue, the findings
+// of a wiki without frontmatter, the near-duplicate check's lists); a
+// lower limit makes the collector run without end (docs/performance.md,
+// "Lint at scale (issue 20)").
+const lintBytesPerPage = 5 << 10
 
 // lintFlags are the flags of llmwiki lint. New flags (--deep) go here and in
 // register; run reads them after parsing.
