@@ -25,10 +25,12 @@ import (
 const lintMemoryLimit = 300 << 20
 
 // lintBytesPerPage is the soft memory limit per page when that is more
-// than lintMemoryLimit: about twice what lint holds per page at 144k pages
-// (the link graph, the catalogue, the findings of a wiki without
-// frontmatter).
-const lintBytesPerPage = 8 << 10
+// than lintMemoryLimit: at 144k pages about 1.9 times the live heap's peak
+// during the checks (the detached link view, the catalogue, the findings
+// of a wiki without frontmatter, the near-duplicate check's lists); a
+// lower limit makes the collector run without end (docs/performance.md,
+// "Lint at scale (issue 20)").
+const lintBytesPerPage = 5 << 10
 
 // lintFlags are the flags of llmwiki lint. New flags (--deep) go here and in
 // register; run reads them after parsing.
@@ -48,6 +50,9 @@ type lintFlags struct {
 	deep   bool
 	budget int
 	model  *modelFlags
+	// listed is the listing of pages/ taken for the memory limit, handed
+	// to lint.Run (not a flag).
+	listed *lint.Listed
 }
 
 func (f *lintFlags) register(fs *flag.FlagSet) {
@@ -112,8 +117,9 @@ func runLint(ctx context.Context, e env, args []string) error {
 		// limit under that live heap makes the collector run without end.
 		// GOMEMLIMIT overrides it.
 		limit := int64(lintMemoryLimit)
-		if n, _, _, err := st.PagesListed(ctx); err == nil {
+		if n, counts, examples, err := st.PagesListed(ctx); err == nil {
 			limit = max(limit, int64(n)*lintBytesPerPage)
+			f.listed = &lint.Listed{Counts: counts, Examples: examples}
 		}
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
 	}
@@ -194,7 +200,8 @@ func lintRun(ctx context.Context, e env, st *wiki.Store, graph *links.Graph, f *
 		}
 		fmt.Fprintf(e.stderr, "%d dismissal(s) removed\n", n)
 	}
-	return lint.Run(ctx, st, graph, lint.Options{Categories: splitList(f.categories), Prefix: f.path, IncludeDismissed: f.all})
+	// The graph is lint's own: Run detaches its view and closes it.
+	return lint.Run(ctx, st, graph, lint.Options{Categories: splitList(f.categories), Prefix: f.path, IncludeDismissed: f.all, OneShot: true, Listed: f.listed})
 }
 
 // writeReportJSON writes the report as one JSON object, the findings one

@@ -339,6 +339,47 @@ func (g *Graph) Fresh(ctx context.Context) (*View, error) {
 	return g.view0(ctx, true, 0)
 }
 
+// Detach is [Graph.Fresh] for a one-shot reader that owns the graph
+// (llmwiki lint): it returns the view and its [View.Pages], and closes the
+// graph, so that the view alone is held. Each link and catalogue entry is
+// then held once: the view's pages drop their links as parsed ([Page].Links
+// is empty; [View.Links] gives them resolved) and their catalogue entries
+// ([Page].Info is nil; pages has them), and the view forgets what only its
+// updates use. keep, when set, picks the resolved links [View.Links] goes
+// on giving (lint keeps those with a problem); [View.Backlinks] keeps every
+// link. Nothing else may read the graph or its earlier views afterwards;
+// the server's graph never calls it.
+func (g *Graph) Detach(ctx context.Context, keep func(from string, r *Resolved) bool) (*View, []wiki.PageInfo, error) {
+	v, err := g.Fresh(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	g.Close()
+	if keep != nil {
+		out := map[string][]Resolved{}
+		v.out.each(func(from string, rs []Resolved) {
+			var kept []Resolved
+			for i := range rs {
+				if keep(from, &rs[i]) {
+					kept = append(kept, rs[i])
+				}
+			}
+			if len(kept) > 0 {
+				out[from] = slices.Clip(kept)
+			}
+		})
+		v.out = overlay[[]Resolved]{base: out}
+	}
+	pages := v.Pages()
+	for _, p := range v.sources.list() {
+		if pg := v.files.at(p).get(); pg != nil {
+			pg.Links, pg.Info = emptyLinks, nil
+		}
+	}
+	v.linkers = overlay[[]string]{}
+	return v, pages, nil
+}
+
 // view0 is View (force: Fresh); a walk reads with readers goroutines (0:
 // one per processor).
 func (g *Graph) view0(ctx context.Context, force bool, readers int) (*View, error) {

@@ -618,3 +618,66 @@ func TestWarmSameAsView(t *testing.T) {
 		t.Errorf("Warm's view (%d lines) differs from View's (%d lines)", len(a), len(b))
 	}
 }
+
+// TestDetach: a detached view gives what a fresh one does, less what the
+// one-shot reader gave up, and the graph forgets what it read.
+func TestDetach(t *testing.T) {
+	ctx := context.Background()
+	files := map[string]string{
+		"pages/a.md": "---\ntitle: A\n---\n# A\n\nSee [[b]], [[b#Nope]] and [[missing]].\n",
+		"pages/b.md": "# B\n\nBack to [[a]].\n",
+		"index.md":   "- [[a]]\n- [[b]]\n",
+	}
+	problems := func(from string, r *Resolved) bool { return r.Problem != "" }
+	for _, tc := range []struct {
+		name  string
+		keep  func(string, *Resolved) bool
+		links map[string][]string // source -> Raw of the links View.Links gives
+	}{
+		{"every link", nil, map[string][]string{
+			"index.md":   {"[[a]]", "[[b]]"},
+			"pages/a.md": {"[[b]]", "[[b#Nope]]", "[[missing]]"},
+			"pages/b.md": {"[[a]]"},
+		}},
+		{"problems only", problems, map[string][]string{
+			"pages/a.md": {"[[b#Nope]]", "[[missing]]"},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, _ := teststore.New(t, files)
+			fresh, err := openGraph(st).Fresh(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantPages := fresh.Pages()
+			g := openGraph(st)
+			v, pages, err := g.Detach(ctx, tc.keep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(pages, wantPages) {
+				t.Errorf("pages = %+v, want %+v", pages, wantPages)
+			}
+			got := map[string][]string{}
+			for _, s := range v.Sources() {
+				for _, l := range v.Links(s) {
+					got[s] = append(got[s], l.Raw)
+				}
+				if pg := v.Page(s); len(pg.Links) != 0 || pg.Info != nil {
+					t.Errorf("%s: page keeps %d links, info %v", s, len(pg.Links), pg.Info)
+				}
+			}
+			if !reflect.DeepEqual(got, tc.links) {
+				t.Errorf("links = %v, want %v", got, tc.links)
+			}
+			for _, rel := range []string{"pages/a.md", "pages/b.md"} {
+				if got, want := backlinkFroms(v, rel), backlinkFroms(fresh, rel); !reflect.DeepEqual(got, want) {
+					t.Errorf("backlinks of %s = %v, want %v", rel, got, want)
+				}
+			}
+			if n := len(g.entries); n != 0 || g.view != nil {
+				t.Errorf("graph after Detach: %d entries, view %v", n, g.view != nil)
+			}
+		})
+	}
+}

@@ -34,6 +34,31 @@ type Options struct {
 	Prefix string
 	// IncludeDismissed also reports dismissed findings (Dismissed true).
 	IncludeDismissed bool
+	// OneShot says the graph is the caller's own and nobody else reads it
+	// (llmwiki lint): Run takes its view with [links.Graph.Detach], which
+	// closes the graph, and drops from the view what the checks need no
+	// more (the sketches once the near-duplicate candidates are found), so
+	// that at 144k pages the view, the findings and the report are held
+	// hundreds of megabytes smaller.
+	OneShot bool
+	// Listed, when set, is what [wiki.Store.PagesListed] gave the caller
+	// just before (llmwiki lint lists the pages to size its memory limit):
+	// Run takes the skipped files from it rather than list pages/ again.
+	Listed *Listed
+}
+
+// Listed is the skipped files of a listing of pages/ ([wiki.Store.PagesListed]).
+type Listed struct {
+	Counts   map[string]int
+	Examples map[string][]string
+}
+
+// lintLinks picks the resolved links the checks read from a detached view
+// (Options.OneShot): those with a problem (checkLinks; the links sharing
+// one's text share its problem, so counting its occurrences among them
+// counts them all) and those of index.md (checkIndex).
+func lintLinks(from string, r *links.Resolved) bool {
+	return r.Problem != "" || from == "index.md"
 }
 
 // Severities counts findings by severity. The wire names the counts by
@@ -105,24 +130,34 @@ func Run(ctx context.Context, st *wiki.Store, g *links.Graph, opts Options) (*Re
 			}
 		}
 	}
-	view, err := g.Fresh(ctx)
+	var view *links.View
+	var pages []wiki.PageInfo
+	var err error
+	if opts.OneShot {
+		view, pages, err = g.Detach(ctx, lintLinks)
+	} else if view, err = g.Fresh(ctx); err == nil {
+		pages = view.Pages()
+	}
 	if err != nil {
 		return nil, err
 	}
-	pages := view.Pages()
 	now := st.Now()
-	c := &checker{st: st, v: view, pages: pages, set: set, want: want, now: now, files: &fileCache{m: map[string][]byte{}}}
-	if err := c.run(ctx); err != nil {
+	c := &checker{st: st, v: view, pages: pages, set: set, want: want, now: now, files: &fileCache{m: map[string][]byte{}}, oneShot: opts.OneShot}
+	// The findings stay in one slice per check (outs), in the checks'
+	// order, until the report is put together: copying them into one
+	// slice while the graph is still held would hold both at once.
+	outs, err := c.run(ctx)
+	if err != nil {
 		return nil, err
 	}
-	det := c.out
+	nPages := len(pages)
 
-	all := det
 	agent, err := loadAgent(st)
 	if err != nil {
 		return nil, err
 	}
 	if len(agent) > 0 {
+		var sub []recorded
 		ver := NewVerifier(st)
 		for _, f := range agent {
 			if !want[f.Kind] {
@@ -135,19 +170,22 @@ func Run(ctx context.Context, st *wiki.Store, g *links.Graph, opts Options) (*Re
 				g.Note = store.PublicMessage(err)
 			}
 			g.Source, g.SubmittedBy, g.Submitted = f.Source, f.SubmittedBy, f.Submitted
-			all = append(all, g)
+			sub = append(sub, recorded{p: &pending{kind: g.Kind, full: &g}})
 		}
+		outs = append(outs, sub)
 	}
 
 	dismissed, err := loadDismissed(st)
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Summary: Summary{Generated: now.Format(time.RFC3339), Counts: map[string]int{}, Pages: len(pages), Problems: set.Problems}, Findings: []Finding{}}
+	rep := &Report{Summary: Summary{Generated: now.Format(time.RFC3339), Counts: map[string]int{}, Pages: nPages, Problems: set.Problems}, Findings: []Finding{}}
 	// The link graph leaves out what is not a regular file as the page
 	// catalogue does; a listing of pages/ counts them (a catalogue scan
 	// would read every page a second time).
-	if _, counts, examples, err := st.PagesListed(ctx); err == nil {
+	if opts.Listed != nil {
+		rep.Skipped, rep.SkippedExamples = opts.Listed.Counts, opts.Listed.Examples
+	} else if _, counts, examples, err := st.PagesListed(ctx); err == nil {
 		rep.Skipped, rep.SkippedExamples = counts, examples
 	}
 	for k := range set.Disabled {
@@ -155,34 +193,62 @@ func Run(ctx context.Context, st *wiki.Store, g *links.Graph, opts Options) (*Re
 	}
 	sort.Strings(rep.Disabled)
 	prefix := strings.TrimPrefix(opts.Prefix, "./")
-	// Keep the reported findings in place (a big wiki has 100k+).
-	kept := all[:0]
-	for _, f := range all {
+	// status says whether f is reported (keep) and whether a dismissal
+	// holds for it (dism).
+	status := func(f *Finding) (keep, dism bool) {
 		if prefix != "" && !strings.HasPrefix(f.Path, prefix) {
-			continue
+			return false, false
 		}
 		if d, ok := dismissed[f.ID]; ok && d.Fingerprint == f.Fingerprint {
-			rep.Dismissed++
-			if !opts.IncludeDismissed {
-				continue
-			}
-			f.Dismissed = true
+			return opts.IncludeDismissed, true
 		}
-		kept = append(kept, f)
-		if f.Dismissed {
+		return true, false
+	}
+	// The reported findings are counted first and copied once into a
+	// slice of that size (a big wiki has 500k+), in the checks' order;
+	// each check's slice is dropped as soon as it is copied.
+	n := 0
+	for _, o := range outs {
+		if prefix == "" && len(dismissed) == 0 {
+			n += len(o)
 			continue
 		}
-		rep.Counts[f.Kind]++
-		switch f.Severity {
-		case Error:
-			rep.Severities.Error++
-		case Warning:
-			rep.Severities.Warning++
-		default:
-			rep.Severities.Info++
+		for i := range o {
+			f := o[i].finding()
+			if keep, _ := status(&f); keep {
+				n++
+			}
 		}
-		if !f.Verified {
-			rep.Unverified++
+	}
+	kept := make([]Finding, 0, n)
+	for k, o := range outs {
+		outs[k] = nil
+		for i := range o {
+			f := o[i].finding()
+			keep, dism := status(&f)
+			if dism {
+				rep.Dismissed++
+				f.Dismissed = true
+			}
+			if !keep {
+				continue
+			}
+			kept = append(kept, f)
+			if f.Dismissed {
+				continue
+			}
+			rep.Counts[f.Kind]++
+			switch f.Severity {
+			case Error:
+				rep.Severities.Error++
+			case Warning:
+				rep.Severities.Warning++
+			default:
+				rep.Severities.Info++
+			}
+			if !f.Verified {
+				rep.Unverified++
+			}
 		}
 	}
 	if len(kept) > 0 {
@@ -200,8 +266,56 @@ type checker struct {
 	set   Settings
 	want  map[string]bool
 	now   time.Time
-	out   []Finding
+	out   []recorded
 	files *fileCache
+	// oneShot: the view is lint's own (Options.OneShot); a check may drop
+	// from its pages what no check reads after it.
+	oneShot bool
+	// shared holds, for the check that runs, one copy of each finding
+	// that differs from others of its check by its file and line alone
+	// (see add).
+	shared map[sharedKey]*pending
+}
+
+// pending is a deterministic finding as a check makes it: what newFinding
+// takes, and the target and related files. The Finding (id, fingerprint,
+// severity) is made once the checks are done with the link graph; until
+// then a check keeps each as a [recorded].
+type pending struct {
+	kind, file, key, evidence, msg, action, target string
+	line                                           int
+	related                                        []string
+	full                                           *Finding // a finding made whole already (sync conflicts); the rest is unset
+}
+
+// find is newFinding for a check: see there.
+func find(kind, file string, line int, key, evidence, msg, action string) pending {
+	return pending{kind: kind, file: file, line: line, key: key, evidence: evidence, msg: msg, action: action}
+}
+
+// recorded is a pending finding as a check keeps it: its file and line,
+// and the rest, which many findings share (every page without sources has
+// the same message and evidence), as one pending whose file and line are
+// unset.
+type recorded struct {
+	file string
+	line int
+	p    *pending
+}
+
+// sharedKey is what a pending finding without key, target or related files
+// is beyond its file and line.
+type sharedKey struct{ kind, evidence, msg, action string }
+
+// finding returns the finding r records.
+func (r *recorded) finding() Finding {
+	p := r.p
+	if p.full != nil {
+		return *p.full
+	}
+	f := newFinding(p.kind, r.file, r.line, p.key, p.evidence, p.msg, p.action)
+	f.Target, f.Related = p.target, p.related
+	return f
 }
 
 // fileCache holds files read for line numbers, shared by the checks.
@@ -210,16 +324,45 @@ type fileCache struct {
 	m  map[string][]byte
 }
 
-func (c *checker) add(f Finding) {
+// add records f. The 500k+ findings of a big wiki are held while the link
+// graph is; most are of a few kinds (a page without sources, an orphan)
+// whose findings differ by file and line alone, and those share one
+// pending, so that such a finding takes a recorded only.
+func (c *checker) add(f pending) {
+	if !c.want[f.kind] {
+		return
+	}
+	r := recorded{file: f.file, line: f.line}
+	f.file, f.line = "", 0
+	if f.key == "" && f.target == "" && f.related == nil && f.full == nil {
+		k := sharedKey{f.kind, f.evidence, f.msg, f.action}
+		if r.p = c.shared[k]; r.p == nil {
+			if c.shared == nil {
+				c.shared = map[sharedKey]*pending{}
+			}
+			r.p = &f
+			c.shared[k] = r.p
+		}
+	} else {
+		r.p = &f
+	}
+	c.out = append(c.out, r)
+}
+
+// addFinding records a finding made whole already.
+func (c *checker) addFinding(f Finding) {
 	if c.want[f.Kind] {
-		c.out = append(c.out, f)
+		c.out = append(c.out, recorded{p: &pending{kind: f.Kind, full: &f}})
 	}
 }
 
-// run runs the checks that have a wanted category, side by side (each
-// reads the same immutable view and collects its own findings), reports
-// progress as each finishes, and gathers the findings in a fixed order.
-func (c *checker) run(ctx context.Context) error {
+// run runs the checks that have a wanted category in two lanes side by
+// side (each check reads the same immutable view and collects its own
+// findings): the near-duplicate check, the longest, in one, the others one
+// after another in the other, so that the maps and lists each builds
+// while it runs are not all held at once. It reports progress as each
+// finishes and returns each check's findings, in a fixed order.
+func (c *checker) run(ctx context.Context) ([][]recorded, error) {
 	n := len(c.pages)
 	steps := []struct {
 		name  string
@@ -237,11 +380,12 @@ func (c *checker) run(ctx context.Context) error {
 		{"sources", []string{KindSourceModified, KindSourceDeleted}, 4, func(x *checker) error { return x.checkSources(ctx) }},
 		{"sync conflicts", []string{KindSyncConflict}, 4, func(x *checker) error { return x.checkSyncConflicts(ctx) }},
 	}
-	outs := make([][]Finding, len(steps))
+	outs := make([][]recorded, len(steps))
 	errs := make([]error, len(steps))
 	var wg sync.WaitGroup
 	var pmu sync.Mutex
 	done, total := 0, len(steps)+1
+	var lanes [2][]int // lane 0: the near-duplicate check; lane 1: the rest
 	for i, s := range steps {
 		wanted := false
 		for _, k := range s.kinds {
@@ -251,38 +395,43 @@ func (c *checker) run(ctx context.Context) error {
 			total--
 			continue
 		}
+		lane := 1
+		if i == 0 {
+			lane = 0
+		}
+		lanes[lane] = append(lanes[lane], i)
+	}
+	for _, lane := range lanes {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sub := *c
-			sub.out = make([]Finding, 0, s.size)
-			errs[i] = s.fn(&sub)
-			outs[i] = sub.out
-			pmu.Lock()
-			done++
-			wiki.Progress(ctx, done, total, fmt.Sprintf("checked %s of %d pages", s.name, n))
-			pmu.Unlock()
+			for _, i := range lane {
+				s := steps[i]
+				sub := *c
+				sub.out = make([]recorded, 0, s.size)
+				errs[i] = s.fn(&sub)
+				outs[i] = sub.out
+				pmu.Lock()
+				done++
+				wiki.Progress(ctx, done, total, fmt.Sprintf("checked %s of %d pages", s.name, n))
+				pmu.Unlock()
+				if errs[i] != nil || ctx.Err() != nil {
+					return
+				}
+			}
 		}()
 	}
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return store.Errorf(store.CodeCancelled, "lint cancelled")
-	}
-	size := 0
-	for _, o := range outs {
-		size += len(o)
-	}
-	c.out = make([]Finding, 0, size)
-	for _, o := range outs {
-		c.out = append(c.out, o...)
+		return nil, store.Errorf(store.CodeCancelled, "lint cancelled")
 	}
 	wiki.Progress(ctx, total, total, fmt.Sprintf("checked %d pages", n))
-	return nil
+	return outs, nil
 }
 
 func nochk(fn func(*checker)) func(*checker) error {
@@ -339,12 +488,12 @@ func (c *checker) checkLinks() {
 						action = fmt.Sprintf("did you mean [[%s]] (%s)? Otherwise create the page or remove the link", t, ps[0])
 					}
 				}
-				f := newFinding(KindDanglingLink, from, l.Line, key, l.Raw, fmt.Sprintf("%s leads nowhere: no file or page alias is named %q", shown, l.Target), action)
-				f.Target = l.Target
+				f := find(KindDanglingLink, from, l.Line, key, l.Raw, fmt.Sprintf("%s leads nowhere: no file or page alias is named %q", shown, l.Target), action)
+				f.target = l.Target
 				c.add(f)
 			case links.ProblemMissingEmbed:
-				f := newFinding(KindMissingEmbed, from, l.Line, key, l.Raw, fmt.Sprintf("%s embeds %q, which does not exist", shown, l.Target), "add the file (attachments go under pages/ or sources/), correct the name, or remove the embed")
-				f.Target = l.Target
+				f := find(KindMissingEmbed, from, l.Line, key, l.Raw, fmt.Sprintf("%s embeds %q, which does not exist", shown, l.Target), "add the file (attachments go under pages/ or sources/), correct the name, or remove the embed")
+				f.target = l.Target
 				c.add(f)
 			case links.ProblemHeading, links.ProblemBlock:
 				var msg, action string
@@ -364,18 +513,18 @@ func (c *checker) checkLinks() {
 						action += "; it has no headings"
 					}
 				}
-				f := newFinding(KindMissingHeading, from, l.Line, key, l.Raw+"\x00"+l.Path, msg, action)
-				f.Target = l.Target + l.Fragment()
+				f := find(KindMissingHeading, from, l.Line, key, l.Raw+"\x00"+l.Path, msg, action)
+				f.target = l.Target + l.Fragment()
 				c.add(f)
 			case links.ProblemAmbiguous:
 				action := "write more of the path so one file matches"
 				if t, ok := r.ShortestTarget(from, l.Path, withExt); ok {
 					action = fmt.Sprintf("write more of the path so one file matches, e.g. [[%s]]", t)
 				}
-				f := newFinding(KindAmbiguousLink, from, l.Line, key, l.Raw+"\x00"+l.Path+"\x00"+strings.Join(l.Ambiguous, "\x00"),
+				f := find(KindAmbiguousLink, from, l.Line, key, l.Raw+"\x00"+l.Path+"\x00"+strings.Join(l.Ambiguous, "\x00"),
 					fmt.Sprintf("%s matches %d files equally well (%s); it leads to %s", shown, len(l.Ambiguous)+1, listShort(l.Ambiguous, 3), l.Path), action)
-				f.Target = l.Target
-				f.Related = append([]string{l.Path}, l.Ambiguous...)
+				f.target = l.Target
+				f.related = append([]string{l.Path}, l.Ambiguous...)
 				c.add(f)
 			}
 		}
@@ -408,7 +557,7 @@ func (c *checker) checkOrphans() {
 		if generated {
 			msg = "no other page or context.md links to this page (the generated index.md does not count)"
 		}
-		c.add(newFinding(KindOrphanPage, p.Path, 0, "", "", msg,
+		c.add(find(KindOrphanPage, p.Path, 0, "", "", msg,
 			"link it from a related page (edit_page add_links) or from context.md; or list it in orphan_exempt in schema.md"))
 	}
 }
@@ -456,12 +605,12 @@ func (c *checker) checkPages() {
 	lacks := map[string]string{}
 	for _, p := range c.pages {
 		if p.Error != "" {
-			c.add(newFinding(KindBadFrontmatter, p.Path, 1, "", p.Error, p.Error,
+			c.add(find(KindBadFrontmatter, p.Path, 1, "", p.Error, p.Error,
 				"fix the frontmatter by hand (it must be a YAML mapping between '---' lines), or restore a snapshot"))
 			continue
 		}
 		if len(p.Sources) == 0 {
-			c.add(newFinding(KindPageWithoutSources, p.Path, 0, "", "", "the page cites no sources (its frontmatter has no sources)",
+			c.add(find(KindPageWithoutSources, p.Path, 0, "", "", "the page cites no sources (its frontmatter has no sources)",
 				"add the files under sources/ or the URLs it is based on to sources (edit_page frontmatter)"))
 		}
 		for _, s := range p.Sources {
@@ -472,9 +621,9 @@ func (c *checker) checkPages() {
 			if err == nil && c.v.Resolver().Has(rel) && wiki.LayerOf(rel) != wiki.LayerState {
 				continue
 			}
-			f := newFinding(KindMissingSource, p.Path, c.lineOf(p.Path, s), s, s, fmt.Sprintf("the page cites %q, which does not exist", s),
+			f := find(KindMissingSource, p.Path, c.lineOf(p.Path, s), s, s, fmt.Sprintf("the page cites %q, which does not exist", s),
 				"correct the path (sources live under sources/; gather_sources lists them) or remove it from sources")
-			f.Target = s
+			f.target = s
 			c.add(f)
 		}
 		if pg := c.v.Page(p.Path); pg != nil && len(c.set.Required) > 0 {
@@ -493,7 +642,7 @@ func (c *checker) checkPages() {
 					msg = "the frontmatter lacks " + strings.Join(missing, ", ") + " (required_frontmatter in schema.md)"
 					lacks[ev] = msg
 				}
-				c.add(newFinding(KindMissingFrontmatter, p.Path, 1, "", ev, msg,
+				c.add(find(KindMissingFrontmatter, p.Path, 1, "", ev, msg,
 					"add them (edit_page with frontmatter, or write_page)"))
 			}
 		}
@@ -518,7 +667,7 @@ func (c *checker) checkPages() {
 			}
 		}
 		if len(reasons) > 0 {
-			c.add(newFinding(KindStalePage, p.Path, 0, "", when+"\x00"+strings.Join(reasons, "\x00"), "the page may be out of date: "+strings.Join(reasons, "; "),
+			c.add(find(KindStalePage, p.Path, 0, "", when+"\x00"+strings.Join(reasons, "\x00"), "the page may be out of date: "+strings.Join(reasons, "; "),
 				"read its sources again and update the page (edit_page or write_page), which sets updated"))
 		}
 	}
@@ -557,11 +706,11 @@ func (c *checker) checkDuplicates() {
 			}
 			sort.Strings(ps)
 			title := titleOf[ps[0]]
-			f := newFinding(KindDuplicateTitle, ps[0], 0, k, strings.Join(ps, "\x00"),
+			f := find(KindDuplicateTitle, ps[0], 0, k, strings.Join(ps, "\x00"),
 				fmt.Sprintf("%d pages share the title %q: %s", len(ps), title, listShort(ps, 5)),
 				"give each page a title that says how it differs, or merge them into one")
-			f.Related = ps[1:]
-			f.Target = title
+			f.related = ps[1:]
+			f.target = title
 			c.add(f)
 		}
 	}
@@ -597,10 +746,10 @@ func (c *checker) checkDuplicates() {
 			default:
 				msg = fmt.Sprintf("the alias %q is also the name or title of %s, so [[%s]] does not lead to this page", aliasText[k], listShort(named, 3), aliasText[k])
 			}
-			f := newFinding(KindDuplicateAlias, owners[0], c.lineOf(owners[0], aliasText[k]), k, strings.Join(owners, "\x00")+"\x01"+strings.Join(named, "\x00"), msg,
+			f := find(KindDuplicateAlias, owners[0], c.lineOf(owners[0], aliasText[k]), k, strings.Join(owners, "\x00")+"\x01"+strings.Join(named, "\x00"), msg,
 				"keep the alias on one page only, and never use another page's name as an alias")
-			f.Target = aliasText[k]
-			f.Related = append(append([]string(nil), owners[1:]...), named...)
+			f.target = aliasText[k]
+			f.related = append(append([]string(nil), owners[1:]...), named...)
 			c.add(f)
 		}
 	}
@@ -627,7 +776,7 @@ func sortedKeys(m map[string][]string) []string {
 func (c *checker) checkIndex() {
 	data := c.read("index.md")
 	if data == nil {
-		c.add(newFinding(KindIndexDrift, "index.md", 0, "", "missing", "index.md is missing", "run rebuild_index"))
+		c.add(find(KindIndexDrift, "index.md", 0, "", "missing", "index.md is missing", "run rebuild_index"))
 		return
 	}
 	want := wiki.RenderIndex(c.pages)
@@ -659,7 +808,7 @@ func (c *checker) checkIndex() {
 	if len(parts) == 0 {
 		parts = append(parts, "titles, summaries or groups differ from the pages' frontmatter")
 	}
-	c.add(newFinding(KindIndexDrift, "index.md", 0, "", store.SHA256Hex(data)+store.SHA256Hex(want),
+	c.add(find(KindIndexDrift, "index.md", 0, "", store.SHA256Hex(data)+store.SHA256Hex(want),
 		"index.md is out of step with the pages: "+strings.Join(parts, "; "),
 		"run rebuild_index (it regenerates index.md from the pages' frontmatter)"))
 }
@@ -676,7 +825,7 @@ func (c *checker) checkContext() {
 		}
 		d, err := mdoc.ParseDoc(rel, b)
 		if err != nil {
-			c.add(newFinding(KindBadFrontmatter, rel, 1, "", store.PublicMessage(err), store.PublicMessage(err), "fix the frontmatter by hand, or restore a snapshot"))
+			c.add(find(KindBadFrontmatter, rel, 1, "", store.PublicMessage(err), store.PublicMessage(err), "fix the frontmatter by hand, or restore a snapshot"))
 			continue
 		}
 		if rel != "context.md" {
@@ -688,7 +837,7 @@ func (c *checker) checkContext() {
 		}
 		limit := c.st.Settings().ContextMaxLines
 		if n > limit {
-			c.add(newFinding(KindContextOverCap, "context.md", d.BodyLine+limit, "", strconv.Itoa(n)+"/"+strconv.Itoa(limit),
+			c.add(find(KindContextOverCap, "context.md", d.BodyLine+limit, "", strconv.Itoa(n)+"/"+strconv.Itoa(limit),
 				fmt.Sprintf("context.md has %d lines; the cap is %d (context_max_lines in schema.md)", n, limit),
 				"shorten it with atomic_write_context (on_overflow: \"spill\" moves the tail to a page)"))
 		}
@@ -706,6 +855,10 @@ func (c *checker) checkContext() {
 // band.
 const mergeMargin = 0.2
 
+// mergeSetBudget bounds the bytes of exact shingle sets the merge check
+// holds at once (see checkMerge).
+const mergeSetBudget = 16 << 20
+
 // MinShingles is the fewest distinct shingles a page needs to be a merge
 // candidate (tiny pages are trivially alike).
 const MinShingles = 16
@@ -715,21 +868,21 @@ func (c *checker) checkMerge(ctx context.Context) error {
 		path  string
 		start int
 		sk    *shingle.Sketch
+		pg    *links.Page
 	}
 	var docs []doc
 	for _, p := range c.pages {
 		if pg := c.v.Page(p.Path); pg != nil && p.Error == "" && pg.Sketch != nil && pg.Sketch.Shingles >= MinShingles {
-			docs = append(docs, doc{p.Path, pg.BodyStart, pg.Sketch})
+			docs = append(docs, doc{p.Path, pg.BodyStart, pg.Sketch, pg})
 		}
 	}
 	// LSH without a hash map: per band, the (key, page) pairs sorted by
 	// key; pages with equal keys share the band. A pair is taken at the
 	// first band it shares (so each once), collected as x<<32|y and
 	// sorted.
-	type pair struct{ x, y int32 }
 	// A pair whose sketches agree less than this is never a candidate.
 	thr := c.set.MergeSimilarity - mergeMargin
-	var cand []uint64
+	var cand []docPair
 	bands := make([][shingle.BandCount]uint64, len(docs))
 	for i := range docs {
 		bands[i] = docs[i].sk.Bands()
@@ -767,7 +920,7 @@ func (c *checker) checkMerge(ctx context.Context) error {
 					if docs[kd[a].doc].sk.Similarity(docs[kd[c].doc].sk) < thr {
 						continue // kept out at once: a band shared by many pages makes many pairs
 					}
-					cand = append(cand, uint64(kd[a].doc)<<32|uint64(kd[c].doc))
+					cand = append(cand, docPair(kd[a].doc)<<32|docPair(kd[c].doc))
 				}
 			}
 			lo = hi
@@ -776,26 +929,28 @@ func (c *checker) checkMerge(ctx context.Context) error {
 			return store.Errorf(store.CodeCancelled, "lint cancelled")
 		}
 	}
-	slices.Sort(cand)
-	var pairs []pair
-	for i, k := range cand {
-		if i > 0 && k == cand[i-1] {
-			continue
+	if c.oneShot {
+		// No check reads a sketch after the candidates are found.
+		for i := range docs {
+			docs[i].pg.Sketch, docs[i].sk = nil, nil
 		}
-		pairs = append(pairs, pair{int32(k >> 32), int32(k & 0xffffffff)})
 	}
-	cand = nil
+	slices.Sort(cand)
+	pairs := slices.Compact(cand)
 	// The pairs are compared in order, a window at a time: the exact
 	// shingle sets a window needs are read in parallel, and each is dropped
 	// after the last pair that names its page, so that a wiki with many
 	// near-duplicates never holds every candidate's set at once.
-	last := make(map[int32]int, 2*len(pairs)/3+1)
+	// last is, per page, the index of the last pair naming it; sets and
+	// shas, per page, its exact shingle set and the sha256 of its file
+	// once read (state: 0 not read, 1 held, 2 dropped, never needed again).
+	last := make([]int32, len(docs))
 	for k, p := range pairs {
-		last[p.x], last[p.y] = k, k
+		last[p.x()], last[p.y()] = int32(k), int32(k)
 	}
-	sets := map[int32][]uint64{}
-	shas := make(map[int32]string, len(last))
-	var mu sync.Mutex
+	sets := make([][]uint64, len(docs))
+	shas := make([]string, len(docs))
+	state := make([]uint8, len(docs))
 	read := func(ids []int32) {
 		var wg sync.WaitGroup
 		next := make(chan int32, 64)
@@ -813,10 +968,13 @@ func (c *checker) checkMerge(ctx context.Context) error {
 					}
 					if len(s) < MinShingles {
 						s = nil
+					} else if cap(s) > len(s)+len(s)/8 {
+						// Held until the page's last pair: not with
+						// the room the set grew with.
+						s = slices.Clone(s)
 					}
-					mu.Lock()
+					// Each worker writes only its own pages' slots.
 					sets[i], shas[i] = s, sha
-					mu.Unlock()
 				}
 			}()
 		}
@@ -833,14 +991,20 @@ func (c *checker) checkMerge(ctx context.Context) error {
 	}
 	var edges []edge
 	const window = 4096
+	// held lists the pages whose sets may be held (state 1), heldBytes
+	// what those sets take.
+	var held []int32
+	heldBytes := 0
 	for lo := 0; lo < len(pairs); lo += window {
 		hi := min(lo+window, len(pairs))
 		var ids []int32
-		queued := map[int32]bool{}
 		for _, p := range pairs[lo:hi] {
-			for _, i := range [2]int32{p.x, p.y} {
-				if _, ok := sets[i]; !ok && !queued[i] {
-					queued[i] = true
+			if uf.find(p.x()) == uf.find(p.y()) {
+				continue // already in one group: never compared (below)
+			}
+			for _, i := range [2]int32{p.x(), p.y()} {
+				if state[i] == 0 {
+					state[i] = 1
 					ids = append(ids, i)
 				}
 			}
@@ -849,24 +1013,41 @@ func (c *checker) checkMerge(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return store.Errorf(store.CodeCancelled, "lint cancelled")
 		}
+		for _, i := range ids {
+			heldBytes += 8 * cap(sets[i])
+		}
+		held = append(held, ids...)
 		for _, p := range pairs[lo:hi] {
-			if uf.find(p.x) == uf.find(p.y) {
+			if uf.find(p.x()) == uf.find(p.y()) {
 				continue
 			}
-			sx, sy := sets[p.x], sets[p.y]
+			sx, sy := sets[p.x()], sets[p.y()]
 			if sx == nil || sy == nil {
 				continue
 			}
 			if j := shingle.Jaccard(sx, sy); j >= c.set.MergeSimilarity {
-				uf.union(p.x, p.y)
-				edges = append(edges, edge{p.x, p.y, j})
+				uf.union(p.x(), p.y())
+				edges = append(edges, edge{p.x(), p.y(), j})
 			}
 		}
 		for _, p := range pairs[lo:hi] {
-			for _, i := range [2]int32{p.x, p.y} {
-				if last[i] < hi {
-					delete(sets, i)
+			for _, i := range [2]int32{p.x(), p.y()} {
+				if int(last[i]) < hi && state[i] == 1 {
+					heldBytes -= 8 * cap(sets[i])
+					sets[i], state[i] = nil, 2
 				}
+			}
+		}
+		if heldBytes > mergeSetBudget {
+			// Over the budget: the sets whose last pair is furthest
+			// away are dropped, and read again should a pair need them.
+			held = slices.DeleteFunc(held, func(i int32) bool { return state[i] != 1 })
+			slices.SortFunc(held, func(a, b int32) int { return cmp.Compare(last[a], last[b]) })
+			for len(held) > 0 && heldBytes > mergeSetBudget/2 {
+				i := held[len(held)-1]
+				held = held[:len(held)-1]
+				heldBytes -= 8 * cap(sets[i])
+				sets[i], state[i] = nil, 0
 			}
 		}
 	}
@@ -891,14 +1072,21 @@ func (c *checker) checkMerge(ctx context.Context) error {
 			ps = append(ps, docs[i].path)
 			ev = append(ev, docs[i].path+"@"+shas[i])
 		}
-		f := newFinding(KindMergeCandidate, ps[0], 0, "", strings.Join(ev, "\x00"),
+		f := find(KindMergeCandidate, ps[0], 0, "", strings.Join(ev, "\x00"),
 			fmt.Sprintf("%d pages are near-duplicates (at least %.0f%% of their 5-word shingles shared; the closest pair %.0f%%): %s", len(ps), c.set.MergeSimilarity*100, best[r]*100, listShort(ps, 5)),
 			"merge them into one page (edit_page, then move_page or delete the rest by hand), or make each say what only it says")
-		f.Related = ps[1:]
+		f.related = ps[1:]
 		c.add(f)
 	}
 	return nil
 }
+
+// docPair is a candidate pair of the merge check's pages x < y, as
+// x<<32 | y: sorted, the pairs come in the order of x, then y.
+type docPair uint64
+
+func (p docPair) x() int32 { return int32(p >> 32) }
+func (p docPair) y() int32 { return int32(uint32(p)) }
 
 // unionFind groups pages into near-duplicate clusters.
 type unionFind []int32
@@ -954,7 +1142,7 @@ func (c *checker) checkSources(ctx context.Context) error {
 		return err
 	}
 	for _, is := range issues {
-		c.add(newFinding(is.Kind, is.Path, 0, "", is.SHA256+is.NowSHA256, is.Message, is.Fix))
+		c.add(find(is.Kind, is.Path, 0, "", is.SHA256+is.NowSHA256, is.Message, is.Fix))
 	}
 	return nil
 }

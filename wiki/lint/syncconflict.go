@@ -124,7 +124,7 @@ func (c *checker) checkSyncConflicts(ctx context.Context) error {
 				local = b
 			}
 		}
-		c.add(SyncConflictFinding(sc, cur, local))
+		c.addFinding(SyncConflictFinding(sc, cur, local))
 	}
 	return nil
 }
