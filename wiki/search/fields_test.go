@@ -19,15 +19,8 @@ import (
 // strings, which the mapping's analyzers (textAnalyzer, termsAnalyzer)
 // analyse whole.
 func joinedDoc(rel string, data []byte, defLang string) indexDoc {
-	if len(data) > MaxIndexedBytes {
-		data = data[:MaxIndexedBytes]
-	}
-	p := parseFile(rel, data)
-	lang := pageLang(rel, p, defLang)
-	d := indexDoc{Kind: kindOf(rel), Lang: lang, Path: rel, Tags: p.tags, T: p.title, Updated: p.updated}
-	if d.Tags == nil {
-		d.Tags = []string{}
-	}
+	fd, p := buildDoc(rel, data, defLang)
+	d, lang := fd.meta, fd.meta.Lang
 	var all []string
 	rep := func(s string, n int) {
 		for i := 0; i < n; i++ {
