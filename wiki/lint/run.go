@@ -773,6 +773,21 @@ func sortedKeys(m map[string][]string) []string {
 	return out
 }
 
+// indexLinks returns index.md's links, resolved. The link graph keeps no
+// links of a file over links.MaxParseBytes (index.md of some 120k pages or
+// more): those are read from data here.
+func (c *checker) indexLinks(data []byte) []links.Resolved {
+	if len(data) <= links.MaxParseBytes {
+		return c.v.Links("index.md")
+	}
+	r := c.v.Resolver()
+	var out []links.Resolved
+	for _, l := range links.Parse("index.md", data).Links {
+		out = append(out, links.Resolved{Link: l, Resolution: r.Resolve("index.md", l.Target)})
+	}
+	return out
+}
+
 func (c *checker) checkIndex() {
 	data := c.read("index.md")
 	if data == nil {
@@ -785,7 +800,7 @@ func (c *checker) checkIndex() {
 	}
 	listed := map[string]bool{}
 	var gone []string
-	for _, l := range c.v.Links("index.md") {
+	for _, l := range c.indexLinks(data) {
 		if l.Path != "" {
 			listed[l.Path] = true
 		} else {
