@@ -188,19 +188,23 @@ func pathWords(rel string) string {
 
 // stemTerm is how a stem is written in the "stem" field: prefixed by the
 // base language so that stems of different languages never meet.
-func stemTerm(lang, s string) string { return baseLang(lang) + ":" + s }
+func stemTerm(lang, s string) string { return string(appendStemTerm(nil, lang, s)) }
 
-// appendStems appends the stem terms of the words of s in lang.
-func appendStems(dst []string, lang, s string) []string {
-	analyze(s, func(t token) {
-		if t.extra || !t.word {
-			return
-		}
-		if st := cachedStem(lang, s[t.start:t.end], t.term); st != "" {
-			dst = append(dst, stemTerm(lang, st))
-		}
-	})
-	return dst
+// appendStemTerm appends stemTerm(lang, s) to b.
+func appendStemTerm(b []byte, lang, s string) []byte {
+	b = append(b, baseLang(lang)...)
+	b = append(b, ':')
+	return append(b, s...)
+}
+
+// tokenStem returns the stem of t, a token of src, in lang: "" for a
+// token no stemmer reduces (a number, an n-gram, an extra form) or one
+// whose stem is empty.
+func tokenStem(lang, src string, t token) string {
+	if t.extra || !t.word {
+		return ""
+	}
+	return cachedStem(lang, src[t.start:t.end], t.term)
 }
 
 // stemCache maps base language + "\x00" + lower-cased word to its stem,

@@ -388,8 +388,8 @@ func (w *earlyWorker) add(rel string, d *dirFiles, data []byte) {
 			if f, ok := w.terms[t.term]; !ok || f < field {
 				w.terms[t.term] = field
 			}
-			if stems && t.word && !t.extra {
-				if st := cachedStem(lang, s[t.start:t.end], t.term); st != "" {
+			if stems {
+				if st := tokenStem(lang, s, t); st != "" {
 					k := stemTerm(lang, st)
 					if f, ok := w.terms[k]; !ok || f < field {
 						w.terms[k] = field

@@ -44,7 +44,7 @@ func (d fileDoc) document(id string, m mapping.IndexMapping) (*document.Document
 		for k, name := range textFieldNames {
 			if f.Name() == name {
 				d.text.opts[k], d.text.ap[k] = f.Options(), f.ArrayPositions()
-				doc.Fields[i] = &preField{name: name, pos: f.ArrayPositions(), opts: f.Options(), text: d.text, k: k}
+				doc.Fields[i] = &preField{name: name, text: d.text, k: k}
 			}
 		}
 	}
@@ -232,15 +232,12 @@ func inRanges(rs [][2]int, start, end int) bool {
 type stemArena struct{ buf []byte }
 
 func (a *stemArena) term(lang, st string) []byte {
-	b := baseLang(lang)
-	n := len(b) + 1 + len(st)
+	n := len(baseLang(lang)) + 1 + len(st)
 	if cap(a.buf)-len(a.buf) < n {
 		a.buf = make([]byte, 0, max(1024, n))
 	}
 	at := len(a.buf)
-	a.buf = append(a.buf, b...)
-	a.buf = append(a.buf, ':')
-	a.buf = append(a.buf, st...)
+	a.buf = appendStemTerm(a.buf, lang, st)
 	return a.buf[at:len(a.buf):len(a.buf)]
 }
 
@@ -344,10 +341,10 @@ func (tf *textFields) run() {
 	stems := func(pt *textPart, where []uint8) [][]byte {
 		var out [][]byte
 		for i, t := range pt.toks {
-			if t.extra || !t.word || where != nil && where[i] != inProse {
+			if where != nil && where[i] != inProse {
 				continue
 			}
-			if st := cachedStem(tf.lang, pt.text[t.start:t.end], t.term); st != "" {
+			if st := tokenStem(tf.lang, pt.text, t); st != "" {
 				out = append(out, arena.term(tf.lang, st))
 			}
 		}
@@ -382,8 +379,6 @@ func (tf *textFields) run() {
 // tokens from the file's [textFields].
 type preField struct {
 	name   string
-	pos    []uint64
-	opts   index.FieldIndexingOptions
 	text   *textFields
 	k      int
 	done   bool
@@ -392,8 +387,8 @@ type preField struct {
 }
 
 func (f *preField) Name() string                        { return f.name }
-func (f *preField) ArrayPositions() []uint64            { return f.pos }
-func (f *preField) Options() index.FieldIndexingOptions { return f.opts }
+func (f *preField) ArrayPositions() []uint64            { return f.text.ap[f.k] }
+func (f *preField) Options() index.FieldIndexingOptions { return f.text.opts[f.k] }
 func (f *preField) Value() []byte                       { return nil }
 func (f *preField) EncodedFieldType() byte              { return 't' }
 func (f *preField) AnalyzedLength() int                 { return f.length }

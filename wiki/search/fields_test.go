@@ -68,6 +68,17 @@ func joinedDoc(rel string, data []byte, defLang string) indexDoc {
 	return d
 }
 
+// appendStems appends the stem terms of the words of s in lang (the
+// oracle's stem analysis, each string on its own).
+func appendStems(dst []string, lang, s string) []string {
+	analyze(s, func(t token) {
+		if st := tokenStem(lang, s, t); st != "" {
+			dst = append(dst, stemTerm(lang, st))
+		}
+	})
+	return dst
+}
+
 // joinedLens is what the manifest records for the oracle's document.
 func joinedLens(d indexDoc) fieldLens {
 	count := func(terms string) int32 {

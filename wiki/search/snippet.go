@@ -226,7 +226,7 @@ func findMatches(text, lang string, want map[string]int, stemStarts [][]byte) []
 	analyze(text, func(t token) {
 		gi, ok := want[t.term]
 		if !ok && stemming && t.word && !t.extra && mayStemTo(t.term, stemStarts) {
-			if st := cachedStem(lang, text[t.start:t.end], t.term); st != "" {
+			if st := tokenStem(lang, text, t); st != "" {
 				gi, ok = want[stemTerm(lang, st)]
 			}
 		}

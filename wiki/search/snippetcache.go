@@ -154,8 +154,8 @@ func (f *snipFile) withTokens(lang string) *snipFile {
 		i := int32(len(g.toks))
 		g.toks = append(g.toks, snipTok{int32(t.start), int32(t.end), t.term})
 		g.byTerm[t.term] = append(g.byTerm[t.term], i)
-		if stemming && t.word && !t.extra {
-			if st := cachedStem(lang, text[t.start:t.end], t.term); st != "" {
+		if stemming {
+			if st := tokenStem(lang, text, t); st != "" {
 				k := stemTerm(lang, st)
 				g.byStem[k] = append(g.byStem[k], i)
 			}
