@@ -42,6 +42,7 @@ type Store struct {
 	catMu     sync.Mutex
 	cat       map[string]PageInfo // page path -> metadata; nil until first scan
 	catSorted []PageInfo          // cat sorted by path; nil when it must be rebuilt
+	catGen    uint64              // counts the slices catSorted has held (pagesSharedGen)
 	catDirty  map[string]bool     // paths written since catSorted was made (sortedLocked)
 	catKeys   map[string][]string // PageKey -> the paths in cat with that key (catSet, catDel)
 	catDirs   map[string]int      // folder -> how many pages of cat it holds (catSet, catDel)
@@ -58,8 +59,9 @@ type Store struct {
 	catWG      sync.WaitGroup
 	catClosed  bool // under catMu: no background walk starts
 
-	idxMemo  indexMemo  // index.md's lines by page, kept between renders (index.go)
-	idxLater indexLater // a regeneration of index.md after the writes (index.go)
+	idxMemo   indexMemo  // index.md's lines by page, kept between renders (index.go)
+	staleMemo staleMemo  // load_project's index_stale (project.go)
+	idxLater  indexLater // a regeneration of index.md after the writes (index.go)
 
 	feedOnce sync.Once        // starts feed (feed.go)
 	feed     *changefeed.Feed // nil until first use, or when no watcher runs

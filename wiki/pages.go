@@ -151,14 +151,23 @@ func (s *Store) PagesContext(ctx context.Context) ([]PageInfo, error) {
 // spares a read-only caller copying every entry (list_pages on a large
 // wiki).
 func (s *Store) PagesShared(ctx context.Context) ([]PageInfo, error) {
+	pages, _, err := s.pagesSharedGen(ctx)
+	return pages, err
+}
+
+// pagesSharedGen is [Store.PagesShared] with the catalogue's generation:
+// a number that changes whenever the shared slice does (a memo of
+// something computed from the catalogue keys on it).
+func (s *Store) pagesSharedGen(ctx context.Context) ([]PageInfo, uint64, error) {
 	arrived := time.Now()
 	s.syncFeed(ctx)
 	s.catMu.Lock()
 	defer s.catMu.Unlock()
 	if err := s.scanPagesLocked(ctx, arrived); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return s.sortedLocked(), nil
+	pages := s.sortedLocked()
+	return pages, s.catGen, nil
 }
 
 // MaxCatalogueAge bounds how stale the page catalogue may be with respect to
@@ -216,6 +225,10 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 	next := make(map[string]PageInfo, len(old))
 	var skips store.Skips
 	seen := 0
+	// Files are stated and read by name in their folder: a walk takes a
+	// folder's files in turn.
+	var dirs store.FolderCache
+	defer dirs.Close()
 	err := fs.WalkDir(s.root.FS(), "pages", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == "pages" && errors.Is(err, fs.ErrNotExist) {
@@ -245,20 +258,20 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 			}
 			Progress(ctx, seen, total, "scanned "+strconv.Itoa(seen)+" pages")
 		}
-		info, err := d.Info()
-		if err != nil {
+		info, err := dirs.Lstat(s.root, p)
+		if err != nil || !info.Mode.IsRegular() {
 			return nil
 		}
-		if prev, ok := old[p]; ok && prev.size == info.Size() && prev.mtime.Equal(info.ModTime()) {
+		if prev, ok := old[p]; ok && prev.size == info.Size && prev.mtime.Equal(info.ModTime) {
 			next[p] = prev
 			return nil
 		}
-		data, ok, err := s.ReadRaw(p)
-		if err != nil || !ok {
+		data, err := dirs.ReadFile(s.root, p)
+		if err != nil {
 			return nil
 		}
 		pi := pageInfoFrom(p, data)
-		pi.size, pi.mtime, pi.key = info.Size(), info.ModTime(), PageKey(p)
+		pi.size, pi.mtime, pi.key = info.Size, info.ModTime, PageKey(p)
 		next[p] = pi
 		return nil
 	})
@@ -421,6 +434,7 @@ func (s *Store) sortedLocked() []PageInfo {
 			}
 		}
 		s.catSorted = append(out, add...)
+		s.catGen++
 	}
 	s.catDirty = nil
 	if s.catSorted == nil {
@@ -430,6 +444,7 @@ func (s *Store) sortedLocked() []PageInfo {
 		}
 		sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
 		s.catSorted = sorted
+		s.catGen++
 	}
 	return s.catSorted
 }

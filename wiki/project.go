@@ -1,12 +1,14 @@
 package wiki
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/llmwiki/llmwiki/wiki/mdoc"
@@ -89,7 +91,7 @@ func (s *Store) LoadProject(ctx context.Context) (Project, error) {
 	}
 	p.ContextLines = countLines([]byte(p.Context))
 	_, p.LastBuild = s.Provenance()
-	pages, err := s.Pages()
+	pages, gen, err := s.pagesSharedGen(ctx)
 	if err != nil {
 		return p, err
 	}
@@ -133,10 +135,8 @@ func (s *Store) LoadProject(ctx context.Context) (Project, error) {
 	}
 	if s.IndexPending() {
 		p.IndexStale = false // regenerated after the writes ([IndexLaterPages])
-	} else if idx, ok, _ := s.ReadRaw("index.md"); ok {
-		p.IndexStale = strings.TrimRight(string(idx), "\n") != strings.TrimRight(string(RenderIndex(pages)), "\n")
 	} else {
-		p.IndexStale = true
+		p.IndexStale = s.indexStale(pages, gen)
 	}
 	p.RecentLog = s.LogEntries(5)
 	if p.RecentLog == nil {
@@ -147,4 +147,44 @@ func (s *Store) LoadProject(ctx context.Context) (Project, error) {
 	}
 	sort.Strings(p.Problems)
 	return p, nil
+}
+
+// staleMemo is the last answer of [Store.indexStale], for the catalogue
+// generation and the version of index.md it was computed from.
+type staleMemo struct {
+	mu    sync.Mutex
+	ok    bool
+	gen   uint64
+	size  int64
+	mtime time.Time
+	stale bool
+}
+
+// indexStale reports whether index.md differs from what the catalogue
+// pages (generation gen, see [Store.pagesSharedGen]) renders. Rendering
+// index.md grows with the wiki (at 144k pages, 144k lines and 10 MB to
+// compare), so the answer is kept until the catalogue or index.md (its
+// size or modification time) changes.
+func (s *Store) indexStale(pages []PageInfo, gen uint64) bool {
+	fi, err := s.root.Lstat("index.md")
+	if err != nil || !fi.Mode().IsRegular() {
+		return true
+	}
+	m := &s.staleMemo
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.ok && m.gen == gen && m.size == fi.Size() && m.mtime.Equal(fi.ModTime()) {
+		return m.stale
+	}
+	idx, ok, err := s.ReadRaw("index.md")
+	if err != nil || !ok {
+		return true
+	}
+	stale := !bytes.Equal(bytes.TrimRight(idx, "\n"), bytes.TrimRight(renderIndex(pages, &s.idxMemo), "\n"))
+	// The version read is the one stated only if the file did not change
+	// in between; otherwise the answer stands for this call alone.
+	if fi2, err := s.root.Lstat("index.md"); err == nil && fi2.Size() == fi.Size() && fi2.ModTime().Equal(fi.ModTime()) && int64(len(idx)) == fi.Size() {
+		m.ok, m.gen, m.size, m.mtime, m.stale = true, gen, fi.Size(), fi.ModTime(), stale
+	}
+	return stale
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -1101,10 +1100,11 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 		doc  fileDoc
 	}
 	var docs []indexed
-	var dirs folderCache
-	defer dirs.close()
+	// A batch's paths are sorted: each folder is opened once.
+	var dirs store.FolderCache
+	defer dirs.Close()
 	for _, p := range paths {
-		fi, err := dirs.lstat(root, p)
+		fi, err := dirs.Lstat(root, p)
 		if err != nil || !fi.Mode.IsRegular() {
 			if _, ok := x.man.Files[p]; ok {
 				b.Delete(p)
@@ -1134,7 +1134,7 @@ func (x *Index) indexPaths(paths, dels []string, reported map[string]bool) (int,
 		if had && rec.Size == st.size && rec.MTime == st.mtime && !reported[p] {
 			continue // a write indexed it meanwhile
 		}
-		data, err := dirs.readFile(x.st, p)
+		data, err := dirs.ReadFile(root, p)
 		if err != nil {
 			x.log.Warn("search: cannot read file", "path", p, "err", err)
 			x.setSkip(p, wiki.SkipUnreadable)
@@ -1227,71 +1227,6 @@ func (x *Index) safeBatches(idx bleve.Index, g *guard, batches []*bleve.Batch) e
 	}
 	wg.Wait()
 	return errors.Join(errs...)
-}
-
-// folderCache reads the files of a batch by name in their folder
-// ([store.Dir]: one fstatat for a stat, one openat, fstat and read for a
-// read) rather than by path through the os.Root, which opens every folder
-// on the way for each call (docs/performance.md, "Index build at scale
-// (issue 20)"). A batch's paths are sorted, so it keeps the last folder
-// open. A path whose folder cannot be opened as a plain folder is stated
-// and read through the os.Root, as before.
-type folderCache struct {
-	rel  string // the open folder, "" when none
-	root *os.Root
-	dir  *store.Dir
-}
-
-// open makes the folder of p the open one, and returns p's name in it, or
-// nil when the folder cannot be opened as a plain folder.
-func (c *folderCache) open(root *os.Root, p string) (*store.Dir, string) {
-	rel, name := path.Split(p)
-	rel = strings.TrimSuffix(rel, "/")
-	if rel == "" {
-		return nil, ""
-	}
-	if c.dir != nil && c.rel == rel {
-		return c.dir, name
-	}
-	c.close()
-	r, err := store.OpenRootDir(root, rel)
-	if err != nil {
-		return nil, ""
-	}
-	d, err := store.OpenDir(r)
-	if err != nil {
-		r.Close()
-		return nil, ""
-	}
-	c.rel, c.root, c.dir = rel, r, d
-	return d, name
-}
-
-func (c *folderCache) lstat(root *os.Root, p string) (store.FileStat, error) {
-	if d, name := c.open(root, p); d != nil {
-		return d.Lstat(name)
-	}
-	fi, err := root.Lstat(p)
-	if err != nil {
-		return store.FileStat{}, err
-	}
-	return store.FileStat{Size: fi.Size(), ModTime: fi.ModTime(), Mode: fi.Mode()}, nil
-}
-
-func (c *folderCache) readFile(st *wiki.Store, p string) ([]byte, error) {
-	if d, name := c.open(st.Root(), p); d != nil {
-		data, _, err := d.ReadFile(name, math.MaxInt64)
-		return data, err
-	}
-	return st.ReadFile(p)
-}
-
-func (c *folderCache) close() {
-	if c.dir != nil {
-		c.dir.Close()
-		c.root.Close()
-	}
-	c.rel, c.root, c.dir = "", nil, nil
 }
 
 // damageError is an index found damaged, or failing as a damaged one
