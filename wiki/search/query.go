@@ -179,7 +179,9 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 		from, size = 0, max(q.Offset+q.Limit, rerankDepth)
 	}
 	req := bleve.NewSearchRequestOptions(bq, size, from, false)
-	req.Fields = []string{"t", "u", "kind", "lang"}
+	if noFieldCache {
+		req.Fields = hitFields
+	}
 	// Term positions are needed only for the proximity of the first
 	// rerankDepth hits (rank.go); asking for them here would make bleve
 	// decode the positions of every matching file (every page that says
@@ -187,6 +189,7 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 	// (withLocations). A phrase query reads positions to match anyway.
 	twoPhase := from == 0 && q.Match != MatchPhrase && !onePhaseLocations
 	req.IncludeLocations = from == 0 && !twoPhase
+	gen := x.gen.Load() // before the search: see loadFields
 	sctx := ctx
 	if n, err := idx.DocCount(); err == nil {
 		sctx = bm25Context(ctx, n, x.fieldAverages())
@@ -209,6 +212,9 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 		res.Note = x.sourcesNote(sctx, idx, groups, codeAsk, q)
 	}
 	hits := sr.Hits
+	if !noFieldCache {
+		x.loadFields(idx, gen, hits)
+	}
 	if from == 0 {
 		if twoPhase && needsProximity(hits, groups, codeAsk) {
 			if err := withLocations(sctx, idx, hits[:min(len(hits), rerankDepth)], groups); err != nil {
@@ -219,24 +225,24 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 		hits = hits[min(q.Offset, len(hits)):]
 		hits = hits[:min(q.Limit, len(hits))]
 	}
-	infos := make([]os.FileInfo, 0, len(hits)) // of each hit, for its snippet
-	for _, h := range hits {
+	paths := make([]string, len(hits))
+	for i, h := range hits {
+		paths[i] = h.ID
+	}
+	infos := x.statHits(paths) // of each hit, for its snippet
+	for i, h := range hits {
 		hit := Hit{Path: h.ID, Score: math.Round(h.Score*10000) / 10000}
 		hit.Title, _ = h.Fields["t"].(string)
 		hit.Updated, _ = h.Fields["u"].(string)
 		hit.Kind, _ = h.Fields["kind"].(string)
 		hit.Lang, _ = h.Fields["lang"].(string)
-		fi, err := x.st.Root().Lstat(hit.Path)
-		if err == nil {
-			infos = append(infos, fi)
+		if fi := infos[i]; fi != nil {
 			if hit.Updated == "" {
 				hit.Updated = fi.ModTime().UTC().Format(time.RFC3339)
 			}
 			if fi.Size() > MaxIndexedBytes {
 				hit.Note = fmt.Sprintf("the file is %d bytes; only its first %d bytes (%d MiB) are indexed and searchable", fi.Size(), MaxIndexedBytes, MaxIndexedBytes>>20)
 			}
-		} else {
-			infos = append(infos, nil)
 		}
 		res.Hits = append(res.Hits, hit)
 	}
@@ -272,12 +278,29 @@ func (x *Index) sourcesNote(ctx context.Context, idx bleve.Index, groups []group
 
 // fillSnippets fills the snippets of hits (see fillSnippetsOf).
 func (x *Index) fillSnippets(hits []Hit, groups []group, codeAsk bool) {
-	infos := make([]os.FileInfo, len(hits))
+	paths := make([]string, len(hits))
 	for i, h := range hits {
-		infos[i], _ = x.st.Root().Lstat(h.Path)
+		paths[i] = h.Path
 	}
-	x.fillSnippetsOf(hits, infos, groups, codeAsk)
+	x.fillSnippetsOf(hits, x.statHits(paths), groups, codeAsk)
 }
+
+// statHits returns the lstat of each of the files rels (nil for one that
+// fails), as the wiki's os.Root.Lstat gives it (see hitStats).
+func (x *Index) statHits(rels []string) []os.FileInfo {
+	if noHitStats {
+		out := make([]os.FileInfo, len(rels))
+		for i, rel := range rels {
+			out[i], _ = x.st.Root().Lstat(rel)
+		}
+		return out
+	}
+	return x.stats.stat(x.st.Root(), rels)
+}
+
+// noHitStats makes statHits use os.Root.Lstat for every hit, as before
+// hitStats (tests compare the two).
+var noHitStats bool
 
 // fillSnippetsOf fills the snippets of hits (infos[i] is the Lstat of
 // hits[i], or nil), several at a time when they are not all cached (an
