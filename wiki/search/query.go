@@ -16,6 +16,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	index "github.com/blevesearch/bleve_index_api"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
@@ -340,10 +341,122 @@ func (x *Index) fillSnippetsOf(hits []Hit, infos []os.FileInfo, groups []group, 
 var onePhaseLocations bool
 
 // withLocations fills in the term positions in the "all" field of the
-// query words (see [proximity]) for hits, with a second search restricted
-// to their documents: the same positions a search with IncludeLocations
-// gives, read for these documents only.
+// query words (see [proximity]) for hits: the positions a search with
+// IncludeLocations gives, read for these documents only, straight from the
+// postings of each term through one index reader (a search restricted to
+// the hits' ids, as withLocationsBySearch, costs about as much again in
+// query, collector and match set-up as the reads themselves).
 func withLocations(ctx context.Context, idx bleve.Index, hits search.DocumentMatchCollection, groups []group) error {
+	if locationsBySearch {
+		return withLocationsBySearch(ctx, idx, hits, groups)
+	}
+	adv, err := idx.Advanced()
+	if err != nil {
+		return err
+	}
+	_, err = protect(func() (struct{}, error) {
+		r, err := adv.Reader()
+		if err != nil {
+			return struct{}{}, err
+		}
+		defer r.Close()
+		type doc struct {
+			id  index.IndexInternalID
+			hit *search.DocumentMatch
+			all search.TermLocationMap
+		}
+		ids := make([]string, len(hits))
+		byID := make(map[string]*search.DocumentMatch, len(hits))
+		for i, h := range hits {
+			ids[i] = h.ID
+			byID[h.ID] = h
+		}
+		// The hits' documents in this reader, in ascending order (a hit
+		// removed since the search has none).
+		dr, err := r.DocIDReaderOnly(ids)
+		if err != nil {
+			return struct{}{}, err
+		}
+		docs := make([]doc, 0, len(hits))
+		for {
+			id, err := dr.Next()
+			if err != nil {
+				dr.Close()
+				return struct{}{}, err
+			}
+			if id == nil {
+				break
+			}
+			ext, err := r.ExternalID(id)
+			if err != nil {
+				dr.Close()
+				return struct{}{}, err
+			}
+			if h, ok := byID[ext]; ok {
+				docs = append(docs, doc{id: id, hit: h})
+			}
+		}
+		dr.Close()
+		seen := map[string]bool{}
+		for _, g := range groups {
+			for _, t := range g.terms {
+				if seen[t] {
+					continue
+				}
+				seen[t] = true
+				if err := ctx.Err(); err != nil {
+					return struct{}{}, err
+				}
+				tfr, err := r.TermFieldReader(ctx, []byte(t), "all", false, false, true)
+				if err != nil {
+					return struct{}{}, err
+				}
+				var cur *index.TermFieldDoc // the reader's position: the first posting at or after the last id asked
+				for i := range docs {
+					d := &docs[i]
+					if cur == nil || cur.ID.Compare(d.id) < 0 {
+						// Ids ascend: the reader only moves on (moving back
+						// would open it again).
+						if cur, err = tfr.Advance(d.id, nil); err != nil {
+							tfr.Close()
+							return struct{}{}, err
+						}
+						if cur == nil {
+							break // no posting left
+						}
+					}
+					if !cur.ID.Equals(d.id) {
+						continue
+					}
+					locs := make(search.Locations, 0, len(cur.Vectors))
+					for _, v := range cur.Vectors {
+						locs = append(locs, &search.Location{Pos: v.Pos, Start: v.Start, End: v.End, ArrayPositions: v.ArrayPositions})
+					}
+					if d.all == nil {
+						d.all = search.TermLocationMap{}
+					}
+					d.all[t] = locs
+				}
+				tfr.Close()
+			}
+		}
+		for _, d := range docs {
+			if d.all != nil {
+				d.hit.Locations = search.FieldTermLocationMap{"all": d.all}
+			}
+		}
+		return struct{}{}, nil
+	})
+	return err
+}
+
+// locationsBySearch makes withLocations read the positions with a second
+// search, as before it read the postings itself (tests compare the two).
+var locationsBySearch bool
+
+// withLocationsBySearch is withLocations through a second search
+// restricted to the hits' documents.
+func withLocationsBySearch(ctx context.Context, idx bleve.Index, hits search.DocumentMatchCollection, groups []group) error {
 	ids := make([]string, len(hits))
 	for i, h := range hits {
 		ids[i] = h.ID
