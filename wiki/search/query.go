@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -195,7 +196,19 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 	if n, err := idx.DocCount(); err == nil {
 		sctx = bm25Context(ctx, n, x.fieldAverages())
 	}
+	// The index's snapshot before the search: when it is still the current
+	// one after, the search read it too, and its document numbers hold for
+	// withLocations.
+	var before index.IndexReader
+	if twoPhase {
+		if adv, err := idx.Advanced(); err == nil {
+			before, _ = protect(adv.Reader)
+		}
+	}
 	sr, err := safeSearch(sctx, idx, req)
+	if before != nil {
+		defer before.Close()
+	}
 	if err != nil && sctx != ctx && ctx.Err() == nil && strings.Contains(err.Error(), "field stat for bm25") {
 		sr, err = safeSearch(ctx, idx, req) // a field without statistics: bleve's own
 	}
@@ -218,7 +231,7 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 	}
 	if from == 0 {
 		if twoPhase && needsProximity(hits, groups, codeAsk) {
-			if err := withLocations(sctx, idx, hits[:min(len(hits), rerankDepth)], groups); err != nil {
+			if err := withLocations(sctx, idx, before, hits[:min(len(hits), rerankDepth)], groups); err != nil {
 				x.log.Warn("search: term positions not read; ranked without proximity", "err", err)
 			}
 		}
@@ -345,8 +358,11 @@ var onePhaseLocations bool
 // IncludeLocations gives, read for these documents only, straight from the
 // postings of each term through one index reader (a search restricted to
 // the hits' ids, as withLocationsBySearch, costs about as much again in
-// query, collector and match set-up as the reads themselves).
-func withLocations(ctx context.Context, idx bleve.Index, hits search.DocumentMatchCollection, groups []group) error {
+// query, collector and match set-up as the reads themselves). before is a
+// reader opened before the search that found hits (or nil): when the index
+// still reads the same snapshot, the hits' document numbers are used as
+// the search found them; else they are looked up again by id.
+func withLocations(ctx context.Context, idx bleve.Index, before index.IndexReader, hits search.DocumentMatchCollection, groups []group) error {
 	if locationsBySearch {
 		return withLocationsBySearch(ctx, idx, hits, groups)
 	}
@@ -360,43 +376,17 @@ func withLocations(ctx context.Context, idx bleve.Index, hits search.DocumentMat
 			return struct{}{}, err
 		}
 		defer r.Close()
-		type doc struct {
-			id  index.IndexInternalID
-			hit *search.DocumentMatch
-			all search.TermLocationMap
-		}
-		ids := make([]string, len(hits))
-		byID := make(map[string]*search.DocumentMatch, len(hits))
-		for i, h := range hits {
-			ids[i] = h.ID
-			byID[h.ID] = h
-		}
-		// The hits' documents in this reader, in ascending order (a hit
-		// removed since the search has none).
-		dr, err := r.DocIDReaderOnly(ids)
-		if err != nil {
+		docs := make([]locDoc, 0, len(hits))
+		if before != nil && r == before && !locationsByID {
+			// One snapshot throughout: a snapshot replaced is never current
+			// again, so the search read this one.
+			for _, h := range hits {
+				docs = append(docs, locDoc{id: h.IndexInternalID, hit: h})
+			}
+			sort.Slice(docs, func(i, j int) bool { return docs[i].id.Compare(docs[j].id) < 0 })
+		} else if err := hitDocs(r, hits, &docs); err != nil {
 			return struct{}{}, err
 		}
-		docs := make([]doc, 0, len(hits))
-		for {
-			id, err := dr.Next()
-			if err != nil {
-				dr.Close()
-				return struct{}{}, err
-			}
-			if id == nil {
-				break
-			}
-			ext, err := r.ExternalID(id)
-			if err != nil {
-				dr.Close()
-				return struct{}{}, err
-			}
-			if h, ok := byID[ext]; ok {
-				docs = append(docs, doc{id: id, hit: h})
-			}
-		}
-		dr.Close()
 		seen := map[string]bool{}
 		for _, g := range groups {
 			for _, t := range g.terms {
@@ -449,6 +439,47 @@ func withLocations(ctx context.Context, idx bleve.Index, hits search.DocumentMat
 	})
 	return err
 }
+
+// locDoc is one hit of withLocations: its document in the reader, and the
+// positions read.
+type locDoc struct {
+	id  index.IndexInternalID
+	hit *search.DocumentMatch
+	all search.TermLocationMap
+}
+
+// hitDocs appends the documents of hits in r to docs, in ascending order
+// (a hit removed since its search has none).
+func hitDocs(r index.IndexReader, hits search.DocumentMatchCollection, docs *[]locDoc) error {
+	ids := make([]string, len(hits))
+	byID := make(map[string]*search.DocumentMatch, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+		byID[h.ID] = h
+	}
+	dr, err := r.DocIDReaderOnly(ids)
+	if err != nil {
+		return err
+	}
+	defer dr.Close()
+	for {
+		id, err := dr.Next()
+		if err != nil || id == nil {
+			return err
+		}
+		ext, err := r.ExternalID(id)
+		if err != nil {
+			return err
+		}
+		if h, ok := byID[ext]; ok {
+			*docs = append(*docs, locDoc{id: id, hit: h})
+		}
+	}
+}
+
+// locationsByID makes withLocations look the hits' documents up by id
+// even when the search's snapshot is still current (tests use it).
+var locationsByID bool
 
 // locationsBySearch makes withLocations read the positions with a second
 // search, as before it read the postings itself (tests compare the two).
