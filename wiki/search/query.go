@@ -230,12 +230,14 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 		x.loadFields(idx, gen, hits)
 	}
 	if from == 0 {
+		var occs map[*search.DocumentMatch][]posOcc
 		if twoPhase && needsProximity(hits, groups, codeAsk) {
-			if err := withLocations(sctx, idx, before, hits[:min(len(hits), rerankDepth)], groups); err != nil {
+			var err error
+			if occs, err = withLocations(sctx, idx, before, hits[:min(len(hits), rerankDepth)], groups); err != nil {
 				x.log.Warn("search: term positions not read; ranked without proximity", "err", err)
 			}
 		}
-		hits = rerank(hits, lang, groups, codeAsk)
+		hits = rerank(hits, lang, groups, codeAsk, occs)
 		hits = hits[min(q.Offset, len(hits)):]
 		hits = hits[:min(q.Limit, len(hits))]
 	}
@@ -353,27 +355,29 @@ func (x *Index) fillSnippetsOf(hits []Hit, infos []os.FileInfo, groups []group, 
 // one search, as before withLocations (tests compare the two).
 var onePhaseLocations bool
 
-// withLocations fills in the term positions in the "all" field of the
-// query words (see [proximity]) for hits: the positions a search with
-// IncludeLocations gives, read for these documents only, straight from the
-// postings of each term through one index reader (a search restricted to
-// the hits' ids, as withLocationsBySearch, costs about as much again in
-// query, collector and match set-up as the reads themselves). before is a
-// reader opened before the search that found hits (or nil): when the index
-// still reads the same snapshot, the hits' document numbers are used as
-// the search found them; else they are looked up again by id.
-func withLocations(ctx context.Context, idx bleve.Index, before index.IndexReader, hits search.DocumentMatchCollection, groups []group) error {
+// withLocations reads the positions in the "all" field of the query words
+// (see [proximity]) in hits: those a search with IncludeLocations gives,
+// read for these documents only, straight from the postings of each term
+// through one index reader (a search restricted to the hits' ids, as
+// withLocationsBySearch, costs about as much again in query, collector and
+// match set-up as the reads themselves). It returns them by hit, each with
+// the first group that has its term, as rerank's termGroup; a hit with none
+// is left out. before is a reader opened before the search that found hits
+// (or nil): when the index still reads the same snapshot, the hits'
+// document numbers are used as the search found them; else they are looked
+// up again by id.
+func withLocations(ctx context.Context, idx bleve.Index, before index.IndexReader, hits search.DocumentMatchCollection, groups []group) (map[*search.DocumentMatch][]posOcc, error) {
 	if locationsBySearch {
-		return withLocationsBySearch(ctx, idx, hits, groups)
+		return nil, withLocationsBySearch(ctx, idx, hits, groups)
 	}
 	adv, err := idx.Advanced()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	_, err = protect(func() (struct{}, error) {
+	return protect(func() (map[*search.DocumentMatch][]posOcc, error) {
 		r, err := adv.Reader()
 		if err != nil {
-			return struct{}{}, err
+			return nil, err
 		}
 		defer r.Close()
 		docs := make([]locDoc, 0, len(hits))
@@ -385,31 +389,34 @@ func withLocations(ctx context.Context, idx bleve.Index, before index.IndexReade
 			}
 			sort.Slice(docs, func(i, j int) bool { return docs[i].id.Compare(docs[j].id) < 0 })
 		} else if err := hitDocs(r, hits, &docs); err != nil {
-			return struct{}{}, err
+			return nil, err
 		}
+		occs := make(map[*search.DocumentMatch][]posOcc, len(docs))
 		seen := map[string]bool{}
-		for _, g := range groups {
+		var buf index.TermFieldDoc // reused: the positions are copied out at once
+		for gi, g := range groups {
 			for _, t := range g.terms {
 				if seen[t] {
 					continue
 				}
 				seen[t] = true
 				if err := ctx.Err(); err != nil {
-					return struct{}{}, err
+					return nil, err
 				}
 				tfr, err := r.TermFieldReader(ctx, []byte(t), "all", false, false, true)
 				if err != nil {
-					return struct{}{}, err
+					return nil, err
 				}
-				var cur *index.TermFieldDoc // the reader's position: the first posting at or after the last id asked
-				for i := range docs {
-					d := &docs[i]
+				// The reader's position: the first posting at or after the
+				// last document asked for.
+				var cur *index.TermFieldDoc
+				for _, d := range docs {
 					if cur == nil || cur.ID.Compare(d.id) < 0 {
 						// Ids ascend: the reader only moves on (moving back
 						// would open it again).
-						if cur, err = tfr.Advance(d.id, nil); err != nil {
+						if cur, err = tfr.Advance(d.id, &buf); err != nil {
 							tfr.Close()
-							return struct{}{}, err
+							return nil, err
 						}
 						if cur == nil {
 							break // no posting left
@@ -418,34 +425,23 @@ func withLocations(ctx context.Context, idx bleve.Index, before index.IndexReade
 					if !cur.ID.Equals(d.id) {
 						continue
 					}
-					locs := make(search.Locations, 0, len(cur.Vectors))
+					o := occs[d.hit]
 					for _, v := range cur.Vectors {
-						locs = append(locs, &search.Location{Pos: v.Pos, Start: v.Start, End: v.End, ArrayPositions: v.ArrayPositions})
+						o = append(o, posOcc{int(v.Pos), gi})
 					}
-					if d.all == nil {
-						d.all = search.TermLocationMap{}
-					}
-					d.all[t] = locs
+					occs[d.hit] = o
 				}
 				tfr.Close()
 			}
 		}
-		for _, d := range docs {
-			if d.all != nil {
-				d.hit.Locations = search.FieldTermLocationMap{"all": d.all}
-			}
-		}
-		return struct{}{}, nil
+		return occs, nil
 	})
-	return err
 }
 
-// locDoc is one hit of withLocations: its document in the reader, and the
-// positions read.
+// locDoc is one hit of withLocations and its document in the reader.
 type locDoc struct {
 	id  index.IndexInternalID
 	hit *search.DocumentMatch
-	all search.TermLocationMap
 }
 
 // hitDocs appends the documents of hits in r to docs, in ascending order
