@@ -56,9 +56,11 @@ func TestSearchSameAsBefore(t *testing.T) {
 			qs = append(qs, Query{Text: text, Offset: 45, Limit: 20}, Query{Text: text, Offset: 60}, Query{Text: text, Lang: "de"}, Query{Text: text, Scope: ScopeAll, Prefix: "tldr/"})
 		}
 	}
-	defer func() { noFieldCache, noHitStats, noSnippetCache, locationsBySearch = false, false, false, false }()
+	defer func() {
+		noFieldCache, noHitStats, noSnippetCache, locationsBySearch, noKindExclusion = false, false, false, false, false
+	}()
 	ask := func(q Query, ref bool) Result {
-		noFieldCache, noHitStats, noSnippetCache, locationsBySearch = ref, ref, ref, ref
+		noFieldCache, noHitStats, noSnippetCache, locationsBySearch, noKindExclusion = ref, ref, ref, ref, ref
 		res, err := x.Search(ctx, q)
 		if err != nil {
 			t.Fatalf("%+v: %v", q, err)

@@ -149,6 +149,7 @@ type Index struct {
 	// a query over every page's kind term to say how many pages there are.
 	gen   atomic.Uint64
 	pages atomic.Pointer[pageCount]
+	kinds atomic.Pointer[kindCount] // fewNonPages (query.go)
 
 	mu      sync.RWMutex // guards the fields below
 	idx     bleve.Index

@@ -160,10 +160,6 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 		res.Index = x.Status()
 		return res, store.Errorf(store.CodeInvalid, "the query %q has no words to search for (punctuation and symbols alone are not indexed); search for words, names or numbers", clip(q.Text, 60))
 	}
-	bq := buildQuery(groups, q.Match, codeAsk)
-	if f := filterQuery(q); f != nil {
-		bq.AddFilter(f)
-	}
 	x.mu.RLock()
 	idx, state, reason := x.idx, x.state, x.reason
 	x.mu.RUnlock()
@@ -173,6 +169,17 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 			return res, store.Errorf(store.CodeInternal, "the search index is unavailable: %s; it is rebuilt at the next search, or delete %s and retry", reason, StateDir)
 		}
 		return res, store.Errorf(store.CodeConflict, "the search index is being rebuilt (%s); retry in a moment", reason)
+	}
+	bq := buildQuery(groups, q.Match, codeAsk)
+	// Pages are kept by leaving the other kinds out where those are few:
+	// the filter on kind:page checks every candidate against the postings
+	// of a term nearly every document has, the exclusion against a few.
+	byExclusion := q.Scope == ScopePages && !noKindExclusion && x.fewNonPages(idx)
+	if byExclusion {
+		bq.AddMustNot(term("kind", KindSource, 1), term("kind", KindContext, 1))
+	}
+	if f := filterQueryKind(q, !byExclusion); f != nil {
+		bq.AddFilter(f)
 	}
 	// The first rerankDepth hits are re-ranked (see rerank); a page within
 	// them needs all of them, a page past them does not.
@@ -823,14 +830,20 @@ func buildQuery(groups []group, match string, codeAsk bool) *query.BooleanQuery 
 
 // filterQuery restricts results to the scope and filters of q (it does not
 // change scores).
-func filterQuery(q Query) query.Query {
+func filterQuery(q Query) query.Query { return filterQueryKind(q, true) }
+
+// filterQueryKind is filterQuery, without the scope's kind when kind is
+// false. A filter of one query is that query (a conjunction of one would
+// only add a layer to every candidate's check).
+func filterQueryKind(q Query, kind bool) query.Query {
 	var must []query.Query
-	switch q.Scope {
-	case ScopePages:
+	switch {
+	case !kind:
+	case q.Scope == ScopePages:
 		must = append(must, term("kind", KindPage, 1))
-	case ScopeSources:
+	case q.Scope == ScopeSources:
 		must = append(must, term("kind", KindSource, 1))
-	case ScopeContext:
+	case q.Scope == ScopeContext:
 		must = append(must, term("kind", KindContext, 1))
 	}
 	if t := strings.ToLower(strings.TrimPrefix(strings.TrimSpace(q.Tag), "#")); t != "" {
@@ -854,7 +867,41 @@ func filterQuery(q Query) query.Query {
 	if len(must) == 0 {
 		return nil
 	}
+	if len(must) == 1 && !noKindExclusion {
+		return must[0]
+	}
 	return query.NewConjunctionQuery(must)
+}
+
+// noKindExclusion makes searches filter as before fewNonPages: on the
+// scope's kind whatever the counts, and through a conjunction even of one
+// filter (tests compare the two).
+var noKindExclusion bool
+
+// kindCount says, for one index at one batch count, whether pages are
+// better kept by excluding the other kinds (see fewNonPages).
+type kindCount struct {
+	idx bleve.Index
+	gen uint64
+	few bool
+}
+
+// fewNonPages reports whether the documents other than pages (sources,
+// context.md) are at most a quarter as many as the pages, and every
+// document has one of the three kinds, so that leaving sources and
+// context.md out keeps exactly the pages. Counted again after each batch.
+func (x *Index) fewNonPages(idx bleve.Index) bool {
+	gen := x.gen.Load()
+	if c := x.kinds.Load(); c != nil && c.idx == idx && c.gen == gen {
+		return c.few
+	}
+	few := false
+	if n, err := idx.DocCount(); err == nil {
+		pages, others := countKind(idx, KindPage), countKind(idx, KindSource)+countKind(idx, KindContext)
+		few = uint64(pages+others) == n && others <= pages/4
+	}
+	x.kinds.Store(&kindCount{idx: idx, gen: gen, few: few})
+	return few
 }
 
 func prefix(p string) query.Query {
