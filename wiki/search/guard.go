@@ -77,6 +77,7 @@ type guard struct {
 	meta     os.FileInfo // index_meta.json when opened
 	bolt     os.FileInfo // root.bolt when opened
 	boltSize int64       // the most root.bolt was seen to hold; bbolt never shrinks it
+	boltFile *os.File    // root.bolt opened when recorded, for checkBoltMeta's reads
 	segs     map[string]os.FileInfo
 }
 
@@ -176,6 +177,12 @@ func (g *guard) unregister(idx bleve.Index) {
 	if adv, err := idx.Advanced(); err == nil {
 		guardsByScorch.CompareAndDelete(adv, g)
 	}
+	g.mu.Lock()
+	if g.boltFile != nil {
+		g.boltFile.Close()
+		g.boltFile = nil
+	}
+	g.mu.Unlock()
 }
 
 // protect runs fn with faults turned into panics and panics into errors.
@@ -211,8 +218,23 @@ func (g *guard) record(idx bleve.Index) error {
 		return err
 	}
 	g.meta, g.bolt, g.boltSize = meta, bolt, bolt.Size()
-	if err := checkBoltMeta(filepath.Join(g.dir, "store", "root.bolt")); err != nil {
+	boltPath := filepath.Join(g.dir, "store", "root.bolt")
+	if err := checkBoltMeta(boltPath); err != nil {
 		return err
+	}
+	// Kept open for the checks before each search: while the path names
+	// this same file (check's SameFile), reading it through this handle
+	// reads what an open of the path would, without the open.
+	if g.boltFile != nil {
+		g.boltFile.Close()
+		g.boltFile = nil
+	}
+	if f, err := os.Open(boltPath); err == nil {
+		if fi, err := f.Stat(); err == nil && os.SameFile(fi, bolt) {
+			g.boltFile = f
+		} else {
+			f.Close()
+		}
 	}
 	return g.checkSegmentsLocked(idx)
 }
@@ -244,7 +266,11 @@ func (g *guard) check(idx bleve.Index) error {
 		return fmt.Errorf("root.bolt shrank from %d to %d bytes", g.boltSize, bolt.Size())
 	}
 	g.boltSize = bolt.Size()
-	if err := checkBoltMeta(boltPath); err != nil {
+	if g.boltFile != nil {
+		if err := checkBoltMetaOf(g.boltFile); err != nil {
+			return err
+		}
+	} else if err := checkBoltMeta(boltPath); err != nil {
 		return err
 	}
 	return g.checkSegmentsLocked(idx)
@@ -336,6 +362,11 @@ func checkBoltMeta(path string) error {
 		return fmt.Errorf("root.bolt cannot be read")
 	}
 	defer f.Close()
+	return checkBoltMetaOf(f)
+}
+
+// checkBoltMetaOf is checkBoltMeta of the open root.bolt f.
+func checkBoltMetaOf(f *os.File) error {
 	// Page header: id u64, flags u16, count u16, overflow u32 (16 bytes);
 	// then the meta: magic u32, version u32, page size u32.
 	var hdr [28]byte

@@ -148,6 +148,7 @@ type Index struct {
 	// a query over every page's kind term to say how many pages there are.
 	gen   atomic.Uint64
 	pages atomic.Pointer[pageCount]
+	kinds atomic.Pointer[kindCount] // fewNonPages (query.go)
 
 	mu      sync.RWMutex // guards the fields below
 	idx     bleve.Index
@@ -186,7 +187,9 @@ type Index struct {
 
 	early atomic.Pointer[earlyPass] // answers searches during a full build (early.go)
 
-	snips snippetCache // files read for snippets, by version (snippetcache.go)
+	snips  snippetCache // files read for snippets, by version (snippetcache.go)
+	stats  hitStats     // lstats of the hits' files (hitstat_linux.go)
+	fields fieldCache   // stored fields of hits (fieldcache.go)
 }
 
 // Open returns the project's index without touching the disk; [Index.Start]
@@ -802,6 +805,7 @@ func (x *Index) Close() error {
 		_ = owner.Close()
 	}
 	x.home.Load().close()
+	x.stats.close()
 	return err
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	index "github.com/blevesearch/bleve_index_api"
 	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
@@ -158,10 +160,6 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 		res.Index = x.Status()
 		return res, store.Errorf(store.CodeInvalid, "the query %q has no words to search for (punctuation and symbols alone are not indexed); search for words, names or numbers", clip(q.Text, 60))
 	}
-	bq := buildQuery(groups, q.Match, codeAsk)
-	if f := filterQuery(q); f != nil {
-		bq.AddFilter(f)
-	}
 	x.mu.RLock()
 	idx, state, reason := x.idx, x.state, x.reason
 	x.mu.RUnlock()
@@ -172,6 +170,17 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 		}
 		return res, store.Errorf(store.CodeConflict, "the search index is being rebuilt (%s); retry in a moment", reason)
 	}
+	bq := buildQuery(groups, q.Match, codeAsk)
+	// Pages are kept by leaving the other kinds out where those are few:
+	// the filter on kind:page checks every candidate against the postings
+	// of a term nearly every document has, the exclusion against a few.
+	byExclusion := q.Scope == ScopePages && !noKindExclusion && x.fewNonPages(idx)
+	if byExclusion {
+		bq.AddMustNot(term("kind", KindSource, 1), term("kind", KindContext, 1))
+	}
+	if f := filterQueryKind(q, !byExclusion); f != nil {
+		bq.AddFilter(f)
+	}
 	// The first rerankDepth hits are re-ranked (see rerank); a page within
 	// them needs all of them, a page past them does not.
 	from, size := q.Offset, q.Limit
@@ -179,7 +188,9 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 		from, size = 0, max(q.Offset+q.Limit, rerankDepth)
 	}
 	req := bleve.NewSearchRequestOptions(bq, size, from, false)
-	req.Fields = []string{"t", "u", "kind", "lang"}
+	if noFieldCache {
+		req.Fields = hitFields
+	}
 	// Term positions are needed only for the proximity of the first
 	// rerankDepth hits (rank.go); asking for them here would make bleve
 	// decode the positions of every matching file (every page that says
@@ -187,11 +198,24 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 	// (withLocations). A phrase query reads positions to match anyway.
 	twoPhase := from == 0 && q.Match != MatchPhrase && !onePhaseLocations
 	req.IncludeLocations = from == 0 && !twoPhase
+	gen := x.gen.Load() // before the search: see loadFields
 	sctx := ctx
 	if n, err := idx.DocCount(); err == nil {
 		sctx = bm25Context(ctx, n, x.fieldAverages())
 	}
+	// The index's snapshot before the search: when it is still the current
+	// one after, the search read it too, and its document numbers hold for
+	// withLocations.
+	var before index.IndexReader
+	if twoPhase {
+		if adv, err := idx.Advanced(); err == nil {
+			before, _ = protect(adv.Reader)
+		}
+	}
 	sr, err := safeSearch(sctx, idx, req)
+	if before != nil {
+		defer before.Close()
+	}
 	if err != nil && sctx != ctx && ctx.Err() == nil && strings.Contains(err.Error(), "field stat for bm25") {
 		sr, err = safeSearch(ctx, idx, req) // a field without statistics: bleve's own
 	}
@@ -209,34 +233,39 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 		res.Note = x.sourcesNote(sctx, idx, groups, codeAsk, q)
 	}
 	hits := sr.Hits
+	if !noFieldCache {
+		x.loadFields(idx, gen, hits)
+	}
 	if from == 0 {
+		var occs map[*search.DocumentMatch][]posOcc
 		if twoPhase && needsProximity(hits, groups, codeAsk) {
-			if err := withLocations(sctx, idx, hits[:min(len(hits), rerankDepth)], groups); err != nil {
+			var err error
+			if occs, err = withLocations(sctx, idx, before, hits[:min(len(hits), rerankDepth)], groups); err != nil {
 				x.log.Warn("search: term positions not read; ranked without proximity", "err", err)
 			}
 		}
-		hits = rerank(hits, lang, groups, codeAsk)
+		hits = rerank(hits, lang, groups, codeAsk, occs)
 		hits = hits[min(q.Offset, len(hits)):]
 		hits = hits[:min(q.Limit, len(hits))]
 	}
-	infos := make([]os.FileInfo, 0, len(hits)) // of each hit, for its snippet
-	for _, h := range hits {
+	paths := make([]string, len(hits))
+	for i, h := range hits {
+		paths[i] = h.ID
+	}
+	infos := x.statHits(paths) // of each hit, for its snippet
+	for i, h := range hits {
 		hit := Hit{Path: h.ID, Score: math.Round(h.Score*10000) / 10000}
 		hit.Title, _ = h.Fields["t"].(string)
 		hit.Updated, _ = h.Fields["u"].(string)
 		hit.Kind, _ = h.Fields["kind"].(string)
 		hit.Lang, _ = h.Fields["lang"].(string)
-		fi, err := x.st.Root().Lstat(hit.Path)
-		if err == nil {
-			infos = append(infos, fi)
+		if fi := infos[i]; fi != nil {
 			if hit.Updated == "" {
 				hit.Updated = fi.ModTime().UTC().Format(time.RFC3339)
 			}
 			if fi.Size() > MaxIndexedBytes {
 				hit.Note = fmt.Sprintf("the file is %d bytes; only its first %d bytes (%d MiB) are indexed and searchable", fi.Size(), MaxIndexedBytes, MaxIndexedBytes>>20)
 			}
-		} else {
-			infos = append(infos, nil)
 		}
 		res.Hits = append(res.Hits, hit)
 	}
@@ -272,12 +301,29 @@ func (x *Index) sourcesNote(ctx context.Context, idx bleve.Index, groups []group
 
 // fillSnippets fills the snippets of hits (see fillSnippetsOf).
 func (x *Index) fillSnippets(hits []Hit, groups []group, codeAsk bool) {
-	infos := make([]os.FileInfo, len(hits))
+	paths := make([]string, len(hits))
 	for i, h := range hits {
-		infos[i], _ = x.st.Root().Lstat(h.Path)
+		paths[i] = h.Path
 	}
-	x.fillSnippetsOf(hits, infos, groups, codeAsk)
+	x.fillSnippetsOf(hits, x.statHits(paths), groups, codeAsk)
 }
+
+// statHits returns the lstat of each of the files rels (nil for one that
+// fails), as the wiki's os.Root.Lstat gives it (see hitStats).
+func (x *Index) statHits(rels []string) []os.FileInfo {
+	if noHitStats {
+		out := make([]os.FileInfo, len(rels))
+		for i, rel := range rels {
+			out[i], _ = x.st.Root().Lstat(rel)
+		}
+		return out
+	}
+	return x.stats.stat(x.st.Root(), rels)
+}
+
+// noHitStats makes statHits use os.Root.Lstat for every hit, as before
+// hitStats (tests compare the two).
+var noHitStats bool
 
 // fillSnippetsOf fills the snippets of hits (infos[i] is the Lstat of
 // hits[i], or nil), several at a time when they are not all cached (an
@@ -316,11 +362,135 @@ func (x *Index) fillSnippetsOf(hits []Hit, infos []os.FileInfo, groups []group, 
 // one search, as before withLocations (tests compare the two).
 var onePhaseLocations bool
 
-// withLocations fills in the term positions in the "all" field of the
-// query words (see [proximity]) for hits, with a second search restricted
-// to their documents: the same positions a search with IncludeLocations
-// gives, read for these documents only.
-func withLocations(ctx context.Context, idx bleve.Index, hits search.DocumentMatchCollection, groups []group) error {
+// withLocations reads the positions in the "all" field of the query words
+// (see [proximity]) in hits: those a search with IncludeLocations gives,
+// read for these documents only, straight from the postings of each term
+// through one index reader (a search restricted to the hits' ids, as
+// withLocationsBySearch, costs about as much again in query, collector and
+// match set-up as the reads themselves). It returns them by hit, each with
+// the first group that has its term, as rerank's termGroup; a hit with none
+// is left out. before is a reader opened before the search that found hits
+// (or nil): when the index still reads the same snapshot, the hits'
+// document numbers are used as the search found them; else they are looked
+// up again by id.
+func withLocations(ctx context.Context, idx bleve.Index, before index.IndexReader, hits search.DocumentMatchCollection, groups []group) (map[*search.DocumentMatch][]posOcc, error) {
+	if locationsBySearch {
+		return nil, withLocationsBySearch(ctx, idx, hits, groups)
+	}
+	adv, err := idx.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	return protect(func() (map[*search.DocumentMatch][]posOcc, error) {
+		r, err := adv.Reader()
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		docs := make([]locDoc, 0, len(hits))
+		if before != nil && r == before && !locationsByID {
+			// One snapshot throughout: a snapshot replaced is never current
+			// again, so the search read this one.
+			for _, h := range hits {
+				docs = append(docs, locDoc{id: h.IndexInternalID, hit: h})
+			}
+			sort.Slice(docs, func(i, j int) bool { return docs[i].id.Compare(docs[j].id) < 0 })
+		} else if err := hitDocs(r, hits, &docs); err != nil {
+			return nil, err
+		}
+		occs := make(map[*search.DocumentMatch][]posOcc, len(docs))
+		seen := map[string]bool{}
+		var buf index.TermFieldDoc // reused: the positions are copied out at once
+		for gi, g := range groups {
+			for _, t := range g.terms {
+				if seen[t] {
+					continue
+				}
+				seen[t] = true
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				tfr, err := r.TermFieldReader(ctx, []byte(t), "all", false, false, true)
+				if err != nil {
+					return nil, err
+				}
+				// The reader's position: the first posting at or after the
+				// last document asked for.
+				var cur *index.TermFieldDoc
+				for _, d := range docs {
+					if cur == nil || cur.ID.Compare(d.id) < 0 {
+						// Ids ascend: the reader only moves on (moving back
+						// would open it again).
+						if cur, err = tfr.Advance(d.id, &buf); err != nil {
+							tfr.Close()
+							return nil, err
+						}
+						if cur == nil {
+							break // no posting left
+						}
+					}
+					if !cur.ID.Equals(d.id) {
+						continue
+					}
+					o := occs[d.hit]
+					for _, v := range cur.Vectors {
+						o = append(o, posOcc{int(v.Pos), gi})
+					}
+					occs[d.hit] = o
+				}
+				tfr.Close()
+			}
+		}
+		return occs, nil
+	})
+}
+
+// locDoc is one hit of withLocations and its document in the reader.
+type locDoc struct {
+	id  index.IndexInternalID
+	hit *search.DocumentMatch
+}
+
+// hitDocs appends the documents of hits in r to docs, in ascending order
+// (a hit removed since its search has none).
+func hitDocs(r index.IndexReader, hits search.DocumentMatchCollection, docs *[]locDoc) error {
+	ids := make([]string, len(hits))
+	byID := make(map[string]*search.DocumentMatch, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+		byID[h.ID] = h
+	}
+	dr, err := r.DocIDReaderOnly(ids)
+	if err != nil {
+		return err
+	}
+	defer dr.Close()
+	for {
+		id, err := dr.Next()
+		if err != nil || id == nil {
+			return err
+		}
+		ext, err := r.ExternalID(id)
+		if err != nil {
+			return err
+		}
+		if h, ok := byID[ext]; ok {
+			*docs = append(*docs, locDoc{id: id, hit: h})
+		}
+	}
+}
+
+// locationsByID makes withLocations look the hits' documents up by id
+// even when the search's snapshot is still current (tests use it).
+var locationsByID bool
+
+// locationsBySearch makes withLocations read the positions with a second
+// search, as before it read the postings itself (tests compare the two).
+var locationsBySearch bool
+
+// withLocationsBySearch is withLocations through a second search
+// restricted to the hits' documents.
+func withLocationsBySearch(ctx context.Context, idx bleve.Index, hits search.DocumentMatchCollection, groups []group) error {
 	ids := make([]string, len(hits))
 	for i, h := range hits {
 		ids[i] = h.ID
@@ -660,14 +830,20 @@ func buildQuery(groups []group, match string, codeAsk bool) *query.BooleanQuery 
 
 // filterQuery restricts results to the scope and filters of q (it does not
 // change scores).
-func filterQuery(q Query) query.Query {
+func filterQuery(q Query) query.Query { return filterQueryKind(q, true) }
+
+// filterQueryKind is filterQuery, without the scope's kind when kind is
+// false. A filter of one query is that query (a conjunction of one would
+// only add a layer to every candidate's check).
+func filterQueryKind(q Query, kind bool) query.Query {
 	var must []query.Query
-	switch q.Scope {
-	case ScopePages:
+	switch {
+	case !kind:
+	case q.Scope == ScopePages:
 		must = append(must, term("kind", KindPage, 1))
-	case ScopeSources:
+	case q.Scope == ScopeSources:
 		must = append(must, term("kind", KindSource, 1))
-	case ScopeContext:
+	case q.Scope == ScopeContext:
 		must = append(must, term("kind", KindContext, 1))
 	}
 	if t := strings.ToLower(strings.TrimPrefix(strings.TrimSpace(q.Tag), "#")); t != "" {
@@ -691,7 +867,41 @@ func filterQuery(q Query) query.Query {
 	if len(must) == 0 {
 		return nil
 	}
+	if len(must) == 1 && !noKindExclusion {
+		return must[0]
+	}
 	return query.NewConjunctionQuery(must)
+}
+
+// noKindExclusion makes searches filter as before fewNonPages: on the
+// scope's kind whatever the counts, and through a conjunction even of one
+// filter (tests compare the two).
+var noKindExclusion bool
+
+// kindCount says, for one index at one batch count, whether pages are
+// better kept by excluding the other kinds (see fewNonPages).
+type kindCount struct {
+	idx bleve.Index
+	gen uint64
+	few bool
+}
+
+// fewNonPages reports whether the documents other than pages (sources,
+// context.md) are at most a quarter as many as the pages, and every
+// document has one of the three kinds, so that leaving sources and
+// context.md out keeps exactly the pages. Counted again after each batch.
+func (x *Index) fewNonPages(idx bleve.Index) bool {
+	gen := x.gen.Load()
+	if c := x.kinds.Load(); c != nil && c.idx == idx && c.gen == gen {
+		return c.few
+	}
+	few := false
+	if n, err := idx.DocCount(); err == nil {
+		pages, others := countKind(idx, KindPage), countKind(idx, KindSource)+countKind(idx, KindContext)
+		few = uint64(pages+others) == n && others <= pages/4
+	}
+	x.kinds.Store(&kindCount{idx: idx, gen: gen, few: few})
+	return few
 }
 
 func prefix(p string) query.Query {

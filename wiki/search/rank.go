@@ -37,8 +37,9 @@ const (
 // rerank reorders the first rerankDepth hits by their BM25 score times the
 // language preference (a file whose language, by its base code, is the
 // query's) and the proximity factor. The scores of the hits become the
-// re-ranked scores.
-func rerank(hits search.DocumentMatchCollection, queryLang string, groups []group, codeAsk bool) search.DocumentMatchCollection {
+// re-ranked scores. occs holds the positions of the query words in hits
+// as withLocations reads them; nil: they are in the hits' Locations.
+func rerank(hits search.DocumentMatchCollection, queryLang string, groups []group, codeAsk bool, occs map[*search.DocumentMatch][]posOcc) search.DocumentMatchCollection {
 	n := min(len(hits), rerankDepth)
 	if n < 2 {
 		return hits
@@ -58,7 +59,13 @@ func rerank(hits search.DocumentMatchCollection, queryLang string, groups []grou
 			h.Score *= langPreference
 		}
 		if prox {
-			h.Score *= 1 + proxWeight*proximity(h, termGroup, len(groups))
+			var o []posOcc
+			if occs != nil {
+				o = occs[h]
+			} else {
+				o = locationOccs(h, termGroup)
+			}
+			h.Score *= 1 + proxWeight*proximity(o, len(groups))
 		}
 	}
 	sort.SliceStable(hits[:n], func(i, j int) bool { return hits[i].Score > hits[j].Score })
@@ -72,20 +79,29 @@ func needsProximity(hits search.DocumentMatchCollection, groups []group, codeAsk
 	return len(hits) >= 2 && len(groups) >= 2 && !codeAsk
 }
 
-// proximity returns the largest share of the ngroups query words that
-// occur within proxWindow positions of each other in the hit's "all" field.
-func proximity(h *search.DocumentMatch, termGroup map[string]int, ngroups int) float64 {
-	type occ struct{ pos, group int }
-	var occs []occ
+// posOcc is one occurrence of a query word in a hit's "all" field: its
+// position and the query word's group.
+type posOcc struct{ pos, group int }
+
+// locationOccs returns the occurrences of the query words in the hit's
+// Locations of the "all" field.
+func locationOccs(h *search.DocumentMatch, termGroup map[string]int) []posOcc {
+	var occs []posOcc
 	for t, locs := range h.Locations["all"] {
 		g, ok := termGroup[t]
 		if !ok {
 			continue
 		}
 		for _, l := range locs {
-			occs = append(occs, occ{int(l.Pos), g})
+			occs = append(occs, posOcc{int(l.Pos), g})
 		}
 	}
+	return occs
+}
+
+// proximity returns the largest share of the ngroups query words that
+// occur within proxWindow positions of each other in occs (it sorts occs).
+func proximity(occs []posOcc, ngroups int) float64 {
 	if len(occs) == 0 {
 		return 0
 	}

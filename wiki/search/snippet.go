@@ -36,8 +36,7 @@ const snippetScan = 64 << 10
 // scanned (see snippetScan). A file that cannot be read gets an empty
 // snippet.
 func (x *Index) fillSnippet(h *Hit, groups []group, codeAsk bool) {
-	fi, _ := x.st.Root().Lstat(h.Path)
-	x.fillSnippetOf(h, fi, groups, codeAsk)
+	x.fillSnippetOf(h, x.statHits([]string{h.Path})[0], groups, codeAsk)
 }
 
 // fillSnippetOf is fillSnippet for the version of the file fi describes
