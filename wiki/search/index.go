@@ -187,9 +187,9 @@ type Index struct {
 
 	early atomic.Pointer[earlyPass] // answers searches during a full build (early.go)
 
-	snips  snippetCache // files read for snippets, by version (snippetcache.go)
-	stats  hitStats     // lstats of the hits' files (hitstat_linux.go)
-	fields fieldCache   // stored fields of hits (fieldcache.go)
+	snips  snippetCache    // files read for snippets, by version (snippetcache.go)
+	stats  store.StatCache // lstats of the hits' files
+	fields fieldCache      // stored fields of hits (fieldcache.go)
 }
 
 // Open returns the project's index without touching the disk; [Index.Start]
@@ -805,7 +805,7 @@ func (x *Index) Close() error {
 		_ = owner.Close()
 	}
 	x.home.Load().close()
-	x.stats.close()
+	x.stats.Close()
 	return err
 }
 

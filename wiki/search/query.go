@@ -309,7 +309,7 @@ func (x *Index) fillSnippets(hits []Hit, groups []group, codeAsk bool) {
 }
 
 // statHits returns the lstat of each of the files rels (nil for one that
-// fails), as the wiki's os.Root.Lstat gives it (see hitStats).
+// fails), as the wiki's os.Root.Lstat gives it (see store.StatCache).
 func (x *Index) statHits(rels []string) []os.FileInfo {
 	if noHitStats {
 		out := make([]os.FileInfo, len(rels))
@@ -318,11 +318,11 @@ func (x *Index) statHits(rels []string) []os.FileInfo {
 		}
 		return out
 	}
-	return x.stats.stat(x.st.Root(), rels)
+	return x.stats.Lstat(x.st.Root(), rels)
 }
 
 // noHitStats makes statHits use os.Root.Lstat for every hit, as before
-// hitStats (tests compare the two).
+// store.StatCache (tests compare the two).
 var noHitStats bool
 
 // fillSnippetsOf fills the snippets of hits (infos[i] is the Lstat of

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/llmwiki/llmwiki/wiki/mdoc"
+	"github.com/llmwiki/llmwiki/wiki/store"
 )
 
 // snippetCacheBytes bounds the memory of the snippet cache (approximate:
@@ -100,7 +101,7 @@ func (c *snippetCache) put(rel string, f *snipFile) {
 }
 
 func sameVersion(a, b os.FileInfo) bool {
-	return a != nil && b != nil && sameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+	return a != nil && b != nil && store.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
 // loadSnipFile reads rel for a snippet: nil when it cannot be read or is

@@ -1,6 +1,6 @@
 //go:build linux
 
-package search
+package store
 
 import (
 	"io/fs"
@@ -14,13 +14,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// maxStatFolders bounds the folders [hitStats] keeps open.
+// maxStatFolders bounds the folders a [StatCache] keeps open.
 const maxStatFolders = 256
 
-// hitStats lstats the files of search hits with one fstatat each, relative
-// to a descriptor of their folder kept open between searches, instead of
-// [os.Root.Lstat]'s open and close of every folder on the path (a hit under
-// pages/obsidian-help/en/Plugins/ took nine system calls).
+// StatCache lstats files with one fstatat each, relative to a descriptor
+// of their folder kept open between calls, instead of [os.Root.Lstat]'s
+// open and close of every folder on the path (a search hit under
+// pages/obsidian-help/en/Plugins/ took nine system calls). The zero value
+// is ready; Close releases the descriptors. Safe for concurrent use.
 //
 // Rule: the stat is of what the path names now, as os.Root.Lstat's walk
 // finds it. A kept folder descriptor may name a folder that has since been
@@ -31,7 +32,7 @@ const maxStatFolders = 256
 // equal numbers are the same folder. A folder that is not what was kept, a
 // symbolic link on the path (os.Root follows those that stay inside the
 // wiki), or any error falls back to os.Root.Lstat for that hit.
-type hitStats struct {
+type StatCache struct {
 	mu      sync.Mutex
 	root    *os.File // the wiki's folder, opened once
 	folders map[string]*statFolder
@@ -42,9 +43,9 @@ type statFolder struct {
 	dev, ino uint64
 }
 
-// stat returns the lstat of each of rels (nil for one that fails), as
+// Lstat returns the lstat of each of rels (nil for one that fails), as
 // root.Lstat would.
-func (s *hitStats) stat(root *os.Root, rels []string) []os.FileInfo {
+func (s *StatCache) Lstat(root *os.Root, rels []string) []os.FileInfo {
 	out := make([]os.FileInfo, len(rels))
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -88,7 +89,7 @@ func (s *hitStats) stat(root *os.Root, rels []string) []os.FileInfo {
 // folderFD returns a descriptor of the folder dir ("" for the wiki's) that
 // is checked to be what dir names now, or -1. checked holds the folders
 // checked in this call.
-func (s *hitStats) folderFD(dir string, checked map[string]int) int {
+func (s *StatCache) folderFD(dir string, checked map[string]int) int {
 	if fd, ok := checked[dir]; ok {
 		return fd
 	}
@@ -143,15 +144,15 @@ func (s *hitStats) folderFD(dir string, checked map[string]int) int {
 	return fd
 }
 
-func (s *hitStats) drop(dir string) {
+func (s *StatCache) drop(dir string) {
 	if f, ok := s.folders[dir]; ok {
 		unix.Close(f.fd)
 		delete(s.folders, dir)
 	}
 }
 
-// close releases the descriptors.
-func (s *hitStats) close() {
+// Close releases the descriptors.
+func (s *StatCache) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for d := range s.folders {
@@ -171,8 +172,8 @@ func retryEINTR(fn func() error) error {
 	}
 }
 
-// hitFileStat is an os.FileInfo made from a stat, as os makes its own.
-type hitFileStat struct {
+// statFileInfo is an os.FileInfo made from a stat, as os makes its own.
+type statFileInfo struct {
 	name  string
 	size  int64
 	mode  fs.FileMode
@@ -180,16 +181,16 @@ type hitFileStat struct {
 	sys   syscall.Stat_t // Dev and Ino, for sameFile
 }
 
-func (f *hitFileStat) Name() string       { return f.name }
-func (f *hitFileStat) Size() int64        { return f.size }
-func (f *hitFileStat) Mode() fs.FileMode  { return f.mode }
-func (f *hitFileStat) ModTime() time.Time { return f.mtime }
-func (f *hitFileStat) IsDir() bool        { return f.mode.IsDir() }
-func (f *hitFileStat) Sys() any           { return &f.sys }
+func (f *statFileInfo) Name() string       { return f.name }
+func (f *statFileInfo) Size() int64        { return f.size }
+func (f *statFileInfo) Mode() fs.FileMode  { return f.mode }
+func (f *statFileInfo) ModTime() time.Time { return f.mtime }
+func (f *statFileInfo) IsDir() bool        { return f.mode.IsDir() }
+func (f *statFileInfo) Sys() any           { return &f.sys }
 
 // statInfo is what os.Lstat would return for st (os's fillFileStatFromSys).
 func statInfo(name string, st *unix.Stat_t) os.FileInfo {
-	fi := &hitFileStat{name: name, size: st.Size, mtime: time.Unix(st.Mtim.Unix())}
+	fi := &statFileInfo{name: name, size: st.Size, mtime: time.Unix(st.Mtim.Unix())}
 	fi.sys.Dev, fi.sys.Ino = uint64(st.Dev), uint64(st.Ino)
 	fi.mode = fs.FileMode(st.Mode & 0o777)
 	switch st.Mode & syscall.S_IFMT {
@@ -218,8 +219,8 @@ func statInfo(name string, st *unix.Stat_t) os.FileInfo {
 	return fi
 }
 
-// sameFile is os.SameFile for stats from os and from statInfo alike.
-func sameFile(a, b os.FileInfo) bool {
+// SameFile is os.SameFile for stats from os and from statInfo alike.
+func SameFile(a, b os.FileInfo) bool {
 	sa, ok1 := a.Sys().(*syscall.Stat_t)
 	sb, ok2 := b.Sys().(*syscall.Stat_t)
 	if !ok1 || !ok2 {
