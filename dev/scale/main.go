@@ -67,6 +67,9 @@ type row struct {
 	firstSearch    time.Duration
 	firstState     string
 	firstHits      int
+	projectFirst   time.Duration // the first load_project (the page catalogue's first scan)
+	projectP50     time.Duration // load_project while the index builds, polled every 100 ms
+	projectMax     time.Duration
 	searchP50      time.Duration
 	searchP95      time.Duration
 	zeroHit        int
@@ -247,6 +250,7 @@ func runSize(c config, n int) (row, error) {
 	}
 	r.firstSearch, r.firstState, r.firstHits = time.Since(t1), res.Index.State, len(res.Hits)
 	logf("%d pages: first search %q in %s, state %s, %d hits", n, queries[0], r.firstSearch.Round(time.Microsecond), r.firstState, r.firstHits)
+	var plat []time.Duration // load_project's latencies
 	for {
 		var lp struct {
 			Index struct {
@@ -255,9 +259,11 @@ func runSize(c config, n int) (row, error) {
 				Reason string `json:"reason"`
 			} `json:"index"`
 		}
+		t := time.Now()
 		if err := s.call(ctx, "load_project", map[string]any{}, &lp); err != nil {
 			return r, fmt.Errorf("load_project: %w", err)
 		}
+		plat = append(plat, time.Since(t))
 		if lp.Index.State == "ready" {
 			r.build = time.Since(start)
 			break
@@ -271,6 +277,7 @@ func runSize(c config, n int) (row, error) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	r.buildRSS, r.buildCPU = vmHWM(s.pid), procCPU(s.pid)
+	r.projectFirst, r.projectP50, r.projectMax = plat[0], pct(plat[1:], 0.5), pct(plat, 1)
 	r.indexBytes = duBytes(filepath.Join(root, ".llmwiki", "search"))
 	logf("%d pages: index ready in %s (CPU %s), peak RSS %d MiB, index %d MiB (load %s)", n, r.build.Round(time.Millisecond), r.buildCPU, r.buildRSS>>10, r.indexBytes>>20, loadavg.Read())
 
@@ -619,14 +626,14 @@ func mib(kib int64) string {
 func printTable(w io.Writer, rows []row, c config) {
 	fmt.Fprintf(w, "\nScale run (dev/scale), %s, %d queries, %d creates, %d cold starts per size; load average at the end %s\n\n",
 		time.Now().UTC().Format("2006-01-02 15:04 MST"), c.queries, c.writes, c.colds, loadavg.Read())
-	fmt.Fprintln(w, "| pages | build in serve (CPU) | peak RSS at ready / end | index on disk | first search (state, hits) | search p50 / p95 | create first / p50 / p95 | lint wall / CPU / RSS | lint --json wall / RSS | exec → tools/list median (min) | load at start |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| pages | build in serve (CPU) | peak RSS at ready / end | index on disk | first search (state, hits) | search p50 / p95 | create first / p50 / p95 | lint wall / CPU / RSS | lint --json wall / RSS | exec → tools/list median (min) | load_project first / p50 / max while building | load at start |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
-		fmt.Fprintf(w, "| %s | %s (%s) | %s / %s | %s | %s (%s, %d) | %s / %s | %s / %s / %s | %s / %s / %s | %s / %s | %s (%s) | %s |\n",
+		fmt.Fprintf(w, "| %s | %s (%s) | %s / %s | %s | %s (%s, %d) | %s / %s | %s / %s / %s | %s / %s / %s | %s / %s | %s (%s) | %s / %s / %s | %s |\n",
 			r.label, ms(r.build), ms(r.buildCPU), mib(r.buildRSS), mib(r.endRSS), mib(r.indexBytes>>10),
 			ms(r.firstSearch), r.firstState, r.firstHits, ms(r.searchP50), ms(r.searchP95),
 			ms(r.writeFirst), ms(r.writeP50), ms(r.writeP95),
 			ms(r.lint.wall), ms(r.lint.cpu), mib(r.lint.rss), ms(r.lintJSON.wall), mib(r.lintJSON.rss),
-			ms(r.cold), ms(r.coldMin), r.load)
+			ms(r.cold), ms(r.coldMin), ms(r.projectFirst), ms(r.projectP50), ms(r.projectMax), r.load)
 	}
 }
