@@ -123,35 +123,57 @@ type textPart struct {
 // tokPool holds token buffers between files.
 var tokPool = sync.Pool{New: func() any { return new([]token) }}
 
-func newTextPart(s string) *textPart {
-	pt := &textPart{text: s}
+// partSlab holds the tokens and term bytes of all the parts of one file
+// (one buffer of each a file, not one a part: a file with many headings
+// would otherwise take as many pooled buffers, each grown to the largest
+// part it once held).
+type partSlab struct {
+	toks  *[]token
+	terms []byte
+}
+
+func newPartSlab() *partSlab {
 	buf := tokPool.Get().(*[]token)
-	toks := (*buf)[:0]
+	*buf = (*buf)[:0]
+	return &partSlab{toks: buf}
+}
+
+// part analyses s into the slab. The part's tokens and terms are slices of
+// the slab's buffers; a buffer that grows leaves the earlier parts' slices
+// on the old one, unchanged.
+func (sl *partSlab) part(s string) *textPart {
+	pt := &textPart{text: s}
+	toks := *sl.toks
+	at := len(toks)
 	pt.end = analyzeEnd(s, func(t token) { toks = append(toks, t) })
-	*buf = toks
-	pt.toks = toks
+	*sl.toks = toks
+	pt.toks = toks[at:len(toks):len(toks)]
 	n := 0
-	for _, t := range toks {
+	for _, t := range pt.toks {
 		n += len(t.term)
 	}
-	terms := make([]byte, 0, n)
-	pt.terms = make([][]byte, len(toks))
-	for i, t := range toks {
-		at := len(terms)
-		terms = append(terms, t.term...)
-		pt.terms[i] = terms[at:len(terms):len(terms)]
+	if cap(sl.terms)-len(sl.terms) < n {
+		sl.terms = make([]byte, 0, max(n, 2*cap(sl.terms), 256))
+	}
+	pt.terms = make([][]byte, len(pt.toks))
+	for i, t := range pt.toks {
+		at := len(sl.terms)
+		sl.terms = append(sl.terms, t.term...)
+		pt.terms[i] = sl.terms[at:len(sl.terms):len(sl.terms)]
 	}
 	return pt
 }
 
-// release gives pt's token buffer back (pt.toks is then unusable).
-func (pt *textPart) release() {
-	clear(pt.toks) // the terms' strings
-	b := pt.toks[:0]
-	pt.toks = nil
+// release gives the token buffer back (the parts' toks are then unusable;
+// their terms stay valid).
+func (sl *partSlab) release() {
+	b := *sl.toks
+	clear(b) // the terms' strings
+	*sl.toks = b[:0]
 	if cap(b) <= 1<<16 {
-		tokPool.Put(&b)
+		tokPool.Put(sl.toks)
 	}
+	sl.toks = nil
 }
 
 // freqBuilder builds the term frequencies of one field as
@@ -251,16 +273,10 @@ const (
 // run analyses the file and fills in freqs, len and lens.
 func (tf *textFields) run() {
 	p := &tf.p
-	var owned []*textPart
-	part := func(s string) *textPart {
-		pt := newTextPart(s)
-		owned = append(owned, pt)
-		return pt
-	}
+	slab := newPartSlab()
+	part := slab.part
 	defer func() {
-		for _, pt := range owned {
-			pt.release()
-		}
+		slab.release()
 		tf.p = parsed{}
 	}()
 	parts := func(ss []string) []*textPart {
