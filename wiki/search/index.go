@@ -143,12 +143,11 @@ type Index struct {
 	// Changed under opMu.
 	home atomic.Pointer[home]
 
-	// gen counts the batches sent to the index; pages caches the page
-	// count Status reports for one (index, gen), so a search does not run
-	// a query over every page's kind term to say how many pages there are.
-	gen   atomic.Uint64
-	pages atomic.Pointer[pageCount]
-	kinds atomic.Pointer[kindCount] // fewNonPages (query.go)
+	// gen counts the batches sent to the index; counts caches the counts
+	// by kind of one (index, gen), so a search does not run a query over
+	// every page's kind term to say how many pages there are.
+	gen    atomic.Uint64
+	counts atomic.Pointer[kindCounts]
 
 	mu      sync.RWMutex // guards the fields below
 	idx     bleve.Index
@@ -268,29 +267,35 @@ func (x *Index) Status() Status {
 	return s
 }
 
-// pageCount is the number of pages of one index at one batch count.
-type pageCount struct {
-	idx bleve.Index
-	gen uint64
-	n   int
+// kindCounts is what one index at one batch count holds by kind.
+type kindCounts struct {
+	idx   bleve.Index
+	gen   uint64
+	pages int
+	few   bool // see fewNonPages
 }
 
-// pageCount returns countKind(idx, KindPage), counted again only after a
-// batch was applied or the index was replaced. gen is bumped after a batch
-// is applied and before its writer goes on, so a count that may have missed
+// kindCounts returns the counts of idx, counted again only after a batch
+// was applied or the index was replaced. gen is bumped after a batch is
+// applied and before its writer goes on, so a count that may have missed
 // a batch is never stored under a gen that includes it.
-func (x *Index) pageCount(idx bleve.Index) int {
+func (x *Index) kindCounts(idx bleve.Index) *kindCounts {
 	gen := x.gen.Load()
-	if c := x.pages.Load(); c != nil && c.idx == idx && c.gen == gen {
-		return c.n
+	if c := x.counts.Load(); c != nil && c.idx == idx && c.gen == gen {
+		return c
 	}
-	n := countKind(idx, KindPage)
-	x.pages.Store(&pageCount{idx: idx, gen: gen, n: n})
-	return n
+	c := &kindCounts{idx: idx, gen: gen, pages: countKind(idx, KindPage)}
+	if n, err := idx.DocCount(); err == nil {
+		others := countKind(idx, KindSource) + countKind(idx, KindContext)
+		c.few = uint64(c.pages+others) == n && others <= c.pages/4
+	}
+	x.counts.Store(c)
+	return c
 }
 
-// countKind returns how many files of one kind (KindPage, ...) the index
-// holds, or 0 when it cannot be read.
+// pageCount returns how many pages idx holds (see kindCounts).
+func (x *Index) pageCount(idx bleve.Index) int { return x.kindCounts(idx).pages }
+
 func countKind(idx bleve.Index, kind string) int {
 	sr, err := safeSearch(context.Background(), idx, bleve.NewSearchRequestOptions(term("kind", kind, 1), 0, 0, false))
 	if err != nil {

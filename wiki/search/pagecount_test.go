@@ -98,11 +98,11 @@ func TestPageCountAfterBatches(t *testing.T) {
 			t.Errorf("%s: no batch was counted (gen %d)", s.name, before)
 		}
 		// A second Status between batches reuses the count: same entry.
-		c := x.pages.Load()
-		if got := x.Status().Pages; got != s.pages || x.pages.Load() != c {
+		c := x.counts.Load()
+		if got := x.Status().Pages; got != s.pages || x.counts.Load() != c {
 			t.Errorf("%s: a second Status counted again or changed the count (%d)", s.name, got)
 		}
-		if c == nil || c.idx != idx || c.gen != x.gen.Load() || c.n != s.pages {
+		if c == nil || c.idx != idx || c.gen != x.gen.Load() || c.pages != s.pages {
 			t.Errorf("%s: cached count %+v, want %d pages at gen %d of the open index", s.name, c, s.pages, x.gen.Load())
 		}
 	}

@@ -878,31 +878,11 @@ func filterQueryKind(q Query, kind bool) query.Query {
 // filter (tests compare the two).
 var noKindExclusion bool
 
-// kindCount says, for one index at one batch count, whether pages are
-// better kept by excluding the other kinds (see fewNonPages).
-type kindCount struct {
-	idx bleve.Index
-	gen uint64
-	few bool
-}
-
 // fewNonPages reports whether the documents other than pages (sources,
 // context.md) are at most a quarter as many as the pages, and every
 // document has one of the three kinds, so that leaving sources and
 // context.md out keeps exactly the pages. Counted again after each batch.
-func (x *Index) fewNonPages(idx bleve.Index) bool {
-	gen := x.gen.Load()
-	if c := x.kinds.Load(); c != nil && c.idx == idx && c.gen == gen {
-		return c.few
-	}
-	few := false
-	if n, err := idx.DocCount(); err == nil {
-		pages, others := countKind(idx, KindPage), countKind(idx, KindSource)+countKind(idx, KindContext)
-		few = uint64(pages+others) == n && others <= pages/4
-	}
-	x.kinds.Store(&kindCount{idx: idx, gen: gen, few: few})
-	return few
-}
+func (x *Index) fewNonPages(idx bleve.Index) bool { return x.kindCounts(idx).few }
 
 func prefix(p string) query.Query {
 	q := query.NewPrefixQuery(p)
