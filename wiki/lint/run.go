@@ -966,7 +966,10 @@ func (c *checker) checkMerge(ctx context.Context) error {
 	sets := make([][]uint64, len(docs))
 	shas := make([]string, len(docs))
 	state := make([]uint8, len(docs))
+	dirs := newFolders(c.st.Root())
+	defer dirs.close()
 	read := func(ids []int32) {
+		defer dirs.trim()
 		var wg sync.WaitGroup
 		next := make(chan int32, 64)
 		for w := 0; w < runtime.GOMAXPROCS(0); w++ {
@@ -974,7 +977,7 @@ func (c *checker) checkMerge(ctx context.Context) error {
 			go func() {
 				defer wg.Done()
 				for i := range next {
-					data, err := c.st.ReadFile(docs[i].path)
+					data, err := dirs.ReadFile(docs[i].path)
 					var s []uint64
 					sha := ""
 					if err == nil && docs[i].start <= len(data) {
