@@ -880,15 +880,16 @@ const MinShingles = 16
 
 func (c *checker) checkMerge(ctx context.Context) error {
 	type doc struct {
-		path  string
-		start int
-		sk    *shingle.Sketch
-		pg    *links.Page
+		path     string
+		start    int
+		shingles int // the sketch's Shingles: at least the size of the exact set
+		sk       *shingle.Sketch
+		pg       *links.Page
 	}
 	var docs []doc
 	for _, p := range c.pages {
 		if pg := c.v.Page(p.Path); pg != nil && p.Error == "" && pg.Sketch != nil && pg.Sketch.Shingles >= MinShingles {
-			docs = append(docs, doc{p.Path, pg.BodyStart, pg.Sketch, pg})
+			docs = append(docs, doc{p.Path, pg.BodyStart, pg.Sketch.Shingles, pg.Sketch, pg})
 		}
 	}
 	// LSH without a hash map: per band, the (key, page) pairs sorted by
@@ -951,7 +952,9 @@ func (c *checker) checkMerge(ctx context.Context) error {
 		}
 	}
 	slices.Sort(cand)
-	pairs := slices.Compact(cand)
+	// Held to the end, without the room cand grew with.
+	pairs := slices.Clone(slices.Compact(cand))
+	cand = nil
 	// The pairs are compared in order, a window at a time: the exact
 	// shingle sets a window needs are read in parallel, and each is dropped
 	// after the last pair that names its page, so that a wiki with many
@@ -1008,15 +1011,20 @@ func (c *checker) checkMerge(ctx context.Context) error {
 		j    float64
 	}
 	var edges []edge
+	// A window is at most this many pairs, and ends once the sets it
+	// reads may take a quarter of the budget (by the sketches' shingle
+	// counts), so that the sets read for it are held at once.
 	const window = 4096
 	// held lists the pages whose sets may be held (state 1), heldBytes
 	// what those sets take.
 	var held []int32
 	heldBytes := 0
-	for lo := 0; lo < len(pairs); lo += window {
-		hi := min(lo+window, len(pairs))
+	for lo, hi := 0, 0; lo < len(pairs); lo = hi {
 		var ids []int32
-		for _, p := range pairs[lo:hi] {
+		reading := 0
+		for hi < len(pairs) && hi-lo < window && reading < mergeSetBudget/4 {
+			p := pairs[hi]
+			hi++
 			if uf.find(p.x()) == uf.find(p.y()) {
 				continue // already in one group: never compared (below)
 			}
@@ -1024,6 +1032,7 @@ func (c *checker) checkMerge(ctx context.Context) error {
 				if state[i] == 0 {
 					state[i] = 1
 					ids = append(ids, i)
+					reading += 8 * docs[i].shingles
 				}
 			}
 		}
