@@ -367,14 +367,8 @@ func (g *Graph) Detach(ctx context.Context, keep func(from string, r *Resolved) 
 	if keep != nil {
 		out := map[string][]Resolved{}
 		v.out.each(func(from string, rs []Resolved) {
-			var kept []Resolved
-			for i := range rs {
-				if keep(from, &rs[i]) {
-					kept = append(kept, rs[i])
-				}
-			}
-			if len(kept) > 0 {
-				out[from] = slices.Clip(kept)
+			if kept := keepLinks(from, rs, keep); len(kept) > 0 {
+				out[from] = kept
 			}
 		})
 		v.out = overlay[[]Resolved]{base: out}
@@ -936,14 +930,8 @@ func buildViewKeep(entries map[string]*entry, keep func(from string, r *Resolved
 			continue
 		}
 		if rs, ok := v.out.get(from); ok {
-			var kept []Resolved
-			for i := range rs {
-				if keep(from, &rs[i]) {
-					kept = append(kept, rs[i])
-				}
-			}
-			if len(kept) > 0 {
-				v.out.set(from, slices.Clip(kept))
+			if kept := keepLinks(from, rs, keep); len(kept) > 0 {
+				v.out.set(from, kept)
 			} else {
 				v.out.del(from)
 			}
@@ -964,6 +952,28 @@ func buildViewKeep(entries map[string]*entry, keep func(from string, r *Resolved
 	}
 	v.linkers.base = linkers
 	return v
+}
+
+// keepLinks returns the links of rs that keep picks: rs itself when it
+// picks all of them (a view built for Detach is cut already), else a copy.
+func keepLinks(from string, rs []Resolved, keep func(from string, r *Resolved) bool) []Resolved {
+	all := true
+	for i := range rs {
+		if !keep(from, &rs[i]) {
+			all = false
+			break
+		}
+	}
+	if all {
+		return rs
+	}
+	var kept []Resolved
+	for i := range rs {
+		if keep(from, &rs[i]) {
+			kept = append(kept, rs[i])
+		}
+	}
+	return slices.Clip(kept)
 }
 
 // linkBases returns the set of bases ([Resolved.base]) of rs.

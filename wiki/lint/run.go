@@ -204,18 +204,19 @@ func Run(ctx context.Context, st *wiki.Store, g *links.Graph, opts Options) (*Re
 		}
 		return true, false
 	}
-	// The reported findings are counted first and copied once into a
-	// slice of that size (a big wiki has 500k+), in the checks' order;
-	// each check's slice is dropped as soon as it is copied.
+	// The findings under the prefix are counted first (by their file: a
+	// dismissal's test needs the finding made) and the reported ones made
+	// once into a slice of at most that size (a big wiki has 500k+), in
+	// the checks' order; each check's slice is dropped as soon as it is
+	// copied.
 	n := 0
 	for _, o := range outs {
-		if prefix == "" && len(dismissed) == 0 {
+		if prefix == "" {
 			n += len(o)
 			continue
 		}
 		for i := range o {
-			f := o[i].finding()
-			if keep, _ := status(&f); keep {
+			if strings.HasPrefix(o[i].path(), prefix) {
 				n++
 			}
 		}
@@ -224,6 +225,9 @@ func Run(ctx context.Context, st *wiki.Store, g *links.Graph, opts Options) (*Re
 	for k, o := range outs {
 		outs[k] = nil
 		for i := range o {
+			if prefix != "" && !strings.HasPrefix(o[i].path(), prefix) {
+				continue
+			}
 			f := o[i].finding()
 			keep, dism := status(&f)
 			if dism {
@@ -316,6 +320,14 @@ func (r *recorded) finding() Finding {
 	f := newFinding(p.kind, r.file, r.line, p.key, p.evidence, p.msg, p.action)
 	f.Target, f.Related = p.target, p.related
 	return f
+}
+
+// path returns the file of the finding r records.
+func (r *recorded) path() string {
+	if r.p.full != nil {
+		return r.p.full.Path
+	}
+	return r.file
 }
 
 // fileCache holds files read for line numbers, shared by the checks.
@@ -984,7 +996,7 @@ func (c *checker) checkMerge(ctx context.Context) error {
 					var s []uint64
 					sha := ""
 					if err == nil && docs[i].start <= len(data) {
-						s = shingle.Set(data[docs[i].start:])
+						s = shingle.SetSized(data[docs[i].start:], docs[i].shingles)
 						sha = store.SHA256Hex(data)
 					}
 					if len(s) < MinShingles {
