@@ -898,7 +898,7 @@ func (c *checker) checkMerge(ctx context.Context) error {
 		sk       *shingle.Sketch
 		pg       *links.Page
 	}
-	var docs []doc
+	docs := make([]doc, 0, len(c.pages))
 	for _, p := range c.pages {
 		if pg := c.v.Page(p.Path); pg != nil && p.Error == "" && pg.Sketch != nil && pg.Sketch.Shingles >= MinShingles {
 			docs = append(docs, doc{p.Path, pg.BodyStart, pg.Sketch.Shingles, pg.Sketch, pg})
@@ -910,7 +910,12 @@ func (c *checker) checkMerge(ctx context.Context) error {
 	// sorted.
 	// A pair whose sketches agree less than this is never a candidate.
 	thr := c.set.MergeSimilarity - mergeMargin
-	var cand []docPair
+	// The pairs are collected in chunks of a fixed size, put together once
+	// at the end: a list of millions grown by append is copied and cleared
+	// again at every doubling.
+	const chunk = 1 << 16
+	var chunks [][]docPair
+	cand := make([]docPair, 0, chunk)
 	bands := make([][shingle.BandCount]uint64, len(docs))
 	for i := range docs {
 		bands[i] = docs[i].sk.Bands()
@@ -948,6 +953,9 @@ func (c *checker) checkMerge(ctx context.Context) error {
 					if docs[kd[a].doc].sk.Similarity(docs[kd[c].doc].sk) < thr {
 						continue // kept out at once: a band shared by many pages makes many pairs
 					}
+					if len(cand) == chunk {
+						chunks, cand = append(chunks, cand), make([]docPair, 0, chunk)
+					}
 					cand = append(cand, docPair(kd[a].doc)<<32|docPair(kd[c].doc))
 				}
 			}
@@ -963,10 +971,15 @@ func (c *checker) checkMerge(ctx context.Context) error {
 			docs[i].pg.Sketch, docs[i].sk = nil, nil
 		}
 	}
-	slices.Sort(cand)
-	// Held to the end, without the room cand grew with.
-	pairs := slices.Clone(slices.Compact(cand))
+	pairs := make([]docPair, 0, len(chunks)*chunk+len(cand))
+	for k, ch := range chunks {
+		pairs = append(pairs, ch...)
+		chunks[k] = nil
+	}
+	pairs = append(pairs, cand...)
 	cand = nil
+	slices.Sort(pairs)
+	pairs = slices.Compact(pairs)
 	// The pairs are compared in order, a window at a time: the exact
 	// shingle sets a window needs are read in parallel, and each is dropped
 	// after the last pair that names its page, so that a wiki with many
