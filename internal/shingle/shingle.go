@@ -199,8 +199,16 @@ func Each(text []byte, fn func(uint64)) {
 }
 
 // Set returns the sorted, distinct shingle hashes of text.
-func Set(text []byte) []uint64 {
+func Set(text []byte) []uint64 { return SetSized(text, 0) }
+
+// SetSized is Set for a text of about n shingles with repeats (a
+// [Sketch]'s Shingles): the hashes are collected in one allocation of that
+// size rather than grown to it.
+func SetSized(text []byte, n int) []uint64 {
 	var out []uint64
+	if n > 0 {
+		out = make([]uint64, 0, n)
+	}
 	s := shingles{tok: newTokens(text)}
 	for {
 		h, ok := s.next()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -27,6 +28,28 @@ func TestSet(t *testing.T) {
 	}
 	if len(Set(nil)) != 0 || Jaccard(nil, nil) != 0 {
 		t.Error("empty text")
+	}
+}
+
+// TestSetSized: the size given changes nothing but the room allocated.
+func TestSetSized(t *testing.T) {
+	text := []byte("one two three four five six one two three four five six seven")
+	want := Set(text) // 9 shingles, 7 distinct
+	sk := Of(text)
+	if len(want) != 7 || sk.Shingles != 9 {
+		t.Fatalf("len(Set) = %d, Shingles = %d; want 7, 9", len(want), sk.Shingles)
+	}
+	for _, n := range []int{0, 1, 7, sk.Shingles, 100} {
+		got := SetSized(text, n)
+		if !slices.Equal(got, want) {
+			t.Errorf("SetSized(text, %d) = %v, want %v", n, got, want)
+		}
+		if n >= sk.Shingles && cap(got) != n {
+			t.Errorf("SetSized(text, %d): cap %d, want %d (one allocation)", n, cap(got), n)
+		}
+	}
+	if got := SetSized(nil, 8); len(got) != 0 {
+		t.Errorf("SetSized(nil, 8) = %v", got)
 	}
 }
 
@@ -68,4 +91,21 @@ func TestSketch(t *testing.T) {
 			t.Errorf("J %.2f but no band shared", j)
 		}
 	}
+}
+
+// BenchmarkSet: a page of 2,000 words, its set grown (Set) or sized by its
+// sketch's count (SetSized, as lint's merge check does).
+func BenchmarkSet(b *testing.B) {
+	text := []byte(strings.Join(words(rand.New(rand.NewSource(1)), 2000), " "))
+	n := Of(text).Shingles
+	b.Run("grown", func(b *testing.B) {
+		for b.Loop() {
+			Set(text)
+		}
+	})
+	b.Run("sized", func(b *testing.B) {
+		for b.Loop() {
+			SetSized(text, n)
+		}
+	})
 }

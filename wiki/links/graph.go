@@ -131,6 +131,9 @@ type Graph struct {
 	view     *View
 	lastWalk time.Time
 	walked   bool
+	// detachKeep is Detach's keep, under mu: the view built for Detach
+	// holds only the links it picks (buildViewKeep).
+	detachKeep func(from string, r *Resolved) bool
 
 	// While the first walk runs (under mu; seconds at 100k pages), a
 	// write's Apply records its paths in pending rather than wait for mu,
@@ -350,22 +353,22 @@ func (g *Graph) Fresh(ctx context.Context) (*View, error) {
 // link. Nothing else may read the graph or its earlier views afterwards;
 // the server's graph never calls it.
 func (g *Graph) Detach(ctx context.Context, keep func(from string, r *Resolved) bool) (*View, []wiki.PageInfo, error) {
+	g.mu.Lock()
+	g.detachKeep = keep
+	g.mu.Unlock()
 	v, err := g.Fresh(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	g.Close()
+	// A view built before (by a View or Fresh call) holds every link; one
+	// built just now for Detach holds the links keep picked already, and
+	// picking them again changes nothing.
 	if keep != nil {
 		out := map[string][]Resolved{}
 		v.out.each(func(from string, rs []Resolved) {
-			var kept []Resolved
-			for i := range rs {
-				if keep(from, &rs[i]) {
-					kept = append(kept, rs[i])
-				}
-			}
-			if len(kept) > 0 {
-				out[from] = slices.Clip(kept)
+			if kept := keepLinks(from, rs, keep); len(kept) > 0 {
+				out[from] = kept
 			}
 		})
 		v.out = overlay[[]Resolved]{base: out}
@@ -413,7 +416,7 @@ func (g *Graph) view0(ctx context.Context, force bool, readers int) (*View, erro
 		}
 	}
 	if g.view == nil {
-		g.view = buildView(g.entries)
+		g.view = buildViewKeep(g.entries, g.detachKeep)
 	}
 	return g.view, nil
 }
@@ -892,7 +895,13 @@ type View struct {
 	sugg   *Suggester // see [View.Suggester]; nil until first used
 }
 
-func buildView(entries map[string]*entry) *View {
+func buildView(entries map[string]*entry) *View { return buildViewKeep(entries, nil) }
+
+// buildViewKeep is buildView for [Graph.Detach] when keep is set: each
+// source's resolved links are cut to those keep picks as soon as they are
+// resolved, and its parsed links dropped, so that every link of the wiki
+// is never held twice (parsed and resolved); the view has no linkers.
+func buildViewKeep(entries map[string]*entry, keep func(from string, r *Resolved) bool) *View {
 	files, mtimes := map[string]*lazyPage{}, make(map[string]time.Time, len(entries))
 	v := &View{}
 	var all, sources []string
@@ -917,8 +926,24 @@ func buildView(entries map[string]*entry) *View {
 	v.resolver = NewResolver(all, aliases)
 	for _, from := range sources {
 		v.resolveSource(from)
+		if keep == nil {
+			continue
+		}
+		if rs, ok := v.out.get(from); ok {
+			if kept := keepLinks(from, rs, keep); len(kept) > 0 {
+				v.out.set(from, kept)
+			} else {
+				v.out.del(from)
+			}
+		}
+		if pg := v.files.at(from).get(); pg != nil {
+			pg.Links = emptyLinks
+		}
 	}
 	v.out, v.in = overlay[[]Resolved]{base: v.out.flat()}, overlay[[]Backlink]{base: v.in.flat()}
+	if keep != nil {
+		return v
+	}
 	linkers := map[string][]string{}
 	for _, from := range sources {
 		for b := range linkBases(v.out.at(from)) {
@@ -927,6 +952,28 @@ func buildView(entries map[string]*entry) *View {
 	}
 	v.linkers.base = linkers
 	return v
+}
+
+// keepLinks returns the links of rs that keep picks: rs itself when it
+// picks all of them (a view built for Detach is cut already), else a copy.
+func keepLinks(from string, rs []Resolved, keep func(from string, r *Resolved) bool) []Resolved {
+	all := true
+	for i := range rs {
+		if !keep(from, &rs[i]) {
+			all = false
+			break
+		}
+	}
+	if all {
+		return rs
+	}
+	var kept []Resolved
+	for i := range rs {
+		if keep(from, &rs[i]) {
+			kept = append(kept, rs[i])
+		}
+	}
+	return slices.Clip(kept)
 }
 
 // linkBases returns the set of bases ([Resolved.base]) of rs.

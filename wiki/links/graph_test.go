@@ -633,15 +633,20 @@ func TestDetach(t *testing.T) {
 		name  string
 		keep  func(string, *Resolved) bool
 		links map[string][]string // source -> Raw of the links View.Links gives
+		// viewed: the graph has a view (of every link) before Detach.
+		viewed bool
 	}{
 		{"every link", nil, map[string][]string{
 			"index.md":   {"[[a]]", "[[b]]"},
 			"pages/a.md": {"[[b]]", "[[b#Nope]]", "[[missing]]"},
 			"pages/b.md": {"[[a]]"},
-		}},
+		}, false},
 		{"problems only", problems, map[string][]string{
 			"pages/a.md": {"[[b#Nope]]", "[[missing]]"},
-		}},
+		}, false},
+		{"problems only, viewed before", problems, map[string][]string{
+			"pages/a.md": {"[[b#Nope]]", "[[missing]]"},
+		}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, _ := teststore.New(t, files)
@@ -651,6 +656,11 @@ func TestDetach(t *testing.T) {
 			}
 			wantPages := fresh.Pages()
 			g := openGraph(st)
+			if tc.viewed {
+				if _, err := g.View(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
 			v, pages, err := g.Detach(ctx, tc.keep)
 			if err != nil {
 				t.Fatal(err)
@@ -662,6 +672,16 @@ func TestDetach(t *testing.T) {
 			for _, s := range v.Sources() {
 				for _, l := range v.Links(s) {
 					got[s] = append(got[s], l.Raw)
+				}
+				// Each link kept is resolved as in a view of every link.
+				var want []Resolved
+				for _, r := range fresh.Links(s) {
+					if tc.keep == nil || tc.keep(s, &r) {
+						want = append(want, r)
+					}
+				}
+				if gotRs := v.Links(s); len(gotRs) != len(want) || (len(want) > 0 && !reflect.DeepEqual(gotRs, want)) {
+					t.Errorf("%s: resolved links %+v, want %+v", s, gotRs, want)
 				}
 				if pg := v.Page(s); len(pg.Links) != 0 || pg.Info != nil {
 					t.Errorf("%s: page keeps %d links, info %v", s, len(pg.Links), pg.Info)

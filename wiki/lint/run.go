@@ -204,18 +204,19 @@ func Run(ctx context.Context, st *wiki.Store, g *links.Graph, opts Options) (*Re
 		}
 		return true, false
 	}
-	// The reported findings are counted first and copied once into a
-	// slice of that size (a big wiki has 500k+), in the checks' order;
-	// each check's slice is dropped as soon as it is copied.
+	// The findings under the prefix are counted first (by their file: a
+	// dismissal's test needs the finding made) and the reported ones made
+	// once into a slice of at most that size (a big wiki has 500k+), in
+	// the checks' order; each check's slice is dropped as soon as it is
+	// copied.
 	n := 0
 	for _, o := range outs {
-		if prefix == "" && len(dismissed) == 0 {
+		if prefix == "" {
 			n += len(o)
 			continue
 		}
 		for i := range o {
-			f := o[i].finding()
-			if keep, _ := status(&f); keep {
+			if strings.HasPrefix(o[i].path(), prefix) {
 				n++
 			}
 		}
@@ -224,6 +225,9 @@ func Run(ctx context.Context, st *wiki.Store, g *links.Graph, opts Options) (*Re
 	for k, o := range outs {
 		outs[k] = nil
 		for i := range o {
+			if prefix != "" && !strings.HasPrefix(o[i].path(), prefix) {
+				continue
+			}
 			f := o[i].finding()
 			keep, dism := status(&f)
 			if dism {
@@ -316,6 +320,14 @@ func (r *recorded) finding() Finding {
 	f := newFinding(p.kind, r.file, r.line, p.key, p.evidence, p.msg, p.action)
 	f.Target, f.Related = p.target, p.related
 	return f
+}
+
+// path returns the file of the finding r records.
+func (r *recorded) path() string {
+	if r.p.full != nil {
+		return r.p.full.Path
+	}
+	return r.file
 }
 
 // fileCache holds files read for line numbers, shared by the checks.
@@ -880,15 +892,16 @@ const MinShingles = 16
 
 func (c *checker) checkMerge(ctx context.Context) error {
 	type doc struct {
-		path  string
-		start int
-		sk    *shingle.Sketch
-		pg    *links.Page
+		path     string
+		start    int
+		shingles int // the sketch's Shingles: at least the size of the exact set
+		sk       *shingle.Sketch
+		pg       *links.Page
 	}
-	var docs []doc
+	docs := make([]doc, 0, len(c.pages))
 	for _, p := range c.pages {
 		if pg := c.v.Page(p.Path); pg != nil && p.Error == "" && pg.Sketch != nil && pg.Sketch.Shingles >= MinShingles {
-			docs = append(docs, doc{p.Path, pg.BodyStart, pg.Sketch, pg})
+			docs = append(docs, doc{p.Path, pg.BodyStart, pg.Sketch.Shingles, pg.Sketch, pg})
 		}
 	}
 	// LSH without a hash map: per band, the (key, page) pairs sorted by
@@ -897,7 +910,12 @@ func (c *checker) checkMerge(ctx context.Context) error {
 	// sorted.
 	// A pair whose sketches agree less than this is never a candidate.
 	thr := c.set.MergeSimilarity - mergeMargin
-	var cand []docPair
+	// The pairs are collected in chunks of a fixed size, put together once
+	// at the end: a list of millions grown by append is copied and cleared
+	// again at every doubling.
+	const chunk = 1 << 16
+	var chunks [][]docPair
+	cand := make([]docPair, 0, chunk)
 	bands := make([][shingle.BandCount]uint64, len(docs))
 	for i := range docs {
 		bands[i] = docs[i].sk.Bands()
@@ -935,6 +953,9 @@ func (c *checker) checkMerge(ctx context.Context) error {
 					if docs[kd[a].doc].sk.Similarity(docs[kd[c].doc].sk) < thr {
 						continue // kept out at once: a band shared by many pages makes many pairs
 					}
+					if len(cand) == chunk {
+						chunks, cand = append(chunks, cand), make([]docPair, 0, chunk)
+					}
 					cand = append(cand, docPair(kd[a].doc)<<32|docPair(kd[c].doc))
 				}
 			}
@@ -950,8 +971,15 @@ func (c *checker) checkMerge(ctx context.Context) error {
 			docs[i].pg.Sketch, docs[i].sk = nil, nil
 		}
 	}
-	slices.Sort(cand)
-	pairs := slices.Compact(cand)
+	pairs := make([]docPair, 0, len(chunks)*chunk+len(cand))
+	for k, ch := range chunks {
+		pairs = append(pairs, ch...)
+		chunks[k] = nil
+	}
+	pairs = append(pairs, cand...)
+	cand = nil
+	slices.Sort(pairs)
+	pairs = slices.Compact(pairs)
 	// The pairs are compared in order, a window at a time: the exact
 	// shingle sets a window needs are read in parallel, and each is dropped
 	// after the last pair that names its page, so that a wiki with many
@@ -966,7 +994,10 @@ func (c *checker) checkMerge(ctx context.Context) error {
 	sets := make([][]uint64, len(docs))
 	shas := make([]string, len(docs))
 	state := make([]uint8, len(docs))
+	dirs := newFolders(c.st.Root())
+	defer dirs.close()
 	read := func(ids []int32) {
+		defer dirs.trim()
 		var wg sync.WaitGroup
 		next := make(chan int32, 64)
 		for w := 0; w < runtime.GOMAXPROCS(0); w++ {
@@ -974,11 +1005,11 @@ func (c *checker) checkMerge(ctx context.Context) error {
 			go func() {
 				defer wg.Done()
 				for i := range next {
-					data, err := c.st.ReadFile(docs[i].path)
+					data, err := dirs.ReadFile(docs[i].path)
 					var s []uint64
 					sha := ""
 					if err == nil && docs[i].start <= len(data) {
-						s = shingle.Set(data[docs[i].start:])
+						s = shingle.SetSized(data[docs[i].start:], docs[i].shingles)
 						sha = store.SHA256Hex(data)
 					}
 					if len(s) < MinShingles {
@@ -1005,15 +1036,20 @@ func (c *checker) checkMerge(ctx context.Context) error {
 		j    float64
 	}
 	var edges []edge
+	// A window is at most this many pairs, and ends once the sets it
+	// reads may take a quarter of the budget (by the sketches' shingle
+	// counts), so that the sets read for it are held at once.
 	const window = 4096
 	// held lists the pages whose sets may be held (state 1), heldBytes
 	// what those sets take.
 	var held []int32
 	heldBytes := 0
-	for lo := 0; lo < len(pairs); lo += window {
-		hi := min(lo+window, len(pairs))
+	for lo, hi := 0, 0; lo < len(pairs); lo = hi {
 		var ids []int32
-		for _, p := range pairs[lo:hi] {
+		reading := 0
+		for hi < len(pairs) && hi-lo < window && reading < mergeSetBudget/4 {
+			p := pairs[hi]
+			hi++
 			if uf.find(p.x()) == uf.find(p.y()) {
 				continue // already in one group: never compared (below)
 			}
@@ -1021,6 +1057,7 @@ func (c *checker) checkMerge(ctx context.Context) error {
 				if state[i] == 0 {
 					state[i] = 1
 					ids = append(ids, i)
+					reading += 8 * docs[i].shingles
 				}
 			}
 		}

@@ -160,6 +160,33 @@ func TestRunCategories(t *testing.T) {
 	if rep4.Dismissed != 2 || len(rep4.Findings) != len(rep.Findings)-2 {
 		t.Errorf("after dismissing 2: %d findings (was %d), dismissed %d", len(rep4.Findings), len(rep.Findings), rep4.Dismissed)
 	}
+	// A path prefix with dismissals: the findings of the full run under
+	// the prefix, less the dismissed ones unless they are asked for.
+	for _, tc := range []struct {
+		prefix    string
+		all       bool
+		dismissed int // dismissed findings under the prefix
+	}{
+		{"pages/", false, 2},
+		{"pages/", true, 2},
+		{"pages/old", false, 1},
+		{"pages/old", true, 1},
+		{"index.md", false, 0},
+	} {
+		got, err := Run(ctx, st, links.Open(st), Options{Prefix: tc.prefix, IncludeDismissed: tc.all})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, f := range rep.Findings {
+			if strings.HasPrefix(f.Path, tc.prefix) && (tc.all || (f.ID != orphanID && f.ID != staleID)) {
+				want = append(want, f.ID)
+			}
+		}
+		if !reflect.DeepEqual(ids(got), want) || got.Dismissed != tc.dismissed {
+			t.Errorf("prefix %q, all %v: ids %v, dismissed %d; want %v, %d", tc.prefix, tc.all, ids(got), got.Dismissed, want, tc.dismissed)
+		}
+	}
 }
 
 func mergeKeys(a, b map[string][]string) map[string]bool {
