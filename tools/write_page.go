@@ -33,7 +33,7 @@ type WritePageOutput struct {
 func WritePage(d Deps) Tool {
 	return newTool(d, toolSpec{
 		Name: "write_page", Toolset: "pages", Title: "Write page",
-		Description: "Create a wiki page (omit base_sha256) or replace one you have read (pass its sha256 as base_sha256; a stale value is a conflict, never a silent overwrite). The server writes the frontmatter (created/updated set for you), snapshots the old version and keeps index.md in step. Names differing only by case, separators or accents are the same page.",
+		Description: "Create a wiki page from its title and markdown content (omit base_sha256), or replace one you have read (pass its sha256 as base_sha256; a stale value is a conflict, never a silent overwrite). The server writes the frontmatter (created/updated set for you), snapshots the old version and keeps index.md in step. Names differing only by case, separators or accents are the same page.",
 		Hints:       hints{destructive: true},
 	},
 		func(ctx context.Context, in WritePageInput) (WritePageOutput, error) {
