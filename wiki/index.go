@@ -413,7 +413,10 @@ func (s *Store) deferIndex(tx *store.Tx) bool {
 		return false
 	}
 	s.catMu.Lock()
-	n, loaded := len(s.cat), s.cat != nil
+	n, loaded := 0, s.cat != nil
+	if loaded {
+		n = s.cat.len()
+	}
 	s.catMu.Unlock()
 	if !loaded || n < minPages {
 		return false

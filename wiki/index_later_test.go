@@ -202,9 +202,10 @@ func TestCatalogueBackgroundWalk(t *testing.T) {
 	s.catWG.Wait()
 	s.catMu.Lock()
 	got := map[string]string{}
-	for p, pi := range s.cat {
-		got[p] = pi.Title
-	}
+	s.cat.each(func(pi PageInfo) bool {
+		got[pi.Path] = pi.Title
+		return true
+	})
 	s.catMu.Unlock()
 	want := map[string]string{"pages/a.md": "a changed, longer", "pages/c.md": "c", "pages/sub/d.md": "d"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {

@@ -40,10 +40,8 @@ type Store struct {
 	srcStat fs.FileInfo          // the file when parsed (see sameVersion)
 
 	catMu     sync.Mutex
-	cat       map[string]PageInfo // page path -> metadata; nil until first scan
-	catSorted []PageInfo          // cat sorted by path; nil when it must be rebuilt
-	catGen    uint64              // counts the slices catSorted has held (pagesSharedGen)
-	catDirty  map[string]bool     // paths written since catSorted was made (sortedLocked)
+	cat       *catalogue          // the pages' metadata; nil until first scan
+	catGen    uint64              // counts the sorted slices the catalogue has given (pagesSharedGen)
 	catKeys   map[string][]string // PageKey -> the paths in cat with that key (catSet, catDel)
 	catDirs   map[string]int      // folder -> how many pages of cat it holds (catSet, catDel)
 	catAt     time.Time           // when the last scan of pages/ started

@@ -222,7 +222,10 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 	}
 	started := time.Now()
 	old := s.cat
-	next := make(map[string]PageInfo, len(old))
+	var next []PageInfo
+	if old != nil {
+		next = make([]PageInfo, 0, old.len())
+	}
 	var skips store.Skips
 	seen := 0
 	// Files are stated and read by name in their folder: a walk takes a
@@ -252,7 +255,10 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 			if err := ctx.Err(); err != nil {
 				return errCancelled
 			}
-			total := len(old) // the last count, as an estimate
+			total := 0 // the last count, as an estimate
+			if old != nil {
+				total = old.len()
+			}
 			if seen >= total {
 				total = 0
 			}
@@ -262,9 +268,11 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 		if err != nil || !info.Mode.IsRegular() {
 			return nil
 		}
-		if prev, ok := old[p]; ok && prev.size == info.Size && prev.mtime.Equal(info.ModTime) {
-			next[p] = prev
-			return nil
+		if old != nil {
+			if prev, ok := old.get(p); ok && prev.size == info.Size && prev.mtime.Equal(info.ModTime) {
+				next = append(next, prev)
+				return nil
+			}
 		}
 		data, err := dirs.ReadFile(s.root, p)
 		if err != nil {
@@ -272,7 +280,7 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 		}
 		pi := pageInfoFrom(p, data)
 		pi.size, pi.mtime, pi.key = info.Size, info.ModTime, PageKey(p)
-		next[p] = pi
+		next = append(next, pi)
 		return nil
 	})
 	if err != nil {
@@ -284,8 +292,9 @@ func (s *Store) scanPagesLocked(ctx context.Context, arrived time.Time) error {
 	if err != nil {
 		return store.Internal("list pages", err)
 	}
-	s.cat, s.catSorted, s.catAt, s.catCost = next, nil, started, time.Since(started)
-	s.catKeys, s.catDirs = keysOf(next)
+	s.cat, s.catAt, s.catCost = newCatalogue(next), started, time.Since(started)
+	s.catGen++
+	s.catKeys, s.catDirs = keysOf(s.cat)
 	s.catFolders = nil
 	s.catSkips = skips
 	Progress(ctx, seen, seen, "scanned "+strconv.Itoa(seen)+" pages")
@@ -302,10 +311,10 @@ func (s *Store) walkPagesInBackground() {
 	if s.catClosed || !s.catWalking.CompareAndSwap(false, true) {
 		return
 	}
-	known := make(map[string]PageInfo, len(s.cat))
-	for p, pi := range s.cat {
-		known[p] = pi
-	}
+	// The walk compares against the sorted list as it is now (shared,
+	// never changed in place), marking the pages it finds.
+	known := s.sortedLocked()
+	seen := make([]bool, len(known))
 	s.catWG.Add(1)
 	go func() {
 		defer s.catWG.Done()
@@ -324,16 +333,21 @@ func (s *Store) walkPagesInBackground() {
 			if !catalogued(p) {
 				return nil
 			}
-			prev, ok := known[p]
-			delete(known, p)
+			i, ok := findPage(known, p)
+			var prev PageInfo
+			if ok {
+				prev, seen[i] = known[i], true
+			}
 			info, err := d.Info()
 			if err != nil || !ok || !info.Mode().IsRegular() || prev.size != info.Size() || !prev.mtime.Equal(info.ModTime()) {
 				cand = append(cand, p)
 			}
 			return nil
 		})
-		for p := range known { // listed before, not found now
-			cand = append(cand, p)
+		for i := range known { // listed before, not found now
+			if !seen[i] {
+				cand = append(cand, known[i].Path)
+			}
 		}
 		if len(cand) == 0 {
 			return
@@ -385,9 +399,9 @@ func (s *Store) noteCommitted(changes []store.Change) {
 	}
 	// The sorted slice is shared with readers (PagesShared) and is not
 	// copied here: a copy of every entry on each write grows with the wiki.
-	// The paths changed are noted and merged in by the next reader that
-	// needs the sorted list ([Store.sortedLocked]), once for all writes
-	// since.
+	// The catalogue keeps the changed entries aside and the next reader
+	// that needs the sorted list merges them in ([catalogue.sorted]), once
+	// for all writes since.
 	for _, c := range changes {
 		if LayerOf(c.Path) != LayerPages || !strings.EqualFold(path.Ext(c.Path), ".md") {
 			continue
@@ -402,51 +416,18 @@ func (s *Store) noteCommitted(changes []store.Change) {
 			}
 			s.catSet(c.Path, pi)
 		}
-		if s.catSorted != nil {
-			if s.catDirty == nil {
-				s.catDirty = map[string]bool{}
-			}
-			s.catDirty[c.Path] = true
-		}
 	}
 }
 
-// sortedLocked returns the catalogue sorted by path: catSorted, with the
-// paths written since (catDirty) merged in by one pass, or a new sort.
-// Called with catMu held.
+// sortedLocked returns the catalogue sorted by path, with the entries
+// changed since the last call merged in. Called with catMu held and the
+// catalogue loaded.
 func (s *Store) sortedLocked() []PageInfo {
-	if s.catSorted != nil && len(s.catDirty) > 0 {
-		add := make([]PageInfo, 0, len(s.catDirty))
-		for p := range s.catDirty {
-			if pi, ok := s.cat[p]; ok {
-				add = append(add, pi)
-			}
-		}
-		sort.Slice(add, func(i, j int) bool { return add[i].Path < add[j].Path })
-		out := make([]PageInfo, 0, len(s.catSorted)+len(add))
-		for _, pi := range s.catSorted {
-			for len(add) > 0 && add[0].Path < pi.Path {
-				out = append(out, add[0])
-				add = add[1:]
-			}
-			if !s.catDirty[pi.Path] {
-				out = append(out, pi)
-			}
-		}
-		s.catSorted = append(out, add...)
+	list, merged := s.cat.sorted()
+	if merged {
 		s.catGen++
 	}
-	s.catDirty = nil
-	if s.catSorted == nil {
-		sorted := make([]PageInfo, 0, len(s.cat))
-		for _, p := range s.cat {
-			sorted = append(sorted, p)
-		}
-		sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
-		s.catSorted = sorted
-		s.catGen++
-	}
-	return s.catSorted
+	return list
 }
 
 // pageByKey finds the existing page whose identity key ([PageKey]) is key.
@@ -464,7 +445,7 @@ func (s *Store) pageByKey(key string) (PageInfo, bool, error) {
 		return PageInfo{}, false, err
 	}
 	for _, rel := range s.catKeys[key] {
-		if p := s.cat[rel]; !slices.ContainsFunc(found, func(f PageInfo) bool { return f.Path == p.Path }) {
+		if p, _ := s.cat.get(rel); !slices.ContainsFunc(found, func(f PageInfo) bool { return f.Path == p.Path }) {
 			found = append(found, p)
 		}
 	}

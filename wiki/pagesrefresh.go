@@ -20,7 +20,6 @@ import (
 // catalogue loaded.
 func (s *Store) refreshPagesLocked(paths, gone []string) {
 	var prefixes map[string]bool
-	changed := false
 	for _, p := range gone { // a folder that went, even if a file took its name
 		if prefixes == nil {
 			prefixes = map[string]bool{}
@@ -35,7 +34,7 @@ func (s *Store) refreshPagesLocked(paths, gone []string) {
 		fi, err := s.root.Lstat(p)
 		s.catSkips.ClearUnder(p) // what is still there is found again below
 		if err == nil && fi.Mode().IsRegular() {
-			changed = s.refreshPageLocked(p, fi, true) || changed
+			s.refreshPageLocked(p, fi, true)
 			continue
 		}
 		if err == nil && store.IsSpecial(fi.Mode()) && catalogued(p) {
@@ -45,10 +44,7 @@ func (s *Store) refreshPagesLocked(paths, gone []string) {
 			prefixes = map[string]bool{}
 		}
 		prefixes[p] = true
-		if _, ok := s.cat[p]; ok {
-			s.catDel(p)
-			changed = true
-		}
+		s.catDel(p)
 		if err != nil || !fi.IsDir() || (p != "pages" && !addressable(p)) {
 			continue
 		}
@@ -63,7 +59,7 @@ func (s *Store) refreshPagesLocked(paths, gone []string) {
 				return nil
 			}
 			if info, err := d.Info(); err == nil && info.Mode().IsRegular() {
-				changed = s.refreshPageLocked(q, info, false) || changed
+				s.refreshPageLocked(q, info, false)
 			} else if store.IsSpecial(d.Type()) && catalogued(q) {
 				s.catSkips.Set(q, store.SkipNotRegular)
 			}
@@ -71,51 +67,49 @@ func (s *Store) refreshPagesLocked(paths, gone []string) {
 		})
 	}
 	if len(prefixes) > 0 {
-		for k := range s.cat {
-			for d := path.Dir(k); d != "."; d = path.Dir(d) {
+		var under []string
+		s.cat.each(func(pi PageInfo) bool {
+			for d := path.Dir(pi.Path); d != "."; d = path.Dir(d) {
 				if prefixes[d] {
-					if fi, err := s.root.Lstat(k); err != nil || !fi.Mode().IsRegular() {
-						s.catDel(k)
-						changed = true
-					}
+					under = append(under, pi.Path)
 					break
 				}
 			}
+			return true
+		})
+		for _, k := range under {
+			if fi, err := s.root.Lstat(k); err != nil || !fi.Mode().IsRegular() {
+				s.catDel(k)
+			}
 		}
-	}
-	if changed {
-		s.catSorted = nil
 	}
 }
 
 // refreshPageLocked brings the catalogue entry of the regular file p (stat
-// fi) in step; it reports whether the catalogue changed. A file the watcher
+// fi) in step. A file the watcher
 // reported (reported) is read again even when its size and mtime are
 // unchanged: an edit of the same length within the file system's timestamp
 // granularity (a save by rename, a script, git) keeps both, and the event
 // is the only sign of it. Our own writes are read once more that way.
-func (s *Store) refreshPageLocked(p string, fi fs.FileInfo, reported bool) bool {
-	prev, had := s.cat[p]
+func (s *Store) refreshPageLocked(p string, fi fs.FileInfo, reported bool) {
+	prev, had := s.cat.get(p)
 	if !isCataloguePage(p) {
-		if had {
-			s.catDel(p)
-		}
-		return had
+		s.catDel(p)
+		return
 	}
 	if had && !reported && prev.size == fi.Size() && prev.mtime.Equal(fi.ModTime()) {
-		return false
+		return
 	}
 	data, ok, err := s.ReadRaw(p)
 	if err != nil || !ok {
-		if had {
-			s.catDel(p)
-		}
-		return had
+		s.catDel(p)
+		return
 	}
 	pi := pageInfoFrom(p, data)
 	pi.size, pi.mtime, pi.key = fi.Size(), fi.ModTime(), PageKey(p)
-	s.catSet(p, pi)
-	return !had || !reflect.DeepEqual(prev, pi) // unchanged: the sorted list stands
+	if !had || !reflect.DeepEqual(prev, pi) { // unchanged: the sorted list stands
+		s.catSet(p, pi)
+	}
 }
 
 // isCataloguePage reports whether the scan of pages/ lists the file p: a
@@ -141,17 +135,18 @@ func isCataloguePage(p string) bool {
 // catSet puts pi in the catalogue at p, keeping catKeys in step; pi.key is
 // set. Called with catMu held.
 func (s *Store) catSet(p string, pi PageInfo) {
-	if prev, ok := s.cat[p]; ok && prev.key != pi.key {
+	prev, had := s.cat.get(p)
+	if had && prev.key != pi.key {
 		s.catKeys[prev.key] = without(s.catKeys[prev.key], p)
 	}
-	if _, had := s.cat[p]; !had {
+	if !had {
 		d := path.Dir(p)
 		if s.catDirs[d] == 0 {
 			s.catFolders = nil
 		}
 		s.catDirs[d]++
 	}
-	s.cat[p] = pi
+	s.cat.set(p, pi)
 	if !slices.Contains(s.catKeys[pi.key], p) {
 		s.catKeys[pi.key] = append(slices.Clip(s.catKeys[pi.key]), p)
 	}
@@ -159,8 +154,8 @@ func (s *Store) catSet(p string, pi PageInfo) {
 
 // catDel takes p out of the catalogue and catKeys. Called with catMu held.
 func (s *Store) catDel(p string) {
-	if prev, ok := s.cat[p]; ok {
-		delete(s.cat, p)
+	if prev, ok := s.cat.get(p); ok {
+		s.cat.del(p)
 		if d := path.Dir(p); s.catDirs[d] > 1 {
 			s.catDirs[d]--
 		} else {
@@ -182,12 +177,13 @@ func without(ps []string, p string) []string {
 
 // keysOf indexes the catalogue cat by page key, and counts its pages by
 // folder.
-func keysOf(cat map[string]PageInfo) (keys map[string][]string, dirs map[string]int) {
-	keys = make(map[string][]string, len(cat))
+func keysOf(cat *catalogue) (keys map[string][]string, dirs map[string]int) {
+	keys = make(map[string][]string, cat.len())
 	dirs = map[string]int{}
-	for p, pi := range cat {
-		keys[pi.key] = append(keys[pi.key], p)
-		dirs[path.Dir(p)]++
-	}
+	cat.each(func(pi PageInfo) bool {
+		keys[pi.key] = append(keys[pi.key], pi.Path)
+		dirs[path.Dir(pi.Path)]++
+		return true
+	})
 	return keys, dirs
 }
