@@ -39,15 +39,15 @@ type Store struct {
 	srcRec  map[string]sourceRec // SourcesRecordFile as parsed; shared, never changed in place
 	srcStat fs.FileInfo          // the file when parsed (see sameVersion)
 
-	catMu     sync.Mutex
-	cat       *catalogue          // the pages' metadata; nil until first scan
-	catGen    uint64              // counts the sorted slices the catalogue has given (pagesSharedGen)
-	catKeys   map[string][]string // PageKey -> the paths in cat with that key (catSet, catDel)
-	catDirs   map[string]int      // folder -> how many pages of cat it holds (catSet, catDel)
-	catAt     time.Time           // when the last scan of pages/ started
-	catCost   time.Duration       // how long the last scan took
-	catSub    *ChangeSub          // the catalogue's cursor on the change feed
-	catSkips  store.Skips         // pages/ files left out of the catalogue ([Store.PagesSkipped])
+	catMu    sync.Mutex
+	cat      *catalogue          // the pages' metadata; nil until first scan
+	catGen   uint64              // counts the sorted slices the catalogue has given (pagesSharedGen)
+	catKeys  map[string][]string // PageKey -> the paths in cat with that key (catSet, catDel)
+	catDirs  map[string]int      // folder -> how many pages of cat it holds (catSet, catDel)
+	catAt    time.Time           // when the last scan of pages/ started
+	catCost  time.Duration       // how long the last scan took
+	catSub   *ChangeSub          // the catalogue's cursor on the change feed
+	catSkips store.Skips         // pages/ files left out of the catalogue ([Store.PagesSkipped])
 	// catFolders is [Store.folderIndex]'s answer, nil when a folder of
 	// catDirs came or went since; folderKeys memoises [folderKey] by folder.
 	catFolders map[string]string
