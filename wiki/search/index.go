@@ -41,13 +41,17 @@ const (
 	ownerLock    = "owner.lock"
 	internalID   = "llmwiki_id"
 	internalVer  = "llmwiki_schema"
-	batchDocs    = 256
-	// batchBytes bounds a build's batch by the size of its files too: bleve
-	// holds every term occurrence of a batch in memory while it indexes it,
-	// and a batch of batchDocs pages of Chinese or Japanese (three terms a
+	// batchDocs bounds a build's batch: bleve holds every term occurrence
+	// of a batch, with its analysis, in memory while it turns the batch
+	// into a segment, several times the batch's text; smaller batches make
+	// more segments to merge (docs/performance.md, "Build batches and the
+	// build's memory").
+	batchDocs = 128
+	// batchBytes bounds a build's batch by the size of its files too: a
+	// batch of batchDocs pages of Chinese or Japanese (three terms a
 	// character) would hold far more than one of English
 	// (docs/performance.md, "Figures moved out of code comments").
-	batchBytes = 512 << 10
+	batchBytes = 256 << 10
 	// maxParts bounds how many batches of one build chunk are indexed at
 	// once (see buildParts).
 	maxParts = 4
@@ -56,8 +60,10 @@ const (
 // buildParts is how many batches of batchDocs files a build indexes at
 // once: bleve turns each batch into a segment on the caller's goroutine,
 // so batches side by side use every processor (docs/performance.md,
-// "Index build at scale (issue 20)").
-func buildParts() int { return max(1, min(runtime.GOMAXPROCS(0), maxParts)) }
+// "Index build at scale (issue 20)"). The spare P of
+// [ProcessSettings.SpareProcForMerges] is the merger's, not a part's: a
+// third batch on two cores adds its memory and no speed.
+func buildParts() int { return max(1, min(runtime.GOMAXPROCS(0)-int(spareProcs.Load()), maxParts)) }
 
 // The index states reported in [Status].
 const (

@@ -52,6 +52,7 @@ type ProcessSettings struct {
 var (
 	processMu  sync.Mutex
 	processSet atomic.Pointer[ProcessSettings] // nil until SetProcessSettings
+	spareProcs atomic.Int32                    // Ps SetProcessSettings added (SpareProcForMerges)
 )
 
 // SetProcessSettings sets bleve's BM25 length normalisation b to the value
@@ -76,6 +77,7 @@ func SetProcessSettings(s ProcessSettings) {
 	}
 	if s.SpareProcForMerges && s.LowPriorityMerges && canLowerMergerPriority && os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
+		spareProcs.Store(1)
 	}
 	processSet.Store(&s)
 }
