@@ -62,6 +62,7 @@ type row struct {
 	build          time.Duration
 	buildCPU       time.Duration // the server's user+sys CPU until the index was ready
 	buildRSS       int64         // KiB, VmHWM when the index was ready
+	buildAnon      int64         // KiB, the largest RssAnon seen while building (VmHWM also counts the index's mapped segment files)
 	endRSS         int64         // KiB, VmHWM after the searches and writes
 	indexBytes     int64
 	firstSearch    time.Duration
@@ -264,6 +265,7 @@ func runSize(c config, n int) (row, error) {
 			return r, fmt.Errorf("load_project: %w", err)
 		}
 		plat = append(plat, time.Since(t))
+		r.buildAnon = max(r.buildAnon, procStatusKiB(s.pid, "RssAnon:"))
 		if lp.Index.State == "ready" {
 			r.build = time.Since(start)
 			break
@@ -279,7 +281,7 @@ func runSize(c config, n int) (row, error) {
 	r.buildRSS, r.buildCPU = vmHWM(s.pid), procCPU(s.pid)
 	r.projectFirst, r.projectP50, r.projectMax = plat[0], pct(plat[1:], 0.5), pct(plat, 1)
 	r.indexBytes = duBytes(filepath.Join(root, ".llmwiki", "search"))
-	logf("%d pages: index ready in %s (CPU %s), peak RSS %d MiB, index %d MiB (load %s)", n, r.build.Round(time.Millisecond), r.buildCPU, r.buildRSS>>10, r.indexBytes>>20, loadavg.Read())
+	logf("%d pages: index ready in %s (CPU %s), peak RSS %d MiB (anonymous %d MiB), index %d MiB (load %s)", n, r.build.Round(time.Millisecond), r.buildCPU, r.buildRSS>>10, r.buildAnon>>10, r.indexBytes>>20, loadavg.Read())
 
 	// Searches once built.
 	var lat []time.Duration
@@ -576,13 +578,17 @@ func procCPU(pid int) time.Duration {
 }
 
 // vmHWM is the process's peak resident set in KiB (0 when unknown).
-func vmHWM(pid int) int64 {
+func vmHWM(pid int) int64 { return procStatusKiB(pid, "VmHWM:") }
+
+// procStatusKiB is the figure of /proc/PID/status named key ("RssAnon:"),
+// in KiB (0 when unknown).
+func procStatusKiB(pid int, key string) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == key {
 			v, _ := strconv.ParseInt(f[1], 10, 64)
 			return v
 		}
@@ -626,11 +632,11 @@ func mib(kib int64) string {
 func printTable(w io.Writer, rows []row, c config) {
 	fmt.Fprintf(w, "\nScale run (dev/scale), %s, %d queries, %d creates, %d cold starts per size; load average at the end %s\n\n",
 		time.Now().UTC().Format("2006-01-02 15:04 MST"), c.queries, c.writes, c.colds, loadavg.Read())
-	fmt.Fprintln(w, "| pages | build in serve (CPU) | peak RSS at ready / end | index on disk | first search (state, hits) | search p50 / p95 | create first / p50 / p95 | lint wall / CPU / RSS | lint --json wall / RSS | exec → tools/list median (min) | load_project first / p50 / max while building | load at start |")
+	fmt.Fprintln(w, "| pages | build in serve (CPU) | peak RSS at ready / end (anonymous while building) | index on disk | first search (state, hits) | search p50 / p95 | create first / p50 / p95 | lint wall / CPU / RSS | lint --json wall / RSS | exec → tools/list median (min) | load_project first / p50 / max while building | load at start |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
-		fmt.Fprintf(w, "| %s | %s (%s) | %s / %s | %s | %s (%s, %d) | %s / %s | %s / %s / %s | %s / %s / %s | %s / %s | %s (%s) | %s / %s / %s | %s |\n",
-			r.label, ms(r.build), ms(r.buildCPU), mib(r.buildRSS), mib(r.endRSS), mib(r.indexBytes>>10),
+		fmt.Fprintf(w, "| %s | %s (%s) | %s / %s (%s) | %s | %s (%s, %d) | %s / %s | %s / %s / %s | %s / %s / %s | %s / %s | %s (%s) | %s / %s / %s | %s |\n",
+			r.label, ms(r.build), ms(r.buildCPU), mib(r.buildRSS), mib(r.endRSS), mib(r.buildAnon), mib(r.indexBytes>>10),
 			ms(r.firstSearch), r.firstState, r.firstHits, ms(r.searchP50), ms(r.searchP95),
 			ms(r.writeFirst), ms(r.writeP50), ms(r.writeP95),
 			ms(r.lint.wall), ms(r.lint.cpu), mib(r.lint.rss), ms(r.lintJSON.wall), mib(r.lintJSON.rss),

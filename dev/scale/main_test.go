@@ -54,6 +54,9 @@ func TestProcOfSelf(t *testing.T) {
 	if vmHWM(os.Getpid()) <= 0 {
 		t.Error("VmHWM of this process is not positive")
 	}
+	if a, h := procStatusKiB(os.Getpid(), "RssAnon:"), vmHWM(os.Getpid()); a <= 0 || a > h {
+		t.Errorf("RssAnon of this process %d KiB, VmHWM %d KiB: want 0 < RssAnon <= VmHWM", a, h)
+	}
 	for i := 0; i < 3e7; i++ { // burn a little CPU so the ticks are not zero
 		_ = i * i
 	}
