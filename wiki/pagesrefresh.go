@@ -86,11 +86,12 @@ func (s *Store) refreshPagesLocked(paths, gone []string) {
 }
 
 // refreshPageLocked brings the catalogue entry of the regular file p (stat
-// fi) in step. A file the watcher
-// reported (reported) is read again even when its size and mtime are
-// unchanged: an edit of the same length within the file system's timestamp
-// granularity (a save by rename, a script, git) keeps both, and the event
-// is the only sign of it. Our own writes are read once more that way.
+// fi) in step. A file the watcher reported (reported) is read again even
+// when its size and mtime are unchanged: an edit of the same length within
+// the file system's timestamp granularity (a save by rename, a script, git)
+// keeps both, and the event is the only sign of it. Our own writes are read
+// once more that way; an entry read unchanged is not set again (the sorted
+// list stands).
 func (s *Store) refreshPageLocked(p string, fi fs.FileInfo, reported bool) {
 	prev, had := s.cat.get(p)
 	if !isCataloguePage(p) {
@@ -107,7 +108,7 @@ func (s *Store) refreshPageLocked(p string, fi fs.FileInfo, reported bool) {
 	}
 	pi := pageInfoFrom(p, data)
 	pi.size, pi.mtime, pi.key = fi.Size(), fi.ModTime(), PageKey(p)
-	if !had || !reflect.DeepEqual(prev, pi) { // unchanged: the sorted list stands
+	if !had || !reflect.DeepEqual(prev, pi) {
 		s.catSet(p, pi)
 	}
 }
