@@ -59,7 +59,6 @@ func runServe(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer limitServeMemory(ctx, e, st)()
 	if st.ReadOnly() {
 		log.Warn("the wiki is read-only: every tool that writes is refused; reading and searching work", "root", dir)
 	}
