@@ -51,6 +51,11 @@ type Store struct {
 	sflock   *flock.Flock
 	auditSem chan struct{} // in-process half of the audit lock
 	aflock   *flock.Flock
+	// audit is the audit file auditName kept open for appending (see
+	// [Store.auditFile]); guarded by the audit lock.
+	audit     *os.File
+	auditName string
+	auditStat StatCache // lstats auditName
 
 	// repairs are what Open found and repaired (an interrupted multi-file
 	// write completed, a torn audit line moved aside, temp files removed);
@@ -336,6 +341,10 @@ func (s *Store) Close() error {
 	if s.sflock != nil {
 		_ = s.sflock.Close()
 	}
+	s.auditSem <- struct{}{}
+	s.closeAuditFile()
+	s.auditStat.Close()
+	<-s.auditSem
 	if s.aflock != nil {
 		_ = s.aflock.Close()
 	}
