@@ -424,6 +424,11 @@ func TestChangeFeedSyncFileTampered(t *testing.T) {
 	}{
 		{"removed", func(t *testing.T, dir, sync string) { os.Remove(sync) }},
 		{"its folder removed", func(t *testing.T, dir, sync string) { os.RemoveAll(filepath.Dir(sync)) }},
+		{"its folder renamed and made again", func(t *testing.T, dir, sync string) {
+			d := filepath.Dir(sync)
+			os.Rename(d, d+".old")
+			os.Mkdir(d, 0o755)
+		}},
 		{"replaced by a folder", func(t *testing.T, dir, sync string) {
 			os.Remove(sync)
 			os.Mkdir(sync, 0o755)

@@ -259,6 +259,7 @@ type Feed struct {
 	round      *syncRound
 	rounds     uint64
 	syncRel    string        // this store's sync file (see syncPrefix)
+	kept       keptTouch     // touches syncRel while its folders stay
 	synced     chan struct{} // the sync file's event was seen
 	canSync    bool
 	timeouts   int       // rounds in a row that timed out
@@ -516,6 +517,7 @@ func (f *Feed) close() {
 	f.w.Close()
 	f.closeOnce.Do(func() { close(f.done) })
 	<-f.stopped
+	f.kept.close()
 	if fi, err := f.s.root.Lstat(f.syncRel); err == nil && !fi.IsDir() {
 		_ = f.s.root.Remove(f.syncRel)
 	}
@@ -791,8 +793,12 @@ func (f *Feed) seenSinceLocked(ctx context.Context) bool {
 // would change): a symlink put in its place is removed (the link only).
 // A sync file removed while serving (git clean -x, a tidy-up of .llmwiki/)
 // is made again, then touched. When it cannot be made, why says so and sync
-// rounds stop for good.
+// rounds stop for good. While its folders stay what they were, the touch
+// goes through their kept descriptors (keptTouch, Linux).
 func (f *Feed) touchSync() (touched bool, why string) {
+	if f.kept.touch(f.s.root, f.syncRel) {
+		return true, ""
+	}
 	root := f.s.root
 	fi, err := root.Lstat(f.syncRel)
 	switch {

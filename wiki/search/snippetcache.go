@@ -3,7 +3,6 @@ package search
 import (
 	"container/list"
 	"os"
-	"sort"
 	"strings"
 	"sync"
 
@@ -167,33 +166,57 @@ func (f *snipFile) withTokens(lang string) *snipFile {
 }
 
 // matches returns what findMatches(f.body, f.lang, want, nil) returns, from
-// the tokens: a token matches by its term, else by its stem.
+// the tokens: a token matches by its term, else by its stem. The lists of
+// token numbers by term and by stem are in token order, so they are merged
+// rather than sorted. A token is in one term list and at most one stem
+// list; when a stem list's next token is also a term list's, its term is
+// wanted and it matches by its term.
 func (f *snipFile) matches(want map[string]int) []match {
-	type hit struct {
-		i  int32
-		gi int
+	type list struct {
+		is   []int32
+		gi   int
+		stem bool
 	}
-	var hs []hit
+	var buf [8]list
+	lists := buf[:0]
+	n := 0
 	for k, gi := range want {
-		for _, i := range f.byTerm[k] {
-			hs = append(hs, hit{i, gi})
+		if is := f.byTerm[k]; len(is) > 0 {
+			lists = append(lists, list{is, gi, false})
+			n += len(is)
 		}
-		for _, i := range f.byStem[k] {
-			if _, ok := want[f.toks[i].term]; !ok {
-				hs = append(hs, hit{i, gi})
+		if is := f.byStem[k]; len(is) > 0 {
+			lists = append(lists, list{is, gi, true})
+			n += len(is)
+		}
+	}
+	var ms []match
+	for {
+		best := -1
+		for j := range lists {
+			l := &lists[j]
+			if len(l.is) == 0 {
+				continue
+			}
+			if best < 0 || l.is[0] < lists[best].is[0] || l.is[0] == lists[best].is[0] && !l.stem {
+				best = j
+			}
+		}
+		if best < 0 {
+			return ms
+		}
+		i := lists[best].is[0]
+		if ms == nil {
+			ms = make([]match, 0, n)
+		}
+		t := f.toks[i]
+		ms = append(ms, match{int(t.start), int(t.end), lists[best].gi})
+		for j := range lists {
+			if l := &lists[j]; len(l.is) > 0 && l.is[0] == i {
+				l.is = l.is[1:]
 			}
 		}
 	}
-	if len(hs) == 0 {
-		return nil
-	}
-	sort.Slice(hs, func(a, b int) bool { return hs[a].i < hs[b].i })
-	ms := make([]match, len(hs))
-	for n, h := range hs {
-		t := f.toks[h.i]
-		ms[n] = match{int(t.start), int(t.end), h.gi}
-	}
-	return ms
 }
 
 // allCached reports whether every hit's version is cached with its tokens

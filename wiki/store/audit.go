@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -293,17 +295,11 @@ func (s *Store) auditLocked(c *Call, err error) error {
 	}
 	line = append(line, '\n')
 	name := AuditDir + "/" + c.Time.Format("2006-01-02") + ".jsonl"
-	if err := s.root.MkdirAll(AuditDir, 0o755); err != nil {
-		return Internal("create audit folder", err)
-	}
-	f, _, err := openRegularFlag(s.root, name, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	f, fi, err := s.auditFile(name)
 	if err != nil {
-		if errors.Is(err, ErrNotRegular) {
-			return err
-		}
-		return Internal("open audit log", err)
+		return err
 	}
-	if msg, rerr := s.repairAuditTail(f, name); rerr != nil {
+	if msg, rerr := s.repairAuditTail(f, fi.Size(), name); rerr != nil {
 		// The torn bytes stay; start this line on a line of its own.
 		s.log.Error("could not repair a torn audit line", "file", name, "err", rerr)
 		line = append([]byte("\n"), line...)
@@ -315,14 +311,60 @@ func (s *Store) auditLocked(c *Call, err error) error {
 		}
 	}
 	_, werr := f.Write(line)
-	cerr := f.Close()
+	if werr != nil || !keepAuditOpen {
+		s.closeAuditFile()
+	}
 	if werr != nil {
 		return Internal("append audit line", werr)
 	}
-	if cerr != nil {
-		return Internal("close audit log", cerr)
-	}
 	return nil
+}
+
+// keepAuditOpen says whether the audit descriptor is kept between lines.
+// Not on Windows, where an open file cannot be renamed or removed by
+// whoever rotates the logs.
+const keepAuditOpen = runtime.GOOS != "windows"
+
+// auditFile returns the audit file name (the day's) opened for appending,
+// and its fstat. The descriptor is kept between lines, for the same name:
+// before each line the path is lstatted as through the root (by a
+// [StatCache], which keeps .llmwiki/audit open and checks it), and unless it
+// still names the kept file (same device and inode; an inode cannot be
+// reused while a descriptor holds it) the file is opened again, so a log
+// renamed, replaced or removed under the descriptor gets the next line at
+// its path, as a fresh open would. The caller holds the audit lock.
+func (s *Store) auditFile(name string) (*os.File, fs.FileInfo, error) {
+	if s.audit != nil {
+		if s.auditName == name {
+			if pfi := s.auditStat.Lstat(s.root, []string{name})[0]; pfi != nil {
+				if fi, err := s.audit.Stat(); err == nil && SameFile(pfi, fi) {
+					return s.audit, fi, nil
+				}
+			}
+		}
+		s.closeAuditFile()
+	}
+	if err := s.root.MkdirAll(AuditDir, 0o755); err != nil {
+		return nil, nil, Internal("create audit folder", err)
+	}
+	f, fi, err := openRegularFlag(s.root, name, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		if errors.Is(err, ErrNotRegular) {
+			return nil, nil, err
+		}
+		return nil, nil, Internal("open audit log", err)
+	}
+	s.audit, s.auditName = f, name
+	return f, fi, nil
+}
+
+// closeAuditFile closes the kept audit descriptor, if any. The caller holds
+// the audit lock.
+func (s *Store) closeAuditFile() {
+	if s.audit != nil {
+		_ = s.audit.Close()
+		s.audit, s.auditName = nil, ""
+	}
 }
 
 // TornDir holds the bytes of audit lines cut short by a crash, moved out of
@@ -334,12 +376,7 @@ const TornDir = AuditDir + "/torn"
 // caller holds, so bytes after the last newline are a line whose writer
 // died mid-write: they are copied to [TornDir], cut off (every earlier byte
 // stays as it was), and msg says so. msg is "" when the file was whole.
-func (s *Store) repairAuditTail(f *os.File, name string) (string, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
-	size := fi.Size()
+func (s *Store) repairAuditTail(f *os.File, size int64, name string) (string, error) {
 	if size == 0 {
 		return "", nil
 	}
@@ -399,7 +436,11 @@ func (s *Store) repairAuditTails(call *Call) {
 		if err != nil {
 			continue
 		}
-		msg, err := s.repairAuditTail(f, name)
+		fi, err := f.Stat()
+		msg := ""
+		if err == nil {
+			msg, err = s.repairAuditTail(f, fi.Size(), name)
+		}
 		f.Close()
 		if err != nil {
 			call.AddWarning("could not repair the torn last line of " + name + "; readers skip it")

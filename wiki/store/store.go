@@ -46,11 +46,16 @@ type Store struct {
 	dir      string // absolute host path; never shown to a model
 	root     *os.Root
 	sem      chan struct{} // in-process half of the project lock (capacity 1, so a wait can be cancelled)
-	flock    *flock.Flock
+	flock    fileLock
 	stateSem chan struct{} // in-process half of the state lock
-	sflock   *flock.Flock
+	sflock   fileLock
 	auditSem chan struct{} // in-process half of the audit lock
-	aflock   *flock.Flock
+	aflock   fileLock      // a descriptor kept open (every call takes it)
+	// audit is the audit file auditName kept open for appending (see
+	// [Store.auditFile]); guarded by the audit lock.
+	audit     *os.File
+	auditName string
+	auditStat StatCache // lstats auditName
 
 	// repairs are what Open found and repaired (an interrupted multi-file
 	// write completed, a torn audit line moved aside, temp files removed);
@@ -180,7 +185,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	}
 	s.flock = flock.New(filepath.Join(abs, filepath.FromSlash(LockFile)))
 	s.sflock = flock.New(filepath.Join(abs, filepath.FromSlash(StateLockFile)))
-	s.aflock = flock.New(filepath.Join(abs, filepath.FromSlash(AuditLockFile)))
+	s.aflock = newKeptLock(filepath.Join(abs, filepath.FromSlash(AuditLockFile)))
 	if err := s.recover(context.Background()); err != nil {
 		s.log.Warn("could not check the wiki for interrupted writes", "err", err)
 	}
@@ -217,7 +222,7 @@ func (s *Store) openReadOnly() (*Store, error) {
 	}
 	s.flock = flock.New(filepath.Join(s.dir, filepath.FromSlash(LockFile)))
 	s.sflock = flock.New(filepath.Join(s.dir, filepath.FromSlash(StateLockFile)))
-	s.aflock = flock.New(filepath.Join(s.dir, filepath.FromSlash(AuditLockFile)))
+	s.aflock = newKeptLock(filepath.Join(s.dir, filepath.FromSlash(AuditLockFile)))
 	if _, ok, _ := s.ReadRaw(JournalFile); ok {
 		s.addRepair("a write that a crash interrupted is recorded in " + JournalFile + "; the wiki is read-only, so it is completed when the wiki is next opened writable (until then, the files it names may be half written)")
 	}
@@ -336,6 +341,10 @@ func (s *Store) Close() error {
 	if s.sflock != nil {
 		_ = s.sflock.Close()
 	}
+	s.auditSem <- struct{}{}
+	s.closeAuditFile()
+	s.auditStat.Close()
+	<-s.auditSem
 	if s.aflock != nil {
 		_ = s.aflock.Close()
 	}
@@ -378,7 +387,15 @@ func (s *Store) lockAudit(ctx context.Context) (func(), error) {
 	return takeLock(ctx, s.auditSem, s.aflock, "the audit log")
 }
 
-func takeLock(ctx context.Context, sem chan struct{}, fl *flock.Flock, what string) (func(), error) {
+// fileLock is the cross-process half of a lock: gofrs/flock, or a
+// [keptLock].
+type fileLock interface {
+	TryLockContext(ctx context.Context, retryDelay time.Duration) (bool, error)
+	Unlock() error
+	Close() error
+}
+
+func takeLock(ctx context.Context, sem chan struct{}, fl fileLock, what string) (func(), error) {
 	select {
 	case sem <- struct{}{}:
 	case <-ctx.Done():
