@@ -134,6 +134,8 @@ type Graph struct {
 	// detachKeep is Detach's keep, under mu: the view built for Detach
 	// holds only the links it picks (buildViewKeep).
 	detachKeep func(from string, r *Resolved) bool
+	// lean, under mu, is set by Detach: its walk parses with parseLean.
+	lean bool
 
 	// While the first walk runs (under mu; seconds at 100k pages), a
 	// write's Apply records its paths in pending rather than wait for mu,
@@ -314,7 +316,16 @@ func tooLarge(rel string) *Page {
 }
 
 func parseFor(rel string, data []byte) *Page {
-	pg := Parse(rel, data)
+	return sourceLinks(rel, Parse(rel, data))
+}
+
+// leanFor is parseFor with parseLean, for Detach's walk.
+func leanFor(rel string, data []byte) *Page {
+	return sourceLinks(rel, parseLean(rel, data))
+}
+
+// sourceLinks drops the links of pg unless rel is a link source.
+func sourceLinks(rel string, pg *Page) *Page {
 	if !IsSource(rel) {
 		pg.Links = emptyLinks // a source's links are not the wiki's
 	}
@@ -355,6 +366,7 @@ func (g *Graph) Fresh(ctx context.Context) (*View, error) {
 func (g *Graph) Detach(ctx context.Context, keep func(from string, r *Resolved) bool) (*View, []wiki.PageInfo, error) {
 	g.mu.Lock()
 	g.detachKeep = keep
+	g.lean = true
 	g.mu.Unlock()
 	v, err := g.Fresh(ctx)
 	if err != nil {
@@ -490,6 +502,10 @@ func (g *Graph) walkAll(ctx context.Context, readers int) error {
 		var wg sync.WaitGroup
 		next := make(chan int)
 		// The workers only read g.entries; it changes after they finish.
+		parse := parseFor
+		if g.lean {
+			parse = leanFor
+		}
 		if readers <= 0 {
 			readers = runtime.GOMAXPROCS(0)
 		}
@@ -498,7 +514,7 @@ func (g *Graph) walkAll(ctx context.Context, readers int) error {
 			go func() {
 				defer wg.Done()
 				for i := range next {
-					results[i] = g.readTask(root, tasks[i])
+					results[i] = g.readTask(root, tasks[i], parse)
 				}
 			}()
 		}
@@ -757,7 +773,7 @@ func (g *Graph) walkPaths(ctx context.Context, paths []string) error {
 		if err := ctx.Err(); err != nil {
 			return store.Errorf(store.CodeCancelled, "cancelled while reading links")
 		}
-		results := g.readTask(root, t)
+		results := g.readTask(root, t, parseFor)
 		for k, name := range t.names {
 			p := name
 			if t.dir != "" {
@@ -792,9 +808,9 @@ type walkResult struct {
 	gone bool
 }
 
-// readTask stats, and reads and parses where new or changed, the files of
-// one folder, through the folder opened inside root.
-func (g *Graph) readTask(root *os.Root, t *walkTask) []walkResult {
+// readTask stats, and reads and parses with parse where new or changed,
+// the files of one folder, through the folder opened inside root.
+func (g *Graph) readTask(root *os.Root, t *walkTask, parse func(rel string, data []byte) *Page) []walkResult {
 	r := root
 	if t.dir != "" {
 		sub, err := store.OpenRootDir(root, t.dir)
@@ -845,7 +861,7 @@ func (g *Graph) readTask(root *os.Root, t *walkTask) []walkResult {
 			// Parsed now, not kept lazily: a walk reads every file, and
 			// keeping the bytes of all of sources/ would cost more memory
 			// than the parsed pages.
-			e.page = eager(parseFor(p, data))
+			e.page = eager(parse(p, data))
 		} else {
 			e.page = eager(tooLarge(p))
 		}
