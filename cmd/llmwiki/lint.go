@@ -50,9 +50,9 @@ type lintFlags struct {
 	deep   bool
 	budget int
 	model  *modelFlags
-	// listed is the listing of pages/ taken for the memory limit, handed
-	// to lint.Run (not a flag).
-	listed *lint.Listed
+	// listed gives the listing of pages/ taken for the memory limit,
+	// handed to lint.Run (not a flag).
+	listed func() *lint.Listed
 }
 
 func (f *lintFlags) register(fs *flag.FlagSet) {
@@ -115,13 +115,24 @@ func runLint(ctx context.Context, e env, args []string) error {
 		// (docs/performance.md, "Lint at scale"). The limit grows with the
 		// wiki: lint holds every page's links and findings at once, and a
 		// limit under that live heap makes the collector run without end.
-		// GOMEMLIMIT overrides it.
-		limit := int64(lintMemoryLimit)
-		if n, counts, examples, err := st.PagesListed(ctx); err == nil {
-			limit = max(limit, int64(n)*lintBytesPerPage)
-			f.listed = &lint.Listed{Counts: counts, Examples: examples}
-		}
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
+		// GOMEMLIMIT overrides it. The pages are counted alongside the
+		// link walk (whose heap is small at first): a listing of 144k pages
+		// takes a core for a second or two.
+		prev := debug.SetMemoryLimit(lintMemoryLimit)
+		var listed *lint.Listed
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if n, counts, examples, err := st.PagesListed(ctx); err == nil {
+				debug.SetMemoryLimit(max(int64(lintMemoryLimit), int64(n)*lintBytesPerPage))
+				listed = &lint.Listed{Counts: counts, Examples: examples}
+			}
+		}()
+		f.listed = func() *lint.Listed { <-done; return listed }
+		defer func() {
+			<-done
+			debug.SetMemoryLimit(prev)
+		}()
 	}
 	graph := app.New(st, app.Options{NoSearch: true}).Links
 	call := store.NewCall("cli:lint", st.SessionID(), map[string]any{"args": args})

@@ -1,14 +1,15 @@
 package links
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
 )
 
-// FuzzParse: for any input, Parse does not panic, every link's offsets lie
-// inside the file and give back its Raw text and target, and rewriting
-// every link to its own target changes nothing.
+// FuzzParse: for any input, Parse does not panic, parseLean gives the same
+// page, every link's offsets lie inside the file and give back its Raw text
+// and target, and rewriting every link to its own target changes nothing.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"[[a]] [[b|c]] ![[d#e]] [[f#^g]] [[h^i]]",
@@ -26,6 +27,9 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		data := []byte(s)
 		pg := Parse("pages/fuzz.md", data)
+		if lean := parseLean("pages/fuzz.md", data); !reflect.DeepEqual(pg, lean) {
+			t.Fatalf("the lean parse differs:\nfull %+v\nlean %+v", pg, lean)
+		}
 		var edits []TargetEdit
 		for _, l := range pg.Links {
 			if l.Start < 0 || l.End > len(data) || l.Start > l.End {

@@ -134,6 +134,8 @@ type Graph struct {
 	// detachKeep is Detach's keep, under mu: the view built for Detach
 	// holds only the links it picks (buildViewKeep).
 	detachKeep func(from string, r *Resolved) bool
+	// lean, under mu, is set by Detach: its walk parses with parseLean.
+	lean bool
 
 	// While the first walk runs (under mu; seconds at 100k pages), a
 	// write's Apply records its paths in pending rather than wait for mu,
@@ -314,7 +316,16 @@ func tooLarge(rel string) *Page {
 }
 
 func parseFor(rel string, data []byte) *Page {
-	pg := Parse(rel, data)
+	return sourceLinks(rel, Parse(rel, data))
+}
+
+// leanFor is parseFor with parseLean, for Detach's walk.
+func leanFor(rel string, data []byte) *Page {
+	return sourceLinks(rel, parseLean(rel, data))
+}
+
+// sourceLinks drops the links of pg unless rel is a link source.
+func sourceLinks(rel string, pg *Page) *Page {
 	if !IsSource(rel) {
 		pg.Links = emptyLinks // a source's links are not the wiki's
 	}
@@ -349,12 +360,14 @@ func (g *Graph) Fresh(ctx context.Context) (*View, error) {
 // is empty; [View.Links] gives them resolved) and their catalogue entries
 // ([Page].Info is nil; pages has them), and the view forgets what only its
 // updates use. keep, when set, picks the resolved links [View.Links] goes
-// on giving (lint keeps those with a problem); [View.Backlinks] keeps every
-// link. Nothing else may read the graph or its earlier views afterwards;
-// the server's graph never calls it.
+// on giving (lint keeps those with a problem), and may be called from
+// several goroutines at once; [View.Backlinks] keeps every link. Nothing
+// else may read the graph or its earlier views afterwards; the server's
+// graph never calls it.
 func (g *Graph) Detach(ctx context.Context, keep func(from string, r *Resolved) bool) (*View, []wiki.PageInfo, error) {
 	g.mu.Lock()
 	g.detachKeep = keep
+	g.lean = true
 	g.mu.Unlock()
 	v, err := g.Fresh(ctx)
 	if err != nil {
@@ -490,6 +503,10 @@ func (g *Graph) walkAll(ctx context.Context, readers int) error {
 		var wg sync.WaitGroup
 		next := make(chan int)
 		// The workers only read g.entries; it changes after they finish.
+		parse := parseFor
+		if g.lean {
+			parse = leanFor
+		}
 		if readers <= 0 {
 			readers = runtime.GOMAXPROCS(0)
 		}
@@ -498,7 +515,7 @@ func (g *Graph) walkAll(ctx context.Context, readers int) error {
 			go func() {
 				defer wg.Done()
 				for i := range next {
-					results[i] = g.readTask(root, tasks[i])
+					results[i] = g.readTask(root, tasks[i], parse)
 				}
 			}()
 		}
@@ -757,7 +774,7 @@ func (g *Graph) walkPaths(ctx context.Context, paths []string) error {
 		if err := ctx.Err(); err != nil {
 			return store.Errorf(store.CodeCancelled, "cancelled while reading links")
 		}
-		results := g.readTask(root, t)
+		results := g.readTask(root, t, parseFor)
 		for k, name := range t.names {
 			p := name
 			if t.dir != "" {
@@ -792,9 +809,9 @@ type walkResult struct {
 	gone bool
 }
 
-// readTask stats, and reads and parses where new or changed, the files of
-// one folder, through the folder opened inside root.
-func (g *Graph) readTask(root *os.Root, t *walkTask) []walkResult {
+// readTask stats, and reads and parses with parse where new or changed,
+// the files of one folder, through the folder opened inside root.
+func (g *Graph) readTask(root *os.Root, t *walkTask, parse func(rel string, data []byte) *Page) []walkResult {
 	r := root
 	if t.dir != "" {
 		sub, err := store.OpenRootDir(root, t.dir)
@@ -845,7 +862,7 @@ func (g *Graph) readTask(root *os.Root, t *walkTask) []walkResult {
 			// Parsed now, not kept lazily: a walk reads every file, and
 			// keeping the bytes of all of sources/ would cost more memory
 			// than the parsed pages.
-			e.page = eager(parseFor(p, data))
+			e.page = eager(parse(p, data))
 		} else {
 			e.page = eager(tooLarge(p))
 		}
@@ -924,20 +941,11 @@ func buildViewKeep(entries map[string]*entry, keep func(from string, r *Resolved
 	v.all, v.sources = newSortedList(all), newSortedList(sources)
 	v.files.base, v.mtimes.base = files, mtimes
 	v.resolver = NewResolver(all, aliases)
-	for _, from := range sources {
-		v.resolveSource(from)
-		if keep == nil {
-			continue
-		}
-		if rs, ok := v.out.get(from); ok {
-			if kept := keepLinks(from, rs, keep); len(kept) > 0 {
-				v.out.set(from, kept)
-			} else {
-				v.out.del(from)
-			}
-		}
-		if pg := v.files.at(from).get(); pg != nil {
-			pg.Links = emptyLinks
+	if keep != nil {
+		v.resolveKept(sources, keep)
+	} else {
+		for _, from := range sources {
+			v.resolveSource(from)
 		}
 	}
 	v.out, v.in = overlay[[]Resolved]{base: v.out.flat()}, overlay[[]Backlink]{base: v.in.flat()}
@@ -952,6 +960,79 @@ func buildViewKeep(entries map[string]*entry, keep func(from string, r *Resolved
 	}
 	v.linkers.base = linkers
 	return v
+}
+
+// keptSource is what resolveKept finds for one source: the links keep
+// picks and the backlinks of all its links (to[i] is where in[i] leads).
+type keptSource struct {
+	kept []Resolved
+	to   []string
+	in   []Backlink
+}
+
+// resolveKept is resolveSource for each of sources (sorted), keeping the
+// links keep picks, as Detach's view holds them; each source's parsed
+// links are dropped once resolved. The links are resolved on one goroutine
+// per processor, a window of sources at a time (the resolver and the
+// files are only read), and recorded in the order of sources, so the view
+// is the one a loop over sources builds.
+func (v *View) resolveKept(sources []string, keep func(from string, r *Resolved) bool) {
+	const window = 4096
+	res := make([]keptSource, min(window, len(sources)))
+	workers := runtime.GOMAXPROCS(0)
+	for lo := 0; lo < len(sources); lo += window {
+		part := sources[lo:min(lo+window, len(sources))]
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					i := int(next.Add(1)) - 1
+					if i >= len(part) {
+						return
+					}
+					res[i] = v.resolveOne(part[i], keep)
+				}
+			}()
+		}
+		wg.Wait()
+		for i, from := range part {
+			r := &res[i]
+			for k, to := range r.to {
+				v.in.set(to, append(v.in.at(to), r.in[k]))
+			}
+			if len(r.kept) > 0 {
+				v.out.set(from, r.kept)
+			}
+			*r = keptSource{}
+		}
+	}
+}
+
+// resolveOne resolves the links of from as resolveSource does, without
+// changing v, and drops its parsed links.
+func (v *View) resolveOne(from string, keep func(from string, r *Resolved) bool) keptSource {
+	pg := v.files.at(from).get()
+	if pg == nil || len(pg.Links) == 0 {
+		return keptSource{}
+	}
+	var out keptSource
+	rs := make([]Resolved, len(pg.Links))
+	for i, l := range pg.Links {
+		res, base := v.resolver.resolve(from, l.Target)
+		r := Resolved{Link: l, Resolution: res, base: base}
+		r.Problem = v.problem(r)
+		rs[i] = r
+		if r.Path != "" && r.Path != from {
+			out.to = append(out.to, r.Path)
+			out.in = append(out.in, Backlink{Path: from, Line: l.Line, Raw: l.Raw, Embed: l.Embed})
+		}
+	}
+	out.kept = keepLinks(from, rs, keep)
+	pg.Links = emptyLinks
+	return out
 }
 
 // keepLinks returns the links of rs that keep picks: rs itself when it

@@ -701,3 +701,49 @@ func TestDetach(t *testing.T) {
 		})
 	}
 }
+
+// TestDetachWindows checks a Detach view of more sources than
+// resolveKept's window against a view of every link: each source's kept
+// links and each file's backlinks, in order.
+func TestDetachWindows(t *testing.T) {
+	ctx := context.Background()
+	const n = 9000
+	files := map[string]string{"index.md": "- [[p0]]\n- [[p1#H]]\n- [[gone]]\n"}
+	for i := 0; i < n; i++ {
+		body := fmt.Sprintf("# P%d\n\n[[p%d]] [[p%d#H]] [[gone%d]] ![[p%d#^b]]\n", i, (i+1)%n, (i*7)%n, i%10, (i*13)%n)
+		if i%2 == 0 {
+			body += "\n## H\n\ntext ^b\n"
+		}
+		files[fmt.Sprintf("pages/d%d/p%d.md", i%37, i)] = body
+	}
+	st, _ := teststore.New(t, files)
+	fresh, err := openGraph(st).Fresh(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := func(from string, r *Resolved) bool { return r.Problem != "" || from == "index.md" }
+	v, _, err := openGraph(st).Detach(ctx, keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, backlinks := 0, 0
+	for _, s := range fresh.Sources() {
+		var want []Resolved
+		for _, r := range fresh.Links(s) {
+			if keep(s, &r) {
+				want = append(want, r)
+			}
+		}
+		if got := v.Links(s); len(got) != len(want) || (len(want) > 0 && !reflect.DeepEqual(got, want)) {
+			t.Fatalf("%s: resolved links %+v, want %+v", s, got, want)
+		}
+		kept += len(want)
+		if got, want := v.Backlinks(s), fresh.Backlinks(s); !reflect.DeepEqual(got, want) {
+			t.Fatalf("backlinks of %s = %+v, want %+v", s, got, want)
+		}
+		backlinks += len(v.Backlinks(s))
+	}
+	if kept < n || backlinks < 2*n {
+		t.Fatalf("only %d links kept and %d backlinks compared", kept, backlinks)
+	}
+}

@@ -138,13 +138,17 @@ func (pg *Page) headingIndex() *headingKeys {
 
 var (
 	spanKey  = parser.NewContextKey()
+	plainKey = parser.NewContextKey() // plainBlocks' node
 	mdParser parser.Parser
 	// blockParser is mdParser without inline parsers: for a body with no
 	// "[" (so no link of any kind), whose headings and block ids come from
 	// the blocks' lines alone, it gives the same blocks at a fraction of
 	// the cost (most tldr pages).
 	blockParser parser.Parser
-	emptyLinks  = []Link{}
+	// linkBlocksParser is mdParser that hands the inline parsers only the
+	// blocks holding a "[" (plainBlocks), for [parseLean].
+	linkBlocksParser parser.Parser
+	emptyLinks       = []Link{}
 )
 
 type spans map[ast.Node][2]int // node -> [close or start, end) byte offsets
@@ -224,6 +228,66 @@ func init() {
 	}
 	mdParser = parser.NewParser(append(blocks(), parser.WithInlineParsers(ips...))...)
 	blockParser = parser.NewParser(blocks()...)
+	lean := append([]util.PrioritizedValue{util.Prioritized(plainBlocks{}, 0)}, ips...)
+	linkBlocksParser = parser.NewParser(append(blocks(), parser.WithInlineParsers(lean...))...)
+}
+
+// plainTriggers are the bytes at which goldmark may start an inline parser:
+// a space stands for the start of a line that begins with neither a space
+// nor punctuation.
+var plainTriggers = func() []byte {
+	b := []byte{' '}
+	for c := 0; c < 128; c++ {
+		if util.IsPunct(byte(c)) {
+			b = append(b, byte(c))
+		}
+	}
+	return b
+}()
+
+// plainBlocks is an inline parser tried before all others. At the start of
+// a block with no "[" in its lines it takes the whole block as one text
+// node: such a block holds no link, image, wikilink or embed, and its
+// heading text and block id are read from its lines, so what parseBody
+// finds in it is the same without the inline parsers (which make a node for
+// every line and span). Anywhere else it declines at once, and goldmark
+// parses as mdParser does.
+type plainBlocks struct{}
+
+// Trigger implements parser.InlineParser.
+func (plainBlocks) Trigger() []byte { return plainTriggers }
+
+// Parse implements parser.InlineParser.
+func (plainBlocks) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast.Node {
+	lines := parent.Lines()
+	if lines.Len() == 0 || parent.HasChildren() {
+		return nil
+	}
+	_, seg := block.PeekLine()
+	if seg.Start != lines.At(0).Start {
+		return nil
+	}
+	src := block.Source()
+	for i := 0; i < lines.Len(); i++ {
+		if seg := lines.At(i); bytes.IndexByte(seg.Value(src), '[') >= 0 {
+			return nil
+		}
+	}
+	for line, _ := block.PeekLine(); line != nil; line, _ = block.PeekLine() {
+		block.AdvanceLine()
+	}
+	// One node serves every plain block of a parse, taken from the block
+	// it was last given to: parseBody reads nothing from it, and a node
+	// per block would be most of this parse's allocations.
+	n, _ := pc.Get(plainKey).(*ast.Text)
+	if n == nil {
+		n = ast.NewText()
+		pc.Set(plainKey, n)
+	} else if p := n.Parent(); p != nil {
+		p.RemoveChild(p, n)
+	}
+	n.Segment = text.NewSegment(seg.Start, lines.At(lines.Len()-1).Stop)
+	return n
 }
 
 // lineIndex maps byte offsets to 1-based line numbers.
@@ -247,7 +311,14 @@ func (li lineIndex) line(off int) int {
 // links, headings, block ids and aliases. rel names the file in messages. It
 // never fails: a frontmatter block that does not parse is reported in
 // FrontmatterError and the whole file is read as markdown.
-func Parse(rel string, data []byte) *Page {
+func Parse(rel string, data []byte) *Page { return parse(rel, data, false) }
+
+// parseLean is [Parse] for a one-shot reader ([Graph.Detach]): the same
+// Page, from a parse whose inline parsers see only the blocks that hold a
+// "[" (plainBlocks).
+func parseLean(rel string, data []byte) *Page { return parse(rel, data, true) }
+
+func parse(rel string, data []byte, lean bool) *Page {
 	pg := &Page{Links: emptyLinks, Headings: []Heading{}}
 	li := newLineIndex(data)
 	if len(data) > 0 {
@@ -281,7 +352,7 @@ func Parse(rel string, data []byte) *Page {
 		sort.Strings(pg.Keys)
 		pg.Links = frontmatterLinks(d.Meta, data[:pg.BodyStart], li)
 	}
-	parseBody(pg, data, body, li)
+	parseBody(pg, data, body, li, lean)
 	if pg.Info != nil {
 		sk := shingle.Of(body)
 		pg.Sketch = &sk
@@ -320,11 +391,14 @@ func emptyValue(v any) bool {
 	return false
 }
 
-func parseBody(pg *Page, file, body []byte, li lineIndex) {
+func parseBody(pg *Page, file, body []byte, li lineIndex, lean bool) {
 	off := pg.BodyStart
 	pc := parser.NewContext()
 	p := mdParser
-	if bytes.IndexByte(body, '[') < 0 {
+	switch {
+	case lean:
+		p = linkBlocksParser
+	case bytes.IndexByte(body, '[') < 0:
 		p = blockParser
 	}
 	doc := p.Parse(text.NewReader(body), parser.WithContext(pc))

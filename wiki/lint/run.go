@@ -41,10 +41,12 @@ type Options struct {
 	// that at 144k pages the view, the findings and the report are held
 	// hundreds of megabytes smaller.
 	OneShot bool
-	// Listed, when set, is what [wiki.Store.PagesListed] gave the caller
-	// just before (llmwiki lint lists the pages to size its memory limit):
-	// Run takes the skipped files from it rather than list pages/ again.
-	Listed *Listed
+	// Listed, when set, returns what [wiki.Store.PagesListed] gave the
+	// caller (llmwiki lint lists the pages to size its memory limit, while
+	// Run walks the links), or nil when that listing failed: Run calls it
+	// once, when it puts the report together, and takes the skipped files
+	// from it rather than list pages/ again.
+	Listed func() *Listed
 }
 
 // Listed is the skipped files of a listing of pages/ ([wiki.Store.PagesListed]).
@@ -183,8 +185,12 @@ func Run(ctx context.Context, st *wiki.Store, g *links.Graph, opts Options) (*Re
 	// The link graph leaves out what is not a regular file as the page
 	// catalogue does; a listing of pages/ counts them (a catalogue scan
 	// would read every page a second time).
+	var listed *Listed
 	if opts.Listed != nil {
-		rep.Skipped, rep.SkippedExamples = opts.Listed.Counts, opts.Listed.Examples
+		listed = opts.Listed()
+	}
+	if listed != nil {
+		rep.Skipped, rep.SkippedExamples = listed.Counts, listed.Examples
 	} else if _, counts, examples, err := st.PagesListed(ctx); err == nil {
 		rep.Skipped, rep.SkippedExamples = counts, examples
 	}
